@@ -1,0 +1,2 @@
+//! The `captop` binary.
+fn main() {}

@@ -1,0 +1,152 @@
+//! Making untrusted server text safe to show: no control characters, and cut to a display width.
+//!
+//! Route names and error texts come from the server. Written to a terminal as they are, an ESC
+//! could move the cursor or retitle the window, a bidi override could make `Lagos` read as
+//! something else, and a zero-width joiner could hide a difference between two names. ratatui
+//! drops C0/C1 controls itself but passes bidi and zero-width characters through, so every
+//! server string goes through [`sanitize`] before it reaches a widget or stdout.
+
+use std::borrow::Cow;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// The character that stands in for anything removed, so a reader sees that something was there.
+pub const REPLACEMENT: char = '\u{FFFD}';
+
+/// Whether `c` must never reach a terminal: C0 and C1 controls, DEL, bidi embeddings, overrides
+/// and isolates, zero-width and invisible formatting characters, line and paragraph separators.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00AD}'                      // soft hyphen
+            | '\u{061C}'                    // Arabic letter mark
+            | '\u{115F}' | '\u{1160}'       // Hangul fillers
+            | '\u{180E}'                    // Mongolian vowel separator
+            | '\u{200B}'..='\u{200F}'       // zero-width space/joiners, LRM, RLM
+            | '\u{2028}'..='\u{202E}'       // separators, bidi embeddings and overrides
+            | '\u{2060}'..='\u{206F}'       // word joiner, invisible operators, isolates
+            | '\u{3164}'                    // Hangul filler
+            | '\u{FE00}'..='\u{FE0F}'       // variation selectors
+            | '\u{FEFF}'                    // zero-width no-break space / BOM
+            | '\u{FFA0}'                    // halfwidth Hangul filler
+            | '\u{FFF9}'..='\u{FFFB}'       // interlinear annotation
+            | '\u{E0000}'..='\u{E007F}'     // tags
+        )
+}
+
+/// Replaces every unsafe character (see [`is_unsafe`]) with [`REPLACEMENT`]; tabs and line
+/// breaks become a plain space so a one-line field stays on one line.
+///
+/// Borrows when nothing needed replacing, which is nearly always.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .map(|c| match c {
+                '\t' | '\n' | '\r' => ' ',
+                c if is_unsafe(c) => REPLACEMENT,
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+/// Display width of `s` in terminal cells, after sanitizing.
+pub fn width(s: &str) -> usize {
+    sanitize(s).width()
+}
+
+/// Sanitizes `s` and cuts it to at most `max` cells, ending in `…` when something was cut.
+///
+/// Wide characters (CJK, emoji) count as two cells and are never split.
+pub fn fit(s: &str, max: usize) -> String {
+    let clean = sanitize(s);
+    if clean.width() <= max {
+        return clean.into_owned();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in clean.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > max - 1 {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// [`fit`], then padded with spaces to exactly `cells` cells, for aligned columns.
+pub fn pad(s: &str, cells: usize) -> String {
+    let mut out = fit(s, cells);
+    let w = out.width();
+    out.extend(std::iter::repeat_n(' ', cells.saturating_sub(w)));
+    out
+}
+
+/// [`fit`], then padded on the left to exactly `cells` cells, for right-aligned numbers.
+pub fn pad_left(s: &str, cells: usize) -> String {
+    let fitted = fit(s, cells);
+    let w = fitted.width();
+    let mut out: String = std::iter::repeat_n(' ', cells.saturating_sub(w)).collect();
+    out.push_str(&fitted);
+    out
+}
+
+/// Formats an integer with thousands separators (`1,234,567`), as operators read big counts.
+pub fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_escape_bidi_and_zero_width() {
+        let s = sanitize("Lagos\u{1b}[2J\u{202e}abc\u{200b}\u{9b}x");
+        assert!(!s.chars().any(is_unsafe));
+        assert_eq!(s, "Lagos\u{FFFD}[2J\u{FFFD}abc\u{FFFD}\u{FFFD}x");
+    }
+
+    #[test]
+    fn clean_text_is_borrowed() {
+        assert!(matches!(sanitize("São Paulo"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn fit_respects_wide_characters() {
+        assert_eq!(fit("東京東京", 5), "東京…");
+        assert_eq!(fit("東京", 4), "東京");
+        assert_eq!(fit("abcdef", 1), "…");
+        assert_eq!(fit("abcdef", 0), "");
+        assert_eq!(pad("ab", 4), "ab  ");
+        assert_eq!(pad_left("7", 3), "  7");
+    }
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(-1000), "-1,000");
+        assert_eq!(thousands(i64::MIN), "-9,223,372,036,854,775,808");
+    }
+}
