@@ -5,5 +5,7 @@
 //! `--once` takes the same figures and prints them instead.
 
 pub mod api;
+pub mod cli;
+pub mod poll;
 pub mod secret;
 pub mod text;

@@ -1,5 +1,10 @@
 //! Everything about talking to the metrics service: its report shapes ([`model`]), the checks
-//! of their figures ([`validate`]), the `Retry-After` header ([`retry_after`]) and the HTTP
-//! client ([`client`]). Nothing here knows about terminals.
+//! of their figures ([`validate`]), the `Retry-After` header ([`retry_after`]), the errors
+//! ([`error`]) and the HTTP client ([`client`]). Nothing here knows about terminals.
 
+pub mod error;
 pub mod model;
+pub mod retry_after;
+
+pub use error::{ApiError, Endpoint};
+pub use retry_after::RetryAfter;

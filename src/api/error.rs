@@ -1,0 +1,153 @@
+//! Every way a request to the service can fail, as one enum the poller and the UI branch on.
+//!
+//! Each message is one line a person can act on, built only from sanitized server text and
+//! never from the API key.
+
+use std::time::Duration;
+
+use super::retry_after::RetryAfter;
+
+/// Which endpoint a request was for, so a message can say so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    /// `GET /capacity` (metered, needs the key).
+    Capacity,
+    /// `GET /utilization` (metered, needs the key).
+    Utilization,
+    /// `GET /health` (public).
+    Health,
+}
+
+impl Endpoint {
+    /// The path below the base URL.
+    pub fn path(self) -> &'static str {
+        match self {
+            Endpoint::Capacity => "capacity",
+            Endpoint::Utilization => "utilization",
+            Endpoint::Health => "health",
+        }
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "/{}", self.path())
+    }
+}
+
+/// Why a request gave no report.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ApiError {
+    /// 401: the key is missing, wrong or revoked.
+    #[error("401 API key rejected by {endpoint}: {message} — run `captop auth login`")]
+    Unauthorized {
+        /// The endpoint that answered.
+        endpoint: Endpoint,
+        /// The server's `error` text, sanitized and shortened.
+        message: String,
+    },
+    /// 429: over the service's rate limit.
+    #[error("429 rate limited by {endpoint}{}", retry_after.map(|r| format!(" — retry after {}", r.describe())).unwrap_or_default())]
+    RateLimited {
+        /// The endpoint that answered.
+        endpoint: Endpoint,
+        /// The parsed `Retry-After` header, if it was present and made sense.
+        retry_after: Option<RetryAfter>,
+    },
+    /// Any other non-success status.
+    #[error("HTTP {status} from {endpoint}{}", if excerpt.is_empty() { String::new() } else { format!(": {excerpt}") })]
+    Status {
+        /// The endpoint that answered.
+        endpoint: Endpoint,
+        /// The HTTP status code.
+        status: u16,
+        /// A short sanitized excerpt of the body.
+        excerpt: String,
+    },
+    /// A 3xx: the API has no redirects, and the key must not follow one to another origin.
+    #[error("{endpoint} redirected ({status}) to {location}; captop does not follow redirects — check the base URL")]
+    Redirect {
+        /// The endpoint that answered.
+        endpoint: Endpoint,
+        /// The HTTP status code.
+        status: u16,
+        /// The sanitized `Location` header, or `nowhere`.
+        location: String,
+    },
+    /// The body was not the report the spec describes.
+    #[error("bad response from {endpoint}: {source}")]
+    Decode {
+        /// The endpoint that answered.
+        endpoint: Endpoint,
+        /// Where and why decoding failed.
+        source: super::model::DecodeError,
+    },
+    /// No complete answer within the timeout.
+    #[error("{endpoint} timed out after {}", humantime(*after))]
+    Timeout {
+        /// The endpoint asked.
+        endpoint: Endpoint,
+        /// The timeout that ran out.
+        after: Duration,
+    },
+    /// The connection could not be made or broke off.
+    #[error("{endpoint}: {reason}")]
+    Connect {
+        /// The endpoint asked.
+        endpoint: Endpoint,
+        /// What went wrong, e.g. `connection refused`.
+        reason: String,
+    },
+    /// The body grew past the cap; reading stopped there.
+    #[error("response from {endpoint} is larger than the {} KiB limit", limit / 1024)]
+    BodyTooLarge {
+        /// The endpoint that answered.
+        endpoint: Endpoint,
+        /// The cap, in bytes.
+        limit: usize,
+    },
+    /// The base URL is not usable.
+    #[error("bad base URL: {0}")]
+    BadUrl(String),
+    /// Plain HTTP to a host other than loopback.
+    #[error(
+        "refusing plain http:// to {host}: the API key would travel in clear — use https://, or pass --allow-insecure-http"
+    )]
+    InsecureHttp {
+        /// The host of the base URL.
+        host: String,
+    },
+    /// A metered endpoint was asked for without a key.
+    #[error("no API key — run `captop auth login`, set CAPTOP_API_KEY, or pass --api-key-file")]
+    MissingKey,
+}
+
+impl ApiError {
+    /// Whether retrying soon can help (network trouble, 5xx), as opposed to a problem only the
+    /// user can fix (401, bad URL) or one with its own schedule (429).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ApiError::Timeout { .. } | ApiError::Connect { .. } => true,
+            ApiError::Status { status, .. } => *status >= 500,
+            ApiError::Decode { .. } | ApiError::BodyTooLarge { .. } => true,
+            _ => false,
+        }
+    }
+}
+
+/// `1.5 s`, `30 s`, `2 min 5 s`: a duration as a person reads it.
+pub fn humantime(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs >= 60 {
+        let (m, s) = (secs / 60, secs % 60);
+        if s == 0 {
+            format!("{m} min")
+        } else {
+            format!("{m} min {s} s")
+        }
+    } else if d.subsec_millis() != 0 && secs < 10 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{secs} s")
+    }
+}

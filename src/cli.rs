@@ -1,0 +1,149 @@
+//! The command line: flags, environment variables and subcommands (clap derive).
+//!
+//! Flags only describe what the user asked for; [`crate::config`] merges them with the
+//! environment, the config file's profile and the defaults into the settings captop runs with.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Live capacity metrics of a network of call routes, in your terminal.
+#[derive(Debug, Parser)]
+#[command(name = "captop", version, about, long_about = None)]
+pub struct Cli {
+    /// Options shared by every mode.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    /// A maintenance command instead of the dashboard.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options shared by the dashboard, `--once` and the `auth` commands.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Base URL of the metrics service, ending in /v1.
+    #[arg(long, env = "CAPTOP_BASE_URL", value_name = "URL", global = true)]
+    pub base_url: Option<String>,
+
+    /// Read the API key from this file (it should be readable by you alone).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub api_key_file: Option<PathBuf>,
+
+    /// Whole-request timeout in seconds.
+    #[arg(long, value_name = "SECS", global = true)]
+    pub timeout: Option<f64>,
+
+    /// Run against an embedded simulated service on loopback: no key, no server needed.
+    #[arg(long, global = true)]
+    pub demo: bool,
+
+    /// Print the figures once and exit, for quick checks and scripts.
+    #[arg(long)]
+    pub once: bool,
+
+    /// Output format of --once.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// Seconds between polls; raised when the request budget does not allow it.
+    #[arg(long, value_name = "SECS", global = true)]
+    pub interval: Option<f64>,
+
+    /// Requests per minute captop allows itself (shared by all captop processes of this user).
+    #[arg(long, value_name = "N", global = true)]
+    pub budget: Option<u32>,
+
+    /// Named profile of the config file.
+    #[arg(long, env = "CAPTOP_PROFILE", value_name = "NAME", global = true)]
+    pub profile: Option<String>,
+
+    /// Config file to read instead of the default one.
+    #[arg(long, env = "CAPTOP_CONFIG", value_name = "PATH", global = true)]
+    pub config: Option<PathBuf>,
+
+    /// No colours (also when NO_COLOR is set).
+    #[arg(long, global = true)]
+    pub no_color: bool,
+
+    /// Draw with ASCII characters only.
+    #[arg(long, global = true)]
+    pub ascii: bool,
+
+    /// Allow plain http:// to a host other than loopback: the key then travels in clear.
+    #[arg(long, global = true)]
+    pub allow_insecure_http: bool,
+}
+
+/// Output formats of `--once`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// An aligned plain-text report.
+    #[default]
+    Table,
+    /// One JSON object: capacity, utilization, warnings.
+    Json,
+}
+
+/// Maintenance commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Store, check or remove the API key in the OS keyring.
+    #[command(subcommand)]
+    Auth(AuthCommand),
+    /// Show or check the config file.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Run the simulated service standalone and print its base URL and key.
+    DemoServer(DemoServerArgs),
+}
+
+/// `captop auth ...`
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Read a key (no echo at a terminal, or from stdin), check it, store it in the keyring.
+    Login,
+    /// Delete the profile's key from the keyring.
+    Logout,
+    /// Say where each profile's key comes from and whether it works.
+    Status,
+}
+
+/// `captop config ...`
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the path the config is read from.
+    Path,
+    /// Validate the config file.
+    Check,
+}
+
+/// `captop demo-server ...`
+#[derive(Debug, Args)]
+pub struct DemoServerArgs {
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+
+    /// API key clients must send; a random one when left out.
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<String>,
+
+    /// Seed of the simulation, for the same figures on every run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Requests allowed per minute per IP address.
+    #[arg(long, default_value_t = 120)]
+    pub rate_limit: u32,
+
+    /// Speed of simulated time (1 = real time).
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+
+    /// Number of routes to simulate.
+    #[arg(long, default_value_t = 14)]
+    pub routes: usize,
+}

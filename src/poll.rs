@@ -1,0 +1,94 @@
+//! The poller: the one owner of every request to the metered endpoints.
+//!
+//! It runs in its own task, decides when the next poll may happen (interval, request budget,
+//! `Retry-After`, backoff) and reports to the UI only by [`PollEvent`] messages; the UI steers it
+//! only by [`PollCommand`] messages.
+//!
+//! (Interface fixed first so the dashboard and the scheduler can be built side by side; the
+//! scheduler itself lands with the rate-aware polling work.)
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+
+use crate::api::ApiError;
+use crate::api::model::{CapacityReport, Health, UtilizationReport};
+
+/// What the poller tells the UI.
+#[derive(Debug, Clone)]
+pub enum PollEvent {
+    /// A `/capacity` answer. `seq` grows with every poll, so a late answer to an older poll
+    /// never overwrites a newer one.
+    Capacity {
+        /// Sequence number of the poll this answers.
+        seq: u64,
+        /// When the answer arrived (wall clock, for "age of the figures").
+        received_at: DateTime<Utc>,
+        /// The report or why there is none.
+        result: Result<CapacityReport, ApiError>,
+    },
+    /// A `/utilization` answer; see [`PollEvent::Capacity`].
+    Utilization {
+        /// Sequence number of the poll this answers.
+        seq: u64,
+        /// When the answer arrived.
+        received_at: DateTime<Utc>,
+        /// The report or why there is none.
+        result: Result<UtilizationReport, ApiError>,
+    },
+    /// A `/health` answer (start-up, and after failures).
+    Health(Result<Health, ApiError>),
+    /// The schedule changed: next poll, budget in use, pauses.
+    Schedule(ScheduleStatus),
+}
+
+/// The poller's schedule as the status line shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScheduleStatus {
+    /// Interval the user asked for.
+    pub requested_interval: Duration,
+    /// Interval in force (raised by the budget, widened after 429s).
+    pub interval: Duration,
+    /// When the next poll is due (`None` while stopped, e.g. after a 401 or a user pause).
+    pub next_poll_at: Option<Instant>,
+    /// Metered requests sent in the last minute by all captop processes sharing the budget.
+    pub budget_used: u32,
+    /// Requests per minute allowed.
+    pub budget_limit: u32,
+    /// Why polling is held back, if it is.
+    pub pause: Option<Pause>,
+    /// Said once when the budget could not be shared (e.g. runtime dir unusable).
+    pub note: Option<String>,
+}
+
+/// Why the poller is holding back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pause {
+    /// The user pressed `p`.
+    User,
+    /// The service answered 429; nothing is sent before `until`.
+    RateLimited {
+        /// When requests may resume.
+        until: Instant,
+    },
+    /// The key was rejected; polling waits for the user (`r`, or a new login).
+    Unauthorized,
+    /// Transient failures; the next try is at `until`.
+    Backoff {
+        /// When the next try happens.
+        until: Instant,
+        /// Failures in a row so far.
+        attempt: u32,
+    },
+}
+
+/// What the UI asks of the poller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollCommand {
+    /// `r`: poll as soon as the budget allows (presses while one is pending do not queue).
+    RefreshNow,
+    /// `p`: pause or resume polling.
+    TogglePause,
+    /// Stop the task.
+    Shutdown,
+}
