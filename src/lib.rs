@@ -5,7 +5,10 @@
 //! `--once` takes the same figures and prints them instead.
 
 pub mod api;
+pub mod app;
 pub mod cli;
 pub mod poll;
 pub mod secret;
 pub mod text;
+pub mod tui;
+pub mod ui;

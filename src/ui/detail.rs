@@ -1,0 +1,92 @@
+//! The detail view (`Enter`): the selected route in full, with its fill over the session.
+
+use ratatui::Frame;
+use ratatui::layout::{Margin, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Sparkline};
+
+use super::gauge::inline_gauge;
+use super::theme::Theme;
+use crate::app::{App, age, describe_change, format_age};
+use crate::text::{pad, pad_left, thousands};
+
+/// Draws the detail view centred in `area`.
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let Some(row) = app.selected_row() else {
+        return;
+    };
+    let w = 72.min(area.width.saturating_sub(2));
+    let h = 17.min(area.height.saturating_sub(2));
+    let target = super::centered(area, w, h);
+    frame.render_widget(Clear, target);
+    let block = super::panel(
+        Line::from(vec![
+            Span::styled(format!(" {} ", crate::text::fit(&row.name, usize::from(w) / 2)), theme.title()),
+            Span::styled(format!("{} ", row.dial_code), theme.muted()),
+        ]),
+        theme,
+    );
+    let inner = block.inner(target).inner(Margin::new(1, 0));
+    frame.render_widget(block, target);
+
+    let level = theme.level(app.options.level(f64::from(row.filled_pct)));
+    let label = |s: &str| Span::styled(pad(s, 12), theme.muted());
+    let num = |v: i64| Span::styled(pad_left(&thousands(v), 12), theme.strong());
+    let mut lines = vec![
+        Line::from(vec![label("route"), Span::styled(row.slug.clone(), theme.text())]),
+        Line::from(vec![label("dial code"), Span::styled(row.dial_code.clone(), theme.text())]),
+        Line::raw(""),
+    ];
+    let mut gauge = vec![label("filled")];
+    gauge.extend(inline_gauge(f64::from(row.filled_pct) / 100.0, inner.width.saturating_sub(19), level, theme));
+    gauge.push(Span::styled(format!(" {:>4} %", row.filled_pct), level));
+    lines.push(Line::from(gauge));
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        label(""),
+        Span::styled(pad_left("remaining", 12), theme.muted()),
+        Span::styled(pad_left("sold", 12), theme.muted()),
+        Span::styled(pad_left("total", 12), theme.muted()),
+    ]));
+    let m = &row.minutes;
+    lines.push(Line::from(vec![label("minutes"), num(m.remaining), num(m.sold), num(m.total)]));
+    let p = &row.ports;
+    lines.push(Line::from(vec![label("ports"), num(p.available), num(p.sold), num(p.total)]));
+    lines.push(Line::raw(""));
+    let change = match app.changes.get(&row.slug) {
+        Some(c) => Line::from(vec![
+            label("last change"),
+            Span::styled(describe_change(c), theme.highlight()),
+            Span::styled(format!("  {} ago", format_age(age(app.now, c.at))), theme.muted()),
+        ]),
+        None => Line::from(vec![label("last change"), Span::styled("none this minute", theme.muted())]),
+    };
+    lines.push(change);
+    let text_h = (lines.len() as u16).min(inner.height);
+    frame.render_widget(Paragraph::new(lines), Rect { height: text_h, ..inner });
+
+    let rest = Rect { y: inner.y + text_h, height: inner.height - text_h, ..inner };
+    if rest.height >= 2 {
+        if let Some(history) = app.route_history.get(&row.slug) {
+            let label_area = Rect { height: 1, ..rest };
+            frame.render_widget(
+                Paragraph::new(Line::styled(
+                    format!("fill this session, {} polls", history.len()),
+                    theme.muted(),
+                )),
+                label_area,
+            );
+            let data: Vec<u64> = history
+                .iter()
+                .rev()
+                .take(usize::from(rest.width))
+                .rev()
+                .map(|&v| u64::from(v))
+                .collect();
+            frame.render_widget(
+                Sparkline::default().data(&data).max(100).bar_set(theme.bar_set()).style(level),
+                Rect { y: rest.y + 1, height: rest.height - 1, ..rest },
+            );
+        }
+    }
+}

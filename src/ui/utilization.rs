@@ -1,0 +1,130 @@
+//! The utilization panel: minutes run today, the utilization gauge (utilized against sold daily
+//! capacity), utilized against available minutes, daily capacity by state, and a sparkline of
+//! the utilization seen this session.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Sparkline};
+
+use super::gauge::inline_gauge;
+use super::theme::Theme;
+use crate::app::App;
+use crate::text::thousands;
+
+/// Draws the panel into `area` (borders included).
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let dot = theme.glyphs().dot;
+    let mut title = vec![Span::styled(" Utilization ", theme.title())];
+    let feed = &app.utilization;
+    if let Some(latest) = &feed.latest {
+        title.push(Span::styled(format!("{} ", latest.report.date), theme.muted()));
+    }
+    let cap_at = app.capacity.latest.as_ref().map(|l| l.received_at);
+    if let Some(age) = super::panel_age(app, feed.latest.as_ref().map(|l| l.received_at), cap_at, feed.is_stale()) {
+        title.push(age.styled(theme));
+    }
+    let block = super::panel(Line::from(title), theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(latest) = &feed.latest else {
+        let msg = if feed.failure.is_some() { "no figures: /utilization fails" } else { "waiting for /utilization" };
+        frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted())), inner.inner(ratatui::layout::Margin::new(1, 0)));
+        return;
+    };
+    let r = &latest.report;
+    let inner = inner.inner(ratatui::layout::Margin::new(1, 0));
+    let w = inner.width;
+
+    let mut lines = Vec::new();
+    lines.push(Line::from(vec![
+        Span::styled("run today  ", theme.muted()),
+        Span::styled(thousands(r.minutes_run_today), theme.strong()),
+        Span::styled(" min", theme.muted()),
+    ]));
+
+    let pct = app.utilization_pct();
+    let pct_text = match pct {
+        Some(p) => format!(" {:>5.1} %", p),
+        None => format!("    {} %", theme.glyphs().dash),
+    };
+    let level_style = pct.map_or(theme.muted(), |p| theme.level(app.options.level(p)));
+    let gauge_w = w.saturating_sub(pct_text.len() as u16 + 1);
+    let mut gauge = inline_gauge(pct.unwrap_or(0.0) / 100.0, gauge_w, level_style, theme);
+    gauge.push(Span::styled(pct_text, level_style));
+    lines.push(Line::from(gauge));
+
+    let utilized = r.utilization.utilized_minutes.unwrap_or(r.minutes_run_today);
+    let mut used = vec![
+        Span::styled("utilized ", theme.muted()),
+        Span::styled(thousands(utilized), theme.text()),
+    ];
+    if let Some(avail) = r.utilization.available_minutes {
+        used.push(Span::styled(format!(" {dot} available "), theme.muted()));
+        used.push(Span::styled(thousands(avail), theme.text()));
+    }
+    used.push(Span::styled(" min", theme.muted()));
+    lines.push(Line::from(used));
+
+    let d = &r.daily_capacity_minutes;
+    let mut daily = vec![Span::styled("daily  ", theme.muted())];
+    for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)].into_iter().enumerate() {
+        if i > 0 {
+            daily.push(Span::styled(format!(" {dot} "), theme.muted()));
+        }
+        daily.push(Span::styled(format!("{label} "), theme.muted()));
+        daily.push(Span::styled(v.map_or(theme.glyphs().dash.to_owned(), thousands), theme.text()));
+    }
+    lines.push(Line::from(daily));
+
+    let text_h = (lines.len() as u16).min(inner.height);
+    frame.render_widget(Paragraph::new(lines), Rect { height: text_h, ..inner });
+
+    let spark_area = Rect {
+        y: inner.y + text_h,
+        height: inner.height - text_h,
+        ..inner
+    };
+    if spark_area.height > 0 && !app.history.is_empty() {
+        sparkline(frame, spark_area, app, theme);
+    }
+}
+
+fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let lo = app.history.iter().copied().min().unwrap_or(0);
+    let hi = app.history.iter().copied().max().unwrap_or(0);
+    let range = if lo == hi {
+        format!("{:.1} %", lo as f64 / 10.0)
+    } else {
+        format!("{:.1}{}{:.1} %", lo as f64 / 10.0, theme.glyphs().dash, hi as f64 / 10.0)
+    };
+    let label_w = range.chars().count() as u16 + 1;
+    let spark_w = area.width.saturating_sub(label_w);
+    // The newest figures, scaled between the session's low and high so small moves show.
+    let data: Vec<u64> = app
+        .history
+        .iter()
+        .rev()
+        .take(usize::from(spark_w))
+        .rev()
+        .map(|&v| v - lo + 1)
+        .collect();
+    frame.render_widget(
+        Sparkline::default()
+            .data(&data)
+            .max(hi - lo + 1)
+            .bar_set(theme.bar_set())
+            .style(theme.title().remove_modifier(ratatui::style::Modifier::BOLD)),
+        Rect { width: spark_w, ..area },
+    );
+    let label_area = Rect {
+        x: area.x + spark_w,
+        y: area.y + area.height - 1,
+        width: label_w,
+        height: 1,
+    };
+    frame.render_widget(
+        Paragraph::new(Line::styled(format!(" {range}"), theme.muted())),
+        label_area,
+    );
+}
