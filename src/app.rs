@@ -129,6 +129,11 @@ impl SortKey {
         }
     }
 
+    /// Whether this key lists the biggest values first before `S` reverses it.
+    pub fn descending(self) -> bool {
+        matches!(self, SortKey::Fill)
+    }
+
     /// The name shown in the table title and the footer.
     pub fn label(self) -> &'static str {
         match self {
@@ -914,13 +919,10 @@ impl App {
                 let why = latest_failure
                     .map(|f| short_error(&f.error))
                     .unwrap_or_else(|| "service unreachable".to_owned());
+                let failures = if attempt > 1 { format!(" ({attempt} failures)") } else { String::new() };
                 return Some((
                     LogKind::Error,
-                    format!(
-                        "{why} — retry {} in {} s",
-                        attempt.saturating_add(1),
-                        self.seconds_until(until)
-                    ),
+                    format!("{why} — next try in {} s{failures}", self.seconds_until(until)),
                 ));
             }
             Some(Pause::User) => {
@@ -985,16 +987,22 @@ fn utilization_pct(report: &UtilizationReport) -> Option<f64> {
         })
 }
 
+/// `+1,200`, `-5`: a count with its sign and thousands separators.
+pub fn signed_thousands(n: i64) -> String {
+    let sign = if n < 0 { "-" } else { "+" };
+    format!("{sign}{}", crate::text::thousands(n.saturating_abs()))
+}
+
 /// `+120 min +2 ports`: a change of sold figures in the service's terms.
 pub fn describe_change(change: &Change) -> String {
     let mut parts = Vec::new();
     if change.minutes != 0 {
-        parts.push(format!("{:+} min", change.minutes));
+        parts.push(format!("{} min", signed_thousands(change.minutes)));
     }
     if change.ports != 0 {
         parts.push(format!(
-            "{:+} port{}",
-            change.ports,
+            "{} port{}",
+            signed_thousands(change.ports),
             if change.ports.abs() == 1 { "" } else { "s" }
         ));
     }

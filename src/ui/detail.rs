@@ -30,7 +30,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, target);
 
     let level = theme.level(app.options.level(f64::from(row.filled_pct)));
-    let label = |s: &str| Span::styled(pad(s, 12), theme.muted());
+    let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
     let num = |v: i64| Span::styled(pad_left(&thousands(v), 12), theme.strong());
     let mut lines = vec![
         Line::from(vec![label("route"), Span::styled(row.slug.clone(), theme.text())]),
@@ -38,7 +38,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Line::raw(""),
     ];
     let mut gauge = vec![label("filled")];
-    gauge.extend(inline_gauge(f64::from(row.filled_pct) / 100.0, inner.width.saturating_sub(19), level, theme));
+    gauge.extend(inline_gauge(f64::from(row.filled_pct) / 100.0, inner.width.saturating_sub(20), level, theme));
     gauge.push(Span::styled(format!(" {:>4} %", row.filled_pct), level));
     lines.push(Line::from(gauge));
     lines.push(Line::raw(""));
@@ -71,20 +71,25 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             let label_area = Rect { height: 1, ..rest };
             frame.render_widget(
                 Paragraph::new(Line::styled(
-                    format!("fill this session, {} polls", history.len()),
+                    format!(
+                        "fill this session, {} polls, {lo}{}{hi} %",
+                        history.len(),
+                        theme.glyphs().dash,
+                        lo = history.iter().min().copied().unwrap_or(0),
+                        hi = history.iter().max().copied().unwrap_or(0),
+                    ),
                     theme.muted(),
                 )),
                 label_area,
             );
-            let data: Vec<u64> = history
-                .iter()
-                .rev()
-                .take(usize::from(rest.width))
-                .rev()
-                .map(|&v| u64::from(v))
-                .collect();
+            let shown: Vec<u8> = history.iter().rev().take(usize::from(rest.width)).rev().copied().collect();
+            let lo = shown.iter().copied().min().unwrap_or(0);
+            let hi = shown.iter().copied().max().unwrap_or(0);
+            // Scaled between the session's low and high so a few minutes sold show.
+            let data: Vec<u64> = shown.iter().map(|&v| u64::from(v - lo) + 1).collect();
+            let max = if hi == lo { 2 } else { u64::from(hi - lo) + 1 };
             frame.render_widget(
-                Sparkline::default().data(&data).max(100).bar_set(theme.bar_set()).style(level),
+                Sparkline::default().data(&data).max(max).bar_set(theme.bar_set()).style(level),
                 Rect { y: rest.y + 1, height: rest.height - 1, ..rest },
             );
         }

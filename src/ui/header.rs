@@ -16,68 +16,71 @@ use crate::poll::Pause;
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let dot = theme.glyphs().dot;
     let width = usize::from(area.width);
+    let sep = || Span::styled(format!(" {dot} "), theme.muted());
+    let spans_width = |spans: &[Span<'_>]| spans.iter().map(|s| s.content.width()).sum::<usize>();
 
-    // Right side, most important first.
-    let mut right: Vec<Vec<Span<'static>>> = Vec::new();
-    if let Some(badge) = badge(app) {
-        right.push(vec![Span::styled(format!(" {} ", badge.1), theme.badge(badge.0))]);
-    }
-    if let Some(cap) = &app.capacity.latest {
-        let at = cap.report.generated_at.format("%H:%M:%S UTC").to_string();
-        let ago = format_age(age(app.now, cap.received_at));
-        right.push(vec![
-            Span::styled("figures ", theme.muted()),
-            Span::styled(at, theme.strong()),
-            Span::styled(format!(" {dot} {ago} ago"), theme.muted()),
-        ]);
-    }
-    if let Some(s) = schedule_text(app, dot) {
-        right.push(vec![Span::styled(s, theme.muted())]);
-    }
-
-    // Left side.
-    let mut left: Vec<Vec<Span<'static>>> = vec![vec![Span::styled("captop", theme.brand())]];
-    if !app.options.service_label.is_empty() {
-        left.push(vec![Span::styled(
-            crate::text::fit(&app.options.service_label, 48),
-            theme.text(),
-        )]);
-    }
-    if let Some(v) = &app.api_version {
-        left.push(vec![Span::styled(format!("API {v}"), theme.muted())]);
-    }
-
-    let sep = format!(" {dot} ");
-    let group_width = |g: &Vec<Span<'_>>| g.iter().map(|s| s.content.width()).sum::<usize>();
-    let side_width = |side: &[Vec<Span<'_>>]| {
-        side.iter().map(group_width).sum::<usize>() + sep.width() * side.len().saturating_sub(1)
-    };
-    // Drop from the left side's tail first, then the right side's tail, until both fit.
-    while side_width(&left) + side_width(&right) + 3 > width {
-        if left.len() > 1 {
-            left.pop();
-        } else if right.len() > 1 {
-            right.pop();
-        } else {
-            break;
+    // The right side in a full and a compact wording; the compact one when the service name
+    // would otherwise get less than 24 cells.
+    let right_side = |compact: bool| -> Vec<Span<'static>> {
+        let mut groups: Vec<Vec<Span<'static>>> = Vec::new();
+        if let Some((kind, text)) = badge(app) {
+            groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
         }
-    }
-    let join = |side: Vec<Vec<Span<'static>>>| -> Vec<Span<'static>> {
+        if let Some(cap) = &app.capacity.latest {
+            let at = cap.report.generated_at.format("%H:%M:%S UTC").to_string();
+            let ago = format_age(age(app.now, cap.received_at));
+            let mut g = Vec::new();
+            if !compact {
+                g.push(Span::styled("figures ", theme.muted()));
+            }
+            g.push(Span::styled(at, theme.strong()));
+            g.push(Span::styled(format!(" {dot} {ago} ago"), theme.muted()));
+            groups.push(g);
+        }
+        if let Some(s) = schedule_text(app, dot, compact) {
+            groups.push(vec![Span::styled(s, theme.muted())]);
+        }
         let mut out = Vec::new();
-        for (i, g) in side.into_iter().enumerate() {
+        for (i, g) in groups.into_iter().enumerate() {
             if i > 0 {
-                out.push(Span::styled(sep.clone(), theme.muted()));
+                out.push(sep());
             }
             out.extend(g);
         }
         out
     };
-    let lw = side_width(&left);
-    let rw = side_width(&right);
-    let mut spans = vec![Span::raw(" ")];
-    spans.extend(join(left));
-    spans.push(Span::raw(" ".repeat(width.saturating_sub(lw + rw + 2).max(1))));
-    spans.extend(join(right));
+    let brand_w = "captop".len();
+    let mut right = right_side(false);
+    if width.saturating_sub(spans_width(&right) + brand_w + 6) < 24 {
+        right = right_side(true);
+    }
+    let rw = spans_width(&right);
+    if rw + brand_w + 3 > width {
+        right.clear();
+    }
+    let room = width.saturating_sub(spans_width(&right) + brand_w + 3);
+
+    let mut left = vec![Span::raw(" "), Span::styled("captop", theme.brand())];
+    let label = &app.options.service_label;
+    let api = app.api_version.as_ref().map(|v| format!("API {v}"));
+    let label_w = crate::text::width(label);
+    let api_w = api.as_ref().map_or(0, |a| a.width() + 3);
+    if !label.is_empty() && room >= 3 + 8 {
+        let fit_w = label_w.min(room - 3);
+        left.push(sep());
+        left.push(Span::styled(crate::text::fit(label, fit_w), theme.text()));
+        if let Some(api) = api.filter(|_| room >= 3 + label_w + api_w) {
+            left.push(sep());
+            left.push(Span::styled(api, theme.muted()));
+        }
+    } else if let Some(api) = api.filter(|_| room >= api_w) {
+        left.push(sep());
+        left.push(Span::styled(api, theme.muted()));
+    }
+    let lw = spans_width(&left);
+    let mut spans = left;
+    spans.push(Span::raw(" ".repeat(width.saturating_sub(lw + rw + 1).max(1))));
+    spans.extend(right);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
@@ -96,8 +99,9 @@ fn badge(app: &App) -> Option<(LogKind, String)> {
     None
 }
 
-/// `every 5 s · next 3 s`, or what holds the poller back.
-fn schedule_text(app: &App, dot: &str) -> Option<String> {
+/// `every 5 s · next 3 s` (compact: `next 3 s`), or what holds the poller back; nothing
+/// when polling stopped for a bad key, which the badge already says.
+fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
     let s = app.schedule.as_ref()?;
     let every = crate::api::error::humantime(s.interval);
     let every = if s.interval > s.requested_interval {
@@ -106,15 +110,15 @@ fn schedule_text(app: &App, dot: &str) -> Option<String> {
         format!("every {every}")
     };
     let next = match &s.pause {
-        Some(Pause::User) => "paused".to_owned(),
-        Some(Pause::Unauthorized) => "stopped".to_owned(),
+        Some(Pause::User) => return (!compact).then_some(every),
+        Some(Pause::Unauthorized) => return None,
         Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => {
-            format!("retry {} s", app.seconds_until(*until))
+            format!("retry in {} s", app.seconds_until(*until))
         }
         None => match s.next_poll_at {
             Some(at) => format!("next {} s", app.seconds_until(at)),
-            None => "polling".to_owned(),
+            None => return (!compact).then_some(every),
         },
     };
-    Some(format!("{every} {dot} {next}"))
+    Some(if compact { next } else { format!("{every} {dot} {next}") })
 }

@@ -59,8 +59,9 @@ pub fn layout(area: Rect, show_events: bool) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
-    let [utilization, ports] =
-        Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(top);
+    // The port split needs 32 cells; the utilization panel takes the rest on narrow screens.
+    let ports_width = if area.width < 110 { Constraint::Length(32) } else { Constraint::Percentage(42) };
+    let [utilization, ports] = Layout::horizontal([Constraint::Min(0), ports_width]).areas(top);
     let (routes, events) = if !show_events {
         (body, None)
     } else if area.width >= EVENTS_BESIDE_FROM {
@@ -168,8 +169,11 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
     let lines = vec![
         Line::styled("Terminal too small", theme.strong()),
-        Line::raw(format!("{}×{}", area.width, area.height)),
-        Line::styled(format!("captop needs {MIN_WIDTH}×{MIN_HEIGHT}"), theme.muted()),
+        Line::raw(format!("{}{x}{}", area.width, area.height, x = theme.glyphs().times)),
+        Line::styled(
+            format!("captop needs {MIN_WIDTH}{x}{MIN_HEIGHT}", x = theme.glyphs().times),
+            theme.muted(),
+        ),
         Line::styled("q quits", theme.muted()),
     ];
     let h = (lines.len() as u16).min(area.height);
@@ -197,7 +201,16 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::styled(format!("from {service}"), theme.muted()));
             lines.push(Line::raw(""));
             lines.push(Line::styled(why, theme.log(kind)));
-            lines.push(Line::styled("captop keeps trying; r retries now, q quits", theme.muted()));
+            let stopped = matches!(
+                app.schedule.as_ref().and_then(|s| s.pause.as_ref()),
+                Some(crate::poll::Pause::Unauthorized)
+            );
+            let next = if stopped {
+                "polling waits for a working key; q quits"
+            } else {
+                "captop keeps trying; r retries now, q quits"
+            };
+            lines.push(Line::styled(next, theme.muted()));
         }
     }
     let w = (area.width.saturating_sub(4)).min(76);
@@ -251,4 +264,24 @@ pub fn panel_age(
         text: if stale { format!("{dot} stale, {ago} old") } else { format!("{dot} {ago} ago") },
         stale,
     })
+}
+
+/// `950`, `12.3 k`, `1.90 M`: a count in at most seven cells, for lines that would overflow
+/// with every digit.
+pub fn compact(n: i64) -> String {
+    let a = n.unsigned_abs() as f64;
+    let sign = if n < 0 { "-" } else { "" };
+    if a < 10_000.0 {
+        crate::text::thousands(n)
+    } else if a < 1e5 {
+        format!("{sign}{:.1} k", a / 1e3)
+    } else if a < 1e6 {
+        format!("{sign}{:.0} k", a / 1e3)
+    } else if a < 1e9 {
+        format!("{sign}{:.2} M", a / 1e6)
+    } else if a < 1e12 {
+        format!("{sign}{:.2} G", a / 1e9)
+    } else {
+        format!("{sign}{:.2e}", a)
+    }
 }

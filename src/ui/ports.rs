@@ -46,7 +46,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             Span::styled(format!("{} ", glyphs.states[i]), styles[i]),
             Span::styled(pad(names[i], 13), theme.muted()),
             Span::styled(pad_left(&count, num_w), theme.strong()),
-            Span::styled(format!("  {share}"), theme.text()),
+            Span::styled(format!(" {share}"), theme.text()),
         ]));
     }
     lines.push(Line::from(split_bar(&known, &styles, &glyphs.states, inner.width)));

@@ -129,9 +129,10 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
             spare -= add;
         }
     };
-    grow(&mut chosen, Col::Name, 28);
+    grow(&mut chosen, Col::Fill, 10);
+    grow(&mut chosen, Col::Name, 22);
     grow(&mut chosen, Col::Fill, 24);
-    grow(&mut chosen, Col::Name, 44);
+    grow(&mut chosen, Col::Name, 40);
     let cols = ORDER
         .iter()
         .filter_map(|c| chosen.iter().find(|(x, _)| x == c).copied())
@@ -147,7 +148,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Span::styled(" Routes ", theme.title()),
         Span::styled(format!("{} ", thousands(app.rows.len() as i64)), theme.strong()),
     ];
-    let arrow = if app.reverse { glyphs.arrows.1 } else { glyphs.arrows.0 };
+    let arrow = sort_arrow(app, theme);
     title.push(Span::styled(format!("{dot} sort {} {arrow} ", app.sort.label()), theme.muted()));
     if app.filter_editing || !app.filter.is_empty() {
         title.push(Span::styled(format!("{dot} filter "), theme.muted()));
@@ -246,7 +247,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             ratatui::symbols::scrollbar::VERTICAL
         };
         let mut state = ScrollbarState::new(app.view.len().saturating_sub(body_h)).position(offset);
-        let bar_area = Rect { x: area.x, y: area.y + 1, width: area.width, height: area.height.saturating_sub(2) };
+        let bar_area = Rect { x: area.x, y: inner.y + 1, width: area.width, height: body_h as u16 };
         frame.render_stateful_widget(
             Scrollbar::new(ScrollbarOrientation::VerticalRight)
                 .symbols(set)
@@ -260,6 +261,12 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
 }
 
+/// `↓` when the biggest values come first, `↑` when the smallest (or A) do.
+fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
+    let arrows = theme.glyphs().arrows;
+    if app.sort.descending() != app.reverse { arrows.0 } else { arrows.1 }
+}
+
 fn message(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'static>>) {
     let h = (lines.len() as u16).min(area.height);
     let target = Rect { y: area.y + area.height.saturating_sub(h) / 2, height: h, ..area };
@@ -271,8 +278,7 @@ fn push_gap(spans: &mut Vec<Span<'static>>) {
 }
 
 fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
-    let glyphs = theme.glyphs();
-    let arrow = if app.reverse { glyphs.arrows.1 } else { glyphs.arrows.0 };
+    let arrow = sort_arrow(app, theme);
     let marked = |label: &str, key: SortKey| {
         if app.sort == key { format!("{label} {arrow}") } else { label.to_owned() }
     };
@@ -355,11 +361,12 @@ fn row_line(columns: &Columns, app: &App, theme: &Theme, row: &RouteRow, selecte
 
 fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     let t = &app.totals;
-    let label = if let Some(w) = columns.width_of(Col::Name) {
-        crate::text::fit(&format!("Total, {} routes", thousands(t.routes)), usize::from(w))
-    } else {
-        "Total".to_owned()
-    };
+    let w = columns.width_of(Col::Name).map_or(5, usize::from);
+    let n = thousands(t.routes);
+    let label = [format!("Total, {n} routes"), format!("Total ({n})"), "Total".to_owned()]
+        .into_iter()
+        .find(|l| l.width() <= w)
+        .unwrap_or_else(|| crate::text::fit("Total", w));
     let mut spans = vec![Span::raw("  ")];
     figures(columns, app, theme, &mut spans, (&label, "", t.filled_pct, &t.minutes, &t.ports), None, theme.strong());
     let mut line = Line::from(spans);

@@ -39,6 +39,8 @@ pub struct Glyphs {
     pub ellipsis: &'static str,
     /// Stands for a missing figure, and joins ranges.
     pub dash: &'static str,
+    /// The multiplication sign of sizes.
+    pub times: &'static str,
     /// The three port states in the split bar: active, paused, provisioning.
     pub states: [&'static str; 3],
 }
@@ -52,6 +54,7 @@ const UNICODE: Glyphs = Glyphs {
     pointer: "▶",
     ellipsis: "…",
     dash: "–",
+    times: "×",
     states: ["█", "▒", "░"],
 };
 
@@ -64,6 +67,7 @@ const ASCII: Glyphs = Glyphs {
     pointer: ">",
     ellipsis: "~",
     dash: "-",
+    times: "x",
     states: ["#", "=", "."],
 };
 

@@ -11,6 +11,7 @@ use super::gauge::inline_gauge;
 use super::theme::Theme;
 use crate::app::App;
 use crate::text::thousands;
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the panel into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
@@ -55,27 +56,37 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     lines.push(Line::from(gauge));
 
     let utilized = r.utilization.utilized_minutes.unwrap_or(r.minutes_run_today);
-    let mut used = vec![
-        Span::styled("utilized ", theme.muted()),
-        Span::styled(thousands(utilized), theme.text()),
-    ];
-    if let Some(avail) = r.utilization.available_minutes {
-        used.push(Span::styled(format!(" {dot} available "), theme.muted()));
-        used.push(Span::styled(thousands(avail), theme.text()));
-    }
-    used.push(Span::styled(" min", theme.muted()));
-    lines.push(Line::from(used));
-
     let d = &r.daily_capacity_minutes;
-    let mut daily = vec![Span::styled("daily  ", theme.muted())];
-    for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)].into_iter().enumerate() {
-        if i > 0 {
-            daily.push(Span::styled(format!(" {dot} "), theme.muted()));
+    let dash = theme.glyphs().dash;
+    // Full figures when they fit, else compact ones (`1.90 M`), else tighter separators.
+    let fits = |spans: &[Span<'_>]| spans.iter().map(|s| s.content.width()).sum::<usize>() <= usize::from(w);
+    for variant in 0..3 {
+        let compact = variant > 0;
+        let between = if variant == 2 { " ".to_owned() } else { format!(" {dot} ") };
+        let num = |v: i64| if compact { super::compact(v) } else { thousands(v) };
+        let mut used = vec![
+            Span::styled("utilized ", theme.muted()),
+            Span::styled(num(utilized), theme.text()),
+        ];
+        if let Some(avail) = r.utilization.available_minutes {
+            used.push(Span::styled(format!(" {dot} available "), theme.muted()));
+            used.push(Span::styled(num(avail), theme.text()));
         }
-        daily.push(Span::styled(format!("{label} "), theme.muted()));
-        daily.push(Span::styled(v.map_or(theme.glyphs().dash.to_owned(), thousands), theme.text()));
+        used.push(Span::styled(" min", theme.muted()));
+        let mut daily = vec![Span::styled(if variant == 2 { "daily " } else { "daily  " }, theme.muted())];
+        for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)].into_iter().enumerate() {
+            if i > 0 {
+                daily.push(Span::styled(between.clone(), theme.muted()));
+            }
+            daily.push(Span::styled(format!("{label} "), theme.muted()));
+            daily.push(Span::styled(v.map_or(dash.to_owned(), num), theme.text()));
+        }
+        if variant == 2 || (fits(&used) && fits(&daily)) {
+            lines.push(Line::from(used));
+            lines.push(Line::from(daily));
+            break;
+        }
     }
-    lines.push(Line::from(daily));
 
     let text_h = (lines.len() as u16).min(inner.height);
     frame.render_widget(Paragraph::new(lines), Rect { height: text_h, ..inner });
@@ -109,10 +120,12 @@ fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .rev()
         .map(|&v| v - lo + 1)
         .collect();
+    // A flat series sits at half height rather than looking full.
+    let max = if hi == lo { 2 } else { hi - lo + 1 };
     frame.render_widget(
         Sparkline::default()
             .data(&data)
-            .max(hi - lo + 1)
+            .max(max)
             .bar_set(theme.bar_set())
             .style(theme.title().remove_modifier(ratatui::style::Modifier::BOLD)),
         Rect { width: spark_w, ..area },
