@@ -51,6 +51,7 @@ impl std::fmt::Display for ApiKey {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -230,6 +230,7 @@ impl Client {
             .await
             .map_err(|e| self.transport_error(endpoint, e))?;
         let status = response.status();
+        let key = self.inner.api_key.as_ref();
         if status == StatusCode::OK {
             let body = self.read_body(endpoint, &mut response).await?;
             return model::decode(&body).map_err(|source| ApiError::Decode { endpoint, source });
@@ -238,7 +239,7 @@ impl Client {
             return Err(ApiError::Redirect {
                 endpoint,
                 status: status.as_u16(),
-                location: describe_location(response.headers().get(LOCATION), url),
+                location: describe_location(response.headers().get(LOCATION), url, key),
             });
         }
         if status == StatusCode::TOO_MANY_REQUESTS {
@@ -254,14 +255,14 @@ impl Client {
         }
         let body = self.read_error_body(endpoint, &mut response).await?;
         if status == StatusCode::UNAUTHORIZED {
-            let message = error_text(&body)
-                .unwrap_or_else(|| "the service gave no reason".to_owned());
+            let message =
+                error_text(&body, key).unwrap_or_else(|| "the service gave no reason".to_owned());
             return Err(ApiError::Unauthorized { endpoint, message });
         }
         Err(ApiError::Status {
             endpoint,
             status: status.as_u16(),
-            excerpt: error_text(&body).unwrap_or_else(|| excerpt(&body)),
+            excerpt: error_text(&body, key).unwrap_or_else(|| excerpt(&body, key)),
         })
     }
 
@@ -425,11 +426,15 @@ fn is_loopback(url: &Url) -> bool {
 
 /// A `Location` header as a message may show it: resolved against the request URL, without
 /// credentials, query or fragment, and cut short.
-fn describe_location(value: Option<&HeaderValue>, request_url: &Url) -> String {
+fn describe_location(
+    value: Option<&HeaderValue>,
+    request_url: &Url,
+    key: Option<&ApiKey>,
+) -> String {
     let Some(value) = value else {
         return "nowhere".to_owned();
     };
-    let raw = String::from_utf8_lossy(value.as_bytes());
+    let raw = redact(&String::from_utf8_lossy(value.as_bytes()), key);
     match request_url.join(raw.trim()) {
         Ok(mut target) => {
             // Clearing parts of a URL can only fail for URLs that cannot have them.
@@ -437,23 +442,26 @@ fn describe_location(value: Option<&HeaderValue>, request_url: &Url) -> String {
             let _ = target.set_password(None);
             target.set_query(None);
             target.set_fragment(None);
-            text::fit(target.as_str(), EXCERPT_CELLS)
+            text::fit(&redact(target.as_str(), key), EXCERPT_CELLS)
         }
         Err(_) => format!("`{}`", text::fit(&collapse_whitespace(&raw), 60)),
     }
 }
 
 /// The `error` text of an Error body, sanitized and cut, if the body is one.
-fn error_text(body: &[u8]) -> Option<String> {
+fn error_text(body: &[u8], key: Option<&ApiKey>) -> Option<String> {
     let parsed: ErrorBody = model::decode(body).ok()?;
-    let text = text::fit(&collapse_whitespace(&parsed.error), EXCERPT_CELLS);
+    let text = text::fit(
+        &collapse_whitespace(&redact(&parsed.error, key)),
+        EXCERPT_CELLS,
+    );
     (!text.is_empty()).then_some(text)
 }
 
 /// A one-line excerpt of any body: tags stripped crudely, a few entities decoded, white space
 /// collapsed, unsafe characters replaced, at most [`EXCERPT_CELLS`] cells.
-fn excerpt(body: &[u8]) -> String {
-    let raw = String::from_utf8_lossy(body);
+fn excerpt(body: &[u8], key: Option<&ApiKey>) -> String {
+    let raw = redact(&String::from_utf8_lossy(body), key);
     let stripped = strip_tags(&raw);
     let decoded = stripped
         .replace("&nbsp;", " ")
@@ -463,6 +471,15 @@ fn excerpt(body: &[u8]) -> String {
         .replace("&#39;", "'")
         .replace("&amp;", "&");
     text::fit(&collapse_whitespace(&decoded), EXCERPT_CELLS)
+}
+
+/// Replaces the key wherever a server echoes it back (say, "key sk-… is revoked"), before any
+/// cutting, so no prefix of it survives either.
+fn redact(s: &str, key: Option<&ApiKey>) -> String {
+    match key {
+        Some(key) if s.contains(key.expose()) => s.replace(key.expose(), "***"),
+        _ => s.to_owned(),
+    }
 }
 
 /// Removes `<…>` tags, and the contents of `<script>` and `<style>` elements, which are never
@@ -596,22 +613,33 @@ mod tests {
         let page = b"<html><head><title>Oops</title><style>body{color:red}</style>\
             <script type=\"x\">alert('<b>')</script></head>\n<body><h1>Bad&nbsp;Gateway</h1>\
             <p>upstream &amp; co\tfailed</p></body></html>";
-        assert_eq!(excerpt(page), "Oops Bad Gateway upstream & co failed");
+        assert_eq!(excerpt(page, None), "Oops Bad Gateway upstream & co failed");
         let long = "x".repeat(10_000);
-        assert_eq!(text::width(&excerpt(long.as_bytes())), EXCERPT_CELLS);
-        assert_eq!(excerpt(b"a\x1b[2Jb <unclosed"), "a\u{FFFD}[2Jb");
+        assert_eq!(text::width(&excerpt(long.as_bytes(), None)), EXCERPT_CELLS);
+        assert_eq!(excerpt(b"a\x1b[2Jb <unclosed", None), "a\u{FFFD}[2Jb");
     }
 
     #[test]
     fn location_is_resolved_and_cleaned() {
         let req = Url::parse("https://h/v1/capacity").unwrap();
-        let loc = |s: &str| describe_location(Some(&HeaderValue::from_str(s).unwrap()), &req);
+        let loc = |s: &str| describe_location(Some(&HeaderValue::from_str(s).unwrap()), &req, None);
         assert_eq!(
             loc("https://u:p@evil.example/x?key=1#f"),
             "https://evil.example/x"
         );
         assert_eq!(loc("/login"), "https://h/login");
-        assert_eq!(describe_location(None, &req), "nowhere");
+        assert_eq!(describe_location(None, &req, None), "nowhere");
+    }
+
+    #[test]
+    fn echoed_key_is_redacted() {
+        let key = ApiKey::new("sk-secret-123456789").unwrap();
+        let body = br#"{"error":"key sk-secret-123456789 revoked"}"#;
+        assert_eq!(
+            error_text(body, Some(&key)).as_deref(),
+            Some("key *** revoked")
+        );
+        assert_eq!(excerpt(b"<p>sk-secret-123456789</p>", Some(&key)), "***");
     }
 
     #[test]
