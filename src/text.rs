@@ -79,6 +79,13 @@ pub fn fit(s: &str, max: usize) -> String {
         used += w;
         out.push(c);
     }
+    // Per-character widths can overestimate what a few combining sequences take as a string,
+    // never underestimate by design, but check the whole to be sure.
+    while out.width() > max - 1 {
+        if out.pop().is_none() {
+            break;
+        }
+    }
     out.push('…');
     out
 }
