@@ -51,7 +51,6 @@ impl std::fmt::Display for ApiKey {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
