@@ -401,6 +401,49 @@ async fn reset_or_closed_connection_is_a_short_connect_error() {
 }
 
 #[tokio::test]
+async fn body_cut_short_is_a_connect_error_not_a_decode_error() {
+    let whole = fixtures::CAPACITY.len() as u64;
+    let server = FaultServer::always(
+        Response::new(200)
+            .body(Body::Bytes(fixtures::CAPACITY.as_bytes()[..100].to_vec()))
+            .framing(Framing::ContentLengthOf(whole))
+            .reply(),
+    )
+    .await;
+    let err = guarded(client_for(&server.base_url("/v1")).capacity())
+        .await
+        .unwrap_err();
+    assert_clean(&err);
+    assert!(matches!(err, ApiError::Connect { .. }), "{err:?}");
+    assert!(err.is_transient());
+}
+
+#[tokio::test]
+async fn other_statuses_are_status_errors() {
+    for (status, transient) in [(404, false), (204, false), (503, true)] {
+        let server = FaultServer::always(Reply::json(status, "")).await;
+        let err = guarded(client_for(&server.base_url("/v1")).health())
+            .await
+            .unwrap_err();
+        let msg = assert_clean(&err);
+        assert!(
+            matches!(err, ApiError::Status { status: s, .. } if s == status),
+            "{err:?}"
+        );
+        assert_eq!(msg, format!("HTTP {status} from /health"));
+        assert_eq!(err.is_transient(), transient, "{status}");
+    }
+    let server = FaultServer::always(Reply::json(503, r#"{"error":"down for maintenance"}"#)).await;
+    let err = guarded(client_for(&server.base_url("/v1")).capacity())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        assert_clean(&err),
+        "HTTP 503 from /capacity: down for maintenance"
+    );
+}
+
+#[tokio::test]
 async fn garbage_response_is_a_short_error() {
     let server = FaultServer::always(Reply::Raw(
         b"HTTP/1.1 2000 \x1b[2J\r\nX: \x01\r\n\r\n".to_vec(),
