@@ -170,6 +170,33 @@ async fn rate_limited_with(header: Option<&str>) -> Option<RetryAfter> {
 }
 
 #[tokio::test]
+async fn error_status_with_a_stalled_body_keeps_its_status() {
+    let stalled = |status: u16, start: &str| {
+        Response::new(status)
+            .body(Body::ThenStall(start.as_bytes().to_vec()))
+            .framing(Framing::Chunked)
+            .reply()
+    };
+    let server = FaultServer::always(stalled(401, r#"{"error":"revo"#)).await;
+    let err = guarded(client_for(&server.base_url("/v1")).capacity())
+        .await
+        .unwrap_err();
+    assert_clean(&err);
+    assert!(
+        matches!(&err, ApiError::Unauthorized { message, .. } if message == "the service gave no reason"),
+        "{err:?}"
+    );
+    let server = FaultServer::always(stalled(500, "<h1>partial")).await;
+    let err = guarded(client_for(&server.base_url("/v1")).capacity())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ApiError::Status { status: 500, excerpt, .. } if excerpt == "partial"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
 async fn rate_limited_parses_retry_after() {
     assert_eq!(
         rate_limited_with(Some("7")).await,

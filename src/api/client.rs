@@ -11,7 +11,8 @@
 //!   a server that trickles one byte a second is given up on.
 //! - **Memory.** The body is read chunk by chunk and refused as soon as it passes the cap
 //!   ([`ApiError::BodyTooLarge`]); a `Content-Length` over the cap is refused before reading.
-//!   Error bodies are read only as far as a short excerpt needs.
+//!   Error bodies are read only as far as a short excerpt needs, and only briefly, so a 401 whose
+//!   body stalls still reports the 401.
 //! - **Hostile text.** Whatever the server says (error texts, HTML pages, `Location`) is
 //!   sanitized and cut short before it reaches a message.
 //!
@@ -44,6 +45,8 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// How much of an error body is read for its message; the rest is left unread.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
+/// Longest wait for an error body once the status is known.
+const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 /// Longest server text put into an error message, in terminal cells.
 const EXCERPT_CELLS: usize = 120;
 
@@ -253,7 +256,7 @@ impl Client {
                 retry_after,
             });
         }
-        let body = self.read_error_body(endpoint, &mut response).await?;
+        let body = self.read_error_body(&mut response).await;
         if status == StatusCode::UNAUTHORIZED {
             let message =
                 error_text(&body, key).unwrap_or_else(|| "the service gave no reason".to_owned());
@@ -293,30 +296,25 @@ impl Client {
         Ok(body)
     }
 
-    /// Reads the start of an error body, enough for a message; a body that breaks off still
-    /// gives what arrived, but a timeout is a timeout.
-    async fn read_error_body(
-        &self,
-        endpoint: Endpoint,
-        response: &mut reqwest::Response,
-    ) -> Result<Vec<u8>, ApiError> {
+    /// Reads the start of an error body, enough for a message, for at most a quarter of the
+    /// timeout (at most [`ERROR_BODY_WAIT`]): a 401 whose body stalls is still a 401, not a
+    /// timeout. Whatever arrived by then, or before the body broke off, is used.
+    async fn read_error_body(&self, response: &mut reqwest::Response) -> Vec<u8> {
         let limit = ERROR_BODY_BYTES.min(self.inner.max_body_bytes);
+        let wait = (self.inner.timeout / 4).min(ERROR_BODY_WAIT);
         let mut body = Vec::new();
-        loop {
-            match response.chunk().await {
-                Ok(Some(chunk)) => {
-                    let room = limit - body.len();
-                    body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                    if body.len() >= limit {
-                        break;
-                    }
+        let read = async {
+            while let Ok(Some(chunk)) = response.chunk().await {
+                let room = limit - body.len();
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                if body.len() >= limit {
+                    break;
                 }
-                Ok(None) => break,
-                Err(e) if e.is_timeout() => return Err(self.transport_error(endpoint, e)),
-                Err(_) => break,
             }
-        }
-        Ok(body)
+        };
+        // Running out of time here is expected for a stalled body; what was read is kept.
+        let _ = tokio::time::timeout(wait, read).await;
+        body
     }
 
     /// Maps a reqwest failure to a short cause, never to reqwest's own message (which names the
