@@ -71,13 +71,16 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             let label_area = Rect { height: 1, ..rest };
             frame.render_widget(
                 Paragraph::new(Line::styled(
-                    format!(
-                        "fill this session, {} polls, {lo}{}{hi} %",
-                        history.len(),
-                        theme.glyphs().dash,
-                        lo = history.iter().min().copied().unwrap_or(0),
-                        hi = history.iter().max().copied().unwrap_or(0),
-                    ),
+                    {
+                        let lo = history.iter().min().copied().unwrap_or(0);
+                        let hi = history.iter().max().copied().unwrap_or(0);
+                        let range = if lo == hi {
+                            format!("{lo} %")
+                        } else {
+                            format!("{lo}{}{hi} %", theme.glyphs().dash)
+                        };
+                        format!("fill this session, {} polls: {range}", history.len())
+                    },
                     theme.muted(),
                 )),
                 label_area,

@@ -56,6 +56,10 @@ const PRIORITY: [Col; 8] = [
     Col::Total,
     Col::Sold,
 ];
+/// Columns without which the table says too little; the others are added only while the name
+/// keeps [`NAME_COMFORT`] cells.
+const CORE: [Col; 4] = [Col::Name, Col::Fill, Col::Left, Col::Ports];
+const NAME_COMFORT: u16 = 16;
 const POINTER: u16 = 2;
 const GAP: u16 = 2;
 const PCT: u16 = 5;
@@ -101,7 +105,13 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
             Col::Sold => num(t.minutes.sold, "Min sold"),
             Col::Total => num(t.minutes.total, "Min total"),
             Col::Ports => ports_text(&t.ports).len().max("Ports a/s/t".len()) as u16,
-            Col::Change => 12,
+            Col::Change => visible
+                .iter()
+                .filter_map(|r| app.change_of(&r.slug))
+                .map(|c| change_text(&c).len())
+                .max()
+                .unwrap_or(0)
+                .clamp(6, 16) as u16,
         }
     };
     let cost = |col: Col, w: u16| -> u16 {
@@ -112,10 +122,13 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
         }
     };
     let mut chosen: Vec<(Col, u16)> = Vec::new();
+    // One cell stays free on the right so figures never touch the border or scrollbar.
+    let width = width.saturating_sub(1);
     let mut used = POINTER;
     for col in PRIORITY {
         let w = natural(col);
-        if used + cost(col, w) <= width || col == Col::Name {
+        let reserve = if CORE.contains(&col) { 0 } else { NAME_COMFORT - NAME_MIN };
+        if used + cost(col, w) + reserve <= width || col == Col::Name {
             used += cost(col, w);
             chosen.push((col, w));
         }
