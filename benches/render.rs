@@ -1,0 +1,87 @@
+//! One dashboard frame with 10 000 routes at 160×48: what a redraw costs when the list is long.
+//! Only the visible slice is drawn, so this should cost about what 14 routes cost.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use captop::api::model::{
+    CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
+    Totals, Utilization, UtilizationReport,
+};
+use captop::app::{App, Event, UiOptions};
+use captop::poll::PollEvent;
+use chrono::Utc;
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn routes(n: usize) -> Vec<RouteCapacity> {
+    (0..n)
+        .map(|i| {
+            let total = 10_000 + (i as i64 * 7919) % 500_000;
+            let sold = total * ((i as i64 * 37) % 101) / 100;
+            RouteCapacity {
+                route: format!("route-{i:05}"),
+                name: format!("Route {i:05} Mobile"),
+                dial_code: format!("+{}", 1 + i % 998),
+                capacity_minutes: MinutesCapacity { total, sold, remaining: total - sold },
+                ports: PortCapacity { total: 100, sold: (i % 101) as i64, available: 100 - (i % 101) as i64 },
+                filled_pct: sold * 100 / total,
+            }
+        })
+        .collect()
+}
+
+fn app_with(n: usize) -> App {
+    let mut app = App::new(UiOptions::default(), Utc::now(), Instant::now());
+    app.update(Event::Resize(160, 48));
+    app.update(Event::Poll(PollEvent::Capacity {
+        seq: 1,
+        received_at: Utc::now(),
+        result: Ok(CapacityReport { generated_at: Utc::now(), unit_notes: None, routes: routes(n), totals: Totals::default() }),
+    }));
+    app.update(Event::Poll(PollEvent::Utilization {
+        seq: 1,
+        received_at: Utc::now(),
+        result: Ok(UtilizationReport {
+            generated_at: Utc::now(),
+            date: Utc::now().date_naive(),
+            minutes_run_today: 1_234_567,
+            daily_capacity_minutes: DailyCapacity { sold: Some(2_000_000), active: Some(1_800_000), paused: Some(200_000) },
+            utilization: Utilization { utilized_minutes: Some(1_234_567), available_minutes: Some(765_433), utilization_pct: Some(61.7) },
+            capacity_status: CapacityStatus { active_ports: Some(9000), paused_ports: Some(700), provisioning_ports: Some(300) },
+        }),
+    }));
+    app
+}
+
+fn bench_render(c: &mut Criterion) {
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    for n in [14usize, 10_000] {
+        let mut app = app_with(n);
+        app.show_events = true;
+        c.bench_function(&format!("frame_160x48_{n}_routes"), |b| {
+            b.iter(|| {
+                terminal.draw(|f| captop::ui::render(f, black_box(&app))).unwrap();
+            })
+        });
+    }
+    // Applying a new report of 10 000 routes (sanitize, diff, sort) — paid once per poll.
+    c.bench_function("apply_capacity_10000_routes", |b| {
+        let mut app = app_with(10_000);
+        let report = routes(10_000);
+        let mut seq = 1;
+        b.iter(|| {
+            seq += 1;
+            app.update(Event::Poll(PollEvent::Capacity {
+                seq,
+                received_at: Utc::now(),
+                result: Ok(CapacityReport { generated_at: Utc::now(), unit_notes: None, routes: report.clone(), totals: Totals::default() }),
+            }));
+        })
+    });
+}
+
+criterion_group!(benches, bench_render);
+criterion_main!(benches);
