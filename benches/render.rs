@@ -25,8 +25,16 @@ fn routes(n: usize) -> Vec<RouteCapacity> {
                 route: format!("route-{i:05}"),
                 name: format!("Route {i:05} Mobile"),
                 dial_code: format!("+{}", 1 + i % 998),
-                capacity_minutes: MinutesCapacity { total, sold, remaining: total - sold },
-                ports: PortCapacity { total: 100, sold: (i % 101) as i64, available: 100 - (i % 101) as i64 },
+                capacity_minutes: MinutesCapacity {
+                    total,
+                    sold,
+                    remaining: total - sold,
+                },
+                ports: PortCapacity {
+                    total: 100,
+                    sold: (i % 101) as i64,
+                    available: 100 - (i % 101) as i64,
+                },
                 filled_pct: sold * 100 / total,
             }
         })
@@ -39,7 +47,12 @@ fn app_with(n: usize) -> App {
     app.update(Event::Poll(PollEvent::Capacity {
         seq: 1,
         received_at: Utc::now(),
-        result: Ok(CapacityReport { generated_at: Utc::now(), unit_notes: None, routes: routes(n), totals: Totals::default() }),
+        result: Ok(CapacityReport {
+            generated_at: Utc::now(),
+            unit_notes: None,
+            routes: routes(n),
+            totals: Totals::default(),
+        }),
     }));
     app.update(Event::Poll(PollEvent::Utilization {
         seq: 1,
@@ -48,9 +61,21 @@ fn app_with(n: usize) -> App {
             generated_at: Utc::now(),
             date: Utc::now().date_naive(),
             minutes_run_today: 1_234_567,
-            daily_capacity_minutes: DailyCapacity { sold: Some(2_000_000), active: Some(1_800_000), paused: Some(200_000) },
-            utilization: Utilization { utilized_minutes: Some(1_234_567), available_minutes: Some(765_433), utilization_pct: Some(61.7) },
-            capacity_status: CapacityStatus { active_ports: Some(9000), paused_ports: Some(700), provisioning_ports: Some(300) },
+            daily_capacity_minutes: DailyCapacity {
+                sold: Some(2_000_000),
+                active: Some(1_800_000),
+                paused: Some(200_000),
+            },
+            utilization: Utilization {
+                utilized_minutes: Some(1_234_567),
+                available_minutes: Some(765_433),
+                utilization_pct: Some(61.7),
+            },
+            capacity_status: CapacityStatus {
+                active_ports: Some(9000),
+                paused_ports: Some(700),
+                provisioning_ports: Some(300),
+            },
         }),
     }));
     app
@@ -63,7 +88,9 @@ fn bench_render(c: &mut Criterion) {
         app.show_events = true;
         c.bench_function(&format!("frame_160x48_{n}_routes"), |b| {
             b.iter(|| {
-                terminal.draw(|f| captop::ui::render(f, black_box(&app))).unwrap();
+                terminal
+                    .draw(|f| captop::ui::render(f, black_box(&app)))
+                    .unwrap();
             })
         });
     }
@@ -77,7 +104,12 @@ fn bench_render(c: &mut Criterion) {
             app.update(Event::Poll(PollEvent::Capacity {
                 seq,
                 received_at: Utc::now(),
-                result: Ok(CapacityReport { generated_at: Utc::now(), unit_notes: None, routes: report.clone(), totals: Totals::default() }),
+                result: Ok(CapacityReport {
+                    generated_at: Utc::now(),
+                    unit_notes: None,
+                    routes: report.clone(),
+                    totals: Totals::default(),
+                }),
             }));
         })
     });

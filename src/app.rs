@@ -18,7 +18,9 @@ use ratatui::crossterm::event::{
 };
 
 use crate::api::ApiError;
-use crate::api::model::{CapacityReport, CapacityStatus, MinutesCapacity, PortCapacity, UtilizationReport};
+use crate::api::model::{
+    CapacityReport, CapacityStatus, MinutesCapacity, PortCapacity, UtilizationReport,
+};
 use crate::poll::{Pause, PollCommand, PollEvent, ScheduleStatus};
 use crate::text::sanitize;
 
@@ -86,6 +88,10 @@ pub enum Level {
 
 /// Everything the dashboard reacts to.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a few events a second, each moved once; boxing poll results buys nothing"
+)]
 pub enum Event {
     /// A key press.
     Key(KeyEvent),
@@ -244,8 +250,16 @@ impl Default for TotalsRow {
     fn default() -> Self {
         TotalsRow {
             routes: 0,
-            minutes: MinutesCapacity { total: 0, sold: 0, remaining: 0 },
-            ports: PortCapacity { total: 0, sold: 0, available: 0 },
+            minutes: MinutesCapacity {
+                total: 0,
+                sold: 0,
+                remaining: 0,
+            },
+            ports: PortCapacity {
+                total: 0,
+                sold: 0,
+                available: 0,
+            },
             filled_pct: 0,
         }
     }
@@ -254,7 +268,10 @@ impl Default for TotalsRow {
 impl TotalsRow {
     fn of(report: &CapacityReport) -> Self {
         let sum = |f: fn(&crate::api::model::RouteCapacity) -> i64| {
-            report.routes.iter().fold(0i64, |acc, r| acc.saturating_add(f(r)))
+            report
+                .routes
+                .iter()
+                .fold(0i64, |acc, r| acc.saturating_add(f(r)))
         };
         let t = &report.totals;
         let m = t.capacity_minutes.unwrap_or_default();
@@ -262,7 +279,9 @@ impl TotalsRow {
         let minutes = MinutesCapacity {
             total: m.total.unwrap_or_else(|| sum(|r| r.capacity_minutes.total)),
             sold: m.sold.unwrap_or_else(|| sum(|r| r.capacity_minutes.sold)),
-            remaining: m.remaining.unwrap_or_else(|| sum(|r| r.capacity_minutes.remaining)),
+            remaining: m
+                .remaining
+                .unwrap_or_else(|| sum(|r| r.capacity_minutes.remaining)),
         };
         let ports = PortCapacity {
             total: p.total.unwrap_or_else(|| sum(|r| r.ports.total)),
@@ -473,7 +492,11 @@ impl App {
     pub fn seconds_until(&self, at: Instant) -> u64 {
         let left = at.saturating_duration_since(self.now_mono);
         let secs = left.as_secs();
-        if left.subsec_nanos() > 0 { secs + 1 } else { secs }
+        if left.subsec_nanos() > 0 {
+            secs + 1
+        } else {
+            secs
+        }
     }
 
     /// Utilization percentage of the latest report: the service's figure, or computed from
@@ -485,8 +508,14 @@ impl App {
 
     /// When the oldest figures on screen whose last poll failed arrived (`None`: nothing stale).
     pub fn stale_since(&self) -> Option<DateTime<Utc>> {
-        let cap = self.capacity.is_stale().then(|| self.capacity.latest.as_ref().map(|l| l.received_at));
-        let util = self.utilization.is_stale().then(|| self.utilization.latest.as_ref().map(|l| l.received_at));
+        let cap = self
+            .capacity
+            .is_stale()
+            .then(|| self.capacity.latest.as_ref().map(|l| l.received_at));
+        let util = self
+            .utilization
+            .is_stale()
+            .then(|| self.utilization.latest.as_ref().map(|l| l.received_at));
         [cap.flatten(), util.flatten()].into_iter().flatten().min()
     }
 
@@ -558,11 +587,7 @@ impl App {
                 self.filter_editing = true;
                 self.overlay = Overlay::None;
             }
-            KeyCode::Enter => {
-                if self.selected_row().is_some() {
-                    self.overlay = Overlay::Detail;
-                }
-            }
+            KeyCode::Enter if self.selected_row().is_some() => self.overlay = Overlay::Detail,
             KeyCode::Char('r') => return Some(Action::Poll(PollCommand::RefreshNow)),
             KeyCode::Char('p') => return Some(Action::Poll(PollCommand::TogglePause)),
             KeyCode::Char('e') => {
@@ -742,7 +767,11 @@ impl App {
         };
         if let Some(f) = failure {
             let after = format_age(age(at, f.since));
-            self.push_log(at, LogKind::Recovery, format!("{name} answers again (failed for {after})"));
+            self.push_log(
+                at,
+                LogKind::Recovery,
+                format!("{name} answers again (failed for {after})"),
+            );
         }
     }
 
@@ -758,7 +787,10 @@ impl App {
         if first {
             log.push((
                 LogKind::Info,
-                format!("{} routes reported", crate::text::thousands(rows.len() as i64)),
+                format!(
+                    "{} routes reported",
+                    crate::text::thousands(rows.len() as i64)
+                ),
             ));
         } else {
             let mut appeared = 0usize;
@@ -794,7 +826,10 @@ impl App {
                 }
             }
             if appeared > 5 {
-                log.push((LogKind::Info, format!("… and {} more routes appeared", appeared - 5)));
+                log.push((
+                    LogKind::Info,
+                    format!("… and {} more routes appeared", appeared - 5),
+                ));
             }
             let now_present: HashSet<&str> = rows.iter().map(|r| r.slug.as_str()).collect();
             let mut gone = 0usize;
@@ -802,12 +837,18 @@ impl App {
                 if !now_present.contains(old.slug.as_str()) {
                     gone += 1;
                     if gone <= 5 {
-                        log.push((LogKind::Info, format!("route left: {} ({})", old.name, old.dial_code)));
+                        log.push((
+                            LogKind::Info,
+                            format!("route left: {} ({})", old.name, old.dial_code),
+                        ));
                     }
                 }
             }
             if gone > 5 {
-                log.push((LogKind::Info, format!("… and {} more routes left", gone - 5)));
+                log.push((
+                    LogKind::Info,
+                    format!("… and {} more routes left", gone - 5),
+                ));
             }
         }
         drop(previous);
@@ -824,7 +865,8 @@ impl App {
         }
         if self.route_history.len() > rows.len() {
             let present: HashSet<&str> = rows.iter().map(|r| r.slug.as_str()).collect();
-            self.route_history.retain(|slug, _| present.contains(slug.as_str()));
+            self.route_history
+                .retain(|slug, _| present.contains(slug.as_str()));
         }
         for (kind, text) in log {
             self.push_log(received_at, kind, text);
@@ -848,10 +890,18 @@ impl App {
                 let (la, lb) = (self.options.level(a), self.options.level(b));
                 if la != lb {
                     let (kind, verb, threshold) = if lb > la {
-                        let t = if lb == Level::Crit { self.options.crit_pct } else { self.options.warn_pct };
+                        let t = if lb == Level::Crit {
+                            self.options.crit_pct
+                        } else {
+                            self.options.warn_pct
+                        };
                         (LogKind::Warn, "rose above", t)
                     } else {
-                        let t = if la == Level::Crit { self.options.crit_pct } else { self.options.warn_pct };
+                        let t = if la == Level::Crit {
+                            self.options.crit_pct
+                        } else {
+                            self.options.warn_pct
+                        };
                         (LogKind::Info, "fell below", t)
                     };
                     self.push_log(
@@ -871,7 +921,8 @@ impl App {
             if self.history.len() == HISTORY_LEN {
                 self.history.pop_front();
             }
-            self.history.push_back((pct.clamp(0.0, 100.0) * 10.0).round() as u64);
+            self.history
+                .push_back((pct.clamp(0.0, 100.0) * 10.0).round() as u64);
         }
         self.utilization.latest = Some(Fetched {
             report,
@@ -912,17 +963,27 @@ impl App {
             Some(Pause::RateLimited { until }) => {
                 return Some((
                     LogKind::Warn,
-                    format!("429 rate limited — next try in {} s", self.seconds_until(until)),
+                    format!(
+                        "429 rate limited — next try in {} s",
+                        self.seconds_until(until)
+                    ),
                 ));
             }
             Some(Pause::Backoff { until, attempt }) => {
                 let why = latest_failure
                     .map(|f| short_error(&f.error))
                     .unwrap_or_else(|| "service unreachable".to_owned());
-                let failures = if attempt > 1 { format!(" ({attempt} failures)") } else { String::new() };
+                let failures = if attempt > 1 {
+                    format!(" ({attempt} failures)")
+                } else {
+                    String::new()
+                };
                 return Some((
                     LogKind::Error,
-                    format!("{why} — next try in {} s{failures}", self.seconds_until(until)),
+                    format!(
+                        "{why} — next try in {} s{failures}",
+                        self.seconds_until(until)
+                    ),
                 ));
             }
             Some(Pause::User) => {
@@ -932,7 +993,10 @@ impl App {
         }
         if let Some(f) = latest_failure {
             if let ApiError::RateLimited { .. } = f.error {
-                return Some((LogKind::Warn, "429 rate limited — waiting for the service".to_owned()));
+                return Some((
+                    LogKind::Warn,
+                    "429 rate limited — waiting for the service".to_owned(),
+                ));
             }
             return Some((LogKind::Error, short_error(&f.error)));
         }
@@ -1013,13 +1077,23 @@ fn describe_port_moves(old: &CapacityStatus, new: &CapacityStatus) -> Option<Str
     let pairs = [
         ("active", old.active_ports, new.active_ports),
         ("paused", old.paused_ports, new.paused_ports),
-        ("provisioning", old.provisioning_ports, new.provisioning_ports),
+        (
+            "provisioning",
+            old.provisioning_ports,
+            new.provisioning_ports,
+        ),
     ];
     let moves: Vec<String> = pairs
         .iter()
         .filter_map(|&(name, a, b)| {
             let (a, b) = (a?, b?);
-            (a != b).then(|| format!("{name} {} ({:+})", crate::text::thousands(b), b.saturating_sub(a)))
+            (a != b).then(|| {
+                format!(
+                    "{name} {} ({:+})",
+                    crate::text::thousands(b),
+                    b.saturating_sub(a)
+                )
+            })
         })
         .collect();
     (!moves.is_empty()).then(|| format!("ports: {}", moves.join(", ")))
@@ -1114,7 +1188,10 @@ mod tests {
                 reason: "connection refused".into(),
             }),
         }));
-        assert!(app.capacity.failure.is_none(), "an old failure must not mark new figures stale");
+        assert!(
+            app.capacity.failure.is_none(),
+            "an old failure must not mark new figures stale"
+        );
     }
 
     #[test]
@@ -1152,7 +1229,9 @@ mod tests {
                 route("c", "Charlie", 50, 100, 1),
             ],
         ));
-        let names = |app: &App| -> Vec<String> { app.view.iter().map(|&i| app.rows[i].name.clone()).collect() };
+        let names = |app: &App| -> Vec<String> {
+            app.view.iter().map(|&i| app.rows[i].name.clone()).collect()
+        };
         assert_eq!(names(&app), ["Bravo", "Charlie", "Alpha"]);
         app.update(key(KeyCode::Char('j')));
         assert_eq!(app.selected_row().unwrap().name, "Charlie");
@@ -1160,7 +1239,11 @@ mod tests {
         assert_eq!(names(&app), ["Bravo", "Charlie", "Alpha"]);
         app.update(key(KeyCode::Char('s'))); // name
         assert_eq!(names(&app), ["Alpha", "Bravo", "Charlie"]);
-        assert_eq!(app.selected_row().unwrap().name, "Charlie", "selection follows the route");
+        assert_eq!(
+            app.selected_row().unwrap().name,
+            "Charlie",
+            "selection follows the route"
+        );
         app.update(key(KeyCode::Char('S')));
         assert_eq!(names(&app), ["Charlie", "Bravo", "Alpha"]);
         app.update(key(KeyCode::Char('/')));
@@ -1179,7 +1262,9 @@ mod tests {
     fn scrolling_keeps_the_selection_on_screen() {
         let mut app = app();
         app.update(Event::Resize(80, 24));
-        let routes = (0..500).map(|i| route(&format!("r{i:03}"), &format!("R{i:03}"), i % 100, 100, 1)).collect();
+        let routes = (0..500)
+            .map(|i| route(&format!("r{i:03}"), &format!("R{i:03}"), i % 100, 100, 1))
+            .collect();
         app.update(cap_event(1, 0, routes));
         let page = app.page_rows();
         assert!(page > 3);
@@ -1203,11 +1288,21 @@ mod tests {
     #[test]
     fn keys_map_to_actions() {
         let mut app = app();
-        assert_eq!(app.update(key(KeyCode::Char('r'))), Some(Action::Poll(PollCommand::RefreshNow)));
-        assert_eq!(app.update(key(KeyCode::Char('p'))), Some(Action::Poll(PollCommand::TogglePause)));
+        assert_eq!(
+            app.update(key(KeyCode::Char('r'))),
+            Some(Action::Poll(PollCommand::RefreshNow))
+        );
+        assert_eq!(
+            app.update(key(KeyCode::Char('p'))),
+            Some(Action::Poll(PollCommand::TogglePause))
+        );
         app.update(key(KeyCode::Char('?')));
         assert_eq!(app.overlay, Overlay::Help);
-        assert_eq!(app.update(key(KeyCode::Esc)), None, "Esc closes the help first");
+        assert_eq!(
+            app.update(key(KeyCode::Esc)),
+            None,
+            "Esc closes the help first"
+        );
         assert_eq!(app.update(key(KeyCode::Esc)), Some(Action::Quit));
         let mut app2 = self::app();
         let ctrl_c = Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
@@ -1254,10 +1349,16 @@ mod tests {
         assert!(app.utilization.is_stale());
         app.update(ev(4, 15, Ok(util(81.0, 12))));
         let texts: Vec<_> = app.log.iter().map(|e| e.text.as_str()).collect();
-        assert!(texts.contains(&"utilization rose above 80 %: now 81.0 %"), "{texts:?}");
+        assert!(
+            texts.contains(&"utilization rose above 80 %: now 81.0 %"),
+            "{texts:?}"
+        );
         assert!(texts.contains(&"ports: active 12 (+2)"), "{texts:?}");
         assert!(texts.iter().any(|t| t.contains("timed out")), "{texts:?}");
-        assert!(texts.contains(&"/utilization answers again (failed for 5 s)"), "{texts:?}");
+        assert!(
+            texts.contains(&"/utilization answers again (failed for 5 s)"),
+            "{texts:?}"
+        );
         assert_eq!(app.history.len(), 3);
     }
 }

@@ -24,9 +24,7 @@ use anyhow::Context;
 use chrono::Utc;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind,
-};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::crossterm::{cursor, execute, terminal};
 use tokio::sync::mpsc;
 
@@ -47,6 +45,10 @@ pub enum Exit {
 }
 
 /// What the runtime's one loop waits for.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "moved once through the channel; see app::Event"
+)]
 enum Input {
     App(Event),
     End(Exit),
@@ -191,7 +193,10 @@ async fn event_loop(
 }
 
 fn draw(guard: &mut TerminalGuard, app: &App) -> io::Result<()> {
-    guard.terminal.draw(|frame| crate::ui::render(frame, app)).map(|_| ())
+    guard
+        .terminal
+        .draw(|frame| crate::ui::render(frame, app))
+        .map(|_| ())
 }
 
 async fn sleep_opt(d: Option<Duration>) {
@@ -213,7 +218,11 @@ fn next_tick_in(app: &App) -> Duration {
         Some(at) if at > now => {
             let left = at - now;
             let frac = Duration::from_nanos(u64::from(left.subsec_nanos()));
-            let frac = if frac.is_zero() { Duration::from_secs(1) } else { frac };
+            let frac = if frac.is_zero() {
+                Duration::from_secs(1)
+            } else {
+                frac
+            };
             frac + Duration::from_millis(5)
         }
         _ => Duration::from_secs(1),
@@ -313,6 +322,7 @@ impl InputParser {
     }
 }
 
+#[expect(clippy::large_enum_variant, reason = "returned and consumed at once")]
 enum Parsed {
     Event(Option<Event>, usize),
     Incomplete,
@@ -346,7 +356,10 @@ fn parse_one(b: &[u8]) -> Parsed {
             if b.len() < len {
                 return Parsed::Incomplete;
             }
-            match std::str::from_utf8(&b[..len]).ok().and_then(|s| s.chars().next()) {
+            match std::str::from_utf8(&b[..len])
+                .ok()
+                .and_then(|s| s.chars().next())
+            {
                 Some(c) => Parsed::Event(key(KeyCode::Char(c), none), len),
                 None => Parsed::Event(None, 1),
             }
@@ -442,7 +455,9 @@ mod tests {
         p.feed(bytes)
             .into_iter()
             .map(|e| match e {
-                Event::Key(k) if k.modifiers.contains(KeyModifiers::CONTROL) => format!("C-{:?}", k.code),
+                Event::Key(k) if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    format!("C-{:?}", k.code)
+                }
                 Event::Key(k) => format!("{:?}", k.code),
                 Event::Mouse(m) => format!("{:?}", m.kind),
                 other => format!("{other:?}"),
@@ -457,9 +472,18 @@ mod tests {
         assert_eq!(keys(&mut p, b"\x1b"), ["Esc"]);
         assert_eq!(keys(&mut p, b"\x03"), ["C-Char('c')"]);
         assert_eq!(keys(&mut p, b"\x1b[A\x1b[B\x1bOA"), ["Up", "Down", "Up"]);
-        assert_eq!(keys(&mut p, b"\x1b[5~\x1b[6~\x1b[H\x1b[4~"), ["PageUp", "PageDown", "Home", "End"]);
-        assert_eq!(keys(&mut p, b"\x1b[<64;10;5M\x1b[<65;10;5M\x1b[<0;1;1M"), ["ScrollUp", "ScrollDown"]);
-        assert_eq!(keys(&mut p, b"\r\x7f/"), ["Enter", "Backspace", "Char('/')"]);
+        assert_eq!(
+            keys(&mut p, b"\x1b[5~\x1b[6~\x1b[H\x1b[4~"),
+            ["PageUp", "PageDown", "Home", "End"]
+        );
+        assert_eq!(
+            keys(&mut p, b"\x1b[<64;10;5M\x1b[<65;10;5M\x1b[<0;1;1M"),
+            ["ScrollUp", "ScrollDown"]
+        );
+        assert_eq!(
+            keys(&mut p, b"\r\x7f/"),
+            ["Enter", "Backspace", "Char('/')"]
+        );
         assert_eq!(keys(&mut p, "é東".as_bytes()), ["Char('é')", "Char('東')"]);
     }
 
@@ -479,7 +503,9 @@ mod tests {
         for _ in 0..2000 {
             let bytes: Vec<u8> = (0..16)
                 .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     (seed >> 56) as u8
                 })
                 .collect();

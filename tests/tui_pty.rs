@@ -39,7 +39,12 @@ impl Session {
     fn start() -> Session {
         let pty = native_pty_system();
         let pair = pty
-            .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .expect("openpty");
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_captop"));
         cmd.arg("--demo");
@@ -47,13 +52,22 @@ impl Session {
         cmd.env_remove("NO_COLOR");
         // Keep the user's config and key store out of the test.
         let home = std::env::temp_dir().join(format!("captop-pty-{}", std::process::id()));
+        std::fs::create_dir_all(&home).expect("test home");
+        cmd.cwd(&home);
         cmd.env("HOME", &home);
         cmd.env("XDG_CONFIG_HOME", home.join("config"));
         cmd.env("XDG_RUNTIME_DIR", home.join("run"));
         let child = pair.slave.spawn_command(cmd).expect("spawn captop");
         drop(pair.slave);
 
-        let output = Arc::new(Mutex::new(Output { raw: Vec::new(), parser: vt100::Parser::new(NonZeroU16::new(ROWS).unwrap(), NonZeroU16::new(COLS).unwrap(), 0) }));
+        let output = Arc::new(Mutex::new(Output {
+            raw: Vec::new(),
+            parser: vt100::Parser::new(
+                NonZeroU16::new(ROWS).unwrap(),
+                NonZeroU16::new(COLS).unwrap(),
+                0,
+            ),
+        }));
         let stop_reading = Arc::new(AtomicBool::new(false));
         let mut reader = pair.master.try_clone_reader().expect("reader");
         let (out, stop) = (output.clone(), stop_reading.clone());
@@ -99,7 +113,10 @@ impl Session {
             if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("captop exited ({status:?}) before showing {what}; screen:\n{screen}");
             }
-            assert!(Instant::now() < deadline, "no {what} within {APPEAR_WITHIN:?}; screen:\n{screen}");
+            assert!(
+                Instant::now() < deadline,
+                "no {what} within {APPEAR_WITHIN:?}; screen:\n{screen}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -160,7 +177,10 @@ impl Session {
         let last = |needle: &[u8]| raw.windows(needle.len()).rposition(|w| w == needle);
         let entered = last(b"\x1b[?1049h").expect("captop entered the alternate screen");
         let left = last(b"\x1b[?1049l").expect("alternate screen left");
-        assert!(left > entered, "alternate screen entered again after leaving it");
+        assert!(
+            left > entered,
+            "alternate screen entered again after leaving it"
+        );
         let shown = last(b"\x1b[?25h").expect("cursor shown");
         if let Some(hidden) = last(b"\x1b[?25l") {
             assert!(shown > hidden, "cursor hidden after being shown");
@@ -168,7 +188,10 @@ impl Session {
         let mouse_off = last(b"\x1b[?1000l").expect("mouse reporting off");
         assert!(mouse_off > last(b"\x1b[?1000h").unwrap_or(0));
         let screen = o.parser.screen();
-        assert!(!screen.alternate_screen(), "vt100 still on the alternate screen");
+        assert!(
+            !screen.alternate_screen(),
+            "vt100 still on the alternate screen"
+        );
         assert!(!screen.hide_cursor(), "vt100 cursor still hidden");
     }
 }
@@ -201,7 +224,9 @@ fn dashboard_appears_help_opens_and_q_exits_cleanly() {
     let mut s = Session::start();
     s.wait_for_dashboard();
     s.send(b"?");
-    s.wait_for("help overlay", |sc| sc.contains("Keys") && sc.contains("refresh now"));
+    s.wait_for("help overlay", |sc| {
+        sc.contains("Keys") && sc.contains("refresh now")
+    });
     s.send(b"\x1b");
     s.wait_for("help closed", |sc| !sc.contains("refresh now"));
     s.send(b"q");
@@ -220,7 +245,10 @@ fn sigterm_restores_the_terminal() {
         .status()
         .expect("run kill");
     assert!(killed.success());
-    assert!(s.wait_exit(EXIT_WITHIN).is_some(), "captop still running after SIGTERM");
+    assert!(
+        s.wait_exit(EXIT_WITHIN).is_some(),
+        "captop still running after SIGTERM"
+    );
     s.drain();
     s.assert_restored();
 }
@@ -254,7 +282,10 @@ fn hang_up_ends_captop_promptly_without_burning_cpu() {
         std::thread::sleep(Duration::from_millis(20));
     };
     let ticks_per_sec = 100; // USER_HZ on Linux
-    assert!(ended, "captop still running {EXIT_WITHIN:?} after the hang-up");
+    assert!(
+        ended,
+        "captop still running {EXIT_WITHIN:?} after the hang-up"
+    );
     assert!(
         last - before < ticks_per_sec / 2,
         "captop used {} ticks of CPU after the hang-up",

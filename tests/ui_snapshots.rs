@@ -25,13 +25,29 @@ fn t(s: i64) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap() + chrono::Duration::seconds(s)
 }
 
-fn route(slug: &str, name: &str, dial: &str, total: i64, sold: i64, ports_total: i64, ports_sold: i64) -> RouteCapacity {
+fn route(
+    slug: &str,
+    name: &str,
+    dial: &str,
+    total: i64,
+    sold: i64,
+    ports_total: i64,
+    ports_sold: i64,
+) -> RouteCapacity {
     RouteCapacity {
         route: slug.to_owned(),
         name: name.to_owned(),
         dial_code: dial.to_owned(),
-        capacity_minutes: MinutesCapacity { total, sold, remaining: total - sold },
-        ports: PortCapacity { total: ports_total, sold: ports_sold, available: ports_total - ports_sold },
+        capacity_minutes: MinutesCapacity {
+            total,
+            sold,
+            remaining: total - sold,
+        },
+        ports: PortCapacity {
+            total: ports_total,
+            sold: ports_sold,
+            available: ports_total - ports_sold,
+        },
         filled_pct: if total > 0 { sold * 100 / total } else { 0 },
     }
 }
@@ -46,10 +62,26 @@ fn demo_routes() -> Vec<RouteCapacity> {
         route("us-new-york", "New York", "+1", 600_000, 330_000, 150, 83),
         route("de-frankfurt", "Frankfurt", "+49", 200_000, 24_000, 50, 6),
         route("ke-nairobi", "Nairobi", "+254", 90_000, 76_500, 24, 20),
-        route("mx-mexico-city", "Mexico City", "+52", 150_000, 52_500, 40, 14),
+        route(
+            "mx-mexico-city",
+            "Mexico City",
+            "+52",
+            150_000,
+            52_500,
+            40,
+            14,
+        ),
         route("ae-dubai", "Dubai", "+971", 110_000, 99_000, 30, 27),
         route("au-sydney", "Sydney", "+61", 180_000, 9_000, 48, 2),
-        route("za-johannesburg", "Johannesburg", "+27", 95_000, 47_500, 24, 12),
+        route(
+            "za-johannesburg",
+            "Johannesburg",
+            "+27",
+            95_000,
+            47_500,
+            24,
+            12,
+        ),
         route("sg-singapore", "Singapore", "+65", 140_000, 126_000, 36, 32),
         route("fr-paris", "Paris", "+33", 210_000, 136_500, 56, 36),
     ]
@@ -85,7 +117,11 @@ fn utilization(at: i64, pct: f64, active: i64) -> UtilizationReport {
         generated_at: t(at),
         date: t(at).date_naive(),
         minutes_run_today: 1_234_567,
-        daily_capacity_minutes: DailyCapacity { sold: Some(1_900_000), active: Some(1_650_000), paused: Some(250_000) },
+        daily_capacity_minutes: DailyCapacity {
+            sold: Some(1_900_000),
+            active: Some(1_650_000),
+            paused: Some(250_000),
+        },
         utilization: Utilization {
             utilized_minutes: Some(1_234_567),
             available_minutes: Some(665_433),
@@ -112,11 +148,15 @@ impl Fixture {
     }
 
     fn demo() -> Self {
-        Self::new(UiOptions { service_label: "demo http://127.0.0.1:41234/v1".into(), ..UiOptions::default() })
+        Self::new(UiOptions {
+            service_label: "demo http://127.0.0.1:41234/v1".into(),
+            ..UiOptions::default()
+        })
     }
 
     fn at(&mut self, s: i64) {
-        self.app.set_clock(t(s), self.base + Duration::from_secs(s as u64));
+        self.app
+            .set_clock(t(s), self.base + Duration::from_secs(s as u64));
     }
 
     fn send(&mut self, e: Event) {
@@ -143,11 +183,19 @@ impl Fixture {
     }
 
     fn capacity(&mut self, seq: u64, at: i64, routes: Vec<RouteCapacity>) {
-        self.send(Event::Poll(PollEvent::Capacity { seq, received_at: t(at), result: Ok(capacity(at, routes)) }));
+        self.send(Event::Poll(PollEvent::Capacity {
+            seq,
+            received_at: t(at),
+            result: Ok(capacity(at, routes)),
+        }));
     }
 
     fn utilization(&mut self, seq: u64, at: i64, pct: f64, active: i64) {
-        self.send(Event::Poll(PollEvent::Utilization { seq, received_at: t(at), result: Ok(utilization(at, pct, active)) }));
+        self.send(Event::Poll(PollEvent::Utilization {
+            seq,
+            received_at: t(at),
+            result: Ok(utilization(at, pct, active)),
+        }));
     }
 
     fn fail_both(&mut self, seq: u64, at: i64, err: ApiError) {
@@ -155,17 +203,27 @@ impl Fixture {
         if let ApiError::Connect { endpoint, .. } = &mut cap_err {
             *endpoint = Endpoint::Capacity;
         }
-        self.send(Event::Poll(PollEvent::Capacity { seq, received_at: t(at), result: Err(cap_err) }));
-        self.send(Event::Poll(PollEvent::Utilization { seq, received_at: t(at), result: Err(err) }));
+        self.send(Event::Poll(PollEvent::Capacity {
+            seq,
+            received_at: t(at),
+            result: Err(cap_err),
+        }));
+        self.send(Event::Poll(PollEvent::Utilization {
+            seq,
+            received_at: t(at),
+            result: Err(err),
+        }));
     }
 
     /// A session: three polls, a purchase on London in the last one.
     fn normal(mut self) -> Self {
-        self.send(Event::Poll(PollEvent::Health(Ok(captop::api::model::Health {
-            status: "ok".into(),
-            service: "capacity-metrics".into(),
-            version: "1.0.0".into(),
-        }))));
+        self.send(Event::Poll(PollEvent::Health(Ok(
+            captop::api::model::Health {
+                status: "ok".into(),
+                service: "capacity-metrics".into(),
+                version: "1.0.0".into(),
+            },
+        ))));
         let mut routes = demo_routes();
         for (i, pct) in [(0, 61.5), (5, 62.0), (10, 63.4)] {
             self.at(i);
@@ -177,7 +235,8 @@ impl Fixture {
                 london.capacity_minutes.remaining -= 4_800;
                 london.ports.sold += 1;
                 london.ports.available -= 1;
-                london.filled_pct = london.capacity_minutes.sold * 100 / london.capacity_minutes.total;
+                london.filled_pct =
+                    london.capacity_minutes.sold * 100 / london.capacity_minutes.total;
             }
         }
         self.at(12);
@@ -264,7 +323,10 @@ fn stale_after_failed_poll() {
     f.fail_both(
         4,
         20,
-        ApiError::Connect { endpoint: Endpoint::Utilization, reason: "connection refused".into() },
+        ApiError::Connect {
+            endpoint: Endpoint::Utilization,
+            reason: "connection refused".into(),
+        },
     );
     f.at(52);
     let until = f.app.now_mono + Duration::from_secs(4);
@@ -280,7 +342,10 @@ fn only_utilization_failing_shows_its_own_age() {
     f.send(Event::Poll(PollEvent::Utilization {
         seq: 4,
         received_at: t(15),
-        result: Err(ApiError::Timeout { endpoint: Endpoint::Utilization, after: Duration::from_secs(10) }),
+        result: Err(ApiError::Timeout {
+            endpoint: Endpoint::Utilization,
+            after: Duration::from_secs(10),
+        }),
     }));
     f.at(16);
     f.schedule(4, None);
@@ -291,7 +356,14 @@ fn only_utilization_failing_shows_its_own_age() {
 fn rate_limited() {
     let mut f = Fixture::demo().normal();
     f.at(15);
-    f.fail_both(4, 15, ApiError::RateLimited { endpoint: Endpoint::Capacity, retry_after: Some(RetryAfter::Seconds(12)) });
+    f.fail_both(
+        4,
+        15,
+        ApiError::RateLimited {
+            endpoint: Endpoint::Capacity,
+            retry_after: Some(RetryAfter::Seconds(12)),
+        },
+    );
     let until = f.app.now_mono + Duration::from_secs(12);
     f.schedule(0, Some(Pause::RateLimited { until }));
     snap("rate_limited", &f.draw(80, 24));
@@ -301,7 +373,14 @@ fn rate_limited() {
 fn unauthorized() {
     let mut f = Fixture::demo();
     f.at(1);
-    f.fail_both(1, 1, ApiError::Unauthorized { endpoint: Endpoint::Capacity, message: "invalid API key".into() });
+    f.fail_both(
+        1,
+        1,
+        ApiError::Unauthorized {
+            endpoint: Endpoint::Capacity,
+            message: "invalid API key".into(),
+        },
+    );
     f.schedule(0, Some(Pause::Unauthorized));
     snap("unauthorized", &f.draw(80, 24));
 }
@@ -352,7 +431,10 @@ fn no_color_ascii() {
     let term = f.draw(80, 24);
     let buf = term.backend().buffer();
     for cell in buf.content() {
-        assert!(cell.fg == Color::Reset && cell.bg == Color::Reset, "a colour in NO_COLOR mode: {cell:?}");
+        assert!(
+            cell.fg == Color::Reset && cell.bg == Color::Reset,
+            "a colour in NO_COLOR mode: {cell:?}"
+        );
         // Route names are the service's data and keep their letters; everything captop draws
         // itself is ASCII.
         let from_names = "São Paulo 東京 Tokyo";
@@ -369,7 +451,17 @@ fn no_color_ascii() {
 fn long_list_scrolled_to_the_end() {
     let mut f = Fixture::demo();
     let routes: Vec<RouteCapacity> = (0..2_000)
-        .map(|i| route(&format!("r{i:04}"), &format!("Route {i:04}"), &format!("+{}", 100 + i % 900), 10_000, (i * 37) % 10_001, 20, i % 21))
+        .map(|i| {
+            route(
+                &format!("r{i:04}"),
+                &format!("Route {i:04}"),
+                &format!("+{}", 100 + i % 900),
+                10_000,
+                (i * 37) % 10_001,
+                20,
+                i % 21,
+            )
+        })
         .collect();
     f.capacity(1, 0, routes);
     f.utilization(1, 0, 40.0, 3_000);
@@ -388,7 +480,9 @@ fn gauge_colour_on_row_of(term: &Terminal<TestBackend>, name: &str) -> Color {
     let buf = term.backend().buffer();
     let area = buf.area;
     for y in 0..area.height {
-        let line: String = (0..area.width).map(|x| buf[(x, y)].symbol().to_owned()).collect();
+        let line: String = (0..area.width)
+            .map(|x| buf[(x, y)].symbol().to_owned())
+            .collect();
         if line.contains(name) {
             for x in 0..area.width {
                 if buf[(x, y)].symbol() == "█" {
@@ -409,7 +503,12 @@ fn gauge_colours_step_at_the_thresholds() {
     assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::Yellow);
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Green);
 
-    let mut f = Fixture::new(UiOptions { warn_pct: 50, crit_pct: 70, ..UiOptions::default() }).normal();
+    let mut f = Fixture::new(UiOptions {
+        warn_pct: 50,
+        crit_pct: 70,
+        ..UiOptions::default()
+    })
+    .normal();
     let term = f.draw(120, 40);
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Yellow);
     assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::Red);
@@ -417,24 +516,44 @@ fn gauge_colours_step_at_the_thresholds() {
 
 #[test]
 fn no_color_marks_critical_rows_by_reverse_video() {
-    let mut f = Fixture::new(UiOptions { color: false, ..UiOptions::default() }).normal();
+    let mut f = Fixture::new(UiOptions {
+        color: false,
+        ..UiOptions::default()
+    })
+    .normal();
     let term = f.draw(120, 40);
     let buf = term.backend().buffer();
     let lagos_pct = (0..40)
         .flat_map(|y| (0..120).map(move |x| (x, y)))
         .find(|&(x, y)| {
-            buf[(x, y)].symbol() == "9" && buf[(x + 1, y)].symbol() == "8" && buf[(x + 2, y)].symbol() == "%"
+            buf[(x, y)].symbol() == "9"
+                && buf[(x + 1, y)].symbol() == "8"
+                && buf[(x + 2, y)].symbol() == "%"
         })
         .expect("Lagos at 98 %");
     assert!(buf[lagos_pct].modifier.contains(Modifier::REVERSED));
-    assert!(buf.content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+    assert!(
+        buf.content()
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
+    );
 }
 
 #[test]
 fn every_size_from_tiny_to_huge_draws_without_panicking() {
     let mut f = Fixture::demo().normal();
     f.key(KeyCode::Char('e'));
-    for (w, h) in [(1, 1), (20, 5), (59, 15), (60, 16), (61, 17), (80, 24), (132, 43), (300, 100), (500, 20)] {
+    for (w, h) in [
+        (1, 1),
+        (20, 5),
+        (59, 15),
+        (60, 16),
+        (61, 17),
+        (80, 24),
+        (132, 43),
+        (300, 100),
+        (500, 20),
+    ] {
         f.draw(w, h);
         f.key(KeyCode::Enter);
         f.draw(w, h);

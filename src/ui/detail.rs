@@ -21,7 +21,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(Clear, target);
     let block = super::panel(
         Line::from(vec![
-            Span::styled(format!(" {} ", crate::text::fit(&row.name, usize::from(w) / 2)), theme.title()),
+            Span::styled(
+                format!(" {} ", crate::text::fit(&row.name, usize::from(w) / 2)),
+                theme.title(),
+            ),
             Span::styled(format!("{} ", row.dial_code), theme.muted()),
         ]),
         theme,
@@ -33,12 +36,23 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
     let num = |v: i64| Span::styled(pad_left(&thousands(v), 12), theme.strong());
     let mut lines = vec![
-        Line::from(vec![label("route"), Span::styled(row.slug.clone(), theme.text())]),
-        Line::from(vec![label("dial code"), Span::styled(row.dial_code.clone(), theme.text())]),
+        Line::from(vec![
+            label("route"),
+            Span::styled(row.slug.clone(), theme.text()),
+        ]),
+        Line::from(vec![
+            label("dial code"),
+            Span::styled(row.dial_code.clone(), theme.text()),
+        ]),
         Line::raw(""),
     ];
     let mut gauge = vec![label("filled")];
-    gauge.extend(inline_gauge(f64::from(row.filled_pct) / 100.0, inner.width.saturating_sub(20), level, theme));
+    gauge.extend(inline_gauge(
+        f64::from(row.filled_pct) / 100.0,
+        inner.width.saturating_sub(20),
+        level,
+        theme,
+    ));
     gauge.push(Span::styled(format!(" {:>4} %", row.filled_pct), level));
     lines.push(Line::from(gauge));
     lines.push(Line::raw(""));
@@ -49,52 +63,94 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Span::styled(pad_left("total", 12), theme.muted()),
     ]));
     let m = &row.minutes;
-    lines.push(Line::from(vec![label("minutes"), num(m.remaining), num(m.sold), num(m.total)]));
+    lines.push(Line::from(vec![
+        label("minutes"),
+        num(m.remaining),
+        num(m.sold),
+        num(m.total),
+    ]));
     let p = &row.ports;
-    lines.push(Line::from(vec![label("ports"), num(p.available), num(p.sold), num(p.total)]));
+    lines.push(Line::from(vec![
+        label("ports"),
+        num(p.available),
+        num(p.sold),
+        num(p.total),
+    ]));
     lines.push(Line::raw(""));
     let change = match app.changes.get(&row.slug) {
         Some(c) => Line::from(vec![
             label("last change"),
             Span::styled(describe_change(c), theme.highlight()),
-            Span::styled(format!("  {} ago", format_age(age(app.now, c.at))), theme.muted()),
+            Span::styled(
+                format!("  {} ago", format_age(age(app.now, c.at))),
+                theme.muted(),
+            ),
         ]),
-        None => Line::from(vec![label("last change"), Span::styled("none this minute", theme.muted())]),
+        None => Line::from(vec![
+            label("last change"),
+            Span::styled("none this minute", theme.muted()),
+        ]),
     };
     lines.push(change);
     let text_h = (lines.len() as u16).min(inner.height);
-    frame.render_widget(Paragraph::new(lines), Rect { height: text_h, ..inner });
+    frame.render_widget(
+        Paragraph::new(lines),
+        Rect {
+            height: text_h,
+            ..inner
+        },
+    );
 
-    let rest = Rect { y: inner.y + text_h, height: inner.height - text_h, ..inner };
-    if rest.height >= 2 {
-        if let Some(history) = app.route_history.get(&row.slug) {
-            let label_area = Rect { height: 1, ..rest };
-            frame.render_widget(
-                Paragraph::new(Line::styled(
-                    {
-                        let lo = history.iter().min().copied().unwrap_or(0);
-                        let hi = history.iter().max().copied().unwrap_or(0);
-                        let range = if lo == hi {
-                            format!("{lo} %")
-                        } else {
-                            format!("{lo}{}{hi} %", theme.glyphs().dash)
-                        };
-                        format!("fill this session, {} polls: {range}", history.len())
-                    },
-                    theme.muted(),
-                )),
-                label_area,
-            );
-            let shown: Vec<u8> = history.iter().rev().take(usize::from(rest.width)).rev().copied().collect();
-            let lo = shown.iter().copied().min().unwrap_or(0);
-            let hi = shown.iter().copied().max().unwrap_or(0);
-            // Scaled between the session's low and high so a few minutes sold show.
-            let data: Vec<u64> = shown.iter().map(|&v| u64::from(v - lo) + 1).collect();
-            let max = if hi == lo { 2 } else { u64::from(hi - lo) + 1 };
-            frame.render_widget(
-                Sparkline::default().data(&data).max(max).bar_set(theme.bar_set()).style(level),
-                Rect { y: rest.y + 1, height: rest.height - 1, ..rest },
-            );
-        }
+    let rest = Rect {
+        y: inner.y + text_h,
+        height: inner.height - text_h,
+        ..inner
+    };
+    if let Some(history) = app
+        .route_history
+        .get(&row.slug)
+        .filter(|_| rest.height >= 2)
+    {
+        let label_area = Rect { height: 1, ..rest };
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                {
+                    let lo = history.iter().min().copied().unwrap_or(0);
+                    let hi = history.iter().max().copied().unwrap_or(0);
+                    let range = if lo == hi {
+                        format!("{lo} %")
+                    } else {
+                        format!("{lo}{}{hi} %", theme.glyphs().dash)
+                    };
+                    format!("fill this session, {} polls: {range}", history.len())
+                },
+                theme.muted(),
+            )),
+            label_area,
+        );
+        let shown: Vec<u8> = history
+            .iter()
+            .rev()
+            .take(usize::from(rest.width))
+            .rev()
+            .copied()
+            .collect();
+        let lo = shown.iter().copied().min().unwrap_or(0);
+        let hi = shown.iter().copied().max().unwrap_or(0);
+        // Scaled between the session's low and high so a few minutes sold show.
+        let data: Vec<u64> = shown.iter().map(|&v| u64::from(v - lo) + 1).collect();
+        let max = if hi == lo { 2 } else { u64::from(hi - lo) + 1 };
+        frame.render_widget(
+            Sparkline::default()
+                .data(&data)
+                .max(max)
+                .bar_set(theme.bar_set())
+                .style(level),
+            Rect {
+                y: rest.y + 1,
+                height: rest.height - 1,
+                ..rest
+            },
+        );
     }
 }

@@ -16,7 +16,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut left: Vec<Span<'static>> = vec![Span::raw(" ")];
     let hints: &[(&str, &str)] = if app.filter_editing {
         left.push(Span::styled("filter ", theme.muted()));
-        left.push(Span::styled(format!("/{}_", crate::text::fit(&app.filter, 40)), theme.key()));
+        left.push(Span::styled(
+            format!("/{}_", crate::text::fit(&app.filter, 40)),
+            theme.key(),
+        ));
         &[("Enter", "keep"), ("Esc", "clear"), ("↑↓", "move")]
     } else {
         if let Some((kind, text)) = app.status_line() {
@@ -28,7 +31,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             left.push(Span::styled(format!("{marker}{text}"), theme.log(kind)));
             if let Some(at) = app.stale_since() {
                 left.push(Span::styled(
-                    format!(" {} figures {} old", theme.glyphs().dot, format_age(age(app.now, at))),
+                    format!(
+                        " {} figures {} old",
+                        theme.glyphs().dot,
+                        format_age(age(app.now, at))
+                    ),
                     theme.muted(),
                 ));
             }
@@ -53,7 +60,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut right: Vec<Span<'static>> = Vec::new();
     let mut right_w = 0;
     for (key, what) in hints {
-        let key = if ascii && *key == "↑↓" { "up/dn" } else { key };
+        let key = if ascii && *key == "↑↓" {
+            "up/dn"
+        } else {
+            key
+        };
         let w = key.width() + what.width() + 3;
         if left_w + right_w + w + 1 > width {
             break;
@@ -63,7 +74,9 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         right_w += w;
     }
     let mut spans = left;
-    spans.push(Span::raw(" ".repeat(width.saturating_sub(left_w + right_w).max(1))));
+    spans.push(Span::raw(
+        " ".repeat(width.saturating_sub(left_w + right_w).max(1)),
+    ));
     spans.extend(right);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

@@ -13,7 +13,11 @@ pub fn inline_gauge(ratio: f64, width: u16, style: Style, theme: &Theme) -> Vec<
     if width == 0 {
         return Vec::new();
     }
-    let ratio = if ratio.is_finite() { ratio.clamp(0.0, 1.0) } else { 0.0 };
+    let ratio = if ratio.is_finite() {
+        ratio.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let glyphs = theme.glyphs();
     let eighths_total = (ratio * width as f64 * 8.0).round() as usize;
     let (mut full, mut part) = (eighths_total / 8, eighths_total % 8);
@@ -28,15 +32,16 @@ pub fn inline_gauge(ratio: f64, width: u16, style: Style, theme: &Theme) -> Vec<
     let full = full.min(width);
     let mut filled = glyphs.full.repeat(full);
     let mut used = full;
-    if part > 0 && used < width {
-        if let Some(eighths) = glyphs.eighths {
-            filled.push_str(eighths[part - 1]);
-            used += 1;
-        }
+    if let Some(eighths) = glyphs.eighths.filter(|_| part > 0 && used < width) {
+        filled.push_str(eighths[part - 1]);
+        used += 1;
     }
     let mut spans = vec![Span::styled(filled, style)];
     if used < width {
-        spans.push(Span::styled(glyphs.empty.repeat(width - used), theme.gauge_empty()));
+        spans.push(Span::styled(
+            glyphs.empty.repeat(width - used),
+            theme.gauge_empty(),
+        ));
     }
     spans
 }
@@ -44,7 +49,12 @@ pub fn inline_gauge(ratio: f64, width: u16, style: Style, theme: &Theme) -> Vec<
 /// One bar `width` cells wide split between `counts` in proportion (largest remainder, so the
 /// cells always add up to `width`), each part in its own style and glyph so it reads without
 /// colour too. Negative counts count as zero.
-pub fn split_bar(counts: &[i64], styles: &[Style], glyphs: &[&str], width: u16) -> Vec<Span<'static>> {
+pub fn split_bar(
+    counts: &[i64],
+    styles: &[Style],
+    glyphs: &[&str],
+    width: u16,
+) -> Vec<Span<'static>> {
     let width = usize::from(width);
     let counts: Vec<u128> = counts.iter().map(|&c| c.max(0) as u128).collect();
     let sum: u128 = counts.iter().sum();
@@ -97,7 +107,10 @@ mod tests {
         }
         assert_eq!(text(&inline_gauge(0.5, 4, Style::new(), &theme)), "██░░");
         assert_eq!(text(&inline_gauge(9.0, 4, Style::new(), &theme)), "████");
-        let ascii = Theme::new(&UiOptions { ascii: true, ..UiOptions::default() });
+        let ascii = Theme::new(&UiOptions {
+            ascii: true,
+            ..UiOptions::default()
+        });
         assert_eq!(text(&inline_gauge(0.01, 4, Style::new(), &ascii)), "#...");
     }
 
@@ -107,6 +120,15 @@ mod tests {
         assert_eq!(bar.len(), 7);
         assert_eq!(bar, "aaaabbc");
         assert_eq!(text(&split_bar(&[0, 0, 0], &[], &["a"], 3)), "   ");
-        assert_eq!(text(&split_bar(&[i64::MAX, i64::MAX, -4], &[], &["a", "b", "c"], 5)).len(), 5);
+        assert_eq!(
+            text(&split_bar(
+                &[i64::MAX, i64::MAX, -4],
+                &[],
+                &["a", "b", "c"],
+                5
+            ))
+            .len(),
+            5
+        );
     }
 }

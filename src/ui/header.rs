@@ -79,7 +79,9 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let lw = spans_width(&left);
     let mut spans = left;
-    spans.push(Span::raw(" ".repeat(width.saturating_sub(lw + rw + 1).max(1))));
+    spans.push(Span::raw(
+        " ".repeat(width.saturating_sub(lw + rw + 1).max(1)),
+    ));
     spans.extend(right);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -91,7 +93,10 @@ fn badge(app: &App) -> Option<(LogKind, String)> {
         return Some((LogKind::Error, "STOPPED".to_owned()));
     }
     if let Some(since) = app.stale_since() {
-        return Some((LogKind::Error, format!("STALE {}", format_age(age(app.now, since)))));
+        return Some((
+            LogKind::Error,
+            format!("STALE {}", format_age(age(app.now, since))),
+        ));
     }
     if let Some(Pause::User) = pause {
         return Some((LogKind::Info, "PAUSED".to_owned()));
@@ -120,5 +125,9 @@ fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
             None => return (!compact).then_some(every),
         },
     };
-    Some(if compact { next } else { format!("{every} {dot} {next}") })
+    Some(if compact {
+        next
+    } else {
+        format!("{every} {dot} {next}")
+    })
 }

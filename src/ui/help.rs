@@ -10,7 +10,10 @@ use crate::app::App;
 
 /// Every key the dashboard knows, as the overlay lists it.
 pub const KEYS: &[(&str, &str)] = &[
-    ("q  Esc  Ctrl-C", "quit (Esc first closes a view or clears the filter)"),
+    (
+        "q  Esc  Ctrl-C",
+        "quit (Esc first closes a view or clears the filter)",
+    ),
     ("?", "this help"),
     ("↑ ↓  j k", "select a route"),
     ("PgUp PgDn", "page through the routes"),
@@ -32,7 +35,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut lines: Vec<Line<'static>> = KEYS
         .iter()
         .map(|(k, what)| {
-            let k = if ascii { k.replace("↑ ↓", "Up Dn") } else { (*k).to_owned() };
+            let k = if ascii {
+                k.replace("↑ ↓", "Up Dn")
+            } else {
+                (*k).to_owned()
+            };
             Line::from(vec![
                 Span::styled(crate::text::pad(&k, key_w), theme.key()),
                 Span::styled((*what).to_owned(), theme.text()),
@@ -43,11 +50,20 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     lines.push(Line::raw(""));
     lines.push(Line::from(vec![
         Span::styled("Fill  ", theme.muted()),
-        Span::styled(format!("below {} %", o.warn_pct), theme.level(crate::app::Level::Ok)),
+        Span::styled(
+            format!("below {} %", o.warn_pct),
+            theme.level(crate::app::Level::Ok),
+        ),
         Span::styled("  ", theme.muted()),
-        Span::styled(format!("from {} %", o.warn_pct), theme.level(crate::app::Level::Warn)),
+        Span::styled(
+            format!("from {} %", o.warn_pct),
+            theme.level(crate::app::Level::Warn),
+        ),
         Span::styled("  ", theme.muted()),
-        Span::styled(format!("from {} %", o.crit_pct), theme.level(crate::app::Level::Crit)),
+        Span::styled(
+            format!("from {} %", o.crit_pct),
+            theme.level(crate::app::Level::Crit),
+        ),
     ]));
     lines.push(Line::styled(
         "Ports a/s/t: available / sold / total.  Change: since the previous poll.",

@@ -60,7 +60,11 @@ pub fn layout(area: Rect, show_events: bool) -> Areas {
     ])
     .areas(area);
     // The port split needs 32 cells; the utilization panel takes the rest on narrow screens.
-    let ports_width = if area.width < 110 { Constraint::Length(32) } else { Constraint::Percentage(42) };
+    let ports_width = if area.width < 110 {
+        Constraint::Length(32)
+    } else {
+        Constraint::Percentage(42)
+    };
     let [utilization, ports] = Layout::horizontal([Constraint::Min(0), ports_width]).areas(top);
     let (routes, events) = if !show_events {
         (body, None)
@@ -169,17 +173,32 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
     let lines = vec![
         Line::styled("Terminal too small", theme.strong()),
-        Line::raw(format!("{}{x}{}", area.width, area.height, x = theme.glyphs().times)),
+        Line::raw(format!(
+            "{}{x}{}",
+            area.width,
+            area.height,
+            x = theme.glyphs().times
+        )),
         Line::styled(
-            format!("captop needs {MIN_WIDTH}{x}{MIN_HEIGHT}", x = theme.glyphs().times),
+            format!(
+                "captop needs {MIN_WIDTH}{x}{MIN_HEIGHT}",
+                x = theme.glyphs().times
+            ),
             theme.muted(),
         ),
         Line::styled("q quits", theme.muted()),
     ];
     let h = (lines.len() as u16).min(area.height);
-    let target = Rect::new(area.x, area.y + area.height.saturating_sub(h) / 2, area.width, h);
+    let target = Rect::new(
+        area.x,
+        area.y + area.height.saturating_sub(h) / 2,
+        area.width,
+        h,
+    );
     frame.render_widget(
-        Paragraph::new(lines).alignment(Alignment::Center).wrap(Wrap { trim: true }),
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true }),
         target,
     );
 }
@@ -193,7 +212,10 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut lines = vec![];
     match app.status_line() {
         None => {
-            lines.push(Line::styled("Waiting for the first figures", theme.strong()));
+            lines.push(Line::styled(
+                "Waiting for the first figures",
+                theme.strong(),
+            ));
             lines.push(Line::styled(format!("from {service}"), theme.muted()));
         }
         Some((kind, why)) => {
@@ -261,7 +283,11 @@ pub fn panel_age(
     let ago = crate::app::format_age(crate::app::age(app.now, this));
     let dot = theme::Theme::new(&app.options).glyphs().dot;
     Some(PanelAge {
-        text: if stale { format!("{dot} stale, {ago} old") } else { format!("{dot} {ago} ago") },
+        text: if stale {
+            format!("{dot} stale, {ago} old")
+        } else {
+            format!("{dot} {ago} ago")
+        },
         stale,
     })
 }

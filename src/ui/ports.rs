@@ -17,12 +17,20 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(area).inner(Margin::new(1, 0));
     frame.render_widget(block, area);
     let Some(latest) = &app.utilization.latest else {
-        let msg = if app.utilization.failure.is_some() { "no figures: /utilization fails" } else { "waiting for /utilization" };
+        let msg = if app.utilization.failure.is_some() {
+            "no figures: /utilization fails"
+        } else {
+            "waiting for /utilization"
+        };
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted())), inner);
         return;
     };
     let status = &latest.report.capacity_status;
-    let counts = [status.active_ports, status.paused_ports, status.provisioning_ports];
+    let counts = [
+        status.active_ports,
+        status.paused_ports,
+        status.provisioning_ports,
+    ];
     let known: Vec<i64> = counts.iter().map(|c| c.unwrap_or(0).max(0)).collect();
     let sum: i128 = known.iter().map(|&c| i128::from(c)).sum();
     let styles = theme.port_states();
@@ -49,10 +57,18 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             Span::styled(format!(" {share}"), theme.text()),
         ]));
     }
-    lines.push(Line::from(split_bar(&known, &styles, &glyphs.states, inner.width)));
+    lines.push(Line::from(split_bar(
+        &known,
+        &styles,
+        &glyphs.states,
+        inner.width,
+    )));
     lines.push(Line::from(vec![
         Span::styled(format!("  {}", pad("total", 13)), theme.muted()),
-        Span::styled(pad_left(&thousands(sum.clamp(0, i128::from(i64::MAX)) as i64), num_w), theme.text()),
+        Span::styled(
+            pad_left(&thousands(sum.clamp(0, i128::from(i64::MAX)) as i64), num_w),
+            theme.text(),
+        ),
         Span::styled("  ports", theme.muted()),
     ]));
     frame.render_widget(Paragraph::new(lines), inner);

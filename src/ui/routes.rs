@@ -78,7 +78,12 @@ impl Columns {
 }
 
 fn ports_text(p: &crate::api::model::PortCapacity) -> String {
-    format!("{}/{}/{}", thousands(p.available), thousands(p.sold), thousands(p.total))
+    format!(
+        "{}/{}/{}",
+        thousands(p.available),
+        thousands(p.sold),
+        thousands(p.total)
+    )
 }
 
 fn change_text(c: &Change) -> String {
@@ -99,7 +104,12 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
     let natural = |col: Col| -> u16 {
         match col {
             Col::Name => NAME_MIN,
-            Col::Dial => visible.iter().map(|r| r.dial_code.width()).max().unwrap_or(0).clamp(4, 8) as u16,
+            Col::Dial => visible
+                .iter()
+                .map(|r| r.dial_code.width())
+                .max()
+                .unwrap_or(0)
+                .clamp(4, 8) as u16,
             Col::Fill => GAUGE_MIN,
             Col::Left => num(t.minutes.remaining, "Min left ↓"),
             Col::Sold => num(t.minutes.sold, "Min sold"),
@@ -127,7 +137,11 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
     let mut used = POINTER;
     for col in PRIORITY {
         let w = natural(col);
-        let reserve = if CORE.contains(&col) { 0 } else { NAME_COMFORT - NAME_MIN };
+        let reserve = if CORE.contains(&col) {
+            0
+        } else {
+            NAME_COMFORT - NAME_MIN
+        };
         if used + cost(col, w) + reserve <= width || col == Col::Name {
             used += cost(col, w);
             chosen.push((col, w));
@@ -159,29 +173,51 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let dot = glyphs.dot;
     let mut title = vec![
         Span::styled(" Routes ", theme.title()),
-        Span::styled(format!("{} ", thousands(app.rows.len() as i64)), theme.strong()),
+        Span::styled(
+            format!("{} ", thousands(app.rows.len() as i64)),
+            theme.strong(),
+        ),
     ];
     let arrow = sort_arrow(app, theme);
-    title.push(Span::styled(format!("{dot} sort {} {arrow} ", app.sort.label()), theme.muted()));
+    title.push(Span::styled(
+        format!("{dot} sort {} {arrow} ", app.sort.label()),
+        theme.muted(),
+    ));
     if app.filter_editing || !app.filter.is_empty() {
         title.push(Span::styled(format!("{dot} filter "), theme.muted()));
         let cursor = if app.filter_editing { "_" } else { "" };
-        title.push(Span::styled(format!("/{}{cursor}", crate::text::fit(&app.filter, 24)), theme.key()));
         title.push(Span::styled(
-            format!(" {} of {} ", thousands(app.view.len() as i64), thousands(app.rows.len() as i64)),
+            format!("/{}{cursor}", crate::text::fit(&app.filter, 24)),
+            theme.key(),
+        ));
+        title.push(Span::styled(
+            format!(
+                " {} of {} ",
+                thousands(app.view.len() as i64),
+                thousands(app.rows.len() as i64)
+            ),
             theme.muted(),
         ));
     }
     let cap = &app.capacity;
     let util_at = app.utilization.latest.as_ref().map(|l| l.received_at);
-    if let Some(age) = super::panel_age(app, cap.latest.as_ref().map(|l| l.received_at), util_at, cap.is_stale()) {
+    if let Some(age) = super::panel_age(
+        app,
+        cap.latest.as_ref().map(|l| l.received_at),
+        util_at,
+        cap.is_stale(),
+    ) {
         title.push(age.styled(theme));
     }
     let mut block = super::panel(Line::from(title), theme);
     if !app.view.is_empty() {
         block = block.title_bottom(
             Line::styled(
-                format!(" {} of {} ", thousands(app.selected as i64 + 1), thousands(app.view.len() as i64)),
+                format!(
+                    " {} of {} ",
+                    thousands(app.selected as i64 + 1),
+                    thousands(app.view.len() as i64)
+                ),
                 theme.muted(),
             )
             .alignment(Alignment::Right),
@@ -194,7 +230,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
 
     if cap.latest.is_none() {
-        let msg = if cap.failure.is_some() { "no figures: /capacity fails" } else { "waiting for /capacity" };
+        let msg = if cap.failure.is_some() {
+            "no figures: /capacity fails"
+        } else {
+            "waiting for /capacity"
+        };
         message(frame, inner, vec![Line::styled(msg, theme.muted())]);
         return;
     }
@@ -204,7 +244,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             inner,
             vec![
                 Line::styled("No active routes", theme.strong()),
-                Line::styled("The service reports no route with capacity right now.", theme.muted()),
+                Line::styled(
+                    "The service reports no route with capacity right now.",
+                    theme.muted(),
+                ),
             ],
         );
         return;
@@ -227,12 +270,19 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     buf.set_line(inner.x, inner.y, &heading, inner.width);
 
     if visible.is_empty() {
-        let body = Rect { y: inner.y + 1, height: inner.height - 2, ..inner };
+        let body = Rect {
+            y: inner.y + 1,
+            height: inner.height - 2,
+            ..inner
+        };
         message(
             frame,
             body,
             vec![
-                Line::styled(format!("No route matches /{}", crate::text::fit(&app.filter, 30)), theme.strong()),
+                Line::styled(
+                    format!("No route matches /{}", crate::text::fit(&app.filter, 30)),
+                    theme.strong(),
+                ),
                 Line::styled("Esc clears the filter", theme.muted()),
             ],
         );
@@ -243,7 +293,14 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             let line = row_line(&columns, app, theme, row, selected);
             buf.set_line(inner.x, y, &line, inner.width);
             if selected {
-                buf.set_style(Rect { y, height: 1, ..inner }, theme.selected());
+                buf.set_style(
+                    Rect {
+                        y,
+                        height: 1,
+                        ..inner
+                    },
+                    theme.selected(),
+                );
             }
         }
     }
@@ -251,16 +308,28 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     // Totals, pinned on the last line.
     let y = inner.y + inner.height - 1;
     let totals = totals_line(&columns, app, theme);
-    frame.buffer_mut().set_line(inner.x, y, &totals, inner.width);
+    frame
+        .buffer_mut()
+        .set_line(inner.x, y, &totals, inner.width);
 
     if app.view.len() > body_h {
         let set = if theme.ascii {
-            ratatui::symbols::scrollbar::Set { track: "|", thumb: "#", begin: "^", end: "v" }
+            ratatui::symbols::scrollbar::Set {
+                track: "|",
+                thumb: "#",
+                begin: "^",
+                end: "v",
+            }
         } else {
             ratatui::symbols::scrollbar::VERTICAL
         };
         let mut state = ScrollbarState::new(app.view.len().saturating_sub(body_h)).position(offset);
-        let bar_area = Rect { x: area.x, y: inner.y + 1, width: area.width, height: body_h as u16 };
+        let bar_area = Rect {
+            x: area.x,
+            y: inner.y + 1,
+            width: area.width,
+            height: body_h as u16,
+        };
         frame.render_stateful_widget(
             Scrollbar::new(ScrollbarOrientation::VerticalRight)
                 .symbols(set)
@@ -277,13 +346,26 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 /// `↓` when the biggest values come first, `↑` when the smallest (or A) do.
 fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
     let arrows = theme.glyphs().arrows;
-    if app.sort.descending() != app.reverse { arrows.0 } else { arrows.1 }
+    if app.sort.descending() != app.reverse {
+        arrows.0
+    } else {
+        arrows.1
+    }
 }
 
 fn message(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'static>>) {
     let h = (lines.len() as u16).min(area.height);
-    let target = Rect { y: area.y + area.height.saturating_sub(h) / 2, height: h, ..area };
-    frame.render_widget(Paragraph::new(lines).alignment(Alignment::Center).wrap(Wrap { trim: true }), target);
+    let target = Rect {
+        y: area.y + area.height.saturating_sub(h) / 2,
+        height: h,
+        ..area
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true }),
+        target,
+    );
 }
 
 fn push_gap(spans: &mut Vec<Span<'static>>) {
@@ -293,7 +375,11 @@ fn push_gap(spans: &mut Vec<Span<'static>>) {
 fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     let arrow = sort_arrow(app, theme);
     let marked = |label: &str, key: SortKey| {
-        if app.sort == key { format!("{label} {arrow}") } else { label.to_owned() }
+        if app.sort == key {
+            format!("{label} {arrow}")
+        } else {
+            label.to_owned()
+        }
     };
     let mut spans = vec![Span::raw(" ".repeat(usize::from(POINTER)))];
     for &(col, w) in &columns.cols {
@@ -321,7 +407,13 @@ fn figures(
     app: &App,
     theme: &Theme,
     spans: &mut Vec<Span<'static>>,
-    fig: (&str, &str, u8, &crate::api::model::MinutesCapacity, &crate::api::model::PortCapacity),
+    fig: (
+        &str,
+        &str,
+        u8,
+        &crate::api::model::MinutesCapacity,
+        &crate::api::model::PortCapacity,
+    ),
     change: Option<Change>,
     name_style: Style,
 ) {
@@ -339,9 +431,18 @@ fn figures(
                 spans.extend(inline_gauge(f64::from(pct) / 100.0, w, level_style, theme));
                 spans.push(Span::styled(format!("{pct:>4}%"), level_style));
             }
-            Col::Left => spans.push(Span::styled(pad_left(&thousands(minutes.remaining), wu), theme.strong())),
-            Col::Sold => spans.push(Span::styled(pad_left(&thousands(minutes.sold), wu), theme.text())),
-            Col::Total => spans.push(Span::styled(pad_left(&thousands(minutes.total), wu), theme.muted())),
+            Col::Left => spans.push(Span::styled(
+                pad_left(&thousands(minutes.remaining), wu),
+                theme.strong(),
+            )),
+            Col::Sold => spans.push(Span::styled(
+                pad_left(&thousands(minutes.sold), wu),
+                theme.text(),
+            )),
+            Col::Total => spans.push(Span::styled(
+                pad_left(&thousands(minutes.total), wu),
+                theme.muted(),
+            )),
             Col::Ports => spans.push(Span::styled(pad_left(&ports_text(ports), wu), theme.text())),
             Col::Change => {
                 let (text, style) = match change {
@@ -355,17 +456,37 @@ fn figures(
     }
 }
 
-fn row_line(columns: &Columns, app: &App, theme: &Theme, row: &RouteRow, selected: bool) -> Line<'static> {
-    let pointer = if selected { theme.glyphs().pointer } else { " " };
+fn row_line(
+    columns: &Columns,
+    app: &App,
+    theme: &Theme,
+    row: &RouteRow,
+    selected: bool,
+) -> Line<'static> {
+    let pointer = if selected {
+        theme.glyphs().pointer
+    } else {
+        " "
+    };
     let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
     let change = app.change_of(&row.slug);
-    let name_style = if change.is_some_and(|c| c.is_purchase()) { theme.highlight() } else { theme.text() };
+    let name_style = if change.is_some_and(|c| c.is_purchase()) {
+        theme.highlight()
+    } else {
+        theme.text()
+    };
     figures(
         columns,
         app,
         theme,
         &mut spans,
-        (&row.name, &row.dial_code, row.filled_pct, &row.minutes, &row.ports),
+        (
+            &row.name,
+            &row.dial_code,
+            row.filled_pct,
+            &row.minutes,
+            &row.ports,
+        ),
         change,
         name_style,
     );
@@ -376,12 +497,24 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     let t = &app.totals;
     let w = columns.width_of(Col::Name).map_or(5, usize::from);
     let n = thousands(t.routes);
-    let label = [format!("Total, {n} routes"), format!("Total ({n})"), "Total".to_owned()]
-        .into_iter()
-        .find(|l| l.width() <= w)
-        .unwrap_or_else(|| crate::text::fit("Total", w));
+    let label = [
+        format!("Total, {n} routes"),
+        format!("Total ({n})"),
+        "Total".to_owned(),
+    ]
+    .into_iter()
+    .find(|l| l.width() <= w)
+    .unwrap_or_else(|| crate::text::fit("Total", w));
     let mut spans = vec![Span::raw("  ")];
-    figures(columns, app, theme, &mut spans, (&label, "", t.filled_pct, &t.minutes, &t.ports), None, theme.strong());
+    figures(
+        columns,
+        app,
+        theme,
+        &mut spans,
+        (&label, "", t.filled_pct, &t.minutes, &t.ports),
+        None,
+        theme.strong(),
+    );
     let mut line = Line::from(spans);
     line.style = theme.strong();
     line

@@ -118,11 +118,19 @@ impl Theme {
 
     /// Sparkline bars.
     pub fn bar_set(&self) -> symbols::bar::Set<'static> {
-        if self.ascii { ASCII_BARS } else { symbols::bar::NINE_LEVELS }
+        if self.ascii {
+            ASCII_BARS
+        } else {
+            symbols::bar::NINE_LEVELS
+        }
     }
 
     fn fg(&self, color: Color) -> Style {
-        if self.color { Style::new().fg(color) } else { Style::new() }
+        if self.color {
+            Style::new().fg(color)
+        } else {
+            Style::new()
+        }
     }
 
     /// Ordinary text.
@@ -142,7 +150,11 @@ impl Theme {
 
     /// Panel borders.
     pub fn border(&self) -> Style {
-        if self.color { Style::new().fg(Color::Blue) } else { self.muted() }
+        if self.color {
+            Style::new().fg(Color::Blue)
+        } else {
+            self.muted()
+        }
     }
 
     /// Panel titles.
@@ -226,6 +238,10 @@ impl Theme {
 
     /// The port states' colours: active, paused, provisioning.
     pub fn port_states(&self) -> [Style; 3] {
-        [self.fg(Color::Green), self.fg(Color::Yellow), self.fg(Color::Cyan)]
+        [
+            self.fg(Color::Green),
+            self.fg(Color::Yellow),
+            self.fg(Color::Cyan),
+        ]
     }
 }

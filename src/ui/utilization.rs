@@ -19,18 +19,33 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut title = vec![Span::styled(" Utilization ", theme.title())];
     let feed = &app.utilization;
     if let Some(latest) = &feed.latest {
-        title.push(Span::styled(format!("{} ", latest.report.date), theme.muted()));
+        title.push(Span::styled(
+            format!("{} ", latest.report.date),
+            theme.muted(),
+        ));
     }
     let cap_at = app.capacity.latest.as_ref().map(|l| l.received_at);
-    if let Some(age) = super::panel_age(app, feed.latest.as_ref().map(|l| l.received_at), cap_at, feed.is_stale()) {
+    if let Some(age) = super::panel_age(
+        app,
+        feed.latest.as_ref().map(|l| l.received_at),
+        cap_at,
+        feed.is_stale(),
+    ) {
         title.push(age.styled(theme));
     }
     let block = super::panel(Line::from(title), theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(latest) = &feed.latest else {
-        let msg = if feed.failure.is_some() { "no figures: /utilization fails" } else { "waiting for /utilization" };
-        frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted())), inner.inner(ratatui::layout::Margin::new(1, 0)));
+        let msg = if feed.failure.is_some() {
+            "no figures: /utilization fails"
+        } else {
+            "waiting for /utilization"
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(msg, theme.muted())),
+            inner.inner(ratatui::layout::Margin::new(1, 0)),
+        );
         return;
     };
     let r = &latest.report;
@@ -55,15 +70,30 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     gauge.push(Span::styled(pct_text, level_style));
     lines.push(Line::from(gauge));
 
-    let utilized = r.utilization.utilized_minutes.unwrap_or(r.minutes_run_today);
+    let utilized = r
+        .utilization
+        .utilized_minutes
+        .unwrap_or(r.minutes_run_today);
     let d = &r.daily_capacity_minutes;
     let dash = theme.glyphs().dash;
     // Full figures when they fit, else compact ones (`1.90 M`), else tighter separators.
-    let fits = |spans: &[Span<'_>]| spans.iter().map(|s| s.content.width()).sum::<usize>() <= usize::from(w);
+    let fits = |spans: &[Span<'_>]| {
+        spans.iter().map(|s| s.content.width()).sum::<usize>() <= usize::from(w)
+    };
     for variant in 0..3 {
         let compact = variant > 0;
-        let between = if variant == 2 { " ".to_owned() } else { format!(" {dot} ") };
-        let num = |v: i64| if compact { super::compact(v) } else { thousands(v) };
+        let between = if variant == 2 {
+            " ".to_owned()
+        } else {
+            format!(" {dot} ")
+        };
+        let num = |v: i64| {
+            if compact {
+                super::compact(v)
+            } else {
+                thousands(v)
+            }
+        };
         let mut used = vec![
             Span::styled("utilized ", theme.muted()),
             Span::styled(num(utilized), theme.text()),
@@ -73,8 +103,14 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             used.push(Span::styled(num(avail), theme.text()));
         }
         used.push(Span::styled(" min", theme.muted()));
-        let mut daily = vec![Span::styled(if variant == 2 { "daily " } else { "daily  " }, theme.muted())];
-        for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)].into_iter().enumerate() {
+        let mut daily = vec![Span::styled(
+            if variant == 2 { "daily " } else { "daily  " },
+            theme.muted(),
+        )];
+        for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)]
+            .into_iter()
+            .enumerate()
+        {
             if i > 0 {
                 daily.push(Span::styled(between.clone(), theme.muted()));
             }
@@ -89,7 +125,13 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
 
     let text_h = (lines.len() as u16).min(inner.height);
-    frame.render_widget(Paragraph::new(lines), Rect { height: text_h, ..inner });
+    frame.render_widget(
+        Paragraph::new(lines),
+        Rect {
+            height: text_h,
+            ..inner
+        },
+    );
 
     let spark_area = Rect {
         y: inner.y + text_h,
@@ -107,7 +149,12 @@ fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let range = if lo == hi {
         format!("{:.1} %", lo as f64 / 10.0)
     } else {
-        format!("{:.1}{}{:.1} %", lo as f64 / 10.0, theme.glyphs().dash, hi as f64 / 10.0)
+        format!(
+            "{:.1}{}{:.1} %",
+            lo as f64 / 10.0,
+            theme.glyphs().dash,
+            hi as f64 / 10.0
+        )
     };
     let label_w = range.chars().count() as u16 + 1;
     let spark_w = area.width.saturating_sub(label_w);
@@ -127,8 +174,15 @@ fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             .data(&data)
             .max(max)
             .bar_set(theme.bar_set())
-            .style(theme.title().remove_modifier(ratatui::style::Modifier::BOLD)),
-        Rect { width: spark_w, ..area },
+            .style(
+                theme
+                    .title()
+                    .remove_modifier(ratatui::style::Modifier::BOLD),
+            ),
+        Rect {
+            width: spark_w,
+            ..area
+        },
     );
     let label_area = Rect {
         x: area.x + spark_w,
