@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod demo;
 pub mod poll;
 pub mod secret;
 pub mod text;
