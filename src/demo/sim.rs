@@ -261,7 +261,8 @@ impl Simulation {
     pub fn capacity_at(&mut self, at: DateTime<Utc>) -> CapacityReport {
         let t = self.advance_to(at);
         let mut routes = Vec::with_capacity(self.statics.len());
-        let (mut min_total, mut min_sold, mut ports_total, mut ports_sold) = (0i64, 0i64, 0i64, 0i64);
+        let (mut min_total, mut min_sold, mut ports_total, mut ports_sold) =
+            (0i64, 0i64, 0i64, 0i64);
         for (st, state) in self.statics.iter().zip(&self.states) {
             let sold_ports = state.sold_ports();
             min_total += st.total_minutes;
@@ -392,7 +393,9 @@ fn initial_state(
     let fill = rng.range(350, 900);
     let sold = st.total_ports * fill / 1000;
     let provisioning_ports = rng.range(0, sold / 40);
-    let paused = rng.range(sold / 50, sold / 10).min(sold - provisioning_ports);
+    let paused = rng
+        .range(sold / 50, sold / 10)
+        .min(sold - provisioning_ports);
     let active = sold - provisioning_ports - paused;
     let minutes_fill = (fill + rng.range(-60, 80)).clamp(0, 1000);
     let sold_minutes = round_down_to(st.total_minutes * minutes_fill / 1000, 100);
@@ -532,9 +535,9 @@ mod tests {
             assert_eq!(r.filled_pct, filled_pct(m.sold, m.total));
             assert!((0..=100).contains(&r.filled_pct));
             assert!(r.dial_code.starts_with('+'));
-            for (s, v) in sums
-                .iter_mut()
-                .zip([m.total, m.sold, m.remaining, p.total, p.sold, p.available])
+            for (s, v) in
+                sums.iter_mut()
+                    .zip([m.total, m.sold, m.remaining, p.total, p.sold, p.available])
             {
                 *s += v;
             }
@@ -544,7 +547,14 @@ mod tests {
         let tm = t.capacity_minutes.unwrap();
         let tp = t.ports.unwrap();
         assert_eq!(
-            [tm.total, tm.sold, tm.remaining, tp.total, tp.sold, tp.available],
+            [
+                tm.total,
+                tm.sold,
+                tm.remaining,
+                tp.total,
+                tp.sold,
+                tp.available
+            ],
             sums.map(Some)
         );
         assert_eq!(t.filled_pct, Some(filled_pct(sums[1], sums[0])));
@@ -622,7 +632,10 @@ mod tests {
                 let util = sim.utilization_at(at);
                 check_utilization(&util, cap.totals.ports.unwrap().sold.unwrap());
                 if prev_date == Some(util.date) {
-                    assert!(util.minutes_run_today >= prev_run, "carried minutes went back");
+                    assert!(
+                        util.minutes_run_today >= prev_run,
+                        "carried minutes went back"
+                    );
                 }
                 prev_run = util.minutes_run_today;
                 prev_date = Some(util.date);
