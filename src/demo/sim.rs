@@ -463,7 +463,7 @@ fn advance_route(profile: &LoadProfile, st: &RouteStatic, state: &mut RouteState
 /// UTC midnight: a new day of carried minutes, and some contracts end.
 fn contracts_end(state: &mut RouteState) {
     state.carried = 0;
-    let share = state.rng.range(40, 110); // permille of sold capacity released
+    let share = state.rng.range(60, 140); // permille of sold capacity released
     let in_service = state.active + state.paused;
     let released = in_service * share / 1000;
     let from_paused = (state.paused * share / 1000).min(released);
@@ -477,7 +477,7 @@ fn contracts_end(state: &mut RouteState) {
 fn random_event(st: &RouteStatic, state: &mut RouteState, now: i64) {
     let roll = state.rng.range(0, 99);
     match roll {
-        0..=5 => {
+        0..=4 => {
             // A port purchase: a few ports, now and then a whole E1 of 30.
             let available = st.total_ports - state.sold_ports();
             if available <= 0 {
@@ -491,20 +491,21 @@ fn random_event(st: &RouteStatic, state: &mut RouteState, now: i64) {
             let ports = wanted.min(available);
             let ready_ms = now + state.rng.range(3, 30) * MINUTE_MS;
             state.provisioning.push(Provisioning { ready_ms, ports });
-            state.sold_minutes =
-                (state.sold_minutes + ports * st.minutes_per_port).min(st.total_minutes);
+            // The ports come with most of their minutes.
+            let minutes = round_down_to(ports * st.minutes_per_port * 4 / 5, 100);
+            state.sold_minutes = (state.sold_minutes + minutes).min(st.total_minutes);
         }
-        6..=25 => {
-            // A bundle of minutes.
-            let bundle = [2_000, 5_000, 10_000, 20_000, 50_000][state.rng.range(0, 4) as usize];
-            state.sold_minutes = (state.sold_minutes + bundle).min(st.total_minutes);
+        5..=14 => {
+            // A bundle of minutes: 0.05 % to 0.15 % of the route, in whole thousands.
+            let bundle = round_down_to(st.total_minutes * state.rng.range(1, 3) / 2000, 1000);
+            state.sold_minutes = (state.sold_minutes + bundle.max(1000)).min(st.total_minutes);
         }
-        26..=35 if state.active > 0 => {
+        15..=24 if state.active > 0 => {
             let ports = state.rng.range(1, (state.active / 40).max(1));
             state.active -= ports;
             state.paused += ports;
         }
-        36..=45 if state.paused > 0 => {
+        25..=34 if state.paused > 0 => {
             let ports = state.rng.range(1, (state.paused / 3).max(1));
             state.paused -= ports;
             state.active += ports;
