@@ -528,3 +528,33 @@ async fn bad_settings_are_refused() {
         assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     }
 }
+
+#[tokio::test]
+async fn concurrent_requests_never_exceed_the_limit() {
+    let server = start(DemoConfig {
+        rate_limit: 20,
+        rate_window: Duration::from_secs(10),
+        ..DemoConfig::default()
+    })
+    .await;
+    let key = server.api_key();
+    let answers = futures::future::join_all((0..32).map(|i| {
+        let path = if i % 2 == 0 {
+            "/capacity"
+        } else {
+            "/utilization"
+        };
+        get(&server, path, Some(&key))
+    }))
+    .await;
+    let ok = answers.iter().filter(|a| a.status == 200).count();
+    let limited: Vec<&Answer> = answers.iter().filter(|a| a.status == 429).collect();
+    assert_eq!((ok, limited.len()), (20, 12));
+    for answer in limited {
+        let Some(RetryAfter::Seconds(secs)) = answer.retry_after() else {
+            panic!("429 without delta-seconds Retry-After");
+        };
+        assert!((1..=10).contains(&secs), "{secs}");
+    }
+    assert_eq!(server.request_log().len(), 32);
+}

@@ -625,6 +625,32 @@ mod tests {
     }
 
     #[test]
+    fn demo_server_args_become_a_config() {
+        let args = crate::cli::DemoServerArgs {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 8750)),
+            api_key: Some("demo-given".to_owned()),
+            seed: 9,
+            rate_limit: 30,
+            time_scale: 60.0,
+            routes: 100,
+        };
+        let config = DemoConfig::from_args(&args);
+        assert_eq!(config.api_key, "demo-given");
+        assert_eq!(
+            (config.seed, config.rate_limit, config.routes),
+            (9, 30, 100)
+        );
+        assert_eq!(config.time_scale, 60.0);
+        assert_eq!(config.listen.port(), 8750);
+        assert_eq!(config.rate_window, Duration::from_secs(60));
+        let generated = DemoConfig::from_args(&crate::cli::DemoServerArgs {
+            api_key: None,
+            ..args
+        });
+        assert!(generated.api_key.starts_with("demo-"));
+    }
+
+    #[test]
     fn seconds_round_up() {
         assert_eq!(ceil_secs(Duration::ZERO), 0);
         assert_eq!(ceil_secs(Duration::from_millis(1)), 1);
