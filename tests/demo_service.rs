@@ -520,6 +520,10 @@ async fn bad_settings_are_refused() {
             ..DemoConfig::default()
         },
         DemoConfig {
+            time_scale: 1e9,
+            ..DemoConfig::default()
+        },
+        DemoConfig {
             rate_window: Duration::ZERO,
             ..DemoConfig::default()
         },

@@ -674,6 +674,18 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_network_reports_zeros() {
+        let mut sim = Simulation::new(1, 0, start());
+        let cap = sim.capacity_at(start());
+        assert!(cap.routes.is_empty());
+        check_capacity(&cap);
+        assert_eq!(cap.totals.filled_pct, Some(0));
+        let util = sim.utilization_at(start() + ChronoDuration::hours(1));
+        check_utilization(&util, 0);
+        assert_eq!(util.utilization.utilization_pct, Some(0.0));
+    }
+
+    #[test]
     fn large_networks_are_cheap_enough() {
         let mut sim = Simulation::new(5, 20_000, start());
         let report = sim.capacity_at(start() + ChronoDuration::minutes(30));
