@@ -39,6 +39,7 @@ use axum::{Extension, Json, Router};
 use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use zeroize::Zeroizing;
 
 use super::sim::Simulation;
 use crate::api::model::{ErrorBody, Health};
@@ -74,7 +75,7 @@ pub enum RetryAfterStyle {
 pub struct DemoConfig {
     /// Seed of the simulation: the same seed gives the same figures at the same simulated time.
     pub seed: u64,
-    /// The bearer key clients must send.
+    /// The bearer key clients must send; an empty one accepts nothing.
     pub api_key: String,
     /// Metered requests allowed per client IP in any `rate_window`.
     pub rate_limit: u32,
@@ -201,7 +202,7 @@ enum Refusal {
 
 /// What the handlers share.
 struct Shared {
-    api_key: RwLock<String>,
+    api_key: RwLock<Zeroizing<String>>,
     rate_limit: u32,
     rate_window: Duration,
     retry_after_style: RetryAfterStyle,
@@ -254,7 +255,7 @@ impl DemoServer {
             DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
         });
         let shared = Arc::new(Shared {
-            api_key: RwLock::new(config.api_key),
+            api_key: RwLock::new(Zeroizing::new(config.api_key)),
             rate_limit: config.rate_limit,
             rate_window: config.rate_window,
             retry_after_style: config.retry_after_style,
@@ -303,7 +304,7 @@ impl DemoServer {
             .api_key
             .read()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+            .to_string()
     }
 
     /// Replaces the accepted key: requests with the old one get 401 from now on, as after a
@@ -313,7 +314,7 @@ impl DemoServer {
             .shared
             .api_key
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = key.to_owned();
+            .unwrap_or_else(PoisonError::into_inner) = Zeroizing::new(key.to_owned());
     }
 
     /// Revokes the key: every metered request gets 401 until [`DemoServer::set_api_key`].
