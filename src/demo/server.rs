@@ -22,8 +22,11 @@
 //! **Request log.** Every request, whatever its path or answer, is logged with its arrival
 //! instant, so tests can check how a client behaved ([`DemoServer::request_log`]).
 //!
-//! Simulated time is `sim_start + time_scale * (arrival - server start)`; the figures are those
-//! of [`Simulation`] at that instant, so `generated_at` is simulated time too.
+//! **Time.** Simulated time is `sim_start + time_scale * (arrival - server start)`; the figures
+//! are those of [`Simulation`] at that instant, and `date` is its UTC date. `generated_at` is
+//! the real wall-clock time the request arrived (to the millisecond): the report *was* produced
+//! then, and clients compare it with their own clock for freshness. At `time_scale` 1 with no
+//! `sim_start` the two clocks agree.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -91,7 +94,8 @@ pub struct DemoConfig {
     /// Address to listen on; port 0 lets the OS choose.
     pub listen: SocketAddr,
     /// Simulated instant the figures start at; `None` for the wall clock at start-up (so with
-    /// `time_scale` 1 simulated time is real time).
+    /// `time_scale` 1 simulated time is real time). `generated_at` always follows the real
+    /// clock; simulated time shows in `date` and the figures.
     pub sim_start: Option<DateTime<Utc>>,
 }
 
@@ -250,10 +254,9 @@ impl DemoServer {
         }
         let listener = tokio::net::TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
-        let sim_start = config.sim_start.unwrap_or_else(|| {
-            let now = Utc::now();
-            DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
-        });
+        let sim_start = config
+            .sim_start
+            .unwrap_or_else(|| wall_clock(SystemTime::now()));
         let shared = Arc::new(Shared {
             api_key: RwLock::new(Zeroizing::new(config.api_key)),
             rate_limit: config.rate_limit,
@@ -480,6 +483,12 @@ impl Shared {
     }
 }
 
+/// A wall-clock instant as `generated_at`, to the millisecond.
+fn wall_clock(at: SystemTime) -> DateTime<Utc> {
+    let now = DateTime::<Utc>::from(at);
+    DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
+}
+
 fn ceil_secs(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
@@ -559,7 +568,8 @@ async fn capacity(
         return shared.refuse(&arrival, refusal);
     }
     let at = shared.sim_time(arrival.at);
-    let report = lock(&shared.simulation).capacity_at(at);
+    let mut report = lock(&shared.simulation).capacity_at(at);
+    report.generated_at = wall_clock(arrival.wall);
     Json(report).into_response()
 }
 
@@ -572,7 +582,8 @@ async fn utilization(
         return shared.refuse(&arrival, refusal);
     }
     let at = shared.sim_time(arrival.at);
-    let report = lock(&shared.simulation).utilization_at(at);
+    let mut report = lock(&shared.simulation).utilization_at(at);
+    report.generated_at = wall_clock(arrival.wall);
     Json(report).into_response()
 }
 

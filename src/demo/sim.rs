@@ -518,6 +518,7 @@ fn random_event(st: &RouteStatic, state: &mut RouteState, now: i64) {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use crate::api::validate;
     use chrono::Duration as ChronoDuration;
 
     fn start() -> DateTime<Utc> {
@@ -632,6 +633,9 @@ mod tests {
                 check_capacity(&cap);
                 let util = sim.utilization_at(at);
                 check_utilization(&util, cap.totals.ports.unwrap().sold.unwrap());
+                // The client's own checks agree.
+                assert_eq!(validate::capacity_warnings_at(&cap, at), []);
+                assert_eq!(validate::utilization_warnings_at(&util, at), []);
                 if prev_date == Some(util.date) {
                     assert!(
                         util.minutes_run_today >= prev_run,
