@@ -586,3 +586,50 @@ async fn concurrent_requests_never_exceed_the_limit() {
     }
     assert_eq!(server.request_log().len(), 32);
 }
+
+#[tokio::test]
+async fn captops_own_client_reads_the_service() {
+    use captop::api::ApiError;
+    use captop::api::client::{Client, ClientOptions};
+    use captop::secret::ApiKey;
+
+    let server = start(DemoConfig {
+        rate_limit: 2,
+        ..DemoConfig::default()
+    })
+    .await;
+    let client = Client::new(ClientOptions::new(
+        server.base_url(),
+        ApiKey::new(server.api_key()),
+    ))
+    .unwrap();
+    assert_eq!(client.health().await.unwrap().version, "1.0.0");
+    assert_eq!(client.capacity().await.unwrap().routes.len(), 14);
+    assert!(client.utilization().await.unwrap().minutes_run_today >= 0);
+    match client.capacity().await {
+        Err(ApiError::RateLimited {
+            retry_after: Some(RetryAfter::Seconds(secs)),
+            ..
+        }) => assert!((1..=60).contains(&secs)),
+        other => panic!("expected a 429 with Retry-After, got {other:?}"),
+    }
+    // The window is full, so even a wrong key meets the rate limit first.
+    let stranger = Client::new(ClientOptions::new(server.base_url(), ApiKey::new("nope"))).unwrap();
+    assert!(matches!(
+        stranger.capacity().await,
+        Err(ApiError::RateLimited { .. })
+    ));
+
+    let fresh = start(DemoConfig::default()).await;
+    let client = Client::new(ClientOptions::new(
+        fresh.base_url(),
+        ApiKey::new(fresh.api_key()),
+    ))
+    .unwrap();
+    assert!(client.utilization().await.is_ok());
+    fresh.revoke_api_key();
+    assert!(matches!(
+        client.utilization().await,
+        Err(ApiError::Unauthorized { .. })
+    ));
+}
