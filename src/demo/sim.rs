@@ -257,7 +257,8 @@ impl Simulation {
         self.statics.len()
     }
 
-    /// The `/capacity` report at simulated instant `at` (clamped to the start).
+    /// The `/capacity` report at simulated instant `at` (clamped to the start); its
+    /// `generated_at` is that simulated instant (the server puts the real clock there).
     pub fn capacity_at(&mut self, at: DateTime<Utc>) -> CapacityReport {
         let t = self.advance_to(at);
         let mut routes = Vec::with_capacity(self.statics.len());
