@@ -7,7 +7,10 @@
 pub mod api;
 pub mod app;
 pub mod cli;
+pub mod demo;
+pub mod once;
 pub mod poll;
+pub mod run;
 pub mod secret;
 pub mod text;
 pub mod tui;
