@@ -117,11 +117,12 @@ fn install_panic_hook() {
 /// Runs the dashboard until the user quits, a signal arrives or the terminal goes away.
 ///
 /// `polls` brings the poller's messages; `commands` carries `r` (refresh), `p` (pause) and,
-/// on the way out, [`PollCommand::Shutdown`]. The terminal is restored before this returns.
+/// on the way out, [`PollCommand::Shutdown`] — the two ends `crate::poll::spawn` returns. The
+/// terminal is restored before this returns; the caller decides the exit code from [`Exit`].
 pub async fn run(
     options: UiOptions,
     mut polls: mpsc::Receiver<PollEvent>,
-    commands: mpsc::Sender<PollCommand>,
+    commands: mpsc::UnboundedSender<PollCommand>,
 ) -> anyhow::Result<Exit> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
@@ -144,7 +145,7 @@ pub async fn run(
         app.update(Event::Resize(w, h));
     }
     let exit = event_loop(&mut guard, &mut app, &mut rx, &commands).await;
-    let _ = commands.try_send(PollCommand::Shutdown);
+    let _ = commands.send(PollCommand::Shutdown);
     drop(guard);
     exit
 }
@@ -153,7 +154,7 @@ async fn event_loop(
     guard: &mut TerminalGuard,
     app: &mut App,
     rx: &mut mpsc::UnboundedReceiver<Input>,
-    commands: &mpsc::Sender<PollCommand>,
+    commands: &mpsc::UnboundedSender<PollCommand>,
 ) -> anyhow::Result<Exit> {
     if draw(guard, app).is_err() {
         return Ok(Exit::HangUp);
@@ -177,8 +178,9 @@ async fn event_loop(
                     match app.update(event) {
                         Some(Action::Quit) => return Ok(Exit::Quit),
                         Some(Action::Poll(cmd)) => {
-                            // A full queue means the poller is busy with earlier presses.
-                            let _ = commands.try_send(cmd);
+                            // The poller coalesces repeated presses; if it is gone the
+                            // dashboard ends through `PollerGone` anyway.
+                            let _ = commands.send(cmd);
                         }
                         None => {}
                     }
