@@ -32,6 +32,8 @@ pub const HISTORY_LEN: usize = 240;
 pub const ROUTE_HISTORY_LEN: usize = 120;
 /// How many entries the events pane keeps.
 pub const LOG_LEN: usize = 200;
+/// How long the footer shows a warning of the poller.
+pub const WARNING_FOR: Duration = Duration::from_secs(30);
 /// Rows one mouse-wheel notch scrolls.
 const WHEEL_STEP: usize = 3;
 
@@ -399,6 +401,9 @@ pub struct App {
     pub show_events: bool,
     /// Set by a quit key; the runtime leaves after this update.
     pub quit: bool,
+    /// The poller's latest warning and when it came; the footer shows it for
+    /// [`WARNING_FOR`] while polls succeed, the events pane keeps it.
+    pub warning: Option<(String, DateTime<Utc>)>,
 }
 
 impl App {
@@ -429,6 +434,7 @@ impl App {
             overlay: Overlay::None,
             show_events: false,
             quit: false,
+            warning: None,
         }
     }
 
@@ -735,7 +741,12 @@ impl App {
                 self.api_version = Some(crate::text::fit(&health.version, 16));
             }
             PollEvent::Health(Err(_)) => {}
-            PollEvent::Schedule(status) => self.schedule = Some(status),
+            PollEvent::Schedule(status) => {
+                if let Some(note) = &status.note {
+                    self.warn(note);
+                }
+                self.schedule = Some(status);
+            }
         }
     }
 
@@ -935,6 +946,16 @@ impl App {
         self.changes.retain(|_, c| age(now, c.at) < HIGHLIGHT_FOR);
     }
 
+    /// A note from the poller that is no poll's error (e.g. an unexpected API version, a budget
+    /// that could not be shared): logged once and kept for the footer while nothing is wrong.
+    pub fn warn(&mut self, text: &str) {
+        let text = crate::text::fit(text, 200);
+        if self.warning.as_ref().map(|(w, _)| w.as_str()) != Some(text.as_str()) {
+            self.push_log(self.now, LogKind::Warn, text.clone());
+            self.warning = Some((text, self.now));
+        }
+    }
+
     fn push_log(&mut self, at: DateTime<Utc>, kind: LogKind, text: String) {
         if self.log.len() == LOG_LEN {
             self.log.pop_front();
@@ -1000,7 +1021,10 @@ impl App {
             }
             return Some((LogKind::Error, short_error(&f.error)));
         }
-        None
+        self.warning
+            .as_ref()
+            .filter(|(_, at)| age(self.now, *at) < WARNING_FOR)
+            .map(|(w, _)| (LogKind::Warn, w.clone()))
     }
 }
 

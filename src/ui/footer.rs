@@ -24,9 +24,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     } else {
         if let Some((kind, text)) = app.status_line() {
             let marker = match (kind, theme.ascii) {
-                (LogKind::Info, _) => "",
-                (_, false) => "✖ ",
-                (_, true) => "x ",
+                (LogKind::Error, false) => "✖ ",
+                (LogKind::Error, true) => "x ",
+                (LogKind::Warn, _) => "! ",
+                _ => "",
             };
             left.push(Span::styled(format!("{marker}{text}"), theme.log(kind)));
             if let Some(at) = app.stale_since() {
