@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
 use crate::api::ApiError;
@@ -633,6 +633,20 @@ impl App {
         match mouse.kind {
             MouseEventKind::ScrollDown => self.move_selection(WHEEL_STEP as isize),
             MouseEventKind::ScrollUp => self.move_selection(-(WHEEL_STEP as isize)),
+            MouseEventKind::Down(MouseButton::Left) if self.overlay == Overlay::None => {
+                // A click on a route row selects it.
+                let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+                let routes = crate::ui::layout(area, self.show_events).routes;
+                let first_row = routes.y + 2;
+                let rows = crate::ui::routes::body_height(routes);
+                let inside = mouse.column > routes.x && mouse.column + 1 < routes.right();
+                if inside && mouse.row >= first_row && mouse.row < first_row + rows {
+                    let index = self.offset + usize::from(mouse.row - first_row);
+                    if index < self.view.len() {
+                        self.select(index);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -1307,6 +1321,50 @@ mod tests {
             modifiers: KeyModifiers::NONE,
         }));
         assert_eq!(app.selected, 3);
+    }
+
+    #[test]
+    fn a_click_selects_the_route_under_it() {
+        let mut app = app();
+        app.update(Event::Resize(80, 24));
+        let routes = (0..30)
+            .map(|i| route(&format!("r{i:02}"), &format!("R{i:02}"), 50, 100, 1))
+            .collect();
+        app.update(cap_event(1, 0, routes));
+        let click = |row| {
+            Event::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column: 10,
+                row,
+                modifiers: KeyModifiers::NONE,
+            })
+        };
+        // Header 1 + top panels 7 + border 1 + heading 1: the first route is on row 10.
+        app.update(click(12));
+        assert_eq!(app.selected, 2);
+        app.update(click(3)); // the utilization panel: nothing happens
+        assert_eq!(app.selected, 2);
+    }
+
+    #[test]
+    fn warnings_are_logged_once_and_leave_the_footer_after_a_while() {
+        let mut app = app();
+        app.update(Event::Poll(PollEvent::Schedule(ScheduleStatus {
+            requested_interval: Duration::from_secs(5),
+            interval: Duration::from_secs(5),
+            next_poll_at: None,
+            budget_used: 0,
+            budget_limit: 60,
+            pause: None,
+            note: Some("budget not shared\u{1b}[2J".into()),
+        })));
+        app.warn("budget not shared\u{1b}[2J");
+        assert_eq!(app.log.len(), 1);
+        let (kind, text) = app.status_line().unwrap();
+        assert_eq!(kind, LogKind::Warn);
+        assert!(!text.contains('\u{1b}'));
+        app.set_clock(t(31), app.now_mono);
+        assert!(app.status_line().is_none());
     }
 
     #[test]

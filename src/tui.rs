@@ -24,7 +24,9 @@ use anyhow::Context;
 use chrono::Utc;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::crossterm::{cursor, execute, terminal};
 use tokio::sync::mpsc;
 
@@ -438,6 +440,7 @@ fn parse_sgr_mouse(params: &[u8], final_byte: u8) -> Option<Event> {
     let kind = match (button & !0b11100, final_byte) {
         (64, b'M') => MouseEventKind::ScrollUp,
         (65, b'M') => MouseEventKind::ScrollDown,
+        (0, b'M') => MouseEventKind::Down(MouseButton::Left),
         _ => return None,
     };
     Some(Event::Mouse(MouseEvent {
@@ -480,7 +483,7 @@ mod tests {
         );
         assert_eq!(
             keys(&mut p, b"\x1b[<64;10;5M\x1b[<65;10;5M\x1b[<0;1;1M"),
-            ["ScrollUp", "ScrollDown"]
+            ["ScrollUp", "ScrollDown", "Down(Left)"]
         );
         assert_eq!(
             keys(&mut p, b"\r\x7f/"),

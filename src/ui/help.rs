@@ -18,7 +18,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("↑ ↓  j k", "select a route"),
     ("PgUp PgDn", "page through the routes"),
     ("Home End  g G", "first / last route"),
-    ("mouse wheel", "scroll"),
+    ("mouse", "wheel scrolls, a click selects"),
     ("s", "sort by fill, remaining, name"),
     ("S", "reverse the sort"),
     ("/", "filter by name, slug or dial code"),

@@ -157,7 +157,12 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
         }
     };
     // Names get what the longest visible one needs (up to 40 cells), not more.
-    let longest = visible.iter().map(|r| r.name.width()).max().unwrap_or(0).clamp(16, 40) as u16;
+    let longest = visible
+        .iter()
+        .map(|r| r.name.width())
+        .max()
+        .unwrap_or(0)
+        .clamp(16, 40) as u16;
     grow(&mut chosen, Col::Fill, 10);
     grow(&mut chosen, Col::Name, longest.min(22));
     grow(&mut chosen, Col::Fill, 24);
