@@ -410,6 +410,12 @@ fn hostile_route_names_stay_in_their_column() {
     let term = f.draw(80, 24);
     let text = format!("{}", term.backend());
     assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{200b}'));
+    // Columns stay aligned: on every route row the percentage sign sits in the same cell.
+    let buf = term.backend().buffer();
+    let pct_columns: std::collections::BTreeSet<u16> = (10..22)
+        .filter_map(|y| (0..80).find(|&x| buf[(x, y)].symbol() == "%"))
+        .collect();
+    assert_eq!(pct_columns.len(), 1, "percent column moved between rows: {pct_columns:?}");
     snap("hostile_names", &term);
 }
 
