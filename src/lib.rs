@@ -6,6 +6,9 @@
 
 pub mod api;
 pub mod cli;
+pub mod commands;
+pub mod config;
 pub mod poll;
+pub mod keyring;
 pub mod secret;
 pub mod text;
