@@ -2,5 +2,7 @@
 //! that return an exit code and write to the streams they are given, so `main.rs` only
 //! dispatches and tests capture every byte they print.
 
+/// `captop auth login`, `logout`, `status`.
 pub mod auth;
+/// `captop config path`, `check`.
 pub mod config;
