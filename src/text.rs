@@ -79,6 +79,13 @@ pub fn fit(s: &str, max: usize) -> String {
         used += w;
         out.push(c);
     }
+    // Per-character widths can overestimate what a few combining sequences take as a string,
+    // never underestimate by design, but check the whole to be sure.
+    while out.width() > max - 1 {
+        if out.pop().is_none() {
+            break;
+        }
+    }
     out.push('…');
     out
 }
@@ -108,7 +115,7 @@ pub fn thousands(n: i64) -> String {
         out.push('-');
     }
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);

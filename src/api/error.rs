@@ -65,7 +65,9 @@ pub enum ApiError {
         excerpt: String,
     },
     /// A 3xx: the API has no redirects, and the key must not follow one to another origin.
-    #[error("{endpoint} redirected ({status}) to {location}; captop does not follow redirects — check the base URL")]
+    #[error(
+        "{endpoint} redirected ({status}) to {location}; captop does not follow redirects — check the base URL"
+    )]
     Redirect {
         /// The endpoint that answered.
         endpoint: Endpoint,

@@ -1,0 +1,118 @@
+//! Property tests: whatever the server sends, decoding never panics, and text that reaches the
+//! terminal never carries a control character or overflows its column.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use captop::api::model::{CapacityReport, Health, UtilizationReport, decode};
+use captop::text::{fit, is_unsafe, pad, sanitize};
+use proptest::prelude::*;
+use unicode_width::UnicodeWidthStr;
+
+/// Arbitrary JSON values, a few levels deep, biased towards the shapes the service uses.
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::Bool),
+        any::<i64>().prop_map(|n| serde_json::json!(n)),
+        any::<u64>().prop_map(|n| serde_json::json!(n)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| serde_json::json!(f)),
+        ".{0,12}".prop_map(serde_json::Value::String),
+        Just(serde_json::json!("2026-11-22T05:00:00Z")),
+        Just(serde_json::json!("2026-11-22")),
+    ];
+    leaf.prop_recursive(5, 64, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+            prop::collection::btree_map(field_name(), inner, 0..8)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn field_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "generated_at",
+            "routes",
+            "totals",
+            "route",
+            "name",
+            "dial_code",
+            "capacity_minutes",
+            "ports",
+            "filled_pct",
+            "total",
+            "sold",
+            "remaining",
+            "available",
+            "date",
+            "minutes_run_today",
+            "daily_capacity_minutes",
+            "utilization",
+            "capacity_status",
+            "utilized_minutes",
+            "available_minutes",
+            "utilization_pct",
+            "active_ports",
+            "paused_ports",
+            "provisioning_ports",
+            "status",
+            "service",
+            "version",
+            "unit_notes",
+        ])
+        .prop_map(str::to_owned),
+        "[a-z_]{1,8}",
+    ]
+}
+
+fn decode_all(body: &[u8]) {
+    let _ = decode::<CapacityReport>(body);
+    let _ = decode::<UtilizationReport>(body);
+    let _ = decode::<Health>(body);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn decoding_arbitrary_json_never_panics(value in json_value()) {
+        decode_all(value.to_string().as_bytes());
+    }
+
+    #[test]
+    fn decoding_arbitrary_bytes_never_panics(body in prop::collection::vec(any::<u8>(), 0..512)) {
+        decode_all(&body);
+    }
+
+    #[test]
+    fn decode_errors_are_one_clean_line(body in prop::collection::vec(any::<u8>(), 0..256)) {
+        if let Err(e) = decode::<CapacityReport>(&body) {
+            let msg = e.to_string();
+            prop_assert!(!msg.chars().any(is_unsafe), "{msg:?}");
+        }
+    }
+
+    #[test]
+    fn sanitized_text_has_no_unsafe_character(s in any::<String>()) {
+        prop_assert!(!sanitize(&s).chars().any(is_unsafe));
+    }
+
+    #[test]
+    fn fitted_text_never_exceeds_its_width(s in any::<String>(), max in 0usize..40) {
+        let fitted = fit(&s, max);
+        prop_assert!(fitted.width() <= max, "{fitted:?} is {} cells > {max}", fitted.width());
+        prop_assert!(!fitted.chars().any(is_unsafe));
+        prop_assert_eq!(pad(&s, max).width(), max);
+    }
+}
+
+#[test]
+fn deeply_nested_json_is_a_decode_error_not_a_stack_overflow() {
+    let body = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(decode::<CapacityReport>(body.as_bytes()).is_err());
+    let body = format!("{}1{}", r#"{"a":"#.repeat(50_000), "}".repeat(50_000));
+    assert!(decode::<UtilizationReport>(body.as_bytes()).is_err());
+}
