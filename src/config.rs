@@ -410,6 +410,17 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// The bare key of a `key = value` line when `offset` is inside the value, so a message about
+/// a value can name its key.
+fn key_before(text: &str, offset: usize) -> Option<&str> {
+    let before = text.get(..offset)?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    let bare = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    bare.then_some(key)
+}
+
 fn invalid_at(path: &Path, text: &str, offset: usize, message: String) -> ConfigError {
     let (line, column) = line_col(text, offset);
     ConfigError::Invalid {
@@ -426,6 +437,10 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         let offset = e.span().map_or(0, |span| span.start);
         // toml's message is one or more lines; keep it on one.
         let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+        let message = match key_before(text, offset) {
+            Some(key) => format!("{key}: {message}"),
+            None => message,
+        };
         invalid_at(path, text, offset, crate::text::fit(&message, 300))
     })?;
     let default_profile = match raw.default_profile {
