@@ -239,10 +239,7 @@ impl Keyring {
         let mut reason = self.fallback_reason.clone();
         let mut last_error = None;
         for open in &self.stores {
-            let result = open
-                .store
-                .build(SERVICE, profile, None)
-                .and_then(|entry| entry.set_password(key.expose()));
+            let result = set(open, profile, key);
             match result {
                 Ok(()) => {
                     return Ok(Stored {
@@ -267,10 +264,7 @@ impl Keyring {
         let mut deleted = Vec::new();
         let mut first_error = None;
         for open in &self.stores {
-            let result = open
-                .store
-                .build(SERVICE, profile, None)
-                .and_then(|entry| entry.delete_credential());
+            let result = with_entry(open, profile, keyring_core::Entry::delete_credential);
             match result {
                 Ok(()) => deleted.push(open.kind),
                 Err(StoreError::NoEntry) => {}
@@ -304,12 +298,36 @@ impl Keyring {
     }
 }
 
+/// Runs `op` on the entry of `profile` in `open`.
+///
+/// The kernel store links each key it adds or reads into the user's persistent keyring as
+/// well as the session keyring. Where the persistent keyring is only just being created (the
+/// first use in a session, and always in some containers) that link can be refused although
+/// the session keyring works; captop then tries once more and after that does without the
+/// persistent keyring.
+fn with_entry<T>(
+    open: &OpenStore,
+    profile: &str,
+    op: impl Fn(&keyring_core::Entry) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let attempt = || open.store.build(SERVICE, profile, None).and_then(|entry| op(&entry));
+    match attempt() {
+        Err(StoreError::NoStorageAccess(_)) if open.kind == StoreKind::Keyutils => match attempt() {
+            Err(StoreError::NoStorageAccess(_)) => op(&platform::session_only_entry(profile)?),
+            other => other,
+        },
+        other => other,
+    }
+}
+
+/// Writes one entry.
+fn set(open: &OpenStore, profile: &str, key: &ApiKey) -> Result<(), StoreError> {
+    with_entry(open, profile, |entry| entry.set_password(key.expose()))
+}
+
 /// Reads one entry: `Ok(None)` when there is none.
 fn get(open: &OpenStore, profile: &str) -> Result<Option<ApiKey>, KeyringError> {
-    let result = open
-        .store
-        .build(SERVICE, profile, None)
-        .and_then(|entry| entry.get_password());
+    let result = with_entry(open, profile, keyring_core::Entry::get_password);
     match result {
         Ok(text) => Ok(ApiKey::new(zeroize::Zeroizing::new(text).as_str())),
         Err(StoreError::NoEntry) => Ok(None),
@@ -439,6 +457,20 @@ mod platform {
             })
     }
 
+    /// An entry of the kernel store in the session keyring alone, without the persistent one.
+    pub(super) fn session_only_entry(profile: &str) -> Result<keyring_core::Entry, StoreError> {
+        let delimiters = ["keyring:".to_owned(), "@".to_owned(), String::new()];
+        let mut cred = linux_keyutils_keyring_store::Cred::build_from_specifiers(
+            None,
+            &delimiters,
+            false,
+            SERVICE,
+            profile,
+        )?;
+        cred.persistent = None;
+        Ok(keyring_core::Entry::new_with_credential(Arc::new(cred)))
+    }
+
     pub(super) fn is_locked(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
         matches!(
             e.downcast_ref::<secret_service::Error>(),
@@ -470,6 +502,10 @@ mod platform {
     pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
         false
     }
+
+    pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
+        Err(StoreError::NotSupportedByStore("no kernel keyring here".to_owned()))
+    }
 }
 
 #[cfg(target_os = "windows")]
@@ -493,6 +529,10 @@ mod platform {
     pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
         false
     }
+
+    pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
+        Err(StoreError::NotSupportedByStore("no kernel keyring here".to_owned()))
+    }
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
@@ -508,6 +548,10 @@ mod platform {
 
     pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
         false
+    }
+
+    pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
+        Err(StoreError::NotSupportedByStore("no kernel keyring here".to_owned()))
     }
 }
 
