@@ -119,6 +119,15 @@ pub enum ApiError {
         /// The host of the base URL.
         host: String,
     },
+    /// The key has characters that cannot travel in an HTTP header (a stray control character
+    /// or non-ASCII text from a copy and paste). The message never shows the key itself.
+    #[error(
+        "the API key contains characters that cannot be sent in an HTTP header — check the key (run `captop auth login` again)"
+    )]
+    InvalidKey,
+    /// The HTTP client itself could not be set up (e.g. the TLS backend failed to start).
+    #[error("could not set up the HTTP client: {0}")]
+    ClientSetup(String),
     /// A metered endpoint was asked for without a key.
     #[error("no API key — run `captop auth login`, set CAPTOP_API_KEY, or pass --api-key-file")]
     MissingKey,

@@ -2,9 +2,12 @@
 //! of their figures ([`validate`]), the `Retry-After` header ([`retry_after`]), the errors
 //! ([`error`]) and the HTTP client ([`client`]). Nothing here knows about terminals.
 
+pub mod client;
 pub mod error;
 pub mod model;
 pub mod retry_after;
+pub mod validate;
 
+pub use client::{Client, ClientOptions};
 pub use error::{ApiError, Endpoint};
 pub use retry_after::RetryAfter;
