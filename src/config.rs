@@ -131,7 +131,8 @@ impl Environment<'static> {
 
 /// The default config file: `config.toml` in the platform config dir for captop.
 pub fn default_config_path() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "captop").map(|dirs| dirs.config_dir().join("config.toml"))
+    directories::ProjectDirs::from("", "", "captop")
+        .map(|dirs| dirs.config_dir().join("config.toml"))
 }
 
 /// Why the settings could not be resolved. Each message is one line that names the culprit.
@@ -251,7 +252,9 @@ impl<const MAX_S: u64> TryFrom<f64> for Secs<MAX_S> {
 fn seconds(v: f64, max: u64) -> Result<Duration, String> {
     // Bounds as integers avoid float casts in comparisons.
     if !v.is_finite() || v < 0.1 || v > max as f64 {
-        return Err(format!("must be a number of seconds from 0.1 to {max}, not {v}"));
+        return Err(format!(
+            "must be a number of seconds from 0.1 to {max}, not {v}"
+        ));
     }
     Ok(Duration::from_secs_f64(v))
 }
@@ -309,10 +312,14 @@ fn check_base_url(v: &str) -> Result<(), String> {
     let shown = crate::text::fit(v, 80);
     let url = url::Url::parse(v).map_err(|e| format!("`{shown}` is not a URL: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("`{shown}` must start with https:// (or http:// for loopback)"));
+        return Err(format!(
+            "`{shown}` must start with https:// (or http:// for loopback)"
+        ));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err("must not hold a user name or password; the key goes in the keyring".to_owned());
+        return Err(
+            "must not hold a user name or password; the key goes in the keyring".to_owned(),
+        );
     }
     Ok(())
 }
@@ -374,15 +381,24 @@ struct RawProfile {
 macro_rules! profile_from_raw {
     ($raw:expr, $text:expr, $path:expr) => {{
         let raw = $raw;
-        let warn = raw.warn_pct.as_ref().map(|s| (s.get_ref().0, s.span().start));
-        let crit = raw.crit_pct.as_ref().map(|s| (s.get_ref().0, s.span().start));
+        let warn = raw
+            .warn_pct
+            .as_ref()
+            .map(|s| (s.get_ref().0, s.span().start));
+        let crit = raw
+            .crit_pct
+            .as_ref()
+            .map(|s| (s.get_ref().0, s.span().start));
         let w = warn.map_or(DEFAULT_WARN_PCT, |(v, _)| v);
         let c = crit.map_or(DEFAULT_CRIT_PCT, |(v, _)| v);
         if w >= c {
             let span = crit.or(warn).map_or(0, |(_, start)| start);
-            return Err(invalid_at($path, $text, span, format!(
-                "warn_pct ({w}) must be below crit_pct ({c})"
-            )));
+            return Err(invalid_at(
+                $path,
+                $text,
+                span,
+                format!("warn_pct ({w}) must be below crit_pct ({c})"),
+            ));
         }
         Profile {
             base_url: raw.base_url.map(|u| u.0),
@@ -417,7 +433,10 @@ fn key_before(text: &str, offset: usize) -> Option<&str> {
     let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
     let (key, _) = line.split_once('=')?;
     let key = key.trim();
-    let bare = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     bare.then_some(key)
 }
 
@@ -462,21 +481,23 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
                 path,
                 text,
                 span.start,
-                "[profiles.default] is not allowed: the top-level keys are the `default` profile".to_owned(),
+                "[profiles.default] is not allowed: the top-level keys are the `default` profile"
+                    .to_owned(),
             ));
         }
         let profile = profile_from_raw!(table.into_inner(), text, path);
         profiles.insert(name, profile);
     }
-    if let Some((name, span)) = &default_profile {
-        if name != DEFAULT_PROFILE && !profiles.contains_key(name) {
-            return Err(invalid_at(
-                path,
-                text,
-                span.start,
-                format!("default_profile names `{name}`, but there is no [profiles.{name}]"),
-            ));
-        }
+    if let Some((name, span)) = &default_profile
+        && name != DEFAULT_PROFILE
+        && !profiles.contains_key(name)
+    {
+        return Err(invalid_at(
+            path,
+            text,
+            span.start,
+            format!("default_profile names `{name}`, but there is no [profiles.{name}]"),
+        ));
     }
     let top = RawProfile {
         base_url: raw.base_url,
@@ -587,10 +608,10 @@ impl Settings {
 
     /// The names of every profile the config has (`default` first).
     pub fn profile_names(&self) -> Vec<String> {
-        self.inputs
-            .file
-            .as_ref()
-            .map_or_else(|| vec![DEFAULT_PROFILE.to_owned()], LoadedConfig::profile_names)
+        self.inputs.file.as_ref().map_or_else(
+            || vec![DEFAULT_PROFILE.to_owned()],
+            LoadedConfig::profile_names,
+        )
     }
 
     fn from_inputs(
@@ -617,7 +638,8 @@ impl Settings {
                     return Err(ConfigError::UnknownProfile {
                         name: crate::text::fit(&name, 64),
                         file: file.map(|f| f.path.clone()),
-                        available: file.map_or_else(Vec::new, |f| f.profiles.keys().cloned().collect()),
+                        available: file
+                            .map_or_else(Vec::new, |f| f.profiles.keys().cloned().collect()),
                     });
                 }
             }
@@ -664,7 +686,8 @@ impl Settings {
             crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),
             color,
             ascii: args.ascii || profile.ascii.unwrap_or(false),
-            allow_insecure_http: args.allow_insecure_http || profile.allow_insecure_http.unwrap_or(false),
+            allow_insecure_http: args.allow_insecure_http
+                || profile.allow_insecure_http.unwrap_or(false),
             api_key_file: args.api_key_file.clone(),
             api_key_command: profile.api_key_command.clone(),
             api_key_command_timeout: profile

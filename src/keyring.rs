@@ -125,7 +125,9 @@ pub enum KeyringError {
         reason: String,
     },
     /// Nothing is stored for this profile.
-    #[error("no key stored for profile `{profile}` in the {store} — run `captop auth login --profile {profile}`")]
+    #[error(
+        "no key stored for profile `{profile}` in the {store} — run `captop auth login --profile {profile}`"
+    )]
     NotFound {
         /// The profile (the keyring account).
         profile: String,
@@ -141,7 +143,9 @@ pub enum KeyringError {
         reason: String,
     },
     /// `CAPTOP_KEYRING` names a store this platform does not have.
-    #[error("CAPTOP_KEYRING asks for the {requested}, which this OS does not have — unset CAPTOP_KEYRING")]
+    #[error(
+        "CAPTOP_KEYRING asks for the {requested}, which this OS does not have — unset CAPTOP_KEYRING"
+    )]
     Unsupported {
         /// What was asked for.
         requested: &'static str,
@@ -244,7 +248,11 @@ impl Keyring {
                 Ok(()) => {
                     return Ok(Stored {
                         store: open.kind,
-                        fallback_reason: if open.kind == self.primary() { None } else { reason },
+                        fallback_reason: if open.kind == self.primary() {
+                            None
+                        } else {
+                            reason
+                        },
                     });
                 }
                 Err(e) => {
@@ -280,19 +288,29 @@ impl Keyring {
     }
 
     /// [`Keyring::key`] off the async workers.
-    pub async fn key_async(self: &Arc<Self>, profile: &str) -> Result<(ApiKey, StoreKind), KeyringError> {
+    pub async fn key_async(
+        self: &Arc<Self>,
+        profile: &str,
+    ) -> Result<(ApiKey, StoreKind), KeyringError> {
         let (me, profile) = (Arc::clone(self), profile.to_owned());
         off_runtime(move || me.key(&profile)).await?
     }
 
     /// [`Keyring::store_key`] off the async workers.
-    pub async fn store_key_async(self: &Arc<Self>, profile: &str, key: &ApiKey) -> Result<Stored, KeyringError> {
+    pub async fn store_key_async(
+        self: &Arc<Self>,
+        profile: &str,
+        key: &ApiKey,
+    ) -> Result<Stored, KeyringError> {
         let (me, profile, key) = (Arc::clone(self), profile.to_owned(), key.clone());
         off_runtime(move || me.store_key(&profile, &key)).await?
     }
 
     /// [`Keyring::delete_key`] off the async workers.
-    pub async fn delete_key_async(self: &Arc<Self>, profile: &str) -> Result<Vec<StoreKind>, KeyringError> {
+    pub async fn delete_key_async(
+        self: &Arc<Self>,
+        profile: &str,
+    ) -> Result<Vec<StoreKind>, KeyringError> {
         let (me, profile) = (Arc::clone(self), profile.to_owned());
         off_runtime(move || me.delete_key(&profile)).await?
     }
@@ -310,12 +328,18 @@ fn with_entry<T>(
     profile: &str,
     op: impl Fn(&keyring_core::Entry) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
-    let attempt = || open.store.build(SERVICE, profile, None).and_then(|entry| op(&entry));
+    let attempt = || {
+        open.store
+            .build(SERVICE, profile, None)
+            .and_then(|entry| op(&entry))
+    };
     match attempt() {
-        Err(StoreError::NoStorageAccess(_)) if open.kind == StoreKind::Keyutils => match attempt() {
-            Err(StoreError::NoStorageAccess(_)) => op(&platform::session_only_entry(profile)?),
-            other => other,
-        },
+        Err(StoreError::NoStorageAccess(_)) if open.kind == StoreKind::Keyutils => {
+            match attempt() {
+                Err(StoreError::NoStorageAccess(_)) => op(&platform::session_only_entry(profile)?),
+                other => other,
+            }
+        }
         other => other,
     }
 }
@@ -504,7 +528,9 @@ mod platform {
     }
 
     pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
-        Err(StoreError::NotSupportedByStore("no kernel keyring here".to_owned()))
+        Err(StoreError::NotSupportedByStore(
+            "no kernel keyring here".to_owned(),
+        ))
     }
 }
 
@@ -514,9 +540,10 @@ mod platform {
 
     pub(super) fn open(choice: StoreChoice) -> Result<Keyring, KeyringError> {
         reject_linux_choice(choice)?;
-        let store = windows_native_keyring_store::Store::new().map_err(|e| KeyringError::NoStore {
-            reason: format!("Credential Manager: {}", short(&e)),
-        })?;
+        let store =
+            windows_native_keyring_store::Store::new().map_err(|e| KeyringError::NoStore {
+                reason: format!("Credential Manager: {}", short(&e)),
+            })?;
         Ok(Keyring {
             stores: vec![OpenStore {
                 kind: StoreKind::WindowsCredentialManager,
@@ -531,7 +558,9 @@ mod platform {
     }
 
     pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
-        Err(StoreError::NotSupportedByStore("no kernel keyring here".to_owned()))
+        Err(StoreError::NotSupportedByStore(
+            "no kernel keyring here".to_owned(),
+        ))
     }
 }
 
@@ -551,7 +580,9 @@ mod platform {
     }
 
     pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
-        Err(StoreError::NotSupportedByStore("no kernel keyring here".to_owned()))
+        Err(StoreError::NotSupportedByStore(
+            "no kernel keyring here".to_owned(),
+        ))
     }
 }
 
@@ -570,26 +601,36 @@ fn reject_linux_choice(choice: StoreChoice) -> Result<(), KeyringError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn parses_store_choice() {
         assert_eq!(StoreChoice::parse("").unwrap(), StoreChoice::Auto);
-        assert_eq!(StoreChoice::parse("keyutils").unwrap(), StoreChoice::Keyutils);
+        assert_eq!(
+            StoreChoice::parse("keyutils").unwrap(),
+            StoreChoice::Keyutils
+        );
         assert_eq!(
             StoreChoice::parse("secret-service").unwrap(),
             StoreChoice::SecretService
         );
         let err = StoreChoice::parse("kwallet").unwrap_err().to_string();
-        assert!(err.contains("`kwallet`") && err.contains("keyutils"), "{err}");
+        assert!(
+            err.contains("`kwallet`") && err.contains("keyutils"),
+            "{err}"
+        );
     }
 
     #[test]
     fn only_keyutils_is_volatile() {
         assert!(!StoreKind::Keyutils.survives_reboot());
-        assert!(StoreKind::Keyutils.persistence_note().unwrap().contains("reboot"));
+        assert!(
+            StoreKind::Keyutils
+                .persistence_note()
+                .unwrap()
+                .contains("reboot")
+        );
         assert!(StoreKind::SecretService.persistence_note().is_none());
     }
 }

@@ -8,7 +8,7 @@ pub mod api;
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub mod poll;
 pub mod keyring;
+pub mod poll;
 pub mod secret;
 pub mod text;

@@ -63,7 +63,6 @@ impl std::fmt::Display for ApiKey {
     }
 }
 
-
 /// Where a key came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySource {
@@ -142,7 +141,9 @@ pub enum KeyError {
         stderr: String,
     },
     /// `api_key_command` succeeded but printed nothing.
-    #[error("api_key_command printed no key on stdout — check that it prints the key and nothing else")]
+    #[error(
+        "api_key_command printed no key on stdout — check that it prints the key and nothing else"
+    )]
     CommandEmpty,
     /// `api_key_command` did not finish in time.
     #[error(
@@ -181,9 +182,7 @@ impl KeyringHandle {
     /// The opened keyring.
     pub async fn get(&self) -> Result<Arc<Keyring>, KeyringError> {
         self.opened
-            .get_or_init(|| async {
-                Keyring::open_async(self.choice).await.map(Arc::new)
-            })
+            .get_or_init(|| async { Keyring::open_async(self.choice).await.map(Arc::new) })
             .await
             .clone()
     }
@@ -368,7 +367,6 @@ fn stderr_excerpt(stderr: &[u8], stdout: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -1,6 +1,7 @@
 //! The config file: every fixture in `tests/valid_configs` parses, every one in
 //! `tests/invalid_configs` fails at the line and column its first line names, the example
 //! config documents every key and parses, and flags > env > profile > defaults.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,9 @@ use captop::cli::GlobalArgs;
 use captop::config::{ConfigError, Environment, Settings, load_config, parse_config};
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(dir);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -38,7 +41,12 @@ fn invalid_configs_fail_at_the_line_and_column_they_name() {
             .lines()
             .next()
             .and_then(|l| l.strip_prefix("# expect: "))
-            .unwrap_or_else(|| panic!("{}: first line must be `# expect: L:C: text`", path.display()));
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: first line must be `# expect: L:C: text`",
+                    path.display()
+                )
+            });
         let mut parts = expect.splitn(3, ':');
         let line: usize = parts.next().unwrap().trim().parse().unwrap();
         let column: usize = parts.next().unwrap().trim().parse().unwrap();
@@ -53,7 +61,11 @@ fn invalid_configs_fail_at_the_line_and_column_they_name() {
             }) => {
                 assert_eq!(p, path);
                 assert_eq!((l, c), (line, column), "{}: {message}", path.display());
-                assert!(message.contains(needle), "{}: {message:?} lacks {needle:?}", path.display());
+                assert!(
+                    message.contains(needle),
+                    "{}: {message:?} lacks {needle:?}",
+                    path.display()
+                );
                 let shown = ConfigError::Invalid {
                     path: p,
                     line: l,
@@ -77,7 +89,10 @@ fn the_example_config_parses_and_documents_every_key() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let config = parse_config(&path, &text).unwrap();
-    assert!(!config.profiles.is_empty(), "the example shows a named profile");
+    assert!(
+        !config.profiles.is_empty(),
+        "the example shows a named profile"
+    );
     // Every key captop reads appears in the example, commented out or not.
     for key in [
         "default_profile",
@@ -94,7 +109,10 @@ fn the_example_config_parses_and_documents_every_key() {
         "allow_insecure_http",
         "[profiles.",
     ] {
-        assert!(text.contains(key), "config.example.toml does not mention {key}");
+        assert!(
+            text.contains(key),
+            "config.example.toml does not mention {key}"
+        );
     }
     // And uncommenting every commented-out `key = value` line still parses.
     let uncommented: String = text
@@ -187,8 +205,14 @@ fn env_profile_beats_the_file_and_flag_beats_env() {
     };
     let s = resolve(Some(CONFIG), args, &[], false).unwrap();
     assert_eq!(s.profile, "staging");
-    assert_eq!(s.base_url.as_deref(), Some("https://staging.example.net/v1"));
-    assert_eq!(s.api_key_command, None, "never borrowed from another profile");
+    assert_eq!(
+        s.base_url.as_deref(),
+        Some("https://staging.example.net/v1")
+    );
+    assert_eq!(
+        s.api_key_command, None,
+        "never borrowed from another profile"
+    );
 
     let args = GlobalArgs {
         profile: Some("default".to_owned()),
@@ -222,9 +246,21 @@ fn flags_beat_the_profile() {
 
 #[test]
 fn colour_follows_no_color_then_the_profile_then_the_terminal() {
-    let s = resolve(Some(CONFIG), GlobalArgs::default(), &[("NO_COLOR", "1")], true).unwrap();
+    let s = resolve(
+        Some(CONFIG),
+        GlobalArgs::default(),
+        &[("NO_COLOR", "1")],
+        true,
+    )
+    .unwrap();
     assert!(!s.color, "NO_COLOR beats color = always");
-    let s = resolve(Some(CONFIG), GlobalArgs::default(), &[("NO_COLOR", "")], false).unwrap();
+    let s = resolve(
+        Some(CONFIG),
+        GlobalArgs::default(),
+        &[("NO_COLOR", "")],
+        false,
+    )
+    .unwrap();
     assert!(s.color, "an empty NO_COLOR is not set; color = always");
     let s = resolve(None, GlobalArgs::default(), &[], true).unwrap();
     assert!(s.color, "auto on a terminal");
@@ -274,9 +310,14 @@ fn bad_flags_and_env_are_errors_that_name_them() {
         let e = resolve(None, args, &[], false).unwrap_err().to_string();
         assert!(e.contains(needle), "{e}");
     }
-    let e = resolve(None, GlobalArgs::default(), &[("CAPTOP_KEYRING", "kwallet")], false)
-        .unwrap_err()
-        .to_string();
+    let e = resolve(
+        None,
+        GlobalArgs::default(),
+        &[("CAPTOP_KEYRING", "kwallet")],
+        false,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("CAPTOP_KEYRING") && e.contains("kwallet"), "{e}");
 }
 
@@ -286,8 +327,13 @@ fn an_unknown_profile_lists_the_known_ones() {
         profile: Some("prd".to_owned()),
         ..GlobalArgs::default()
     };
-    let e = resolve(Some(CONFIG), args, &[], false).unwrap_err().to_string();
-    assert!(e.contains("no profile `prd`") && e.contains("prod, staging"), "{e}");
+    let e = resolve(Some(CONFIG), args, &[], false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no profile `prd`") && e.contains("prod, staging"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -297,7 +343,10 @@ fn a_missing_explicit_config_is_an_error_and_a_missing_default_is_not() {
         ..GlobalArgs::default()
     };
     let e = resolve(None, args, &[], false).unwrap_err().to_string();
-    assert!(e.contains("/nonexistent/captop.toml") && e.contains("does not exist"), "{e}");
+    assert!(
+        e.contains("/nonexistent/captop.toml") && e.contains("does not exist"),
+        "{e}"
+    );
     assert!(resolve(None, GlobalArgs::default(), &[], false).is_ok());
 }
 
@@ -312,5 +361,8 @@ fn another_profile_resolves_from_the_same_inputs() {
     let staging = s.for_profile("staging").unwrap();
     assert_eq!(staging.profile, "staging");
     assert_eq!(staging.timeout, Duration::from_secs(4), "flags still apply");
-    assert_eq!(staging.base_url.as_deref(), Some("https://staging.example.net/v1"));
+    assert_eq!(
+        staging.base_url.as_deref(),
+        Some("https://staging.example.net/v1")
+    );
 }

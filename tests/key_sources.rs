@@ -1,5 +1,6 @@
 //! Where the API key comes from: each source, their order, and every way `api_key_command`
 //! can fail — with the rule that no message ever contains the key.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,7 +23,8 @@ fn settings(dir: &Path, config: &str, args: GlobalArgs, vars: &[(&str, &str)]) -
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    vars.entry("CAPTOP_KEYRING".to_owned()).or_insert_with(|| "keyutils".to_owned());
+    vars.entry("CAPTOP_KEYRING".to_owned())
+        .or_insert_with(|| "keyutils".to_owned());
     let lookup = move |name: &str| vars.get(name).cloned();
     let env = Environment {
         var: &lookup,
@@ -68,28 +70,52 @@ async fn each_source_in_order_the_first_that_yields_wins() {
     };
 
     // 1. --api-key-file beats everything.
-    let s = settings(dir.path(), &config, all.clone(), &[("CAPTOP_API_KEY", ENV_KEY)]);
+    let s = settings(
+        dir.path(),
+        &config,
+        all.clone(),
+        &[("CAPTOP_API_KEY", ENV_KEY)],
+    );
     let found = s.api_key().await.unwrap();
     assert_eq!(found.key.expose(), FILE_KEY);
     assert!(matches!(found.source, KeySource::File(_)));
     assert!(found.warnings.is_empty(), "mode 600 needs no warning");
 
     // 2. CAPTOP_API_KEY beats the command and the keyring.
-    let s = settings(dir.path(), &config, no_file.clone(), &[("CAPTOP_API_KEY", ENV_KEY)]);
+    let s = settings(
+        dir.path(),
+        &config,
+        no_file.clone(),
+        &[("CAPTOP_API_KEY", ENV_KEY)],
+    );
     let found = s.api_key().await.unwrap();
-    assert_eq!((found.key.expose(), &found.source), (ENV_KEY, &KeySource::Env));
+    assert_eq!(
+        (found.key.expose(), &found.source),
+        (ENV_KEY, &KeySource::Env)
+    );
 
     // 3. api_key_command beats the keyring.
     let s = settings(dir.path(), &config, no_file.clone(), &[]);
     let found = s.api_key().await.unwrap();
-    assert_eq!((found.key.expose(), &found.source), (CMD_KEY, &KeySource::Command));
+    assert_eq!(
+        (found.key.expose(), &found.source),
+        (CMD_KEY, &KeySource::Command)
+    );
 
     // 4. The keyring, under the profile's name.
-    let s = settings(dir.path(), &format!("[profiles.{profile}]\n"), no_file.clone(), &[]);
+    let s = settings(
+        dir.path(),
+        &format!("[profiles.{profile}]\n"),
+        no_file.clone(),
+        &[],
+    );
     let found = s.api_key().await.unwrap();
     assert_eq!(found.key, keyring_key);
     assert_eq!(found.source, KeySource::Keyring(StoreKind::Keyutils));
-    assert_eq!(found.source.to_string(), "keyring (kernel keyring (keyutils))");
+    assert_eq!(
+        found.source.to_string(),
+        "keyring (kernel keyring (keyutils))"
+    );
 
     keyring.delete_key(&profile).unwrap();
 
@@ -98,7 +124,12 @@ async fn each_source_in_order_the_first_that_yields_wins() {
     assert!(matches!(e, KeyError::NoKey { .. }), "{e:?}");
     let shown = e.to_string();
     let login = format!("captop auth login --profile {profile}");
-    for way in [login.as_str(), "CAPTOP_API_KEY", "--api-key-file", "api_key_command"] {
+    for way in [
+        login.as_str(),
+        "CAPTOP_API_KEY",
+        "--api-key-file",
+        "api_key_command",
+    ] {
         assert!(shown.contains(way), "{shown}");
     }
 }
@@ -113,7 +144,11 @@ async fn a_key_file_others_can_read_is_used_with_a_warning() {
     let found = settings(dir.path(), "", args, &[]).api_key().await.unwrap();
     assert_eq!(found.key.expose(), FILE_KEY);
     assert_eq!(found.warnings.len(), 1);
-    assert!(found.warnings[0].contains("readable by group or others"), "{:?}", found.warnings);
+    assert!(
+        found.warnings[0].contains("readable by group or others"),
+        "{:?}",
+        found.warnings
+    );
     assert!(found.warnings[0].contains("chmod 600"));
     assert!(!found.warnings[0].contains(FILE_KEY));
 }
@@ -125,8 +160,15 @@ async fn key_file_problems_are_named() {
         api_key_file: Some(dir.path().join("nope")),
         ..GlobalArgs::default()
     };
-    let e = settings(dir.path(), "", missing, &[]).api_key().await.unwrap_err().to_string();
-    assert!(e.contains("cannot read the API key file") && e.contains("nope"), "{e}");
+    let e = settings(dir.path(), "", missing, &[])
+        .api_key()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cannot read the API key file") && e.contains("nope"),
+        "{e}"
+    );
 
     let two_lines = dir.path().join("two");
     std::fs::write(&two_lines, format!("{FILE_KEY}\n{FILE_KEY}\n")).unwrap();
@@ -134,14 +176,23 @@ async fn key_file_problems_are_named() {
         api_key_file: Some(two_lines),
         ..GlobalArgs::default()
     };
-    let e = settings(dir.path(), "", args, &[]).api_key().await.unwrap_err().to_string();
-    assert!(e.contains("several lines") && !e.contains(FILE_KEY), "{e}");
-
-    let e = settings(dir.path(), "", GlobalArgs::default(), &[("CAPTOP_API_KEY", "  ")])
+    let e = settings(dir.path(), "", args, &[])
         .api_key()
         .await
         .unwrap_err()
         .to_string();
+    assert!(e.contains("several lines") && !e.contains(FILE_KEY), "{e}");
+
+    let e = settings(
+        dir.path(),
+        "",
+        GlobalArgs::default(),
+        &[("CAPTOP_API_KEY", "  ")],
+    )
+    .api_key()
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("CAPTOP_API_KEY") && e.contains("empty"), "{e}");
 }
 
@@ -158,15 +209,21 @@ async fn command_failures_each_have_their_own_message() {
     .unwrap_err();
     let shown = e.to_string();
     assert!(matches!(e, KeyError::CommandFailed { .. }), "{e:?}");
-    assert!(shown.contains("exit status 3") && shown.contains("vault sealed"), "{shown}");
+    assert!(
+        shown.contains("exit status 3") && shown.contains("vault sealed"),
+        "{shown}"
+    );
     assert!(!shown.contains('\u{1b}'), "stderr is sanitized: {shown:?}");
     assert!(!shown.contains(CMD_KEY), "{shown}");
 
     // A command that echoes the key on stderr too still does not get it shown.
-    let e = run_key_command(&format!("echo {CMD_KEY}; echo \"bad: {CMD_KEY}\" >&2; exit 1"), timeout)
-        .await
-        .unwrap_err()
-        .to_string();
+    let e = run_key_command(
+        &format!("echo {CMD_KEY}; echo \"bad: {CMD_KEY}\" >&2; exit 1"),
+        timeout,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(!e.contains(CMD_KEY) && e.contains("bad: ***"), "{e}");
 
     // Success with nothing on stdout.
@@ -175,16 +232,23 @@ async fn command_failures_each_have_their_own_message() {
     assert!(e.to_string().contains("printed no key"));
 
     // Too slow: stopped after the timeout, with the way out.
-    let e = run_key_command("sleep 30", Duration::from_millis(200)).await.unwrap_err();
+    let e = run_key_command("sleep 30", Duration::from_millis(200))
+        .await
+        .unwrap_err();
     assert!(matches!(e, KeyError::CommandTimeout { .. }), "{e:?}");
     assert!(e.to_string().contains("api_key_command_timeout"), "{e}");
 
     // Not one key.
-    let e = run_key_command("echo one two", timeout).await.unwrap_err().to_string();
+    let e = run_key_command("echo one two", timeout)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("white space"), "{e}");
 
     // The happy path trims the newline.
-    let key = run_key_command(&format!("printf '%s\\n' {CMD_KEY}"), timeout).await.unwrap();
+    let key = run_key_command(&format!("printf '%s\\n' {CMD_KEY}"), timeout)
+        .await
+        .unwrap();
     assert_eq!(key.expose(), CMD_KEY);
 }
 
@@ -205,7 +269,12 @@ async fn command_timeout_comes_from_the_profile() {
 #[test]
 fn settings_debug_never_shows_the_env_key() {
     let dir = tempfile::tempdir().unwrap();
-    let s = settings(dir.path(), "", GlobalArgs::default(), &[("CAPTOP_API_KEY", ENV_KEY)]);
+    let s = settings(
+        dir.path(),
+        "",
+        GlobalArgs::default(),
+        &[("CAPTOP_API_KEY", ENV_KEY)],
+    );
     let shown = format!("{s:?}");
     assert!(!shown.contains(ENV_KEY), "{shown}");
     assert!(s.has_env_key());

@@ -4,6 +4,7 @@
 //! The Secret Service tests need a daemon: `scripts/secret-service-tests.sh` starts
 //! gnome-keyring unlocked inside `dbus-run-session` and runs them with `--include-ignored`.
 //! Each test uses an account name of its own, so runs never see each other's keys.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(target_os = "linux")]
 
 use std::sync::Arc;
@@ -48,8 +49,15 @@ fn round_trip(choice: StoreChoice, expected: StoreKind, test: &str) {
     assert_eq!(again.key(&profile).unwrap().0, newer);
 
     assert_eq!(keyring.delete_key(&profile).unwrap(), vec![expected]);
-    assert!(matches!(again.key(&profile), Err(KeyringError::NotFound { .. })));
-    assert_eq!(keyring.delete_key(&profile).unwrap(), Vec::<StoreKind>::new(), "idempotent");
+    assert!(matches!(
+        again.key(&profile),
+        Err(KeyringError::NotFound { .. })
+    ));
+    assert_eq!(
+        keyring.delete_key(&profile).unwrap(),
+        Vec::<StoreKind>::new(),
+        "idempotent"
+    );
 }
 
 #[test]
@@ -88,7 +96,10 @@ fn secret_service_store_read_back_delete() {
 #[ignore = "needs a Secret Service (gnome-keyring in dbus-run-session)"]
 fn auto_prefers_the_secret_service_and_reads_keyutils_behind_it() {
     let keyring = Keyring::open(StoreChoice::Auto).unwrap();
-    assert_eq!(keyring.kinds(), vec![StoreKind::SecretService, StoreKind::Keyutils]);
+    assert_eq!(
+        keyring.kinds(),
+        vec![StoreKind::SecretService, StoreKind::Keyutils]
+    );
     assert_eq!(keyring.fallback_reason(), None);
 
     // A key an earlier login left in the kernel keyring (no Secret Service then) is found.
@@ -98,18 +109,30 @@ fn auto_prefers_the_secret_service_and_reads_keyutils_behind_it() {
         .unwrap()
         .store_key(&profile, &key)
         .unwrap();
-    assert_eq!(keyring.key(&profile).unwrap(), (key.clone(), StoreKind::Keyutils));
+    assert_eq!(
+        keyring.key(&profile).unwrap(),
+        (key.clone(), StoreKind::Keyutils)
+    );
 
     // A new login goes to the Secret Service, which is then read first.
     let newer = ApiKey::new("sk-auto-newer-4567").unwrap();
-    assert_eq!(keyring.store_key(&profile, &newer).unwrap().store, StoreKind::SecretService);
-    assert_eq!(keyring.key(&profile).unwrap(), (newer, StoreKind::SecretService));
+    assert_eq!(
+        keyring.store_key(&profile, &newer).unwrap().store,
+        StoreKind::SecretService
+    );
+    assert_eq!(
+        keyring.key(&profile).unwrap(),
+        (newer, StoreKind::SecretService)
+    );
 
     // Logout clears both.
     let mut deleted = keyring.delete_key(&profile).unwrap();
     deleted.sort_by_key(|k| format!("{k:?}"));
     assert_eq!(deleted, vec![StoreKind::Keyutils, StoreKind::SecretService]);
-    assert!(matches!(keyring.key(&profile), Err(KeyringError::NotFound { .. })));
+    assert!(matches!(
+        keyring.key(&profile),
+        Err(KeyringError::NotFound { .. })
+    ));
 }
 
 #[tokio::test]
@@ -126,4 +149,3 @@ async fn secret_service_from_async_code() {
     assert_eq!(keyring.key_async(&profile).await.unwrap().0, key);
     keyring.delete_key_async(&profile).await.unwrap();
 }
-

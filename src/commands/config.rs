@@ -45,7 +45,10 @@ pub fn run_config_with(
                 let _ = if explicit {
                     writeln!(err, "note: this file does not exist")
                 } else {
-                    writeln!(err, "note: this file does not exist yet; captop uses its defaults")
+                    writeln!(
+                        err,
+                        "note: this file does not exist yet; captop uses its defaults"
+                    )
                 };
             }
             0
@@ -63,11 +66,12 @@ pub fn run_config_with(
                         );
                     }
                     None => {
-                        let where_ = settings
-                            .config_search_path
-                            .as_ref()
-                            .map_or_else(|| "the config directory".to_owned(), |p| p.display().to_string());
-                        let _ = writeln!(out, "no config file at {where_}: captop uses its defaults");
+                        let where_ = settings.config_search_path.as_ref().map_or_else(
+                            || "the config directory".to_owned(),
+                            |p| p.display().to_string(),
+                        );
+                        let _ =
+                            writeln!(out, "no config file at {where_}: captop uses its defaults");
                     }
                 }
                 if settings.base_url.is_none() {
