@@ -72,6 +72,16 @@ impl StoreKind {
         !matches!(self, StoreKind::Keyutils)
     }
 
+    /// The store's short name, for a table column: `Secret Service`, `keyutils`.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            StoreKind::SecretService => "Secret Service",
+            StoreKind::Keyutils => "keyutils",
+            StoreKind::MacosKeychain => "Keychain",
+            StoreKind::WindowsCredentialManager => "Credential Manager",
+        }
+    }
+
     /// A sentence to show after storing a key here, when there is something to know.
     pub fn persistence_note(self) -> Option<&'static str> {
         match self {

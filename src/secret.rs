@@ -82,7 +82,7 @@ impl std::fmt::Display for KeySource {
             KeySource::File(path) => write!(f, "--api-key-file {}", path.display()),
             KeySource::Env => f.write_str("CAPTOP_API_KEY"),
             KeySource::Command => f.write_str("api_key_command"),
-            KeySource::Keyring(store) => write!(f, "keyring ({store})"),
+            KeySource::Keyring(store) => write!(f, "keyring: {}", store.short_name()),
         }
     }
 }

@@ -112,10 +112,7 @@ async fn each_source_in_order_the_first_that_yields_wins() {
     let found = s.api_key().await.unwrap();
     assert_eq!(found.key, keyring_key);
     assert_eq!(found.source, KeySource::Keyring(StoreKind::Keyutils));
-    assert_eq!(
-        found.source.to_string(),
-        "keyring (kernel keyring (keyutils))"
-    );
+    assert_eq!(found.source.to_string(), "keyring: keyutils");
 
     keyring.delete_key(&profile).unwrap();
 
