@@ -8,6 +8,7 @@ pub mod api;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod demo;
 pub mod keyring;
 pub mod poll;
 pub mod secret;
