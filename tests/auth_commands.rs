@@ -1,6 +1,5 @@
 //! `captop auth login|logout|status` and `captop config path|check`, run in-process with their
-//! output captured, against a small loopback service that answers `/capacity` like the real
-//! one: 200 for the right bearer key, 401 with an Error body for any other. The keyring is the
+//! output captured, against the simulated service on loopback. The keyring is the
 //! real kernel keyutils store (`CAPTOP_KEYRING=keyutils`), with a profile name of its own per
 //! test. Every captured byte is checked for the key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -9,41 +8,34 @@ use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::Path;
 
-use axum::Router;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::IntoResponse;
-use axum::routing::get;
 use captop::cli::{AuthCommand, ConfigCommand, GlobalArgs};
 use captop::commands::auth::{KeyInput, run_auth};
 use captop::commands::config::run_config_with;
 use captop::config::{Environment, Settings};
+use captop::demo::{DemoConfig, DemoServer};
 use captop::keyring::{Keyring, StoreChoice};
 use captop::secret::ApiKey;
 
 const GOOD_KEY: &str = "sk-live-9f3a7c2e5b8d1f4a6c0e";
 const BAD_KEY: &str = "sk-live-00000000deadbeef0000";
 
-/// Starts the loopback service; returns its base URL.
-async fn service() -> String {
-    async fn capacity(headers: HeaderMap) -> axum::response::Response {
-        let auth = headers.get("authorization").and_then(|v| v.to_str().ok());
-        if auth == Some(&format!("Bearer {GOOD_KEY}")) {
-            let body = r#"{"generated_at":"2026-01-01T00:00:00Z","routes":[],"totals":{}}"#;
-            ([("content-type", "application/json")], body).into_response()
-        } else {
-            (
-                StatusCode::UNAUTHORIZED,
-                [("content-type", "application/json")],
-                r#"{"error":"invalid API key"}"#,
-            )
-                .into_response()
-        }
-    }
-    let app = Router::new().route("/v1/capacity", get(capacity));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}/v1")
+/// Starts the simulated service, accepting [`GOOD_KEY`]; keep it alive while it is used.
+async fn service() -> DemoServer {
+    DemoServer::start(DemoConfig {
+        api_key: GOOD_KEY.to_owned(),
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// Metered requests the service has seen.
+fn metered(server: &DemoServer) -> usize {
+    server
+        .request_log()
+        .iter()
+        .filter(|r| r.path.ends_with("/capacity") || r.path.ends_with("/utilization"))
+        .count()
 }
 
 fn unique_profile(test: &str) -> String {
@@ -61,7 +53,8 @@ fn settings(dir: &Path, config: &str, args: GlobalArgs, vars: &[(&str, &str)]) -
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    vars.insert("CAPTOP_KEYRING".to_owned(), "keyutils".to_owned());
+    vars.entry("CAPTOP_KEYRING".to_owned())
+        .or_insert_with(|| "keyutils".to_owned());
     let lookup = move |name: &str| vars.get(name).cloned();
     let env = Environment {
         var: &lookup,
@@ -100,7 +93,8 @@ fn args(profile: &str) -> GlobalArgs {
 
 #[tokio::test]
 async fn login_status_logout_round_trip() {
-    let base_url = service().await;
+    let server = service().await;
+    let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("round");
     let config = format!("[profiles.{profile}]\nbase_url = \"{base_url}\"\n");
@@ -121,9 +115,15 @@ async fn login_status_logout_round_trip() {
         "{out}"
     );
 
-    // Login with a key on stdin, trailing newline and all.
+    // Login with a key on stdin, trailing newline and all: one metered request.
+    let before = metered(&server);
     let (code, out, err) = auth(AuthCommand::Login, &s, Some(&format!("{GOOD_KEY}\n"))).await;
     assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        metered(&server) - before,
+        1,
+        "login checks the key with one request"
+    );
     assert!(
         out.contains("…0e") || out.contains("…6c0e"),
         "fingerprint shown: {out}"
@@ -151,6 +151,16 @@ async fn login_status_logout_round_trip() {
         "{out}"
     );
 
+    // The operator revokes the key: status says so and how to fix it.
+    server.revoke_api_key();
+    let (code, out, _) = auth(AuthCommand::Status, &s, None).await;
+    assert_eq!(code, 1, "{out}");
+    let line = out.lines().find(|l| l.contains(&profile)).unwrap();
+    assert!(
+        line.contains("rejected (401)") && line.contains("auth login --profile"),
+        "{line}"
+    );
+
     // Logout removes it; a second logout has nothing to do.
     let (code, out, _) = auth(AuthCommand::Logout, &s, None).await;
     assert_eq!(code, 0);
@@ -168,7 +178,8 @@ async fn login_status_logout_round_trip() {
 
 #[tokio::test]
 async fn a_rejected_key_is_reported_and_not_stored() {
-    let base_url = service().await;
+    let server = service().await;
+    let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("reject");
     let config = format!("[profiles.{profile}]\nbase_url = \"{base_url}\"\n");
@@ -176,6 +187,7 @@ async fn a_rejected_key_is_reported_and_not_stored() {
 
     let (code, out, err) = auth(AuthCommand::Login, &s, Some(BAD_KEY)).await;
     assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(metered(&server), 1);
     assert!(
         err.contains("rejected this key (401)") && err.contains("nothing stored"),
         "{err}"
@@ -238,7 +250,8 @@ async fn login_needs_a_base_url_and_a_reachable_service() {
 
 #[tokio::test]
 async fn status_names_each_profiles_source() {
-    let base_url = service().await;
+    let server = service().await;
+    let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let (cmd, env) = (unique_profile("cmd"), unique_profile("env"));
     let config = format!(
@@ -279,7 +292,8 @@ async fn status_names_each_profiles_source() {
 
 #[tokio::test]
 async fn login_warns_when_another_source_wins() {
-    let base_url = service().await;
+    let server = service().await;
+    let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("shadow");
     let config = format!("[profiles.{profile}]\nbase_url = \"{base_url}\"\n");
@@ -298,6 +312,41 @@ async fn login_warns_when_another_source_wins() {
     let (code, _, err) = auth(AuthCommand::Logout, &s, None).await;
     assert_eq!(code, 0);
     assert!(err.contains("CAPTOP_API_KEY still provides a key"), "{err}");
+}
+
+#[tokio::test]
+#[ignore = "needs a Secret Service (gnome-keyring in dbus-run-session)"]
+async fn login_status_logout_with_the_secret_service() {
+    let server = service().await;
+    let dir = tempfile::tempdir().unwrap();
+    let profile = unique_profile("ss");
+    let config = format!(
+        "[profiles.{profile}]\nbase_url = \"{}\"\n",
+        server.base_url()
+    );
+    let vars = [("CAPTOP_KEYRING", "secret-service")];
+    let s = settings(dir.path(), &config, args(&profile), &vars);
+
+    let (code, out, err) = auth(AuthCommand::Login, &s, Some(GOOD_KEY)).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("stored in the Secret Service"), "{out}");
+    assert!(
+        !err.contains("reboot"),
+        "the Secret Service keeps keys: {err}"
+    );
+
+    let (code, out, _) = auth(AuthCommand::Status, &s, None).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("keyring: Secret Service\n"), "{out}");
+    let line = out.lines().find(|l| l.contains(&profile)).unwrap();
+    assert!(
+        line.contains("keyring: Secret Service") && line.contains("ok ("),
+        "{line}"
+    );
+
+    let (code, out, _) = auth(AuthCommand::Logout, &s, None).await;
+    assert_eq!(code, 0);
+    assert!(out.contains("from the Secret Service"), "{out}");
 }
 
 fn config_cmd(cmd: ConfigCommand, args: &GlobalArgs, default: &Path) -> (i32, String, String) {
