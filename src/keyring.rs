@@ -118,7 +118,7 @@ pub enum KeyringError {
     },
     /// The store is locked and no unlock prompt could be answered.
     #[error(
-        "the {store} is locked — unlock it (log in to the desktop, or `gnome-keyring-daemon --unlock`), or set CAPTOP_KEYRING=keyutils"
+        "the {store} is locked and could not be unlocked here — unlock it (log in to the desktop, or `gnome-keyring-daemon --unlock`), or set CAPTOP_KEYRING=keyutils"
     )]
     Locked {
         /// The store that refused.
@@ -506,9 +506,15 @@ mod platform {
     }
 
     pub(super) fn is_locked(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+        // A dismissed or unshowable prompt is nearly always the unlock prompt of a locked
+        // collection (no display over SSH), so it gets the same way out.
         matches!(
             e.downcast_ref::<secret_service::Error>(),
-            Some(secret_service::Error::Locked)
+            Some(
+                secret_service::Error::Locked
+                    | secret_service::Error::Prompt
+                    | secret_service::Error::PromptDisconnected
+            )
         )
     }
 }

@@ -149,3 +149,41 @@ async fn secret_service_from_async_code() {
     assert_eq!(keyring.key_async(&profile).await.unwrap().0, key);
     keyring.delete_key_async(&profile).await.unwrap();
 }
+
+#[test]
+#[ignore = "needs a Secret Service (gnome-keyring in dbus-run-session)"]
+fn a_locked_collection_says_how_to_unlock_and_auto_falls_back() {
+    use secret_service::EncryptionType;
+    use secret_service::blocking::SecretService;
+
+    let profile = account("locked");
+    let key = ApiKey::new("sk-locked-0123456789").unwrap();
+    let ss = Keyring::open(StoreChoice::SecretService).unwrap();
+    ss.store_key(&profile, &key).unwrap();
+
+    let service = SecretService::connect(EncryptionType::Plain).unwrap();
+    let collection = service.get_default_collection().unwrap();
+    collection.lock().unwrap();
+    assert!(collection.is_locked().unwrap());
+
+    // No display: the unlock prompt cannot be shown, and the message says what to do.
+    let e = ss.key(&profile).unwrap_err();
+    assert!(matches!(e, KeyringError::Locked { .. }), "{e:?}");
+    let shown = e.to_string();
+    assert!(
+        shown.contains("locked") && shown.contains("CAPTOP_KEYRING=keyutils"),
+        "{shown}"
+    );
+
+    // In automatic mode a new key goes to the kernel keyring, saying why.
+    let auto = Keyring::open(StoreChoice::Auto).unwrap();
+    let stored = auto.store_key(&profile, &key).unwrap();
+    assert_eq!(stored.store, StoreKind::Keyutils);
+    assert!(stored.fallback_reason.unwrap().contains("locked"));
+    assert_eq!(auto.key(&profile).unwrap(), (key, StoreKind::Keyutils));
+    Keyring::open(StoreChoice::Keyutils)
+        .unwrap()
+        .delete_key(&profile)
+        .unwrap();
+    // Unlocking needs the password; the throwaway keyring is removed with its temp dir.
+}
