@@ -207,7 +207,16 @@ pub struct Stored {
 impl Keyring {
     /// Opens the store(s) for `choice`. Blocking: call [`Keyring::open_async`] from async code.
     pub fn open(choice: StoreChoice) -> Result<Keyring, KeyringError> {
-        platform::open(choice)
+        Self::open_with_env(choice, &|name| std::env::var_os(name).is_some())
+    }
+
+    /// [`Keyring::open`] with the check for environment variables injected (tests): on Linux,
+    /// without `DBUS_SESSION_BUS_ADDRESS` and `XDG_RUNTIME_DIR` there is no session bus to try.
+    pub fn open_with_env(
+        choice: StoreChoice,
+        is_set: &dyn Fn(&str) -> bool,
+    ) -> Result<Keyring, KeyringError> {
+        platform::open(choice, is_set)
     }
 
     /// [`Keyring::open`] off the async workers.
@@ -250,19 +259,15 @@ impl Keyring {
 
     /// Stores `key` for `profile` in the first store that takes it. Blocking.
     pub fn store_key(&self, profile: &str, key: &ApiKey) -> Result<Stored, KeyringError> {
+        // Why the preferred store is not the one used: unreachable at open, or refused now.
         let mut reason = self.fallback_reason.clone();
         let mut last_error = None;
         for open in &self.stores {
-            let result = set(open, profile, key);
-            match result {
+            match set(open, profile, key) {
                 Ok(()) => {
                     return Ok(Stored {
                         store: open.kind,
-                        fallback_reason: if open.kind == self.primary() {
-                            None
-                        } else {
-                            reason
-                        },
+                        fallback_reason: reason,
                     });
                 }
                 Err(e) => {
@@ -435,10 +440,14 @@ fn map_error(store: StoreKind, profile: &str, e: StoreError) -> KeyringError {
 mod platform {
     use super::*;
 
-    pub(super) fn open(choice: StoreChoice) -> Result<Keyring, KeyringError> {
+    pub(super) fn open(
+        choice: StoreChoice,
+        is_set: &dyn Fn(&str) -> bool,
+    ) -> Result<Keyring, KeyringError> {
         match choice {
             StoreChoice::SecretService => {
-                let ss = secret_service().map_err(|reason| KeyringError::NoStore { reason })?;
+                let ss =
+                    secret_service(is_set).map_err(|reason| KeyringError::NoStore { reason })?;
                 Ok(Keyring {
                     stores: vec![ss],
                     fallback_reason: None,
@@ -450,7 +459,7 @@ mod platform {
             }),
             StoreChoice::Auto => {
                 let kernel = keyutils()?;
-                match secret_service() {
+                match secret_service(is_set) {
                     Ok(ss) => Ok(Keyring {
                         stores: vec![ss, kernel],
                         fallback_reason: None,
@@ -465,10 +474,8 @@ mod platform {
     }
 
     /// Connects to the Secret Service; the error says why in user terms.
-    fn secret_service() -> Result<OpenStore, String> {
-        if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none()
-            && std::env::var_os("XDG_RUNTIME_DIR").is_none()
-        {
+    fn secret_service(is_set: &dyn Fn(&str) -> bool) -> Result<OpenStore, String> {
+        if !is_set("DBUS_SESSION_BUS_ADDRESS") && !is_set("XDG_RUNTIME_DIR") {
             return Err("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)".to_owned());
         }
         match zbus_secret_service_keyring_store::Store::new() {
@@ -523,7 +530,10 @@ mod platform {
 mod platform {
     use super::*;
 
-    pub(super) fn open(choice: StoreChoice) -> Result<Keyring, KeyringError> {
+    pub(super) fn open(
+        choice: StoreChoice,
+        _is_set: &dyn Fn(&str) -> bool,
+    ) -> Result<Keyring, KeyringError> {
         reject_linux_choice(choice)?;
         let store = apple_native_keyring_store::keychain::Store::new().map_err(|e| {
             KeyringError::NoStore {
@@ -554,7 +564,10 @@ mod platform {
 mod platform {
     use super::*;
 
-    pub(super) fn open(choice: StoreChoice) -> Result<Keyring, KeyringError> {
+    pub(super) fn open(
+        choice: StoreChoice,
+        _is_set: &dyn Fn(&str) -> bool,
+    ) -> Result<Keyring, KeyringError> {
         reject_linux_choice(choice)?;
         let store =
             windows_native_keyring_store::Store::new().map_err(|e| KeyringError::NoStore {
@@ -584,7 +597,10 @@ mod platform {
 mod platform {
     use super::*;
 
-    pub(super) fn open(choice: StoreChoice) -> Result<Keyring, KeyringError> {
+    pub(super) fn open(
+        choice: StoreChoice,
+        _is_set: &dyn Fn(&str) -> bool,
+    ) -> Result<Keyring, KeyringError> {
         reject_linux_choice(choice)?;
         Err(KeyringError::NoStore {
             reason: "captop knows no keyring on this OS".to_owned(),

@@ -80,6 +80,27 @@ async fn keyutils_async_calls_run_off_the_runtime() {
 }
 
 #[test]
+fn without_a_session_bus_auto_falls_back_to_keyutils_and_says_why() {
+    let keyring = Keyring::open_with_env(StoreChoice::Auto, &|_| false).unwrap();
+    assert_eq!(keyring.kinds(), vec![StoreKind::Keyutils]);
+    let reason = keyring.fallback_reason().unwrap().to_owned();
+    assert!(reason.contains("no D-Bus session bus"), "{reason}");
+
+    let profile = account("nobus");
+    let key = ApiKey::new("sk-nobus-0123456789").unwrap();
+    let stored = keyring.store_key(&profile, &key).unwrap();
+    assert_eq!(stored.store, StoreKind::Keyutils);
+    assert_eq!(stored.fallback_reason.as_deref(), Some(reason.as_str()));
+    assert_eq!(keyring.key(&profile).unwrap(), (key, StoreKind::Keyutils));
+    keyring.delete_key(&profile).unwrap();
+
+    // Asked for by name, the Secret Service's absence is an error, not a fallback.
+    let e = Keyring::open_with_env(StoreChoice::SecretService, &|_| false).unwrap_err();
+    assert!(matches!(e, KeyringError::NoStore { .. }), "{e:?}");
+    assert!(e.to_string().contains("CAPTOP_API_KEY"), "{e}");
+}
+
+#[test]
 fn keyutils_keys_are_flagged_as_lost_on_reboot() {
     let keyring = Keyring::open(StoreChoice::Keyutils).unwrap();
     let note = keyring.primary().persistence_note().unwrap();
