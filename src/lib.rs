@@ -10,6 +10,8 @@ pub mod commands;
 pub mod config;
 pub mod demo;
 pub mod keyring;
+pub mod once;
 pub mod poll;
+pub mod run;
 pub mod secret;
 pub mod text;
