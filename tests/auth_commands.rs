@@ -394,7 +394,7 @@ fn config_path_and_check() {
 
     std::fs::write(&default, "budget = 500\n").unwrap();
     let (code, out, err) = config_cmd(ConfigCommand::Check, &GlobalArgs::default(), &default);
-    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!((code, out.as_str()), (2, ""));
     assert!(
         err.contains(&format!(
             "{}:1:10: budget: must be from 1 to 120",
@@ -411,6 +411,6 @@ fn config_path_and_check() {
         ..GlobalArgs::default()
     };
     let (code, _, err) = config_cmd(ConfigCommand::Check, &explicit, &default);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("other.toml does not exist"), "{err}");
 }

@@ -8,7 +8,8 @@ use std::io::Write;
 use crate::cli::{ConfigCommand, GlobalArgs};
 use crate::config::{Environment, Settings};
 
-/// Runs a `config` subcommand against the real environment; returns the exit code.
+/// Runs a `config` subcommand against the real environment; returns the exit code: 0, or 2
+/// for a config that does not resolve (the usage/configuration code of [`crate::run`]).
 pub fn run_config(
     cmd: &ConfigCommand,
     args: &GlobalArgs,
@@ -37,7 +38,7 @@ pub fn run_config_with(
                         err,
                         "captop: no config directory (no home directory?) — pass --config PATH"
                     );
-                    return 1;
+                    return 2;
                 }
             };
             let _ = writeln!(out, "{}", path.display());
@@ -85,7 +86,7 @@ pub fn run_config_with(
             }
             Err(e) => {
                 let _ = writeln!(err, "captop: {e}");
-                1
+                2
             }
         },
     }
