@@ -24,7 +24,7 @@ export XDG_RUNTIME_DIR="$scratch/run" XDG_DATA_HOME="$scratch/data" XDG_CACHE_HO
 # The test targets that hold Secret Service tests.
 targets=(--test keyring_backends)
 targets+=(--test auth_commands)
-[ -f tests/auth_cli.rs ] && targets+=(--test auth_cli)
+targets+=(--test auth_cli)
 
 # Runs `cargo test "$@"` inside a new D-Bus session with a fresh, unlocked gnome-keyring.
 with_keyring() {
