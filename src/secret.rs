@@ -298,10 +298,15 @@ fn read_key_file(path: &Path) -> Result<(ApiKey, Vec<String>), KeyError> {
     Ok((key, warnings))
 }
 
-/// Runs `api_key_command` with `sh -c`; its stdout is the key. Never echoes the stdout.
+/// Runs `api_key_command` with `sh -c` (`cmd /C` on Windows); its stdout is the key. Never
+/// echoes the stdout: a failure shows only a sanitized excerpt of stderr.
 pub async fn run_key_command(command: &str, timeout: Duration) -> Result<ApiKey, KeyError> {
-    let mut child = tokio::process::Command::new("sh")
-        .arg("-c")
+    #[cfg(windows)]
+    let (shell, flag) = ("cmd", "/C");
+    #[cfg(not(windows))]
+    let (shell, flag) = ("sh", "-c");
+    let mut child = tokio::process::Command::new(shell)
+        .arg(flag)
         .arg(command)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
