@@ -236,7 +236,7 @@ pub struct Profile {
 // ---------------------------------------------------------------------------------------------
 // Parsing: value types that check themselves, so toml's error carries the value's position.
 
-/// A number of seconds in `MIN_MS..=MAX_S`.
+/// A number of seconds from 0.1 to `MAX_S`.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "f64")]
 struct Secs<const MAX_S: u64>(Duration);
@@ -250,7 +250,6 @@ impl<const MAX_S: u64> TryFrom<f64> for Secs<MAX_S> {
 
 /// Checks a number of seconds: finite, at least 0.1, at most `max`.
 fn seconds(v: f64, max: u64) -> Result<Duration, String> {
-    // Bounds as integers avoid float casts in comparisons.
     if !v.is_finite() || v < 0.1 || v > max as f64 {
         return Err(format!(
             "must be a number of seconds from 0.1 to {max}, not {v}"
@@ -341,7 +340,8 @@ impl TryFrom<String> for CommandLine {
 
 /// The file as written: the top-level table with the keys of a profile plus the two that only
 /// the top level may have. (serde's `flatten` cannot be combined with `deny_unknown_fields`,
-/// so the profile keys are listed twice; [`profile_from_raw!`] converts both alike.)
+/// so the profile keys are listed twice; the top level becomes a `RawProfile` to be checked
+/// like any other.)
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
@@ -378,42 +378,39 @@ struct RawProfile {
 }
 
 /// Converts a raw profile (top-level or named) and checks `warn_pct` < `crit_pct`.
-macro_rules! profile_from_raw {
-    ($raw:expr, $text:expr, $path:expr) => {{
-        let raw = $raw;
-        let warn = raw
-            .warn_pct
-            .as_ref()
-            .map(|s| (s.get_ref().0, s.span().start));
-        let crit = raw
-            .crit_pct
-            .as_ref()
-            .map(|s| (s.get_ref().0, s.span().start));
-        let w = warn.map_or(DEFAULT_WARN_PCT, |(v, _)| v);
-        let c = crit.map_or(DEFAULT_CRIT_PCT, |(v, _)| v);
-        if w >= c {
-            let span = crit.or(warn).map_or(0, |(_, start)| start);
-            return Err(invalid_at(
-                $path,
-                $text,
-                span,
-                format!("warn_pct ({w}) must be below crit_pct ({c})"),
-            ));
-        }
-        Profile {
-            base_url: raw.base_url.map(|u| u.0),
-            interval: raw.interval.map(|s| s.0),
-            budget: raw.budget.map(|b| b.0),
-            timeout: raw.timeout.map(|s| s.0),
-            warn_pct: warn.map(|(v, _)| v),
-            crit_pct: crit.map(|(v, _)| v),
-            api_key_command: raw.api_key_command.map(|c| c.0),
-            api_key_command_timeout: raw.api_key_command_timeout.map(|s| s.0),
-            color: raw.color,
-            ascii: raw.ascii,
-            allow_insecure_http: raw.allow_insecure_http,
-        }
-    }};
+fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile, ConfigError> {
+    let warn = raw
+        .warn_pct
+        .as_ref()
+        .map(|s| (s.get_ref().0, s.span().start));
+    let crit = raw
+        .crit_pct
+        .as_ref()
+        .map(|s| (s.get_ref().0, s.span().start));
+    let w = warn.map_or(DEFAULT_WARN_PCT, |(v, _)| v);
+    let c = crit.map_or(DEFAULT_CRIT_PCT, |(v, _)| v);
+    if w >= c {
+        let at = crit.or(warn).map_or(0, |(_, start)| start);
+        return Err(invalid_at(
+            path,
+            text,
+            at,
+            format!("warn_pct ({w}) must be below crit_pct ({c})"),
+        ));
+    }
+    Ok(Profile {
+        base_url: raw.base_url.map(|u| u.0),
+        interval: raw.interval.map(|s| s.0),
+        budget: raw.budget.map(|b| b.0),
+        timeout: raw.timeout.map(|s| s.0),
+        warn_pct: warn.map(|(v, _)| v),
+        crit_pct: crit.map(|(v, _)| v),
+        api_key_command: raw.api_key_command.map(|c| c.0),
+        api_key_command_timeout: raw.api_key_command_timeout.map(|s| s.0),
+        color: raw.color,
+        ascii: raw.ascii,
+        allow_insecure_http: raw.allow_insecure_http,
+    })
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
@@ -485,7 +482,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
                     .to_owned(),
             ));
         }
-        let profile = profile_from_raw!(table.into_inner(), text, path);
+        let profile = profile_from_raw(table.into_inner(), text, path)?;
         profiles.insert(name, profile);
     }
     if let Some((name, span)) = &default_profile
@@ -512,7 +509,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
     };
-    let top = profile_from_raw!(top, text, path);
+    let top = profile_from_raw(top, text, path)?;
     Ok(LoadedConfig {
         path: path.to_owned(),
         default_profile: default_profile.map(|(name, _)| name),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::api::{ApiError, Client, ClientOptions};
 use crate::cli::AuthCommand;
 use crate::config::Settings;
-use crate::keyring::{Keyring, KeyringError, StoreKind};
+use crate::keyring::{Keyring, StoreKind};
 use crate::secret::{ApiKey, FoundKey, KeyError, KeySource, KeyringHandle};
 
 /// The longest key input `auth login` reads from a pipe.
@@ -340,9 +340,7 @@ async fn status_row(
             row.source = match e {
                 KeyError::File { .. } => "--api-key-file",
                 KeyError::Malformed { .. } => "invalid",
-                KeyError::Keyring(KeyringError::NotFound { .. }) | KeyError::Keyring(_) => {
-                    "keyring"
-                }
+                KeyError::Keyring(_) => "keyring",
                 _ => "api_key_command",
             }
             .to_owned();
