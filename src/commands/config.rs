@@ -1,7 +1,8 @@
 //! `captop config path` and `captop config check`.
 //!
 //! Both work from the command line and the environment alone, not from resolved
-//! [`crate::config::Settings`], because their job is to say what is wrong when the config cannot be resolved.
+//! [`crate::config::Settings`], because their job is to say what is wrong when the config
+//! cannot be resolved.
 
 use std::io::Write;
 
