@@ -165,7 +165,7 @@ pub enum ConfigError {
         message: String,
     },
     /// The selected profile is not in the file.
-    #[error("no profile `{name}` in {} (it has: {})", file.as_ref().map_or_else(|| "the config (there is no config file)".to_owned(), |p| p.display().to_string()), if available.is_empty() { "no named profiles".to_owned() } else { available.join(", ") })]
+    #[error("no profile `{name}` in {} (it has: {})", describe_file(file.as_deref()), describe_profiles(available))]
     UnknownProfile {
         /// The profile asked for.
         name: String,
@@ -182,6 +182,21 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+}
+
+fn describe_file(file: Option<&Path>) -> String {
+    file.map_or_else(
+        || "the config (there is no config file)".to_owned(),
+        |p| p.display().to_string(),
+    )
+}
+
+fn describe_profiles(names: &[String]) -> String {
+    if names.is_empty() {
+        "no named profiles".to_owned()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// The parsed config file.
