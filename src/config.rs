@@ -746,3 +746,32 @@ enum EnvKey {
     Set(crate::secret::ApiKey),
     Blank,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_count_characters_from_one() {
+        let text = "a = 1\nnamé = \"x\"\n";
+        assert_eq!(line_col(text, 0), (1, 1));
+        assert_eq!(line_col(text, 4), (1, 5));
+        // `"x"` starts after 6 characters (7 bytes, é is two) on line 2.
+        let offset = text.find('"').unwrap();
+        assert_eq!(line_col(text, offset), (2, 8));
+        assert_eq!(
+            line_col(text, text.len() + 10),
+            (3, 1),
+            "clamped to the end"
+        );
+    }
+
+    #[test]
+    fn value_errors_name_their_key() {
+        let e = parse_config(Path::new("c.toml"), "[profiles.a]\ntimeout = 0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.toml:2:11: timeout: must be a number of seconds from 0.1 to 300, not 0"
+        );
+    }
+}
