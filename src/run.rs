@@ -43,21 +43,22 @@ async fn figures(args: &GlobalArgs) -> u8 {
     } else {
         None
     };
+    // The URL is checked before the key: a refused URL is the more useful thing to hear first.
     let (base_url, key) = match &demo {
-        Some(server) => (server.base_url(), ApiKey::new(server.api_key())),
-        None => match (args.base_url.clone(), read_key(args)) {
-            (Some(url), Ok(key)) => (url, Some(key)),
-            (None, _) => {
+        Some(server) => (server.base_url(), Ok(ApiKey::new(server.api_key()))),
+        None => match args.base_url.clone() {
+            Some(url) => (url, read_key(args).map(Some)),
+            None => {
                 eprintln!(
                     "captop: no service to watch — pass --base-url URL (or set CAPTOP_BASE_URL), or try --demo"
                 );
                 return EXIT_USAGE;
             }
-            (_, Err(msg)) => {
-                eprintln!("captop: {msg}");
-                return EXIT_USAGE;
-            }
         },
+    };
+    let (key, key_error) = match key {
+        Ok(key) => (key, None),
+        Err(msg) => (None, Some(msg)),
     };
     let mut options = ClientOptions::new(base_url, key);
     if let Some(secs) = args.timeout {
@@ -77,6 +78,10 @@ async fn figures(args: &GlobalArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
+    if let Some(msg) = key_error {
+        eprintln!("captop: {msg}");
+        return EXIT_USAGE;
+    }
     let color = !args.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let style = crate::once::TableStyle {
         color: color && std::io::stdout().is_terminal(),
