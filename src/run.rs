@@ -19,10 +19,13 @@ pub const EXIT_USAGE: u8 = 2;
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => demo_server(args).await,
-        Some(Command::Auth(_)) | Some(Command::Config(_)) => {
-            eprintln!("captop: this command is not available yet");
-            EXIT_USAGE
-        }
+        Some(Command::Auth(cmd)) => auth(&cmd, &cli.global).await,
+        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config(
+            &cmd,
+            &cli.global,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        )),
         None => figures(&cli.global).await,
     }
 }
@@ -109,6 +112,33 @@ fn read_key(args: &GlobalArgs) -> Result<ApiKey, String> {
         return Ok(key);
     }
     Err("no API key — set CAPTOP_API_KEY or pass --api-key-file PATH".to_owned())
+}
+
+/// `captop auth login|logout|status` with the settings of the command line, environment and
+/// config file.
+async fn auth(cmd: &crate::cli::AuthCommand, args: &GlobalArgs) -> u8 {
+    let settings = match crate::config::Settings::resolve(args) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    exit_code(
+        crate::commands::auth::run_auth(
+            cmd,
+            &settings,
+            crate::commands::auth::KeyInput::from_stdin(),
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        )
+        .await,
+    )
+}
+
+/// A command's `i32` exit code as the process's.
+fn exit_code(code: i32) -> u8 {
+    u8::try_from(code).unwrap_or(EXIT_FAILURE)
 }
 
 /// `captop demo-server`: run the simulated service until Ctrl-C.
