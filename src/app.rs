@@ -65,6 +65,26 @@ impl Default for UiOptions {
 }
 
 impl UiOptions {
+    /// The look the merged settings ask for; `service_label` says where the figures come from
+    /// (`demo http://127.0.0.1:…/v1`, a profile name, or the base URL).
+    pub fn from_settings(
+        settings: &crate::config::Settings,
+        service_label: impl Into<String>,
+    ) -> Self {
+        let (warn_pct, crit_pct) = if settings.warn_pct <= settings.crit_pct {
+            (settings.warn_pct, settings.crit_pct)
+        } else {
+            (settings.crit_pct, settings.warn_pct)
+        };
+        UiOptions {
+            color: settings.color,
+            ascii: settings.ascii,
+            warn_pct,
+            crit_pct,
+            service_label: service_label.into(),
+        }
+    }
+
     /// How a percentage rates against the thresholds.
     pub fn level(&self, pct: f64) -> Level {
         if pct >= f64::from(self.crit_pct) {

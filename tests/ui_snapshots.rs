@@ -415,7 +415,11 @@ fn hostile_route_names_stay_in_their_column() {
     let pct_columns: std::collections::BTreeSet<u16> = (10..22)
         .filter_map(|y| (0..80).find(|&x| buf[(x, y)].symbol() == "%"))
         .collect();
-    assert_eq!(pct_columns.len(), 1, "percent column moved between rows: {pct_columns:?}");
+    assert_eq!(
+        pct_columns.len(),
+        1,
+        "percent column moved between rows: {pct_columns:?}"
+    );
     snap("hostile_names", &term);
 }
 
