@@ -96,21 +96,22 @@ pub fn routes_body_height(app: &App) -> u16 {
 /// Draws the whole dashboard for `app`.
 ///
 /// ```text
-/// captop · service · API 1.0.0            figures 12:00:03 UTC · 2 s ago · every 5 s · next 3 s
-/// ╭ Utilization ───────────────────────────────╮╭ Ports ──────────────────────────────╮
-/// │ run today    123,456 min                   ││ active         1,234   82.1 %       │
-/// │ ██████████████▍░░░░░░░  64.2 %             ││ paused           120    8.0 %       │
-/// │ utilized 1,234 · available 5,678 min       ││ provisioning      30    2.0 %       │
-/// │ daily  sold 9,999 · active … · paused …    ││ ████████████████████▒▒▒░            │
-/// │ ▁▂▃▄▅▆▇█▇▆  session                        ││                                     │
-/// ╰────────────────────────────────────────────╯╰─────────────────────────────────────╯
-/// ╭ Routes 14 · sort fill ↓ · filter … ──────────────────────╮╭ Events (e) ────────────╮
-/// │   Name        Dial  Fill            Left   Sold  Total  …││ 12:00:03 Lagos +120 min│
-/// │ ▶ Lagos       +234  ████████░░  82%  1,200  …            ││ …                      │
-/// │   …  (only the visible slice is drawn)                   ││                        │
-/// │   Total                                                  ││                        │
-/// ╰──────────────────────────────────────────────────────────╯╰────────────────────────╯
-///  ✖ status of the last poll, if it failed             ? help  / filter  s sort  q quit
+///  captop · demo http://127.0.0.1:41234/v1      12:00:10 UTC · 2 s ago · next 3 s    header
+/// ╭ Utilization 2026-11-22 ──────────────────────╮╭ Ports ───────────────────────╮
+/// │ run today  1,234,567 min                     ││ █ active       1,030  89.6 % │
+/// │ ██████████████████████▎░░░░░░░░░░░░  63.4 %  ││ ▒ paused          96   8.3 % │
+/// │ utilized 1.23 M · available 665 k min        ││ ░ provisioning    24   2.1 % │
+/// │ daily sold 1.90 M active 1.65 M paused 250 k ││ █████████████████████████▒▒░ │
+/// │  ▂█  (sparkline of the session)  61.5–63.4 % ││   total        1,150  ports  │
+/// ╰──────────────────────────────────────────────╯╰──────────────────────────────╯
+/// ╭ Routes 14 · sort fill ↓ ───────────────────────────────╮╭ Events (e) ────────╮
+/// │  Name          Dial  Fill ↓               Min left  …  ││ 12:00:10 ▲ London …│
+/// │▶ Lagos         +234  █████████▊  98%         2,400     ││ (beside the routes │
+/// │  London        +44   ████████▍░  84%        76,800  +4…││  from 130 columns, │
+/// │  … only the visible slice of the view is drawn         ││  below them under) │
+/// │  Total (14)          ██████░░░░  60%     1,283,000     ││                    │
+/// ╰────────────────────────────────────────────── 1 of 14 ╯╰────────────────────╯
+///  ✖ why the last poll failed · figures 42 s old            ? help  q quit  …       footer
 /// ```
 /// The events pane sits beside the routes on wide screens and below them otherwise; the help
 /// and detail views are drawn over the middle. Below [`MIN_WIDTH`] × [`MIN_HEIGHT`] only a
