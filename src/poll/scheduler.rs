@@ -146,6 +146,9 @@ pub struct Scheduler {
     unauthorized: bool,
     user_paused: bool,
     refresh_pending: bool,
+    /// After our own 429 the next poll goes out when the hold ends, not a widened interval
+    /// after the last one: the server said when, and the widening applies from then on.
+    resume_at_hold: bool,
 }
 
 impl Scheduler {
@@ -168,6 +171,7 @@ impl Scheduler {
             unauthorized: false,
             user_paused: false,
             refresh_pending: false,
+            resume_at_hold: false,
         }
     }
 
@@ -216,6 +220,9 @@ impl Scheduler {
         let mut due = match (self.last_poll_at, self.refresh_pending) {
             (None, _) => self.started_at,
             (Some(last), true) => last + self.refresh_gap(),
+            (Some(_), false) if self.resume_at_hold && self.rate_limited_until.is_some() => {
+                self.rate_limited_until.unwrap_or(self.started_at)
+            }
             (Some(last), false) => {
                 let regular = last + self.interval();
                 self.backoff_until.map_or(regular, |b| regular.max(b))
@@ -280,6 +287,7 @@ impl Scheduler {
         self.last_poll_at = Some(now);
         self.in_flight = true;
         self.refresh_pending = false;
+        self.resume_at_hold = false;
         self.budget_until = None;
         self.seq += 1;
         self.seq
@@ -307,6 +315,7 @@ impl Scheduler {
             }
             PollOutcome::RateLimited { wait } => {
                 self.hold_for_rate_limit(now + wait);
+                self.resume_at_hold = true;
                 self.widening.on_rate_limited();
                 self.quiet_mark = now;
             }

@@ -128,7 +128,10 @@ impl SharedBudget {
             limit,
             window_ms: u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
         };
-        budget.with_state(0, |_| ())?;
+        // Can it be opened for writing and locked? (Nothing is read or changed yet.)
+        let file = open_private_file(&budget.path)?;
+        lock_with_retries(&file)?;
+        file.unlock()?;
         Ok(budget)
     }
 
@@ -179,7 +182,7 @@ impl SharedBudget {
 
     /// Requests of all instances in the window at `now_ms`.
     pub fn used(&self, now_ms: u64) -> io::Result<u32> {
-        self.with_state(now_ms, |state| {
+        self.read_state(now_ms, |state| {
             let count: usize = state.instances.iter().map(|i| i.sent_ms.len()).sum();
             u32::try_from(count).unwrap_or(u32::MAX)
         })
@@ -191,6 +194,17 @@ impl SharedBudget {
             state.paused_until_ms =
                 Some(state.paused_until_ms.map_or(until_ms, |u| u.max(until_ms)));
         })
+    }
+
+    /// Takes the lock, reads and prunes the state, runs `f` on it, leaves the file as it was.
+    fn read_state<T>(&self, now_ms: u64, f: impl FnOnce(&StateFile) -> T) -> io::Result<T> {
+        let mut file = open_private_file(&self.path)?;
+        lock_with_retries(&file)?;
+        let mut state = read_state(&mut file);
+        let unlocked = file.unlock();
+        self.prune(&mut state, now_ms);
+        unlocked?;
+        Ok(f(&state))
     }
 
     /// Takes the lock, reads and prunes the state, runs `f`, writes the state back.
