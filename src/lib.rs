@@ -6,6 +6,9 @@
 
 pub mod api;
 pub mod cli;
+pub mod demo;
+pub mod once;
 pub mod poll;
+pub mod run;
 pub mod secret;
 pub mod text;

@@ -1,0 +1,700 @@
+//! The simulated capacity network: pure figures, no I/O, no clock of its own.
+//!
+//! A [`Simulation`] is a function of its seed, its route count, its start instant and the
+//! simulated instant asked for: the same four give the same reports, whatever order or how
+//! often they are asked in. Each route evolves on its own seeded random stream (splitmix64)
+//! through discrete events at whole simulated milliseconds:
+//!
+//! - **purchases** (every few simulated minutes on some route): ports bought go to
+//!   *provisioning* and become *active* 3 to 30 minutes later; minutes are sold with the ports
+//!   or as bundles. Sold figures are clamped so they never exceed the route's totals.
+//! - **pause / resume**: owners move ports between *active* and *paused*.
+//! - **UTC midnight**: minutes carried today start again from zero, and contracts ending that
+//!   day release a share of the sold ports and minutes (only then, so sold daily capacity never
+//!   drops below the minutes already carried that day).
+//!
+//! Minutes carried grow continuously between events: every active port carries traffic with
+//! an occupancy that follows the local time of day of its city (quiet nights, a business-day
+//! and an evening peak). The running total is kept in exact integer units, so it does not
+//! depend on how the time between two events was cut into requests.
+//!
+//! # How the derived figures are computed (the rules a validator should use)
+//!
+//! - `remaining = total - sold` (minutes), `available = total - sold` (ports).
+//! - `filled_pct` is of **minutes**: `round(100 * sold / total)` with halves rounded up,
+//!   computed exactly in integers; `0` when `total` is `0` ([`filled_pct`]).
+//! - `totals` are plain sums of the routes' fields; `totals.filled_pct` applies the same rule to
+//!   the summed minutes.
+//! - A port carries at most one call, so its daily capacity is [`PORT_DAILY_MINUTES`] (1440).
+//!   `daily_capacity_minutes.active` / `.paused` are the active / paused ports times 1440 and
+//!   `.sold = active + paused`; ports still provisioning are sold but carry no capacity yet.
+//! - `utilization.utilized_minutes == minutes_run_today`,
+//!   `available_minutes = sold daily capacity - utilized` (never negative), and
+//!   `utilization_pct = 100 * utilized / sold` rounded to one decimal, halves up, `0.0` when
+//!   nothing is sold ([`utilization_pct`]).
+//! - `active_ports + paused_ports + provisioning_ports` equals the sum of the routes'
+//!   `ports.sold`.
+
+use chrono::{DateTime, TimeZone, Utc};
+
+use super::routes::{self, RouteIdentity};
+use crate::api::model::{
+    CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
+    TotalMinutes, TotalPorts, Totals, Utilization, UtilizationReport,
+};
+
+/// Minutes one port can carry in a day: one call at a time, 24 hours.
+pub const PORT_DAILY_MINUTES: i64 = 1440;
+
+const MINUTE_MS: i64 = 60_000;
+const DAY_MS: i64 = 86_400_000;
+/// Occupancy and load scale are both in permille, time in ms: one carried minute is this many
+/// accumulator units per port.
+const UNITS_PER_MINUTE: i128 = 1000 * 1000 * MINUTE_MS as i128;
+/// Mean time between two random events on one route.
+const MEAN_EVENT_GAP_MS: i64 = 8 * MINUTE_MS;
+
+const UNIT_NOTES: &str = "capacity_minutes: carriable call minutes per billing month; \
+ports: call channels, one call each; filled_pct: share of capacity_minutes sold, \
+round(100 * sold / total) with halves rounded up";
+
+/// `round(100 * sold / total)`, halves rounded up, in exact integer arithmetic; `0` when
+/// `total <= 0`. The one rule for every `filled_pct` the demo service reports.
+pub fn filled_pct(sold: i64, total: i64) -> i64 {
+    if total <= 0 {
+        return 0;
+    }
+    let (sold, total) = (i128::from(sold), i128::from(total));
+    ((200 * sold + total).div_euclid(2 * total)) as i64
+}
+
+/// `100 * utilized / capacity` rounded to one decimal, halves rounded up (exact integer
+/// arithmetic, then one division by ten); `0.0` when `capacity <= 0`.
+pub fn utilization_pct(utilized: i64, capacity: i64) -> f64 {
+    if capacity <= 0 {
+        return 0.0;
+    }
+    let (utilized, capacity) = (i128::from(utilized), i128::from(capacity));
+    let tenths = (2000 * utilized + capacity).div_euclid(2 * capacity);
+    tenths as f64 / 10.0
+}
+
+/// splitmix64: small, fast, and good enough for figures that only need to look alive.
+#[derive(Debug, Clone)]
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64, stream: u64) -> Self {
+        let mut rng = Rng(seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        rng.next();
+        rng
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi` (the modulo bias is far below anything visible).
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        if hi <= lo {
+            return lo;
+        }
+        let span = (hi - lo) as u64 + 1;
+        lo + (self.next() % span) as i64
+    }
+}
+
+/// Occupancy of an active port by local minute of day, in permille, and its running sum.
+#[derive(Debug)]
+struct LoadProfile {
+    occupancy: Vec<i64>,
+    /// `cumulative[m]` = sum of occupancy over minutes `0..m`, in permille·ms.
+    cumulative: Vec<i128>,
+}
+
+impl LoadProfile {
+    fn new() -> Self {
+        let gauss = |h: f64, mu: f64, sigma: f64| (-((h - mu) / sigma).powi(2) / 2.0).exp();
+        let occupancy: Vec<i64> = (0..1440)
+            .map(|m| {
+                let h = (f64::from(m) + 0.5) / 60.0;
+                let load = 0.05
+                    + 0.45 * gauss(h, 11.0, 2.2)
+                    + 0.35 * gauss(h, 15.5, 2.0)
+                    + 0.55 * gauss(h, 20.3, 1.7)
+                    + 0.10 * gauss(h - 24.0, 0.0, 1.5);
+                ((load.min(0.85) * 1000.0).round() as i64).clamp(0, 850)
+            })
+            .collect();
+        let mut cumulative = Vec::with_capacity(1441);
+        let mut sum: i128 = 0;
+        cumulative.push(0);
+        for occ in &occupancy {
+            sum += i128::from(*occ) * i128::from(MINUTE_MS);
+            cumulative.push(sum);
+        }
+        LoadProfile {
+            occupancy,
+            cumulative,
+        }
+    }
+
+    /// Integral of occupancy from local time 0 (of day 0) to `x` ms, monotonic over all `x`.
+    fn integral(&self, x: i64) -> i128 {
+        let day = i128::from(x.div_euclid(DAY_MS));
+        let in_day = x.rem_euclid(DAY_MS);
+        let minute = (in_day / MINUTE_MS) as usize;
+        let within = in_day - minute as i64 * MINUTE_MS;
+        day * self.cumulative[1440]
+            + self.cumulative[minute]
+            + i128::from(self.occupancy[minute]) * i128::from(within)
+    }
+}
+
+/// What never changes about a route.
+#[derive(Debug, Clone)]
+struct RouteStatic {
+    identity: RouteIdentity,
+    offset_ms: i64,
+    total_ports: i64,
+    minutes_per_port: i64,
+    total_minutes: i64,
+    /// How busy the route's ports are compared to the profile, permille (700..=1150).
+    load_scale: i64,
+}
+
+/// A batch of bought ports being set up.
+#[derive(Debug, Clone, Copy)]
+struct Provisioning {
+    ready_ms: i64,
+    ports: i64,
+}
+
+/// What the events change.
+#[derive(Debug, Clone)]
+struct RouteState {
+    rng: Rng,
+    active: i64,
+    paused: i64,
+    provisioning: Vec<Provisioning>,
+    sold_minutes: i64,
+    /// Carried traffic since UTC midnight up to `last_ms`, in port·permille·permille·ms.
+    carried: i128,
+    last_ms: i64,
+    next_event_ms: i64,
+}
+
+impl RouteState {
+    fn provisioning_ports(&self) -> i64 {
+        self.provisioning.iter().map(|p| p.ports).sum()
+    }
+
+    fn sold_ports(&self) -> i64 {
+        self.active + self.paused + self.provisioning_ports()
+    }
+}
+
+/// Which event comes next on a route; the order of the variants breaks ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum EventKind {
+    Midnight,
+    ProvisioningDone(usize),
+    Random,
+}
+
+fn round_down_to(value: i64, step: i64) -> i64 {
+    value - value.rem_euclid(step)
+}
+
+fn next_gap(rng: &mut Rng) -> i64 {
+    rng.range(MINUTE_MS, 2 * MEAN_EVENT_GAP_MS - MINUTE_MS)
+}
+
+/// The simulated network. See the module documentation for the model and the rules.
+#[derive(Debug)]
+pub struct Simulation {
+    seed: u64,
+    start_ms: i64,
+    profile: LoadProfile,
+    statics: Vec<RouteStatic>,
+    states: Vec<RouteState>,
+    at_ms: i64,
+}
+
+impl Simulation {
+    /// A network of `routes` routes whose figures start at the simulated instant `start`.
+    /// Everything else follows from `seed`.
+    pub fn new(seed: u64, routes: usize, start: DateTime<Utc>) -> Self {
+        let start_ms = start.timestamp_millis();
+        let profile = LoadProfile::new();
+        let statics: Vec<RouteStatic> = (0..routes).map(|i| route_static(seed, i)).collect();
+        let states = statics
+            .iter()
+            .enumerate()
+            .map(|(i, st)| initial_state(seed, i, st, start_ms, &profile))
+            .collect();
+        Simulation {
+            seed,
+            start_ms,
+            profile,
+            statics,
+            states,
+            at_ms: start_ms,
+        }
+    }
+
+    /// The simulated instant the figures start at.
+    pub fn start(&self) -> DateTime<Utc> {
+        millis_to_time(self.start_ms)
+    }
+
+    /// Number of routes.
+    pub fn route_count(&self) -> usize {
+        self.statics.len()
+    }
+
+    /// The `/capacity` report at simulated instant `at` (clamped to the start); its
+    /// `generated_at` is that simulated instant (the server puts the real clock there).
+    pub fn capacity_at(&mut self, at: DateTime<Utc>) -> CapacityReport {
+        let t = self.advance_to(at);
+        let mut routes = Vec::with_capacity(self.statics.len());
+        let (mut min_total, mut min_sold, mut ports_total, mut ports_sold) =
+            (0i64, 0i64, 0i64, 0i64);
+        for (st, state) in self.statics.iter().zip(&self.states) {
+            let sold_ports = state.sold_ports();
+            min_total += st.total_minutes;
+            min_sold += state.sold_minutes;
+            ports_total += st.total_ports;
+            ports_sold += sold_ports;
+            routes.push(RouteCapacity {
+                route: st.identity.slug.clone(),
+                name: st.identity.name.clone(),
+                dial_code: st.identity.dial_code.clone(),
+                capacity_minutes: MinutesCapacity {
+                    total: st.total_minutes,
+                    sold: state.sold_minutes,
+                    remaining: st.total_minutes - state.sold_minutes,
+                },
+                ports: PortCapacity {
+                    total: st.total_ports,
+                    sold: sold_ports,
+                    available: st.total_ports - sold_ports,
+                },
+                filled_pct: filled_pct(state.sold_minutes, st.total_minutes),
+            });
+        }
+        CapacityReport {
+            generated_at: millis_to_time(t),
+            unit_notes: Some(UNIT_NOTES.to_owned()),
+            totals: Totals {
+                routes: Some(routes.len() as i64),
+                capacity_minutes: Some(TotalMinutes {
+                    total: Some(min_total),
+                    sold: Some(min_sold),
+                    remaining: Some(min_total - min_sold),
+                }),
+                ports: Some(TotalPorts {
+                    total: Some(ports_total),
+                    sold: Some(ports_sold),
+                    available: Some(ports_total - ports_sold),
+                }),
+                filled_pct: Some(filled_pct(min_sold, min_total)),
+            },
+            routes,
+        }
+    }
+
+    /// The `/utilization` report at simulated instant `at` (clamped to the start).
+    pub fn utilization_at(&mut self, at: DateTime<Utc>) -> UtilizationReport {
+        let t = self.advance_to(at);
+        let (mut active, mut paused, mut provisioning) = (0i64, 0i64, 0i64);
+        let mut carried: i128 = 0;
+        for (st, state) in self.statics.iter().zip(&self.states) {
+            active += state.active;
+            paused += state.paused;
+            provisioning += state.provisioning_ports();
+            carried += carried_until(&self.profile, st, state, t);
+        }
+        let minutes_run_today = (carried / UNITS_PER_MINUTE) as i64;
+        let daily_active = active * PORT_DAILY_MINUTES;
+        let daily_paused = paused * PORT_DAILY_MINUTES;
+        let daily_sold = daily_active + daily_paused;
+        let generated_at = millis_to_time(t);
+        UtilizationReport {
+            generated_at,
+            date: generated_at.date_naive(),
+            minutes_run_today,
+            daily_capacity_minutes: DailyCapacity {
+                sold: Some(daily_sold),
+                active: Some(daily_active),
+                paused: Some(daily_paused),
+            },
+            utilization: Utilization {
+                utilized_minutes: Some(minutes_run_today),
+                available_minutes: Some((daily_sold - minutes_run_today).max(0)),
+                utilization_pct: Some(utilization_pct(minutes_run_today, daily_sold)),
+            },
+            capacity_status: CapacityStatus {
+                active_ports: Some(active),
+                paused_ports: Some(paused),
+                provisioning_ports: Some(provisioning),
+            },
+        }
+    }
+
+    /// Brings every route to simulated ms `t` (at least the start); going back in time replays
+    /// from the start, so the answer never depends on what was asked before.
+    fn advance_to(&mut self, at: DateTime<Utc>) -> i64 {
+        let t = at.timestamp_millis().max(self.start_ms);
+        if t < self.at_ms {
+            let (seed, start_ms) = (self.seed, self.start_ms);
+            for (i, (st, state)) in self.statics.iter().zip(self.states.iter_mut()).enumerate() {
+                *state = initial_state(seed, i, st, start_ms, &self.profile);
+            }
+        }
+        for (st, state) in self.statics.iter().zip(self.states.iter_mut()) {
+            advance_route(&self.profile, st, state, t);
+        }
+        self.at_ms = t;
+        t
+    }
+}
+
+fn millis_to_time(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
+
+fn route_static(seed: u64, index: usize) -> RouteStatic {
+    let mut rng = Rng::new(seed, (index as u64) << 1);
+    let identity = routes::identity(index);
+    let total_ports = 30 * rng.range(2, 24);
+    let minutes_per_port = [12_000, 15_000, 18_000, 20_000][rng.range(0, 3) as usize];
+    RouteStatic {
+        offset_ms: i64::from(identity.utc_offset_minutes) * MINUTE_MS,
+        identity,
+        total_ports,
+        minutes_per_port,
+        total_minutes: total_ports * minutes_per_port,
+        load_scale: rng.range(700, 1150),
+    }
+}
+
+fn initial_state(
+    seed: u64,
+    index: usize,
+    st: &RouteStatic,
+    start_ms: i64,
+    profile: &LoadProfile,
+) -> RouteState {
+    let mut rng = Rng::new(seed, ((index as u64) << 1) | 1);
+    let fill = rng.range(350, 900);
+    let sold = st.total_ports * fill / 1000;
+    let provisioning_ports = rng.range(0, sold / 40);
+    let paused = rng
+        .range(sold / 50, sold / 10)
+        .min(sold - provisioning_ports);
+    let active = sold - provisioning_ports - paused;
+    let minutes_fill = (fill + rng.range(-60, 80)).clamp(0, 1000);
+    let sold_minutes = round_down_to(st.total_minutes * minutes_fill / 1000, 100);
+    let mut provisioning = Vec::new();
+    if provisioning_ports > 0 {
+        provisioning.push(Provisioning {
+            ready_ms: start_ms + rng.range(3, 30) * MINUTE_MS,
+            ports: provisioning_ports,
+        });
+    }
+    // As if today's active ports had been active since midnight.
+    let midnight = round_down_to(start_ms, DAY_MS);
+    let carried = i128::from(active)
+        * i128::from(st.load_scale)
+        * (profile.integral(start_ms + st.offset_ms) - profile.integral(midnight + st.offset_ms));
+    let next_event_ms = start_ms + next_gap(&mut rng);
+    RouteState {
+        rng,
+        active,
+        paused,
+        provisioning,
+        sold_minutes,
+        carried,
+        last_ms: start_ms,
+        next_event_ms,
+    }
+}
+
+/// Traffic carried since midnight up to `t` (>= `last_ms`), without changing the state.
+fn carried_until(profile: &LoadProfile, st: &RouteStatic, state: &RouteState, t: i64) -> i128 {
+    state.carried
+        + i128::from(state.active)
+            * i128::from(st.load_scale)
+            * (profile.integral(t + st.offset_ms) - profile.integral(state.last_ms + st.offset_ms))
+}
+
+fn advance_route(profile: &LoadProfile, st: &RouteStatic, state: &mut RouteState, t: i64) {
+    loop {
+        let midnight = round_down_to(state.last_ms, DAY_MS) + DAY_MS;
+        let mut next = (midnight, EventKind::Midnight);
+        for (i, batch) in state.provisioning.iter().enumerate() {
+            next = next.min((batch.ready_ms, EventKind::ProvisioningDone(i)));
+        }
+        next = next.min((state.next_event_ms, EventKind::Random));
+        let (when, kind) = next;
+        if when > t {
+            return;
+        }
+        state.carried = carried_until(profile, st, state, when);
+        state.last_ms = when;
+        match kind {
+            EventKind::Midnight => contracts_end(state),
+            EventKind::ProvisioningDone(i) => {
+                let batch = state.provisioning.swap_remove(i);
+                state.active += batch.ports;
+            }
+            EventKind::Random => {
+                random_event(st, state, when);
+                state.next_event_ms = when + next_gap(&mut state.rng);
+            }
+        }
+    }
+}
+
+/// UTC midnight: a new day of carried minutes, and some contracts end.
+fn contracts_end(state: &mut RouteState) {
+    state.carried = 0;
+    let share = state.rng.range(60, 140); // permille of sold capacity released
+    let in_service = state.active + state.paused;
+    let released = in_service * share / 1000;
+    let from_paused = (state.paused * share / 1000).min(released);
+    let from_active = (released - from_paused).min(state.active);
+    state.paused -= from_paused;
+    state.active -= from_active;
+    let minutes = round_down_to(state.sold_minutes * share / 1000, 100);
+    state.sold_minutes = (state.sold_minutes - minutes).max(0);
+}
+
+fn random_event(st: &RouteStatic, state: &mut RouteState, now: i64) {
+    let roll = state.rng.range(0, 99);
+    match roll {
+        0..=4 => {
+            // A port purchase: a few ports, now and then a whole E1 of 30.
+            let available = st.total_ports - state.sold_ports();
+            if available <= 0 {
+                return;
+            }
+            let wanted = if state.rng.range(0, 99) < 4 {
+                30
+            } else {
+                state.rng.range(1, 1 + st.total_ports / 240)
+            };
+            let ports = wanted.min(available);
+            let ready_ms = now + state.rng.range(3, 30) * MINUTE_MS;
+            state.provisioning.push(Provisioning { ready_ms, ports });
+            // The ports come with most of their minutes.
+            let minutes = round_down_to(ports * st.minutes_per_port * 4 / 5, 100);
+            state.sold_minutes = (state.sold_minutes + minutes).min(st.total_minutes);
+        }
+        5..=14 => {
+            // A bundle of minutes: 0.05 % to 0.15 % of the route, in whole thousands.
+            let bundle = round_down_to(st.total_minutes * state.rng.range(1, 3) / 2000, 1000);
+            state.sold_minutes = (state.sold_minutes + bundle.max(1000)).min(st.total_minutes);
+        }
+        15..=24 if state.active > 0 => {
+            let ports = state.rng.range(1, (state.active / 40).max(1));
+            state.active -= ports;
+            state.paused += ports;
+        }
+        25..=34 if state.paused > 0 => {
+            let ports = state.rng.range(1, (state.paused / 3).max(1));
+            state.paused -= ports;
+            state.active += ports;
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::api::validate;
+    use chrono::Duration as ChronoDuration;
+
+    fn start() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 3, 14, 9, 26, 53).unwrap()
+    }
+
+    fn check_capacity(report: &CapacityReport) {
+        let mut sums = [0i64; 6];
+        for r in &report.routes {
+            let m = r.capacity_minutes;
+            let p = r.ports;
+            assert!(0 <= m.sold && m.sold <= m.total, "{r:?}");
+            assert!(0 <= p.sold && p.sold <= p.total, "{r:?}");
+            assert_eq!(m.remaining, m.total - m.sold);
+            assert_eq!(p.available, p.total - p.sold);
+            assert_eq!(r.filled_pct, filled_pct(m.sold, m.total));
+            assert!((0..=100).contains(&r.filled_pct));
+            assert!(r.dial_code.starts_with('+'));
+            for (s, v) in
+                sums.iter_mut()
+                    .zip([m.total, m.sold, m.remaining, p.total, p.sold, p.available])
+            {
+                *s += v;
+            }
+        }
+        let t = &report.totals;
+        assert_eq!(t.routes, Some(report.routes.len() as i64));
+        let tm = t.capacity_minutes.unwrap();
+        let tp = t.ports.unwrap();
+        assert_eq!(
+            [
+                tm.total,
+                tm.sold,
+                tm.remaining,
+                tp.total,
+                tp.sold,
+                tp.available
+            ],
+            sums.map(Some)
+        );
+        assert_eq!(t.filled_pct, Some(filled_pct(sums[1], sums[0])));
+    }
+
+    fn check_utilization(u: &UtilizationReport, ports_sold: i64) {
+        let d = u.daily_capacity_minutes;
+        let (sold, active, paused) = (d.sold.unwrap(), d.active.unwrap(), d.paused.unwrap());
+        assert_eq!(sold, active + paused);
+        let util = u.utilization;
+        assert_eq!(util.utilized_minutes, Some(u.minutes_run_today));
+        assert!(u.minutes_run_today >= 0);
+        assert!(u.minutes_run_today <= sold, "{u:?}");
+        assert_eq!(util.available_minutes, Some(sold - u.minutes_run_today));
+        assert_eq!(
+            util.utilization_pct,
+            Some(utilization_pct(u.minutes_run_today, sold))
+        );
+        let s = u.capacity_status;
+        assert_eq!(
+            s.active_ports.unwrap() + s.paused_ports.unwrap() + s.provisioning_ports.unwrap(),
+            ports_sold
+        );
+        assert_eq!(active, s.active_ports.unwrap() * PORT_DAILY_MINUTES);
+        assert_eq!(paused, s.paused_ports.unwrap() * PORT_DAILY_MINUTES);
+        assert_eq!(u.date, u.generated_at.date_naive());
+    }
+
+    #[test]
+    fn rounding_rules() {
+        assert_eq!(filled_pct(0, 0), 0);
+        assert_eq!(filled_pct(1, 200), 1); // 0.5 rounds up
+        assert_eq!(filled_pct(1, 201), 0);
+        assert_eq!(filled_pct(199, 200), 100); // 99.5 rounds up
+        assert_eq!(filled_pct(197, 200), 99); // 98.5 rounds up
+        assert_eq!(filled_pct(5, 5), 100);
+        assert_eq!(utilization_pct(1, 2000), 0.1); // 0.05 rounds up
+        assert_eq!(utilization_pct(1, 3), 33.3);
+        assert_eq!(utilization_pct(2, 3), 66.7);
+        assert_eq!(utilization_pct(5, 0), 0.0);
+        assert_eq!(utilization_pct(1440, 1440), 100.0);
+    }
+
+    #[test]
+    fn same_seed_and_time_give_the_same_reports() {
+        let at = start() + ChronoDuration::minutes(200);
+        let mut a = Simulation::new(7, 14, start());
+        let mut b = Simulation::new(7, 14, start());
+        // `a` is asked on the way, `b` only once: the answers must not differ.
+        for m in (0..200).step_by(7) {
+            a.capacity_at(start() + ChronoDuration::minutes(m));
+            a.utilization_at(start() + ChronoDuration::seconds(m * 60 + 13));
+        }
+        assert_eq!(a.capacity_at(at), b.capacity_at(at));
+        assert_eq!(a.utilization_at(at), b.utilization_at(at));
+        // Going back replays from the start.
+        let early = start() + ChronoDuration::minutes(5);
+        let mut c = Simulation::new(7, 14, start());
+        assert_eq!(a.utilization_at(early), c.utilization_at(early));
+        // Another seed, another network.
+        let mut d = Simulation::new(8, 14, start());
+        assert_ne!(d.capacity_at(at), b.capacity_at(at));
+    }
+
+    #[test]
+    fn invariants_hold_over_days() {
+        for seed in [1, 2, 99] {
+            let mut sim = Simulation::new(seed, 20, start());
+            let mut prev_run = 0;
+            let mut prev_date = None;
+            for step in 0..(4 * 24 * 6) {
+                let at = start() + ChronoDuration::minutes(step * 10 + 3);
+                let cap = sim.capacity_at(at);
+                check_capacity(&cap);
+                let util = sim.utilization_at(at);
+                check_utilization(&util, cap.totals.ports.unwrap().sold.unwrap());
+                // The client's own checks agree.
+                assert_eq!(validate::capacity_warnings_at(&cap, at), []);
+                assert_eq!(validate::utilization_warnings_at(&util, at), []);
+                if prev_date == Some(util.date) {
+                    assert!(
+                        util.minutes_run_today >= prev_run,
+                        "carried minutes went back"
+                    );
+                }
+                prev_run = util.minutes_run_today;
+                prev_date = Some(util.date);
+            }
+        }
+    }
+
+    #[test]
+    fn figures_move_forward() {
+        let mut sim = Simulation::new(1, 14, start());
+        let first = sim.capacity_at(start());
+        let first_util = sim.utilization_at(start());
+        let later = start() + ChronoDuration::minutes(90);
+        let second = sim.capacity_at(later);
+        let second_util = sim.utilization_at(later);
+        // Purchases confirmed in 90 minutes: sold minutes grew somewhere.
+        let sold = |r: &CapacityReport| r.totals.capacity_minutes.unwrap().sold.unwrap();
+        assert!(sold(&second) > sold(&first));
+        assert!(second_util.minutes_run_today > first_util.minutes_run_today);
+        assert_eq!(second.generated_at, later);
+    }
+
+    #[test]
+    fn carried_minutes_restart_at_utc_midnight() {
+        let mut sim = Simulation::new(3, 14, start());
+        let before = Utc.with_ymd_and_hms(2026, 3, 14, 23, 59, 0).unwrap();
+        let after = Utc.with_ymd_and_hms(2026, 3, 15, 0, 1, 0).unwrap();
+        let u1 = sim.utilization_at(before);
+        let u2 = sim.utilization_at(after);
+        assert!(u1.minutes_run_today > 100 * u2.minutes_run_today.max(1));
+        assert_eq!(u2.date.to_string(), "2026-03-15");
+        // Late in the day a realistic share of the sold capacity has been used.
+        let pct = u1.utilization.utilization_pct.unwrap();
+        assert!((15.0..=70.0).contains(&pct), "{pct}");
+    }
+
+    #[test]
+    fn an_empty_network_reports_zeros() {
+        let mut sim = Simulation::new(1, 0, start());
+        let cap = sim.capacity_at(start());
+        assert!(cap.routes.is_empty());
+        check_capacity(&cap);
+        assert_eq!(cap.totals.filled_pct, Some(0));
+        let util = sim.utilization_at(start() + ChronoDuration::hours(1));
+        check_utilization(&util, 0);
+        assert_eq!(util.utilization.utilization_pct, Some(0.0));
+    }
+
+    #[test]
+    fn large_networks_are_cheap_enough() {
+        let mut sim = Simulation::new(5, 20_000, start());
+        let report = sim.capacity_at(start() + ChronoDuration::minutes(30));
+        assert_eq!(report.routes.len(), 20_000);
+        check_capacity(&report);
+    }
+}

@@ -1,0 +1,360 @@
+//! `captop --once`: fetch both reports concurrently, print them, exit.
+//!
+//! Rendering is pure (reports in, text out) so it is tested without a network; [`run`] is the
+//! thin edge that fetches and writes. Exit codes: 0 figures printed (warnings included), 1 the
+//! figures could not be had.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::api::Client;
+use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::api::validate::{self, Warning};
+use crate::text::{fit, pad, pad_left, sanitize, thousands};
+
+/// How the table is drawn.
+#[derive(Debug, Clone, Copy)]
+pub struct TableStyle {
+    /// ANSI colours (only when stdout is a terminal and `NO_COLOR` is unset).
+    pub color: bool,
+    /// Fill % from which a route is shown as nearly full.
+    pub warn_pct: i64,
+    /// Fill % from which a route is shown as full.
+    pub crit_pct: i64,
+}
+
+impl Default for TableStyle {
+    fn default() -> Self {
+        Self {
+            color: false,
+            warn_pct: 80,
+            crit_pct: 95,
+        }
+    }
+}
+
+/// The `--format json` document: the service's own shapes plus the validation warnings.
+#[derive(Debug, Serialize)]
+pub struct OnceReport<'a> {
+    /// The `/capacity` report as the service sent it (unknown fields dropped).
+    pub capacity: &'a CapacityReport,
+    /// The `/utilization` report as the service sent it.
+    pub utilization: &'a UtilizationReport,
+    /// Figures that break the spec's rules or arithmetic.
+    pub warnings: &'a [Warning],
+}
+
+/// All validation warnings of both reports.
+pub fn warnings(capacity: &CapacityReport, utilization: &UtilizationReport) -> Vec<Warning> {
+    let mut all = validate::capacity_warnings(capacity);
+    all.extend(validate::utilization_warnings(utilization));
+    all
+}
+
+/// The JSON document, pretty-printed, with a trailing newline.
+pub fn render_json(
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+    warnings: &[Warning],
+) -> Result<String, serde_json::Error> {
+    let mut out = serde_json::to_string_pretty(&OnceReport {
+        capacity,
+        utilization,
+        warnings,
+    })?;
+    out.push('\n');
+    Ok(out)
+}
+
+const NAME_MAX: usize = 28;
+const SGR_RESET: &str = "\x1b[0m";
+const SGR_BOLD: &str = "\x1b[1m";
+const SGR_DIM: &str = "\x1b[2m";
+const SGR_GREEN: &str = "\x1b[32m";
+const SGR_YELLOW: &str = "\x1b[33m";
+const SGR_RED: &str = "\x1b[31m";
+
+/// The aligned plain-text report: routes, totals, today's utilization and the port split.
+///
+/// Every server string is sanitized and cut to its column; with `style.color` off the output
+/// contains no escape byte at all.
+pub fn render_table(
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+    source: &str,
+    style: TableStyle,
+) -> String {
+    let paint = |sgr: &str, s: String| {
+        if style.color {
+            format!("{sgr}{s}{SGR_RESET}")
+        } else {
+            s
+        }
+    };
+    let mut out = String::new();
+    out.push_str(&paint(
+        SGR_BOLD,
+        format!(
+            "captop · {} · figures of {}",
+            fit(source, 60),
+            capacity.generated_at.format("%Y-%m-%d %H:%M:%S UTC")
+        ),
+    ));
+    out.push_str("\n\n");
+
+    let name_w = capacity
+        .routes
+        .iter()
+        .map(|r| crate::text::width(&r.name))
+        .max()
+        .unwrap_or(0)
+        .clamp(5, NAME_MAX);
+    let dial_w = capacity
+        .routes
+        .iter()
+        .map(|r| crate::text::width(&r.dial_code))
+        .max()
+        .unwrap_or(0)
+        .clamp(4, 8);
+    // Column groups first, so the three minute and three port columns read as what they are.
+    let lead = name_w + 2 + dial_w + 2 + 5;
+    let groups = format!(
+        "{}  {}  {}",
+        " ".repeat(lead),
+        centered("MINUTES", 11 * 3 + 4),
+        centered("PORTS", 6 * 3 + 4)
+    );
+    out.push_str(&paint(SGR_DIM, groups.trim_end().to_owned()));
+    out.push('\n');
+    let header = format!(
+        "{}  {}  {:>5}  {:>11}  {:>11}  {:>11}  {:>6}  {:>6}  {:>6}",
+        pad("ROUTE", name_w),
+        pad("DIAL", dial_w),
+        "FILL",
+        "LEFT",
+        "SOLD",
+        "TOTAL",
+        "FREE",
+        "SOLD",
+        "TOTAL"
+    );
+    out.push_str(&paint(SGR_DIM, header));
+    out.push('\n');
+
+    for r in &capacity.routes {
+        let fill = pad_left(&format!("{} %", r.filled_pct), 5);
+        let fill = if r.filled_pct >= style.crit_pct {
+            paint(SGR_RED, fill)
+        } else if r.filled_pct >= style.warn_pct {
+            paint(SGR_YELLOW, fill)
+        } else {
+            paint(SGR_GREEN, fill)
+        };
+        out.push_str(&format!(
+            "{}  {}  {}  {}  {}  {}  {}  {}  {}\n",
+            pad(&r.name, name_w),
+            pad(&r.dial_code, dial_w),
+            fill,
+            num(r.capacity_minutes.remaining, 11),
+            num(r.capacity_minutes.sold, 11),
+            num(r.capacity_minutes.total, 11),
+            num(r.ports.available, 6),
+            num(r.ports.sold, 6),
+            num(r.ports.total, 6),
+        ));
+    }
+    if capacity.routes.is_empty() {
+        out.push_str("(no active routes)\n");
+    }
+
+    let t = &capacity.totals;
+    let minutes = t.capacity_minutes.unwrap_or_default();
+    let ports = t.ports.unwrap_or_default();
+    let routes = t.routes.unwrap_or(capacity.routes.len() as i64);
+    let totals = format!(
+        "{}  {}  {}  {}  {}  {}  {}  {}  {}",
+        pad(
+            &format!(
+                "TOTAL ({} route{})",
+                routes,
+                if routes == 1 { "" } else { "s" }
+            ),
+            name_w
+        ),
+        pad("", dial_w),
+        pad_left(&opt(t.filled_pct, |v| format!("{v} %")), 5),
+        opt_num(minutes.remaining, 11),
+        opt_num(minutes.sold, 11),
+        opt_num(minutes.total, 11),
+        opt_num(ports.available, 6),
+        opt_num(ports.sold, 6),
+        opt_num(ports.total, 6),
+    );
+    out.push_str(&paint(SGR_BOLD, totals));
+    out.push_str("\n\n");
+
+    let u = utilization;
+    out.push_str(&format!(
+        "Today ({})   {} minutes run",
+        u.date,
+        thousands(u.minutes_run_today)
+    ));
+    if let Some(pct) = u.utilization.utilization_pct {
+        out.push_str(&format!("   utilization {pct:.1} %"));
+    }
+    out.push('\n');
+    let util = &u.utilization;
+    out.push_str(&format!(
+        "Daily capacity   utilized {} · available {} min/day\n",
+        opt(util.utilized_minutes, thousands),
+        opt(util.available_minutes, thousands),
+    ));
+    let daily = &u.daily_capacity_minutes;
+    out.push_str(&format!(
+        "By state         sold {} · active {} · paused {} min/day\n",
+        opt(daily.sold, thousands),
+        opt(daily.active, thousands),
+        opt(daily.paused, thousands),
+    ));
+    let s = &u.capacity_status;
+    let split = [s.active_ports, s.paused_ports, s.provisioning_ports];
+    let sum: i128 = split.iter().flatten().map(|&v| i128::from(v.max(0))).sum();
+    let share = |v: Option<i64>| match v {
+        Some(v) if sum > 0 => format!(
+            "{} ({:.1} %)",
+            thousands(v),
+            i128::from(v) as f64 * 100.0 / sum as f64
+        ),
+        Some(v) => thousands(v),
+        None => "—".to_owned(),
+    };
+    out.push_str(&format!(
+        "Ports            active {} · paused {} · provisioning {}\n",
+        share(s.active_ports),
+        share(s.paused_ports),
+        share(s.provisioning_ports),
+    ));
+    if let Some(notes) = &capacity.unit_notes {
+        out.push_str(&paint(SGR_DIM, format!("Note: {}", fit(notes, 200))));
+        out.push('\n');
+    }
+    out
+}
+
+/// `label` centred in a rule of `width` cells: `──── MINUTES ────`.
+fn centered(label: &str, width: usize) -> String {
+    let rule = width.saturating_sub(label.len() + 2);
+    let left = rule / 2;
+    format!("{} {label} {}", "─".repeat(left), "─".repeat(rule - left))
+}
+
+fn num(v: i64, w: usize) -> String {
+    pad_left(&thousands(v), w)
+}
+
+fn opt_num(v: Option<i64>, w: usize) -> String {
+    pad_left(&opt(v, thousands), w)
+}
+
+fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "—".to_owned())
+}
+
+/// Fetches both reports and prints them to `stdout` (warnings and errors to `stderr`).
+/// Returns the process exit code.
+pub async fn run(
+    client: &Client,
+    format: crate::cli::Format,
+    style: TableStyle,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32 {
+    let (capacity, utilization) = client.poll().await;
+    let (capacity, utilization) = match (capacity, utilization) {
+        (Ok(c), Ok(u)) => (c, u),
+        (Err(e), _) | (_, Err(e)) => {
+            let _ = writeln!(stderr, "captop: {}", sanitize(&e.to_string()));
+            return 1;
+        }
+    };
+    let warnings = warnings(&capacity, &utilization);
+    let text = match format {
+        crate::cli::Format::Json => match render_json(&capacity, &utilization, &warnings) {
+            Ok(text) => text,
+            Err(e) => {
+                let _ = writeln!(stderr, "captop: could not encode the report: {e}");
+                return 1;
+            }
+        },
+        crate::cli::Format::Table => {
+            for w in &warnings {
+                let _ = writeln!(stderr, "warning: {w}");
+            }
+            render_table(&capacity, &utilization, client.base_url(), style)
+        }
+    };
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = writeln!(stderr, "captop: could not write the report: {e}");
+        return 1;
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::sim::Simulation;
+    use chrono::{TimeZone, Utc};
+
+    fn reports() -> (CapacityReport, UtilizationReport) {
+        let start = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+        let mut sim = Simulation::new(7, 14, start);
+        (sim.capacity_at(start), sim.utilization_at(start))
+    }
+
+    #[test]
+    fn hostile_route_names_never_reach_stdout_raw() {
+        let (mut capacity, utilization) = reports();
+        capacity.routes[0].name =
+            "Evil\u{1b}]0;owned\u{7}\u{202e}Name 東京東京東京東京東京東京東京".to_owned();
+        capacity.routes[1].dial_code = "+1\u{1b}[2J".to_owned();
+        let text = render_table(
+            &capacity,
+            &utilization,
+            "http://x/v1",
+            TableStyle::default(),
+        );
+        for line in text.lines() {
+            assert!(!line.chars().any(crate::text::is_unsafe), "{line:?}");
+        }
+        let row = text.lines().find(|l| l.starts_with("Evil")).unwrap();
+        assert!(row.contains('…'), "long name cut: {row}");
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let (capacity, utilization) = reports();
+        let plain = render_table(&capacity, &utilization, "x", TableStyle::default());
+        assert!(!plain.contains('\u{1b}'));
+        let style = TableStyle {
+            color: true,
+            ..TableStyle::default()
+        };
+        assert!(render_table(&capacity, &utilization, "x", style).contains("\u{1b}[1m"));
+    }
+
+    #[test]
+    fn json_keeps_the_service_field_names() {
+        let (capacity, utilization) = reports();
+        let json = render_json(&capacity, &utilization, &[]).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert!(doc["capacity"]["routes"][0]["capacity_minutes"]["remaining"].is_i64());
+        assert!(doc["utilization"]["capacity_status"]["active_ports"].is_i64());
+        assert_eq!(doc["warnings"], serde_json::json!([]));
+    }
+}
