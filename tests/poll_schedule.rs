@@ -513,3 +513,22 @@ async fn three_pollers_sharing_a_state_file_stay_under_one_budget() {
     assert!(polls.contains(&(limited + Duration::from_secs(7))));
     let _ = sources;
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_unusable_runtime_dir_falls_back_to_an_own_budget_and_says_so() {
+    let not_a_dir = std::env::temp_dir().join(format!("captop-poll-file-{}", std::process::id()));
+    std::fs::write(&not_a_dir, b"a file where a directory should be").unwrap();
+    let source = Scripted::always_ok(Duration::from_millis(10));
+    let mut config = config(Duration::from_secs(1), 60);
+    config.sharing = BudgetSharing::Dir(not_a_dir.join("captop"));
+    let run = start(source.clone(), config);
+    tokio::time::sleep(Duration::from_secs(300)).await;
+    let last = run.schedules().last().cloned().unwrap();
+    run.stop().await;
+    let _ = std::fs::remove_file(&not_a_dir);
+    let note = last.note.expect("a note saying the budget is not shared");
+    assert!(note.contains("not shared"), "{note}");
+    // Still within its own budget.
+    assert!(max_in_window(&source.polls(), MINUTE) <= 60);
+    assert!(source.polls().len() >= 140);
+}

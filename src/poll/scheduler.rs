@@ -220,8 +220,11 @@ impl Scheduler {
         let mut due = match (self.last_poll_at, self.refresh_pending) {
             (None, _) => self.started_at,
             (Some(last), true) => last + self.refresh_gap(),
-            (Some(_), false) if self.resume_at_hold && self.rate_limited_until.is_some() => {
-                self.rate_limited_until.unwrap_or(self.started_at)
+            // (Never sooner than a refresh could be: a `Retry-After: 0` must not become a
+            // tight loop of 429s.)
+            (Some(last), false) if self.resume_at_hold => {
+                let earliest = last + self.refresh_gap();
+                self.rate_limited_until.map_or(earliest, |u| u.max(earliest))
             }
             (Some(last), false) => {
                 let regular = last + self.interval();
@@ -446,6 +449,16 @@ mod tests {
         s.poll_sent(t0 + secs(600));
         s.poll_finished(t0 + secs(600), PollOutcome::Success);
         assert_eq!(s.interval(), secs(2));
+    }
+
+    #[test]
+    fn a_zero_retry_after_does_not_become_a_tight_loop() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(2), t0);
+        s.poll_sent(t0);
+        s.poll_finished(t0, PollOutcome::RateLimited { wait: secs(0) });
+        // The widened budget floor (2 s × 2) still applies.
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(4)));
     }
 
     #[test]
