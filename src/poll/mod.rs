@@ -17,6 +17,22 @@
 //!   processes of the user through a locked state file.
 //! - [`backoff`]: jittered exponential backoff and the AIMD widening after 429s.
 //! - [`driver`]: the task that ties them to the network and the UI ([`spawn`]).
+//!
+//! ```no_run
+//! # async fn run(client: captop::api::Client) -> Result<(), String> {
+//! use captop::poll::{PollCommand, PollConfig, PollEvent};
+//! let config = PollConfig::from_args(Some(5.0), None)?; // --interval 5, default budget
+//! let (commands, mut events, task) = captop::poll::spawn(client, config);
+//! while let Some(event) = events.recv().await {
+//!     if let PollEvent::Schedule(status) = event {
+//!         println!("{}/{} req/min", status.budget_used, status.budget_limit);
+//!     }
+//! #   break;
+//! }
+//! let _ = commands.send(PollCommand::Shutdown);
+//! let _ = task.await;
+//! # Ok(()) }
+//! ```
 
 pub mod backoff;
 pub mod budget;

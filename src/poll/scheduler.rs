@@ -224,7 +224,8 @@ impl Scheduler {
             // tight loop of 429s.)
             (Some(last), false) if self.resume_at_hold => {
                 let earliest = last + self.refresh_gap();
-                self.rate_limited_until.map_or(earliest, |u| u.max(earliest))
+                self.rate_limited_until
+                    .map_or(earliest, |u| u.max(earliest))
             }
             (Some(last), false) => {
                 let regular = last + self.interval();
