@@ -1,7 +1,7 @@
 //! The poller against the simulated service over loopback HTTP, judged by the service's own
 //! request log: within its budget it never meets a 429, after a 429 it sends nothing to the
-//! metered endpoints until `Retry-After` has passed (in both header forms), and three pollers
-//! sharing one state file stay under one budget together.
+//! metered endpoints until `Retry-After` has passed (in both header forms), and three captop
+//! processes sharing one state file stay under one budget together.
 //!
 //! Windows are scaled down (the service allows 20 requests per 5 s, captop budgets 16 per 5 s)
 //! so each test runs for a few seconds of real time.
@@ -185,26 +185,76 @@ async fn after_a_429_with_an_http_date_nothing_is_sent_until_it_has_passed() {
     forced_429_is_honoured(RetryAfterStyle::HttpDate).await;
 }
 
+/// Three captop pollers in three processes (this test binary run again, see [`child_poller`])
+/// share one state file and one budget against one service.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn three_pollers_sharing_a_state_file_stay_under_one_budget() {
+async fn three_processes_sharing_a_state_file_stay_under_one_budget() {
     let server = service(RetryAfterStyle::Seconds).await;
     let dir = StateDir::new("poll-three");
-    let configs = (0..3)
-        .map(|_| poll_config(BudgetSharing::Dir(dir.0.clone())))
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args(["child_poller", "--exact", "--ignored", "--quiet"])
+                .env("CAPTOP_TEST_BASE_URL", server.base_url())
+                .env("CAPTOP_TEST_API_KEY", server.api_key())
+                .env("CAPTOP_TEST_STATE_DIR", &dir.0)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
         .collect();
-    let polls = run_pollers(&server, configs, Duration::from_secs(6)).await;
+    let statuses = tokio::task::spawn_blocking(move || {
+        children
+            .into_iter()
+            .map(|mut child| child.wait().unwrap())
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    assert!(statuses.iter().all(|s| s.success()), "{statuses:?}");
     let log = server.request_log();
     let metered = metered(&log);
     assert!(metered.iter().all(|r| r.status == 200), "a 429 came back");
     assert!(max_in_window(&metered, WINDOW) <= SERVICE_LIMIT as usize);
     let worst = max_in_window(&metered, WINDOW - ARRIVAL_SLACK);
     assert!(worst <= BUDGET as usize, "{worst} requests in one window");
+    // Together they polled past one window's worth: the budget was used, and shared.
     assert!(
         metered.len() > BUDGET as usize,
         "{} requests",
         metered.len()
     );
-    // Each of the three got a share.
-    assert!(polls.iter().all(|&p| p > 0), "{polls:?}");
     server.shutdown().await;
+}
+
+/// One poller for 6 s against the service named in the environment; the body of each child
+/// process of [`three_processes_sharing_a_state_file_stay_under_one_budget`].
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a child process of three_processes_sharing_a_state_file_stay_under_one_budget"]
+async fn child_poller() {
+    let (Ok(base_url), Ok(key), Ok(dir)) = (
+        std::env::var("CAPTOP_TEST_BASE_URL"),
+        std::env::var("CAPTOP_TEST_API_KEY"),
+        std::env::var("CAPTOP_TEST_STATE_DIR"),
+    ) else {
+        panic!("run by three_processes_sharing_a_state_file_stay_under_one_budget");
+    };
+    let client = Client::new(ClientOptions::new(base_url, ApiKey::new(key))).unwrap();
+    let config = poll_config(BudgetSharing::Dir(dir.into()));
+    let (commands, mut events, task) = captop::poll::spawn(client, config);
+    let drain = tokio::spawn(async move {
+        let mut notes = Vec::new();
+        while let Some(event) = events.recv().await {
+            if let PollEvent::Schedule(status) = event {
+                notes.extend(status.note);
+            }
+        }
+        notes
+    });
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    commands.send(PollCommand::Shutdown).unwrap();
+    task.await.unwrap();
+    let notes = drain.await.unwrap();
+    assert!(notes.is_empty(), "the budget was not shared: {notes:?}");
 }
