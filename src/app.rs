@@ -781,6 +781,7 @@ impl App {
                 }
                 self.schedule = Some(status);
             }
+            PollEvent::Warning(text) => self.warn(&text),
         }
     }
 

@@ -220,7 +220,6 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
 }
 
 #[test]
-#[ignore = "needs the dashboard wired into run.rs (poll::spawn + tui::run); passes with it"]
 fn dashboard_appears_help_opens_and_q_exits_cleanly() {
     let mut s = Session::start();
     s.wait_for_dashboard();
@@ -238,7 +237,6 @@ fn dashboard_appears_help_opens_and_q_exits_cleanly() {
 }
 
 #[test]
-#[ignore = "needs the dashboard wired into run.rs (poll::spawn + tui::run); passes with it"]
 fn sigterm_restores_the_terminal() {
     let mut s = Session::start();
     s.wait_for_dashboard();
@@ -256,7 +254,6 @@ fn sigterm_restores_the_terminal() {
 }
 
 #[test]
-#[ignore = "needs the dashboard wired into run.rs (poll::spawn + tui::run); passes with it"]
 fn hang_up_ends_captop_promptly_without_burning_cpu() {
     let mut s = Session::start();
     s.wait_for_dashboard();
