@@ -8,7 +8,12 @@
 //! The oversized-body tests also measure the process's peak memory with `/usr/bin/time` when it
 //! is installed and print it (`cargo test --test faults_once -- --nocapture` shows the figures).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod support;
 

@@ -333,8 +333,8 @@ impl Client {
         let mut body = Vec::new();
         let read = async {
             while let Ok(Some(chunk)) = response.chunk().await {
-                let room = limit - body.len();
-                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                let room = limit.saturating_sub(body.len());
+                body.extend_from_slice(chunk.get(..room).unwrap_or(&chunk));
                 if body.len() >= limit {
                     break;
                 }
