@@ -84,6 +84,12 @@ impl Run {
         assert_eq!(lines.len(), 1, "one line on stderr: {}", self.describe());
         assert!(lines[0].starts_with("captop: "), "{}", self.describe());
         assert!(lines[0].len() < 400, "a short line: {}", self.describe());
+        // `--nocapture` shows what the user sees for each fault (the reliability table).
+        eprintln!(
+            "seen [{}]: {}",
+            std::thread::current().name().unwrap_or("?"),
+            lines[0]
+        );
         let lower = lines[0].to_lowercase();
         for needle in needles {
             assert!(
