@@ -6,7 +6,10 @@
 
 pub mod api;
 pub mod cli;
+pub mod commands;
+pub mod config;
 pub mod demo;
+pub mod keyring;
 pub mod once;
 pub mod poll;
 pub mod run;

@@ -19,10 +19,13 @@ pub const EXIT_USAGE: u8 = 2;
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => demo_server(args).await,
-        Some(Command::Auth(_)) | Some(Command::Config(_)) => {
-            eprintln!("captop: this command is not available yet");
-            EXIT_USAGE
-        }
+        Some(Command::Auth(cmd)) => auth(&cmd, &cli.global).await,
+        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config(
+            &cmd,
+            &cli.global,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        )),
         None => figures(&cli.global).await,
     }
 }
@@ -40,21 +43,22 @@ async fn figures(args: &GlobalArgs) -> u8 {
     } else {
         None
     };
+    // The URL is checked before the key: a refused URL is the more useful thing to hear first.
     let (base_url, key) = match &demo {
-        Some(server) => (server.base_url(), ApiKey::new(server.api_key())),
-        None => match (args.base_url.clone(), read_key(args)) {
-            (Some(url), Ok(key)) => (url, Some(key)),
-            (None, _) => {
+        Some(server) => (server.base_url(), Ok(ApiKey::new(server.api_key()))),
+        None => match args.base_url.clone() {
+            Some(url) => (url, read_key(args).map(Some)),
+            None => {
                 eprintln!(
                     "captop: no service to watch — pass --base-url URL (or set CAPTOP_BASE_URL), or try --demo"
                 );
                 return EXIT_USAGE;
             }
-            (_, Err(msg)) => {
-                eprintln!("captop: {msg}");
-                return EXIT_USAGE;
-            }
         },
+    };
+    let (key, key_error) = match key {
+        Ok(key) => (key, None),
+        Err(msg) => (None, Some(msg)),
     };
     let mut options = ClientOptions::new(base_url, key);
     if let Some(secs) = args.timeout {
@@ -74,6 +78,10 @@ async fn figures(args: &GlobalArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
+    if let Some(msg) = key_error {
+        eprintln!("captop: {msg}");
+        return EXIT_USAGE;
+    }
     let color = !args.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let style = crate::once::TableStyle {
         color: color && std::io::stdout().is_terminal(),
@@ -104,6 +112,33 @@ fn read_key(args: &GlobalArgs) -> Result<ApiKey, String> {
         return Ok(key);
     }
     Err("no API key — set CAPTOP_API_KEY or pass --api-key-file PATH".to_owned())
+}
+
+/// `captop auth login|logout|status` with the settings of the command line, environment and
+/// config file.
+async fn auth(cmd: &crate::cli::AuthCommand, args: &GlobalArgs) -> u8 {
+    let settings = match crate::config::Settings::resolve(args) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    exit_code(
+        crate::commands::auth::run_auth(
+            cmd,
+            &settings,
+            crate::commands::auth::KeyInput::from_stdin(),
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        )
+        .await,
+    )
+}
+
+/// A command's `i32` exit code as the process's.
+fn exit_code(code: i32) -> u8 {
+    u8::try_from(code).unwrap_or(EXIT_FAILURE)
 }
 
 /// `captop demo-server`: run the simulated service until Ctrl-C.

@@ -1,0 +1,419 @@
+//! `captop auth login`, `captop auth logout` and `captop auth status`.
+//!
+//! `login` reads a key (without echo at a terminal, or from stdin when it is piped, for
+//! scripts), checks it with one metered request, and only then stores it in the OS keyring
+//! under the profile's name. `logout` deletes it. `status` says for every profile where its key
+//! would come from and whether the service accepts it, with at most the key's fingerprint.
+//!
+//! Nothing here prints the key: every message is built from the profile, the source, the
+//! fingerprint and errors that never hold the key.
+
+use std::io::{IsTerminal, Read, Write};
+use std::sync::Arc;
+
+use crate::api::{ApiError, Client, ClientOptions};
+use crate::cli::AuthCommand;
+use crate::config::Settings;
+use crate::keyring::{Keyring, StoreKind};
+use crate::secret::{ApiKey, FoundKey, KeyError, KeySource, KeyringHandle};
+
+/// The longest key input `auth login` reads from a pipe.
+const MAX_KEY_INPUT: u64 = 64 * 1024;
+
+/// Where `auth login` reads the key from.
+pub enum KeyInput {
+    /// Prompt on the controlling terminal with echo off.
+    Terminal,
+    /// Read everything from this stream (stdin when piped; a buffer in tests).
+    Reader(Box<dyn Read + Send>),
+}
+
+impl KeyInput {
+    /// The terminal when stdin is one, else stdin itself.
+    pub fn from_stdin() -> Self {
+        if std::io::stdin().is_terminal() {
+            KeyInput::Terminal
+        } else {
+            KeyInput::Reader(Box::new(std::io::stdin()))
+        }
+    }
+}
+
+impl std::fmt::Debug for KeyInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            KeyInput::Terminal => "KeyInput::Terminal",
+            KeyInput::Reader(_) => "KeyInput::Reader",
+        })
+    }
+}
+
+/// Runs an `auth` subcommand; returns the process exit code (0 ok, 1 failed, 2 bad usage).
+///
+/// `out` gets the results, `err` the notes and errors.
+pub async fn run_auth(
+    cmd: &AuthCommand,
+    settings: &Settings,
+    input: KeyInput,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> i32 {
+    match cmd {
+        AuthCommand::Login => login(settings, input, out, err).await,
+        AuthCommand::Logout => logout(settings, out, err).await,
+        AuthCommand::Status => status(settings, out, err).await,
+    }
+}
+
+/// `--profile NAME` as the user would type it, empty for the default profile.
+fn profile_flag(profile: &str) -> String {
+    if profile == crate::config::DEFAULT_PROFILE {
+        String::new()
+    } else {
+        format!(" --profile {profile}")
+    }
+}
+
+async fn login(
+    settings: &Settings,
+    input: KeyInput,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> i32 {
+    let profile = &settings.profile;
+    let Some(base_url) = settings.base_url.clone() else {
+        let _ = writeln!(
+            err,
+            "captop: profile `{profile}` has no base URL to check the key against — set base_url in the config, pass --base-url or set CAPTOP_BASE_URL"
+        );
+        return 2;
+    };
+    let key = match read_key(input, profile).await {
+        Ok(key) => key,
+        Err(message) => {
+            let _ = writeln!(err, "captop: {message}; nothing stored");
+            return 1;
+        }
+    };
+    match check_key(settings, &base_url, &key).await {
+        Ok(()) => {}
+        Err(ApiError::Unauthorized { .. }) => {
+            let _ = writeln!(
+                err,
+                "captop: {base_url} rejected this key (401) — nothing stored. Check that you copied the whole key and that it has not been revoked."
+            );
+            return 1;
+        }
+        Err(e) => {
+            let _ = writeln!(err, "captop: could not check the key: {e} — nothing stored");
+            return 1;
+        }
+    }
+    let keyring = match KeyringHandle::new(settings.keyring).get().await {
+        Ok(keyring) => keyring,
+        Err(e) => {
+            let _ = writeln!(err, "captop: the key works, but {e}");
+            return 1;
+        }
+    };
+    match keyring.store_key_async(profile, &key).await {
+        Ok(stored) => {
+            if let Some(reason) = &stored.fallback_reason {
+                let _ = writeln!(
+                    err,
+                    "note: {reason}; the key went to the {} instead",
+                    stored.store
+                );
+            }
+            let _ = writeln!(
+                out,
+                "Key {} for profile `{profile}` accepted by {base_url} and stored in the {}.",
+                key.fingerprint(),
+                stored.store
+            );
+            if let Some(note) = stored.store.persistence_note() {
+                let _ = writeln!(err, "note: {note}");
+            }
+            if let Some(winner) = overriding_source(settings) {
+                let _ = writeln!(
+                    err,
+                    "note: {winner} is set and is used before the keyring while it is"
+                );
+            }
+            0
+        }
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "captop: the key works, but it could not be stored: {e}"
+            );
+            1
+        }
+    }
+}
+
+/// A source that would win over the keyring for these settings, if any.
+fn overriding_source(settings: &Settings) -> Option<&'static str> {
+    if settings.api_key_file.is_some() {
+        Some("--api-key-file")
+    } else if settings.has_env_key() {
+        Some("CAPTOP_API_KEY")
+    } else if settings.api_key_command.is_some() {
+        Some("the profile's api_key_command")
+    } else {
+        None
+    }
+}
+
+/// Reads the key to store, off the async workers (a terminal prompt waits for a person).
+async fn read_key(input: KeyInput, profile: &str) -> Result<ApiKey, String> {
+    let prompt = format!("API key for profile `{profile}` (input hidden): ");
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("captop-read-key".to_owned())
+        .spawn(move || {
+            let result = match input {
+                KeyInput::Terminal => rpassword::prompt_password(prompt)
+                    .map(zeroize::Zeroizing::new)
+                    .map_err(|e| format!("cannot read the key from the terminal: {e}")),
+                KeyInput::Reader(reader) => {
+                    let mut text = zeroize::Zeroizing::new(String::new());
+                    reader
+                        .take(MAX_KEY_INPUT)
+                        .read_to_string(&mut text)
+                        .map(|_| text)
+                        .map_err(|e| format!("cannot read the key from stdin: {e}"))
+                }
+            };
+            let _ = tx.send(result);
+        })
+        .map_err(|e| format!("cannot start a thread: {e}"))?;
+    let text = rx
+        .await
+        .map_err(|_| "reading the key stopped unexpectedly".to_owned())??;
+    let trimmed = text.trim();
+    if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("the input is not one key (it has spaces or several lines)".to_owned());
+    }
+    ApiKey::new(trimmed).ok_or_else(|| "no key given".to_owned())
+}
+
+/// One metered request with `key`: `GET /capacity`.
+async fn check_key(settings: &Settings, base_url: &str, key: &ApiKey) -> Result<(), ApiError> {
+    let mut options = ClientOptions::new(base_url, Some(key.clone()));
+    options.timeout = settings.timeout;
+    options.allow_insecure_http = settings.allow_insecure_http;
+    Client::new(options)?.capacity().await.map(|_| ())
+}
+
+async fn logout(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> i32 {
+    let profile = &settings.profile;
+    let keyring = match KeyringHandle::new(settings.keyring).get().await {
+        Ok(keyring) => keyring,
+        Err(e) => {
+            let _ = writeln!(err, "captop: {e}");
+            return 1;
+        }
+    };
+    match keyring.delete_key_async(profile).await {
+        Ok(stores) if stores.is_empty() => {
+            let _ = writeln!(
+                out,
+                "No key stored for profile `{profile}`; nothing to remove."
+            );
+        }
+        Ok(stores) => {
+            let names: Vec<String> = stores.iter().map(StoreKind::to_string).collect();
+            let _ = writeln!(
+                out,
+                "Removed the key of profile `{profile}` from the {}.",
+                names.join(" and the ")
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(err, "captop: {e}");
+            return 1;
+        }
+    }
+    if let Some(winner) = overriding_source(settings) {
+        let _ = writeln!(err, "note: {winner} still provides a key for this profile");
+    }
+    0
+}
+
+/// One line of `auth status`.
+struct StatusRow {
+    profile: String,
+    selected: bool,
+    source: String,
+    fingerprint: String,
+    check: String,
+    ok: bool,
+}
+
+async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> i32 {
+    match (&settings.config_path, &settings.config_search_path) {
+        (Some(path), _) => {
+            let _ = writeln!(out, "config:  {}", path.display());
+        }
+        (None, Some(path)) => {
+            let _ = writeln!(out, "config:  none ({} does not exist)", path.display());
+        }
+        (None, None) => {
+            let _ = writeln!(out, "config:  none");
+        }
+    }
+    let handle = KeyringHandle::new(settings.keyring);
+    match handle.get().await {
+        Ok(keyring) => {
+            let _ = writeln!(out, "keyring: {}", describe_keyring(&keyring));
+        }
+        Err(e) => {
+            let _ = writeln!(out, "keyring: unavailable — {e}");
+        }
+    }
+    let _ = writeln!(out);
+
+    let mut rows = Vec::new();
+    for name in settings.profile_names() {
+        let selected = name == settings.profile;
+        let row = match settings.for_profile(&name) {
+            Ok(profile) => status_row(&profile, &handle, selected, err).await,
+            Err(e) => StatusRow {
+                profile: name.clone(),
+                selected,
+                source: "error".to_owned(),
+                fingerprint: "-".to_owned(),
+                check: e.to_string(),
+                ok: false,
+            },
+        };
+        rows.push(row);
+    }
+    if !rows.iter().any(|r| r.selected) {
+        // The selected profile always appears, even when the config does not list it.
+        rows.push(status_row(settings, &handle, true, err).await);
+    }
+    write_table(out, &rows);
+    if rows.iter().any(|r| r.selected && r.ok) {
+        0
+    } else {
+        1
+    }
+}
+
+/// `Secret Service`, or the kernel keyring with why and what that means.
+fn describe_keyring(keyring: &Arc<Keyring>) -> String {
+    let primary = keyring.primary();
+    let mut text = primary.to_string();
+    if let Some(reason) = keyring.fallback_reason() {
+        text.push_str(&format!(" — {reason}"));
+    }
+    if !primary.survives_reboot() {
+        text.push_str("; keys stored there do not survive a reboot");
+    }
+    text
+}
+
+async fn status_row(
+    settings: &Settings,
+    keyring: &KeyringHandle,
+    selected: bool,
+    err: &mut impl Write,
+) -> StatusRow {
+    let profile = settings.profile.clone();
+    let mut row = StatusRow {
+        profile: profile.clone(),
+        selected,
+        source: "none".to_owned(),
+        fingerprint: "-".to_owned(),
+        check: String::new(),
+        ok: false,
+    };
+    let found: FoundKey = match settings.api_key_with(keyring).await {
+        Ok(found) => found,
+        Err(KeyError::NoKey { .. }) => {
+            row.check = format!("no key — run `captop auth login{}`", profile_flag(&profile));
+            return row;
+        }
+        Err(e) => {
+            row.source = match e {
+                KeyError::File { .. } => "--api-key-file",
+                KeyError::Malformed { .. } => "invalid",
+                KeyError::Keyring(_) => "keyring",
+                _ => "api_key_command",
+            }
+            .to_owned();
+            row.check = e.to_string();
+            return row;
+        }
+    };
+    for warning in &found.warnings {
+        let _ = writeln!(err, "{warning}");
+    }
+    row.source = match &found.source {
+        KeySource::File(_) => "--api-key-file".to_owned(),
+        other => other.to_string(),
+    };
+    row.fingerprint = found.key.fingerprint();
+    let Some(base_url) = settings.base_url.as_deref() else {
+        row.check = "not checked: no base_url".to_owned();
+        return row;
+    };
+    match check_key(settings, base_url, &found.key).await {
+        Ok(()) => {
+            row.check = format!("ok ({base_url})");
+            row.ok = true;
+        }
+        Err(ApiError::Unauthorized { .. }) => {
+            row.check = format!(
+                "rejected (401) — run `captop auth login{}`",
+                profile_flag(&profile)
+            );
+        }
+        Err(e) => row.check = format!("not checked: {e}"),
+    }
+    row
+}
+
+fn write_table(out: &mut impl Write, rows: &[StatusRow]) {
+    use crate::text::{pad, width};
+    let header = ["PROFILE", "SOURCE", "KEY", "CHECK"];
+    let name = |r: &StatusRow| format!("{}{}", if r.selected { "* " } else { "  " }, r.profile);
+    let w_profile = rows
+        .iter()
+        .map(|r| width(&name(r)))
+        .chain([width(header[0]) + 2])
+        .max()
+        .unwrap_or(0);
+    let w_source = rows
+        .iter()
+        .map(|r| width(&r.source))
+        .chain([width(header[1])])
+        .max()
+        .unwrap_or(0);
+    let w_key = rows
+        .iter()
+        .map(|r| width(&r.fingerprint))
+        .chain([width(header[2])])
+        .max()
+        .unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "{}  {}  {}  {}",
+        pad(&format!("  {}", header[0]), w_profile),
+        pad(header[1], w_source),
+        pad(header[2], w_key),
+        header[3]
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{}  {}  {}  {}",
+            pad(&name(r), w_profile),
+            pad(&r.source, w_source),
+            pad(&r.fingerprint, w_key),
+            crate::text::sanitize(&r.check)
+        );
+    }
+}
