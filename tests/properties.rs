@@ -1,7 +1,12 @@
 //! Property tests: whatever the server sends, decoding never panics, and text that reaches the
 //! terminal never carries a control character or overflows its column.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod support;
 
