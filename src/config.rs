@@ -66,7 +66,7 @@ pub struct Settings {
     pub profile: String,
     /// Seconds between polls.
     pub interval: Duration,
-    /// Requests per minute captop allows itself (1 to 120).
+    /// Requests per minute captop allows itself (2 to 120: each poll costs 2).
     pub budget: u32,
     /// Whole-request timeout.
     pub timeout: Duration,
@@ -273,7 +273,7 @@ fn seconds(v: f64, max: u64) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(v))
 }
 
-/// `budget`: 1 to [`MAX_BUDGET`].
+/// `budget`: 2 to [`MAX_BUDGET`].
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "i64")]
 struct Budget(u32);
@@ -287,9 +287,9 @@ impl TryFrom<i64> for Budget {
 
 fn budget(v: i64) -> Result<u32, String> {
     match u32::try_from(v) {
-        Ok(n) if (1..=MAX_BUDGET).contains(&n) => Ok(n),
+        Ok(n) if (2..=MAX_BUDGET).contains(&n) => Ok(n),
         _ => Err(format!(
-            "must be from 1 to {MAX_BUDGET} requests per minute (the service allows {MAX_BUDGET} per IP address), not {v}"
+            "must be from 2 to {MAX_BUDGET} requests per minute (each poll costs 2; the service allows {MAX_BUDGET} per IP address), not {v}"
         )),
     }
 }

@@ -2,11 +2,9 @@
 //! standalone simulated service, or a maintenance command. Returns the process exit code:
 //! 0 success, 1 the figures could not be had, 2 usage or configuration error.
 
-use std::io::IsTerminal;
-use std::time::Duration;
-
 use crate::api::{Client, ClientOptions};
 use crate::cli::{Cli, Command, DemoServerArgs, GlobalArgs};
+use crate::config::Settings;
 use crate::demo::{DemoConfig, DemoServer};
 use crate::secret::ApiKey;
 
@@ -32,6 +30,13 @@ pub async fn run(cli: Cli) -> u8 {
 
 /// The dashboard, or `--once` (also when stdout is not a terminal).
 async fn figures(args: &GlobalArgs) -> u8 {
+    let settings = match Settings::resolve(args) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let demo = if args.demo {
         match DemoServer::start(DemoConfig::default()).await {
             Ok(server) => Some(server),
@@ -43,49 +48,14 @@ async fn figures(args: &GlobalArgs) -> u8 {
     } else {
         None
     };
-    // The URL is checked before the key: a refused URL is the more useful thing to hear first.
-    let (base_url, key) = match &demo {
-        Some(server) => (server.base_url(), Ok(ApiKey::new(server.api_key()))),
-        None => match args.base_url.clone() {
-            Some(url) => (url, read_key(args).map(Some)),
-            None => {
-                eprintln!(
-                    "captop: no service to watch — pass --base-url URL (or set CAPTOP_BASE_URL), or try --demo"
-                );
-                return EXIT_USAGE;
-            }
-        },
-    };
-    let (key, key_error) = match key {
-        Ok(key) => (key, None),
-        Err(msg) => (None, Some(msg)),
-    };
-    let mut options = ClientOptions::new(base_url, key);
-    if let Some(secs) = args.timeout {
-        match Duration::try_from_secs_f64(secs) {
-            Ok(t) if !t.is_zero() => options.timeout = t,
-            _ => {
-                eprintln!("captop: --timeout must be a positive number of seconds");
-                return EXIT_USAGE;
-            }
-        }
-    }
-    options.allow_insecure_http = args.allow_insecure_http;
-    let client = match Client::new(options) {
+    let client = match connect(&settings, demo.as_ref()).await {
         Ok(client) => client,
-        Err(e) => {
-            eprintln!("captop: {e}");
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
-    if let Some(msg) = key_error {
-        eprintln!("captop: {msg}");
-        return EXIT_USAGE;
-    }
-    let color = !args.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let style = crate::once::TableStyle {
-        color: color && std::io::stdout().is_terminal(),
-        ..Default::default()
+        color: settings.color,
+        warn_pct: i64::from(settings.warn_pct),
+        crit_pct: i64::from(settings.crit_pct),
     };
     let code = crate::once::run(
         &client,
@@ -98,26 +68,48 @@ async fn figures(args: &GlobalArgs) -> u8 {
     if let Some(server) = demo {
         server.shutdown().await;
     }
-    code as u8
+    u8::try_from(code).unwrap_or(EXIT_FAILURE)
 }
 
-fn read_key(args: &GlobalArgs) -> Result<ApiKey, String> {
-    if let Some(path) = &args.api_key_file {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the key file {}: {e}", path.display()))?;
-        return ApiKey::new(text)
-            .ok_or_else(|| format!("the key file {} is empty", path.display()));
-    }
-    if let Some(key) = std::env::var("CAPTOP_API_KEY").ok().and_then(ApiKey::new) {
-        return Ok(key);
-    }
-    Err("no API key — set CAPTOP_API_KEY or pass --api-key-file PATH".to_owned())
+/// Builds the client for the service to watch: the demo service when one runs, otherwise the
+/// configured base URL and key. The URL is checked before the key is looked for, since a
+/// refused URL is the more useful thing to hear first. Errors are printed; the exit code is
+/// returned.
+async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Client, u8> {
+    let fail = |message: String| {
+        eprintln!("captop: {message}");
+        EXIT_USAGE
+    };
+    let base_url = match (demo, &settings.base_url) {
+        (Some(server), _) => server.base_url(),
+        (None, Some(url)) => url.clone(),
+        (None, None) => {
+            return Err(fail(
+                "no service to watch — pass --base-url URL (or set CAPTOP_BASE_URL, or base_url in the config), or try --demo".to_owned(),
+            ));
+        }
+    };
+    let mut options = ClientOptions::new(base_url, None);
+    options.timeout = settings.timeout;
+    options.allow_insecure_http = settings.allow_insecure_http;
+    options.check_base_url().map_err(|e| fail(e.to_string()))?;
+    options.api_key = match demo {
+        Some(server) => ApiKey::new(server.api_key()),
+        None => {
+            let found = settings.api_key().await.map_err(|e| fail(e.to_string()))?;
+            for warning in &found.warnings {
+                eprintln!("captop: warning: {warning}");
+            }
+            Some(found.key)
+        }
+    };
+    Client::new(options).map_err(|e| fail(e.to_string()))
 }
 
 /// `captop auth login|logout|status` with the settings of the command line, environment and
 /// config file.
 async fn auth(cmd: &crate::cli::AuthCommand, args: &GlobalArgs) -> u8 {
-    let settings = match crate::config::Settings::resolve(args) {
+    let settings = match Settings::resolve(args) {
         Ok(settings) => settings,
         Err(e) => {
             eprintln!("captop: {e}");

@@ -397,7 +397,7 @@ fn config_path_and_check() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
         err.contains(&format!(
-            "{}:1:10: budget: must be from 1 to 120",
+            "{}:1:10: budget: must be from 2 to 120",
             default.display()
         )),
         "{err}"

@@ -276,7 +276,7 @@ fn bad_flags_and_env_are_errors_that_name_them() {
                 budget: Some(121),
                 ..GlobalArgs::default()
             },
-            "--budget: must be from 1 to 120",
+            "--budget: must be from 2 to 120",
         ),
         (
             GlobalArgs {

@@ -11,7 +11,8 @@ fn captop(args: &[&str]) -> Output {
         .env_remove("CAPTOP_API_KEY")
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")
-        .env("CAPTOP_CONFIG", "/nonexistent/captop-test-config.toml")
+        .env("CAPTOP_CONFIG", "/dev/null")
+        .env("CAPTOP_KEYRING", "keyutils")
         .env_remove("NO_COLOR")
         .output()
         .expect("run captop")
@@ -105,7 +106,8 @@ fn plain_http_to_a_remote_host_is_refused_before_any_request() {
     let out = Command::new(env!("CARGO_BIN_EXE_captop"))
         .args(["--once", "--base-url", "http://example.com/v1"])
         .env("CAPTOP_API_KEY", "sk-test-0123456789abcdef")
-        .env("CAPTOP_CONFIG", "/nonexistent/captop-test-config.toml")
+        .env("CAPTOP_CONFIG", "/dev/null")
+        .env("CAPTOP_KEYRING", "keyutils")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -138,7 +140,8 @@ fn an_unreachable_service_exits_1_with_one_line() {
     let out = Command::new(env!("CARGO_BIN_EXE_captop"))
         .args(["--once", "--base-url", &url])
         .env("CAPTOP_API_KEY", "sk-test-0123456789abcdef")
-        .env("CAPTOP_CONFIG", "/nonexistent/captop-test-config.toml")
+        .env("CAPTOP_CONFIG", "/dev/null")
+        .env("CAPTOP_KEYRING", "keyutils")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -86,6 +86,22 @@ impl ClientOptions {
             allow_insecure_http: false,
         }
     }
+
+    /// Checks the base URL alone (scheme, host, no credentials, plain HTTP only to loopback
+    /// unless allowed), so a caller can report a bad URL before it looks for a key.
+    pub fn check_base_url(&self) -> Result<(), ApiError> {
+        self.checked_base_url().map(|_| ())
+    }
+
+    fn checked_base_url(&self) -> Result<Url, ApiError> {
+        let base = parse_base_url(&self.base_url)?;
+        if base.scheme() == "http" && !self.allow_insecure_http && !is_loopback(&base) {
+            return Err(ApiError::InsecureHttp {
+                host: text::fit(base.host_str().unwrap_or_default(), 80),
+            });
+        }
+        Ok(base)
+    }
 }
 
 /// A client for one service. Cheap to clone: clones share the connection pool.
@@ -127,12 +143,7 @@ impl Client {
     /// [`ClientOptions::allow_insecure_http`] is set; with [`ApiError::InvalidKey`] for a key that
     /// cannot be put in a header.
     pub fn new(options: ClientOptions) -> Result<Client, ApiError> {
-        let base = parse_base_url(&options.base_url)?;
-        if base.scheme() == "http" && !options.allow_insecure_http && !is_loopback(&base) {
-            return Err(ApiError::InsecureHttp {
-                host: text::fit(base.host_str().unwrap_or_default(), 80),
-            });
-        }
+        let base = options.checked_base_url()?;
         if let Some(key) = &options.api_key {
             bearer_header(key)?;
         }

@@ -4,8 +4,45 @@
 //! `Retry-After`, backoff) and reports to the UI only by [`PollEvent`] messages; the UI steers it
 //! only by [`PollCommand`] messages.
 //!
-//! (Interface fixed first so the dashboard and the scheduler can be built side by side; the
-//! scheduler itself lands with the rate-aware polling work.)
+//! ```text
+//!   UI ──PollCommand──▶ driver (tokio task) ──PollEvent──▶ UI
+//!                         │  asks: scheduler (pure: interval, 429 holds, backoff, AIMD)
+//!                         │        budget (own sliding window + shared state file)
+//!                         ▼
+//!                   MeteredSource (the HTTP client; a scripted one in tests)
+//! ```
+//!
+//! - [`scheduler`]: when the next poll may go out; no I/O, no clock of its own.
+//! - [`budget`]: the sliding window of sent requests, [`shared`]: the same, shared by all captop
+//!   processes of the user through a locked state file.
+//! - [`backoff`]: jittered exponential backoff and the AIMD widening after 429s.
+//! - [`driver`]: the task that ties them to the network and the UI ([`spawn`]).
+//!
+//! ```no_run
+//! # async fn run(client: captop::api::Client) -> Result<(), String> {
+//! use captop::poll::{PollCommand, PollConfig, PollEvent};
+//! let config = PollConfig::from_args(Some(5.0), None)?; // --interval 5, default budget
+//! let (commands, mut events, task) = captop::poll::spawn(client, config);
+//! while let Some(event) = events.recv().await {
+//!     if let PollEvent::Schedule(status) = event {
+//!         println!("{}/{} req/min", status.budget_used, status.budget_limit);
+//!     }
+//! #   break;
+//! }
+//! let _ = commands.send(PollCommand::Shutdown);
+//! let _ = task.await;
+//! # Ok(()) }
+//! ```
+
+pub mod backoff;
+pub mod budget;
+pub mod clock;
+pub mod driver;
+pub mod scheduler;
+pub mod shared;
+
+pub use driver::{BudgetSharing, MeteredSource, PollConfig, spawn};
+pub use scheduler::{PollOutcome, Scheduler, SchedulerConfig};
 
 use std::time::{Duration, Instant};
 
@@ -40,7 +77,15 @@ pub enum PollEvent {
     Health(Result<Health, ApiError>),
     /// The schedule changed: next poll, budget in use, pauses.
     Schedule(ScheduleStatus),
+    /// Something the user should know that is not an error of one poll, e.g. `/health`
+    /// reporting an API major version other than 1. One line, sanitized.
+    Warning(String),
 }
+
+/// Default request budget per minute: half the service's limit of 120.
+pub const DEFAULT_BUDGET: u32 = 60;
+/// Highest budget captop accepts per minute: the service's own limit.
+pub const MAX_BUDGET: u32 = 120;
 
 /// The poller's schedule as the status line shows it.
 #[derive(Debug, Clone, PartialEq)]

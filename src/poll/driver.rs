@@ -1,0 +1,507 @@
+//! The poller task: ties the [`Scheduler`] to the clock, the budget, the network and the UI.
+//!
+//! One loop waits for whichever comes first: a command from the UI, the answer of the poll in
+//! flight, the answer of a `/health` probe, or the time the next poll is due. After each it
+//! updates the schedule, sends what changed as [`PollEvent`]s, and sleeps again. There is never
+//! more than one poll in flight, and every metered request goes through the budget first.
+//!
+//! The network is behind [`MeteredSource`], implemented by [`Client`]; tests drive the same loop
+//! with a scripted source under tokio's paused clock.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use chrono::Utc;
+use tokio::sync::mpsc;
+use tokio::task::{JoinError, JoinHandle};
+
+use super::budget::SlidingWindow;
+use super::clock::PollClock;
+use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
+use super::shared::{self, SharedAnswer, SharedBudget};
+use super::{MAX_BUDGET, PollCommand, PollEvent, ScheduleStatus};
+use crate::api::model::{CapacityReport, Health, UtilizationReport};
+use crate::api::{ApiError, Client};
+
+/// The answers of one poll.
+pub type PollResults = (
+    Result<CapacityReport, ApiError>,
+    Result<UtilizationReport, ApiError>,
+);
+
+/// Where the poller's requests go: the HTTP client, or a scripted stand-in in tests.
+pub trait MeteredSource: Send + Sync + 'static {
+    /// `/capacity` and `/utilization`, fetched concurrently (two metered requests).
+    fn poll(&self) -> impl Future<Output = PollResults> + Send;
+    /// `/health` (not metered).
+    fn health(&self) -> impl Future<Output = Result<Health, ApiError>> + Send;
+    /// What the shared budget is keyed by: the host of the service.
+    fn budget_key(&self) -> String;
+}
+
+impl MeteredSource for Client {
+    fn poll(&self) -> impl Future<Output = PollResults> + Send {
+        Client::poll(self)
+    }
+
+    fn health(&self) -> impl Future<Output = Result<Health, ApiError>> + Send {
+        Client::health(self)
+    }
+
+    fn budget_key(&self) -> String {
+        url::Url::parse(self.base_url())
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| self.base_url().to_owned())
+    }
+}
+
+/// Whether, and where, the budget is shared with other captop processes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BudgetSharing {
+    /// In `CAPTOP_RUNTIME_DIR`, else the per-user runtime dir (`$XDG_RUNTIME_DIR/captop`).
+    Auto,
+    /// In this directory (tests, or a user's choice).
+    Dir(PathBuf),
+    /// Not at all: this process keeps its own budget.
+    Off,
+}
+
+/// How the poller runs.
+#[derive(Debug, Clone)]
+pub struct PollConfig {
+    /// Interval, budget, backoff and widening.
+    pub schedule: SchedulerConfig,
+    /// Sharing of the budget between processes.
+    pub sharing: BudgetSharing,
+    /// Shortest gap between two `/health` probes.
+    pub health_gap: Duration,
+    /// Wall-clock time at start; `None` for now. Tests pin it so `Retry-After` dates are exact.
+    pub wall_anchor: Option<SystemTime>,
+}
+
+impl PollConfig {
+    /// Polls every `interval` within `budget` requests a minute (clamped to 2..=120), the
+    /// budget shared through the runtime dir, the backoff jitter seeded afresh.
+    pub fn new(interval: Duration, budget: u32) -> Self {
+        Self {
+            schedule: SchedulerConfig {
+                requested_interval: interval,
+                budget_limit: budget,
+                seed: fresh_seed(),
+                ..SchedulerConfig::default()
+            },
+            sharing: BudgetSharing::Auto,
+            health_gap: Duration::from_secs(60),
+            wall_anchor: None,
+        }
+    }
+}
+
+impl PollConfig {
+    /// The configuration for `--interval SECS` and `--budget N` (defaults: 5 s, 60/min).
+    /// Refuses an interval that is not a positive number of seconds (at most a day) and a
+    /// budget outside `2..=120`, with a message for the user.
+    pub fn from_args(interval_secs: Option<f64>, budget: Option<u32>) -> Result<Self, String> {
+        let interval = match interval_secs {
+            None => Duration::from_secs(5),
+            Some(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => {
+                Duration::from_secs_f64(secs)
+            }
+            Some(secs) => {
+                return Err(format!(
+                    "--interval {secs}: give a number of seconds above 0 and at most 86400"
+                ));
+            }
+        };
+        let budget = budget.unwrap_or(super::DEFAULT_BUDGET);
+        if !(2..=MAX_BUDGET).contains(&budget) {
+            return Err(format!(
+                "--budget {budget}: give 2 to {MAX_BUDGET} requests per minute (the service allows {MAX_BUDGET}; each poll costs 2)"
+            ));
+        }
+        Ok(Self::new(interval, budget))
+    }
+}
+
+impl Default for PollConfig {
+    fn default() -> Self {
+        Self::new(Duration::from_secs(5), super::DEFAULT_BUDGET)
+    }
+}
+
+/// A number that differs between processes and between pollers of one process.
+fn fresh_seed() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (u64::from(std::process::id()) << 32) ^ COUNTER.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Starts the poller task. Returns the command sender, the event receiver and the task; the task
+/// ends on [`PollCommand::Shutdown`], when every command sender is dropped, or when the event
+/// receiver is dropped.
+pub fn spawn<S: MeteredSource>(
+    source: S,
+    config: PollConfig,
+) -> (
+    mpsc::UnboundedSender<PollCommand>,
+    mpsc::Receiver<PollEvent>,
+    JoinHandle<()>,
+) {
+    let (command_tx, command_rx) = mpsc::unbounded_channel();
+    let (event_tx, event_rx) = mpsc::channel(64);
+    let task = tokio::spawn(run(source, config, command_rx, event_tx));
+    (command_tx, event_rx, task)
+}
+
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+async fn join_slot<T>(slot: &mut Option<JoinHandle<T>>) -> Result<T, JoinError> {
+    match slot {
+        Some(handle) => handle.await,
+        None => std::future::pending().await,
+    }
+}
+
+struct Driver<S> {
+    source: Arc<S>,
+    scheduler: Scheduler,
+    clock: PollClock,
+    own_window: SlidingWindow,
+    shared: Option<SharedBudget>,
+    note: Option<String>,
+    requests_per_poll: u32,
+    events: mpsc::Sender<PollEvent>,
+    last_status: Option<ScheduleStatus>,
+    health_gap: Duration,
+    health_last: Option<Instant>,
+    health_wanted: bool,
+}
+
+async fn run<S: MeteredSource>(
+    source: S,
+    mut config: PollConfig,
+    mut commands: mpsc::UnboundedReceiver<PollCommand>,
+    events: mpsc::Sender<PollEvent>,
+) {
+    let start = now();
+    let schedule = &mut config.schedule;
+    schedule.requests_per_poll = schedule.requests_per_poll.max(1);
+    schedule.budget_limit = schedule
+        .budget_limit
+        .clamp(schedule.requests_per_poll, MAX_BUDGET);
+    let (budget_limit, budget_window) = (schedule.budget_limit, schedule.budget_window);
+    let requests_per_poll = schedule.requests_per_poll;
+    let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
+    let (shared, note) = open_shared(&config, &source.budget_key());
+    let mut driver = Driver {
+        own_window: SlidingWindow::new(budget_limit, budget_window),
+        requests_per_poll,
+        scheduler: Scheduler::new(config.schedule.clone(), start),
+        source: Arc::new(source),
+        clock,
+        shared,
+        note,
+        events,
+        last_status: None,
+        health_gap: config.health_gap,
+        health_last: None,
+        health_wanted: true,
+    };
+    let mut poll_task: Option<JoinHandle<PollResults>> = None;
+    let mut health_task: Option<JoinHandle<Result<Health, ApiError>>> = None;
+    loop {
+        let now = now();
+        if health_task.is_none() && driver.health_due(now) {
+            driver.health_last = Some(now);
+            driver.health_wanted = false;
+            let source = Arc::clone(&driver.source);
+            health_task = Some(tokio::spawn(async move { source.health().await }));
+        }
+        if poll_task.is_none() && driver.scheduler.is_due(now) && driver.take_budget(now) {
+            driver.scheduler.poll_sent(now);
+            let source = Arc::clone(&driver.source);
+            poll_task = Some(tokio::spawn(async move { source.poll().await }));
+        }
+        if driver.publish_status(now).await.is_err() {
+            break;
+        }
+        let poll_wake = if poll_task.is_none() {
+            driver.scheduler.next_poll_at()
+        } else {
+            None
+        };
+        let health_wake = (driver.health_wanted && health_task.is_none())
+            .then(|| driver.health_last.map(|at| at + driver.health_gap))
+            .flatten();
+        let wake = match (poll_wake, health_wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let sleep = tokio::time::sleep_until(tokio::time::Instant::from_std(
+            wake.unwrap_or(now + Duration::from_secs(3600)),
+        ));
+        tokio::select! {
+            command = commands.recv() => match command {
+                None | Some(PollCommand::Shutdown) => break,
+                Some(PollCommand::RefreshNow) => driver.scheduler.refresh_now(),
+                Some(PollCommand::TogglePause) => driver.scheduler.toggle_pause(),
+            },
+            answer = join_slot(&mut poll_task) => {
+                poll_task = None;
+                let results = answer.unwrap_or_else(|e| {
+                    let reason = format!("poll task failed: {e}");
+                    (
+                        Err(ApiError::Connect { endpoint: crate::api::Endpoint::Capacity, reason: reason.clone() }),
+                        Err(ApiError::Connect { endpoint: crate::api::Endpoint::Utilization, reason }),
+                    )
+                });
+                if driver.poll_answered(results).await.is_err() {
+                    break;
+                }
+            },
+            answer = join_slot(&mut health_task) => {
+                health_task = None;
+                let result = answer.unwrap_or_else(|e| Err(ApiError::Connect {
+                    endpoint: crate::api::Endpoint::Health,
+                    reason: format!("health task failed: {e}"),
+                }));
+                if driver.health_answered(result).await.is_err() {
+                    break;
+                }
+            },
+            () = sleep, if wake.is_some() => {},
+        }
+    }
+    for task in [
+        poll_task.map(|t| t.abort_handle()),
+        health_task.map(|t| t.abort_handle()),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        task.abort();
+    }
+}
+
+/// Opens the shared budget as configured; on failure says why in the note.
+fn open_shared(config: &PollConfig, key: &str) -> (Option<SharedBudget>, Option<String>) {
+    let dir = match &config.sharing {
+        BudgetSharing::Off => return (None, None),
+        BudgetSharing::Dir(dir) => Some(dir.clone()),
+        BudgetSharing::Auto => shared::default_dir(),
+    };
+    let Some(dir) = dir else {
+        return (
+            None,
+            Some("request budget not shared with other captop processes: no runtime dir".into()),
+        );
+    };
+    static IDS: AtomicU64 = AtomicU64::new(1);
+    let id = IDS.fetch_add(1, Ordering::Relaxed);
+    match SharedBudget::open(
+        &dir,
+        key,
+        id,
+        config.schedule.budget_limit,
+        config.schedule.budget_window,
+    ) {
+        Ok(shared) => (Some(shared), None),
+        Err(e) => (None, Some(unshared_note(&e))),
+    }
+}
+
+fn unshared_note(error: &std::io::Error) -> String {
+    crate::text::fit(
+        &format!("request budget not shared with other captop processes: {error}"),
+        120,
+    )
+}
+
+impl<S: MeteredSource> Driver<S> {
+    fn health_due(&self, now: Instant) -> bool {
+        self.health_wanted
+            && self
+                .health_last
+                .is_none_or(|at| now >= at + self.health_gap)
+    }
+
+    /// Takes one poll's requests from the budget, or tells the scheduler when to try again.
+    fn take_budget(&mut self, now: Instant) -> bool {
+        let now_ms = self.clock.millis(now);
+        let n = self.requests_per_poll;
+        let window_ms =
+            u64::try_from(self.scheduler.config().budget_window.as_millis()).unwrap_or(u64::MAX);
+        match self.own_window.room_at(now_ms, n) {
+            Some(at) if at <= now_ms => {}
+            room => {
+                let at = room.unwrap_or(now_ms.saturating_add(window_ms));
+                self.scheduler.budget_wait(self.clock.instant(at));
+                return false;
+            }
+        }
+        if let Some(shared) = &self.shared {
+            match shared.acquire(now_ms, n) {
+                Ok(SharedAnswer::Granted { .. }) => {}
+                Ok(SharedAnswer::Paused { until_ms }) => {
+                    self.scheduler
+                        .hold_for_rate_limit(self.clock.instant(until_ms));
+                    return false;
+                }
+                Ok(SharedAnswer::Full { room_at_ms, .. }) => {
+                    let at = room_at_ms.unwrap_or(now_ms.saturating_add(window_ms));
+                    self.scheduler.budget_wait(self.clock.instant(at));
+                    return false;
+                }
+                Err(e) => {
+                    self.note = Some(unshared_note(&e));
+                    self.shared = None;
+                }
+            }
+        }
+        self.own_window.record(now_ms, n);
+        true
+    }
+
+    fn budget_used(&mut self, now: Instant) -> u32 {
+        let now_ms = self.clock.millis(now);
+        if let Some(shared) = &self.shared {
+            match shared.used(now_ms) {
+                Ok(used) => return used,
+                Err(e) => {
+                    self.note = Some(unshared_note(&e));
+                    self.shared = None;
+                }
+            }
+        }
+        self.own_window.used(now_ms)
+    }
+
+    async fn publish_status(&mut self, now: Instant) -> Result<(), ()> {
+        let used = self.budget_used(now);
+        let status = self
+            .scheduler
+            .status(now, used, self.own_window.limit(), self.note.clone());
+        if self.last_status.as_ref() != Some(&status) {
+            self.last_status = Some(status.clone());
+            self.send(PollEvent::Schedule(status)).await?;
+        }
+        Ok(())
+    }
+
+    async fn send(&self, event: PollEvent) -> Result<(), ()> {
+        self.events.send(event).await.map_err(|_| ())
+    }
+
+    async fn poll_answered(&mut self, (capacity, utilization): PollResults) -> Result<(), ()> {
+        let now = now();
+        let outcome = PollOutcome::classify(
+            [capacity.as_ref().err(), utilization.as_ref().err()],
+            self.clock.wall(now),
+            self.scheduler.config().default_retry_after,
+        );
+        self.scheduler.poll_finished(now, outcome);
+        match outcome {
+            PollOutcome::RateLimited { .. } => {
+                if let (Some(shared), Some(until)) =
+                    (&self.shared, self.scheduler.rate_limited_until())
+                {
+                    let until_ms = self.clock.millis(until);
+                    if let Err(e) = shared.publish_pause(self.clock.millis(now), until_ms) {
+                        self.note = Some(unshared_note(&e));
+                        self.shared = None;
+                    }
+                }
+            }
+            PollOutcome::Failed | PollOutcome::Unauthorized => self.health_wanted = true,
+            PollOutcome::Success => {}
+        }
+        let seq = self.last_seq();
+        let received_at = Utc::now();
+        self.send(PollEvent::Capacity {
+            seq,
+            received_at,
+            result: capacity,
+        })
+        .await?;
+        self.send(PollEvent::Utilization {
+            seq,
+            received_at,
+            result: utilization,
+        })
+        .await
+    }
+
+    fn last_seq(&self) -> u64 {
+        self.scheduler.seq()
+    }
+
+    async fn health_answered(&mut self, result: Result<Health, ApiError>) -> Result<(), ()> {
+        let warning = result.as_ref().ok().and_then(version_warning);
+        self.send(PollEvent::Health(result)).await?;
+        if let Some(warning) = warning {
+            self.send(PollEvent::Warning(warning)).await?;
+        }
+        Ok(())
+    }
+}
+
+/// A warning when `/health` reports an API major version other than 1 (captop speaks 1.x).
+pub fn version_warning(health: &Health) -> Option<String> {
+    let major = health.version.trim().trim_start_matches(['v', 'V']);
+    let major = major.split('.').next().unwrap_or_default();
+    if major == "1" {
+        return None;
+    }
+    Some(format!(
+        "the service reports API version {}; captop speaks version 1 and may misread it",
+        crate::text::fit(&health.version, 24)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_args_checks_interval_and_budget() {
+        let config = PollConfig::from_args(None, None).unwrap();
+        assert_eq!(config.schedule.requested_interval, Duration::from_secs(5));
+        assert_eq!(config.schedule.budget_limit, 60);
+        assert_eq!(config.sharing, BudgetSharing::Auto);
+        let config = PollConfig::from_args(Some(0.5), Some(120)).unwrap();
+        assert_eq!(
+            config.schedule.requested_interval,
+            Duration::from_millis(500)
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e12] {
+            assert!(PollConfig::from_args(Some(bad), None).is_err(), "{bad}");
+        }
+        for bad in [0, 1, 121, u32::MAX] {
+            assert!(PollConfig::from_args(None, Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_major_version_one_passes_quietly() {
+        let health = |version: &str| Health {
+            status: "ok".into(),
+            service: "s".into(),
+            version: version.into(),
+        };
+        assert_eq!(version_warning(&health("1.0.0")), None);
+        assert_eq!(version_warning(&health("1.7")), None);
+        for other in ["2.0.0", "0.9.1", "", "banana", "10.0.0"] {
+            assert!(version_warning(&health(other)).is_some(), "{other}");
+        }
+        let hostile = version_warning(&health("2.0\u{1b}[2J")).unwrap_or_default();
+        assert!(!hostile.contains('\u{1b}'));
+    }
+}

@@ -1,0 +1,584 @@
+//! The scheduler core: when may the next poll go out, and why not sooner. Pure: it does no
+//! I/O and reads no clock; every call takes the current [`Instant`], so tests can walk it
+//! through hours in microseconds.
+//!
+//! ```text
+//!             next poll = the latest of
+//!   last poll + interval          interval = max(requested, budget floor), widened after 429s
+//!   backoff end                   after transient failures (full jitter, capped)
+//!   Retry-After end               after a 429, ours or another process's
+//!   budget room                   when the sliding window (shared or own) has room again
+//!
+//!   `r` replaces "last poll + interval" by "last poll + budget floor" (never sooner), once.
+//!   A 401 or `p` stops the schedule; `r` retries once after a 401.
+//! ```
+//!
+//! The budget's own window lives outside ([`super::budget`], [`super::shared`]) because it may
+//! be shared with other processes; the driver asks it before each poll and reports a refusal
+//! here with [`Scheduler::budget_wait`].
+
+use std::time::{Duration, Instant, SystemTime};
+
+use super::backoff::{Backoff, Widening};
+use super::{Pause, ScheduleStatus};
+use crate::api::ApiError;
+
+/// Everything that shapes the schedule.
+#[derive(Debug, Clone)]
+pub struct SchedulerConfig {
+    /// Interval the user asked for.
+    pub requested_interval: Duration,
+    /// Metered requests allowed per `budget_window`.
+    pub budget_limit: u32,
+    /// Length of the budget's sliding window (a minute, unless a test needs it short).
+    pub budget_window: Duration,
+    /// Metered requests one poll costs (`/capacity` + `/utilization`).
+    pub requests_per_poll: u32,
+    /// Wait after a 429 without a usable `Retry-After`.
+    pub default_retry_after: Duration,
+    /// First backoff ceiling after a transient failure.
+    pub backoff_base: Duration,
+    /// Largest backoff ceiling.
+    pub backoff_cap: Duration,
+    /// Widest the interval may become after repeated 429s.
+    pub widen_cap: Duration,
+    /// Share of the full poll rate won back per quiet period after a 429.
+    pub widen_step: f64,
+    /// A period without 429s after which some widening is undone.
+    pub quiet_period: Duration,
+    /// Seed of the backoff jitter.
+    pub seed: u64,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        Self {
+            requested_interval: Duration::from_secs(5),
+            budget_limit: super::DEFAULT_BUDGET,
+            budget_window: Duration::from_secs(60),
+            requests_per_poll: 2,
+            default_retry_after: Duration::from_secs(30),
+            backoff_base: Duration::from_secs(1),
+            backoff_cap: Duration::from_secs(60),
+            widen_cap: Duration::from_secs(300),
+            widen_step: 0.125,
+            quiet_period: Duration::from_secs(60),
+            seed: 0x00C0_FFEE,
+        }
+    }
+}
+
+impl SchedulerConfig {
+    /// The shortest interval the budget sustains: `window × requests_per_poll / limit`.
+    pub fn budget_floor(&self) -> Duration {
+        let limit = self.budget_limit.max(1);
+        self.budget_window
+            .checked_mul(self.requests_per_poll.max(1))
+            .map_or(Duration::MAX, |d| d / limit)
+    }
+}
+
+/// How one poll (both metered requests) went, as far as the schedule cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollOutcome {
+    /// Both answers arrived.
+    Success,
+    /// At least one 429: wait this long before any metered request.
+    RateLimited {
+        /// The wait announced by `Retry-After` (the longer of the two), or the default.
+        wait: Duration,
+    },
+    /// The key was rejected (or there is none): only the user can fix it.
+    Unauthorized,
+    /// Anything else: network trouble, 5xx, a malformed answer.
+    Failed,
+}
+
+impl PollOutcome {
+    /// Classifies a poll's two results. A 429 wins over a 401 (the service checks the limit
+    /// first, so a 429 says nothing about the key), which wins over other failures.
+    /// `wall_now` turns a `Retry-After` date into a wait; `default_wait` stands in for a
+    /// missing or unparseable header.
+    pub fn classify(
+        errors: [Option<&ApiError>; 2],
+        wall_now: SystemTime,
+        default_wait: Duration,
+    ) -> Self {
+        let mut rate_limited: Option<Duration> = None;
+        let mut unauthorized = false;
+        let mut failed = false;
+        for error in errors.into_iter().flatten() {
+            match error {
+                ApiError::RateLimited { retry_after, .. } => {
+                    let wait = retry_after.map_or(default_wait, |r| r.delay_from(wall_now));
+                    rate_limited = Some(rate_limited.map_or(wait, |w| w.max(wait)));
+                }
+                ApiError::Unauthorized { .. } | ApiError::MissingKey | ApiError::InvalidKey => {
+                    unauthorized = true;
+                }
+                _ => failed = true,
+            }
+        }
+        match (rate_limited, unauthorized, failed) {
+            (Some(wait), _, _) => PollOutcome::RateLimited { wait },
+            (None, true, _) => PollOutcome::Unauthorized,
+            (None, false, true) => PollOutcome::Failed,
+            (None, false, false) => PollOutcome::Success,
+        }
+    }
+}
+
+/// The schedule of one poller.
+#[derive(Debug, Clone)]
+pub struct Scheduler {
+    config: SchedulerConfig,
+    base_interval: Duration,
+    widening: Widening,
+    backoff: Backoff,
+    started_at: Instant,
+    last_poll_at: Option<Instant>,
+    in_flight: bool,
+    seq: u64,
+    rate_limited_until: Option<Instant>,
+    quiet_mark: Instant,
+    backoff_until: Option<Instant>,
+    budget_until: Option<Instant>,
+    unauthorized: bool,
+    user_paused: bool,
+    refresh_pending: bool,
+    /// After our own 429 the next poll goes out when the hold ends, not a widened interval
+    /// after the last one: the server said when, and the widening applies from then on.
+    resume_at_hold: bool,
+}
+
+impl Scheduler {
+    /// A schedule whose first poll is due at `now`.
+    pub fn new(config: SchedulerConfig, now: Instant) -> Self {
+        let base_interval = config.requested_interval.max(config.budget_floor());
+        Self {
+            widening: Widening::new(base_interval, config.widen_cap, config.widen_step),
+            backoff: Backoff::new(config.backoff_base, config.backoff_cap, config.seed),
+            base_interval,
+            config,
+            started_at: now,
+            last_poll_at: None,
+            in_flight: false,
+            seq: 0,
+            rate_limited_until: None,
+            quiet_mark: now,
+            backoff_until: None,
+            budget_until: None,
+            unauthorized: false,
+            user_paused: false,
+            refresh_pending: false,
+            resume_at_hold: false,
+        }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &SchedulerConfig {
+        &self.config
+    }
+
+    /// The interval in force: the requested one, raised to the budget floor, widened after
+    /// 429s.
+    pub fn interval(&self) -> Duration {
+        self.widening.interval()
+    }
+
+    /// The shortest gap a manual refresh may leave after the previous poll: the budget floor,
+    /// widened like the interval.
+    fn refresh_gap(&self) -> Duration {
+        let ratio = self.interval().as_secs_f64() / self.base_interval.as_secs_f64().max(1e-9);
+        self.config.budget_floor().mul_f64(ratio.max(1.0))
+    }
+
+    /// Sequence number of the latest poll sent (0 before the first).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Whether a poll was sent and has not been reported back yet.
+    pub fn in_flight(&self) -> bool {
+        self.in_flight
+    }
+
+    /// Failures in a row (transient ones), for the status line.
+    pub fn failures(&self) -> u32 {
+        self.backoff.failures()
+    }
+
+    /// When the next poll may go out; `None` while stopped (401, or paused by the user with no
+    /// refresh asked for). May be in the past: then it is due now.
+    pub fn next_poll_at(&self) -> Option<Instant> {
+        if self.unauthorized && !self.refresh_pending {
+            return None;
+        }
+        if self.user_paused && !self.refresh_pending {
+            return None;
+        }
+        let mut due = match (self.last_poll_at, self.refresh_pending) {
+            (None, _) => self.started_at,
+            (Some(last), true) => last + self.refresh_gap(),
+            // (Never sooner than a refresh could be: a `Retry-After: 0` must not become a
+            // tight loop of 429s.)
+            (Some(last), false) if self.resume_at_hold => {
+                let earliest = last + self.refresh_gap();
+                self.rate_limited_until
+                    .map_or(earliest, |u| u.max(earliest))
+            }
+            (Some(last), false) => {
+                let regular = last + self.interval();
+                self.backoff_until.map_or(regular, |b| regular.max(b))
+            }
+        };
+        for hold in [self.rate_limited_until, self.budget_until]
+            .into_iter()
+            .flatten()
+        {
+            due = due.max(hold);
+        }
+        Some(due)
+    }
+
+    /// Whether a poll should go out at `now` (due, and none in flight).
+    pub fn is_due(&self, now: Instant) -> bool {
+        !self.in_flight && self.next_poll_at().is_some_and(|at| at <= now)
+    }
+
+    /// Why polling is held back at `now`, if it is.
+    pub fn pause(&self, now: Instant) -> Option<Pause> {
+        if self.unauthorized {
+            return Some(Pause::Unauthorized);
+        }
+        if self.user_paused {
+            return Some(Pause::User);
+        }
+        if let Some(until) = self.rate_limited_until.filter(|&u| u > now) {
+            return Some(Pause::RateLimited { until });
+        }
+        if self.backoff.failures() > 0 {
+            let until = self.next_poll_at().unwrap_or(now);
+            return Some(Pause::Backoff {
+                until,
+                attempt: self.backoff.failures(),
+            });
+        }
+        None
+    }
+
+    /// The status line's view of the schedule.
+    pub fn status(
+        &self,
+        now: Instant,
+        budget_used: u32,
+        budget_limit: u32,
+        note: Option<String>,
+    ) -> ScheduleStatus {
+        ScheduleStatus {
+            requested_interval: self.config.requested_interval,
+            interval: self.interval(),
+            next_poll_at: self.next_poll_at(),
+            budget_used,
+            budget_limit,
+            pause: self.pause(now),
+            note,
+        }
+    }
+
+    /// A poll went out at `now`; returns its sequence number.
+    pub fn poll_sent(&mut self, now: Instant) -> u64 {
+        self.last_poll_at = Some(now);
+        self.in_flight = true;
+        self.refresh_pending = false;
+        self.resume_at_hold = false;
+        self.budget_until = None;
+        self.seq += 1;
+        self.seq
+    }
+
+    /// The poll in flight came back at `now` with `outcome`.
+    pub fn poll_finished(&mut self, now: Instant, outcome: PollOutcome) {
+        self.in_flight = false;
+        if self.widening.is_widened() {
+            let quiet = self.config.quiet_period.max(Duration::from_millis(1));
+            let elapsed = now.saturating_duration_since(self.quiet_mark);
+            let periods = u32::try_from(elapsed.as_nanos() / quiet.as_nanos()).unwrap_or(u32::MAX);
+            if periods > 0 && !matches!(outcome, PollOutcome::RateLimited { .. }) {
+                self.widening.on_quiet(periods);
+                self.quiet_mark += quiet * periods;
+            }
+        } else {
+            self.quiet_mark = now;
+        }
+        match outcome {
+            PollOutcome::Success => {
+                self.backoff.reset();
+                self.backoff_until = None;
+                self.unauthorized = false;
+            }
+            PollOutcome::RateLimited { wait } => {
+                self.hold_for_rate_limit(now + wait);
+                self.resume_at_hold = true;
+                self.widening.on_rate_limited();
+                self.quiet_mark = now;
+            }
+            PollOutcome::Unauthorized => {
+                self.unauthorized = true;
+                self.backoff.reset();
+                self.backoff_until = None;
+            }
+            PollOutcome::Failed => {
+                let wait = self.backoff.fail();
+                self.backoff_until = Some(now + wait);
+            }
+        }
+    }
+
+    /// Another process (or this one) saw a 429: nothing goes out before `until`.
+    pub fn hold_for_rate_limit(&mut self, until: Instant) {
+        self.rate_limited_until = Some(self.rate_limited_until.map_or(until, |u| u.max(until)));
+    }
+
+    /// When the rate-limit hold ends, if one was ever set (it may be in the past).
+    pub fn rate_limited_until(&self) -> Option<Instant> {
+        self.rate_limited_until
+    }
+
+    /// The budget has no room before `until`.
+    pub fn budget_wait(&mut self, until: Instant) {
+        self.budget_until = Some(until);
+    }
+
+    /// `r`: poll as soon as the budget allows. After a 401 this retries once. Presses while a
+    /// refresh is pending change nothing.
+    pub fn refresh_now(&mut self) {
+        self.unauthorized = false;
+        self.refresh_pending = true;
+    }
+
+    /// `p`: pause, or resume (the next poll is then due at the usual time, or now if that has
+    /// passed).
+    pub fn toggle_pause(&mut self) {
+        self.user_paused = !self.user_paused;
+        if self.user_paused {
+            self.refresh_pending = false;
+        }
+    }
+
+    /// Whether the user paused polling.
+    pub fn is_user_paused(&self) -> bool {
+        self.user_paused
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Endpoint, RetryAfter};
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    fn config(interval: u64) -> SchedulerConfig {
+        SchedulerConfig {
+            requested_interval: secs(interval),
+            ..SchedulerConfig::default()
+        }
+    }
+
+    #[test]
+    fn budget_raises_a_short_interval() {
+        let t0 = Instant::now();
+        let s = Scheduler::new(
+            SchedulerConfig {
+                requested_interval: Duration::from_millis(500),
+                ..SchedulerConfig::default()
+            },
+            t0,
+        );
+        // 60 requests a minute at 2 a poll: one poll every 2 s at most.
+        assert_eq!(s.interval(), secs(2));
+        let status = s.status(t0, 0, 60, None);
+        assert_eq!(status.requested_interval, Duration::from_millis(500));
+        assert_eq!(status.interval, secs(2));
+        assert_eq!(status.next_poll_at, Some(t0));
+        assert_eq!(config(5).budget_floor(), secs(2));
+    }
+
+    #[test]
+    fn regular_polls_follow_the_interval() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(5), t0);
+        assert!(s.is_due(t0));
+        assert_eq!(s.poll_sent(t0), 1);
+        assert!(!s.is_due(t0 + secs(10)), "one poll in flight at a time");
+        s.poll_finished(t0 + secs(1), PollOutcome::Success);
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(5)));
+        assert_eq!(s.pause(t0 + secs(1)), None);
+    }
+
+    #[test]
+    fn rate_limit_holds_everything_and_widens() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(2), t0);
+        s.poll_sent(t0);
+        s.poll_finished(t0, PollOutcome::RateLimited { wait: secs(7) });
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(7)));
+        assert_eq!(
+            s.pause(t0 + secs(1)),
+            Some(Pause::RateLimited {
+                until: t0 + secs(7)
+            })
+        );
+        assert_eq!(s.interval(), secs(4));
+        // A refresh cannot jump the hold.
+        s.refresh_now();
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(7)));
+        s.poll_sent(t0 + secs(7));
+        s.poll_finished(t0 + secs(7), PollOutcome::RateLimited { wait: secs(1) });
+        assert_eq!(s.interval(), secs(8));
+        // Quiet minutes win the rate back step by step.
+        s.poll_sent(t0 + secs(8));
+        s.poll_finished(t0 + secs(68), PollOutcome::Success);
+        assert!(
+            s.interval() < secs(8) && s.interval() > secs(4),
+            "{:?}",
+            s.interval()
+        );
+        s.poll_sent(t0 + secs(600));
+        s.poll_finished(t0 + secs(600), PollOutcome::Success);
+        assert_eq!(s.interval(), secs(2));
+    }
+
+    #[test]
+    fn a_zero_retry_after_does_not_become_a_tight_loop() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(2), t0);
+        s.poll_sent(t0);
+        s.poll_finished(t0, PollOutcome::RateLimited { wait: secs(0) });
+        // The widened budget floor (2 s × 2) still applies.
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(4)));
+    }
+
+    #[test]
+    fn unauthorized_stops_until_refresh_which_retries_once() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(5), t0);
+        s.poll_sent(t0);
+        s.poll_finished(t0, PollOutcome::Unauthorized);
+        assert_eq!(s.next_poll_at(), None);
+        assert_eq!(s.pause(t0), Some(Pause::Unauthorized));
+        s.refresh_now();
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(2)));
+        s.poll_sent(t0 + secs(2));
+        s.poll_finished(t0 + secs(2), PollOutcome::Unauthorized);
+        assert_eq!(s.next_poll_at(), None);
+        s.refresh_now();
+        s.poll_sent(t0 + secs(9));
+        s.poll_finished(t0 + secs(9), PollOutcome::Success);
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(14)));
+    }
+
+    #[test]
+    fn refresh_pulls_forward_only_to_the_budget_floor_and_does_not_queue() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(30), t0);
+        s.poll_sent(t0);
+        s.poll_finished(t0, PollOutcome::Success);
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(30)));
+        for _ in 0..100 {
+            s.refresh_now();
+        }
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(2)));
+        s.poll_sent(t0 + secs(2));
+        s.poll_finished(t0 + secs(2), PollOutcome::Success);
+        // The hundred presses made one early poll; the schedule is back to normal.
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(32)));
+    }
+
+    #[test]
+    fn user_pause_stops_and_resume_polls_when_due() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(5), t0);
+        s.poll_sent(t0);
+        s.poll_finished(t0, PollOutcome::Success);
+        s.toggle_pause();
+        assert_eq!(s.next_poll_at(), None);
+        assert_eq!(s.pause(t0), Some(Pause::User));
+        s.toggle_pause();
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(5)));
+    }
+
+    #[test]
+    fn failures_back_off_within_the_ceiling_and_success_resets() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(1), t0);
+        let mut now = t0;
+        for attempt in 1..=12u32 {
+            s.poll_sent(now);
+            s.poll_finished(now, PollOutcome::Failed);
+            let next = s.next_poll_at().unwrap_or(now);
+            let wait = next - now;
+            let ceiling = Duration::from_secs(1 << (attempt - 1).min(6)).min(secs(60));
+            assert!(
+                wait >= secs(2) && wait <= ceiling.max(secs(2)),
+                "{attempt}: {wait:?}"
+            );
+            assert!(
+                matches!(s.pause(now), Some(Pause::Backoff { attempt: a, .. }) if a == attempt)
+            );
+            now = next;
+        }
+        s.poll_sent(now);
+        s.poll_finished(now, PollOutcome::Success);
+        assert_eq!(s.pause(now), None);
+        assert_eq!(s.next_poll_at(), Some(now + secs(2)));
+    }
+
+    #[test]
+    fn classify_prefers_429_then_401_and_reads_both_retry_after_forms() {
+        let now = SystemTime::UNIX_EPOCH + secs(1_000_000);
+        let limited = |r| ApiError::RateLimited {
+            endpoint: Endpoint::Capacity,
+            retry_after: r,
+        };
+        let unauthorized = ApiError::Unauthorized {
+            endpoint: Endpoint::Utilization,
+            message: String::new(),
+        };
+        let seven = limited(Some(RetryAfter::Seconds(7)));
+        let date = limited(Some(RetryAfter::Date(now + secs(9))));
+        let missing = limited(None);
+        let default = secs(30);
+        assert_eq!(
+            PollOutcome::classify([Some(&seven), Some(&unauthorized)], now, default),
+            PollOutcome::RateLimited { wait: secs(7) }
+        );
+        assert_eq!(
+            PollOutcome::classify([Some(&seven), Some(&date)], now, default),
+            PollOutcome::RateLimited { wait: secs(9) }
+        );
+        assert_eq!(
+            PollOutcome::classify([None, Some(&missing)], now, default),
+            PollOutcome::RateLimited { wait: default }
+        );
+        assert_eq!(
+            PollOutcome::classify([None, Some(&unauthorized)], now, default),
+            PollOutcome::Unauthorized
+        );
+        let timeout = ApiError::Timeout {
+            endpoint: Endpoint::Capacity,
+            after: secs(10),
+        };
+        assert_eq!(
+            PollOutcome::classify([Some(&timeout), None], now, default),
+            PollOutcome::Failed
+        );
+        assert_eq!(
+            PollOutcome::classify([None, None], now, default),
+            PollOutcome::Success
+        );
+    }
+}
