@@ -149,7 +149,7 @@ fn run_blocking(base_url: &str, extra: &[String], measure_memory: bool) -> Run {
         .args(["--once", "--base-url", base_url, "--timeout", TIMEOUT_SECS])
         .args(extra)
         .env("CAPTOP_API_KEY", KEY)
-        .env("CAPTOP_CONFIG", "/nonexistent/captop-fault-test.toml")
+        .env("CAPTOP_CONFIG", "/dev/null") // an empty config: defaults only
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")
         .env_remove("NO_COLOR")
