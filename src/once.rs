@@ -53,19 +53,51 @@ pub fn warnings(capacity: &CapacityReport, utilization: &UtilizationReport) -> V
 }
 
 /// The JSON document, pretty-printed, with a trailing newline.
+///
+/// Server strings are handed on unchanged, but every character a terminal could act on (see
+/// [`crate::text::is_unsafe`]: C1 controls such as U+009B, DEL, bidi overrides, zero-width
+/// characters) is written as a `\uXXXX` escape, which any JSON reader decodes to the same
+/// text. serde_json escapes only C0 controls, and a C1 CSI sent raw to a terminal starts an
+/// escape sequence just as ESC does.
 pub fn render_json(
     capacity: &CapacityReport,
     utilization: &UtilizationReport,
     warnings: &[Warning],
 ) -> Result<String, serde_json::Error> {
-    let mut out = serde_json::to_string_pretty(&OnceReport {
+    let raw = serde_json::to_string_pretty(&OnceReport {
         capacity,
         utilization,
         warnings,
     })?;
+    let mut out = escape_unsafe_in_json(&raw);
     out.push('\n');
     Ok(out)
 }
+
+/// Rewrites every unsafe character but the layout's own line breaks as a JSON `\u` escape.
+///
+/// Only valid in serialized JSON, where such characters can occur inside strings alone (the
+/// structure is ASCII, and serde_json already escaped `\n` and other C0 controls in strings).
+fn escape_unsafe_in_json(json: &str) -> String {
+    if !json.chars().any(|c| c != '\n' && crate::text::is_unsafe(c)) {
+        return json.to_owned();
+    }
+    let mut out = String::with_capacity(json.len() + 64);
+    for c in json.chars() {
+        if c != '\n' && crate::text::is_unsafe(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Most warnings printed one per line under the table; the rest are counted in one more line.
+const MAX_WARNING_LINES: usize = 20;
 
 const NAME_MAX: usize = 28;
 const SGR_RESET: &str = "\x1b[0m";
@@ -288,8 +320,17 @@ pub async fn run(
             }
         },
         crate::cli::Format::Table => {
-            for w in &warnings {
-                let _ = writeln!(stderr, "warning: {w}");
+            for w in warnings.iter().take(MAX_WARNING_LINES) {
+                let _ = writeln!(stderr, "warning: {}", sanitize(&w.to_string()));
+            }
+            if let Some(more) = warnings.len().checked_sub(MAX_WARNING_LINES)
+                && more > 0
+            {
+                let _ = writeln!(
+                    stderr,
+                    "warning: … and {more} more warning{} (all of them are in --format json)",
+                    if more == 1 { "" } else { "s" }
+                );
             }
             render_table(&capacity, &utilization, client.base_url(), style)
         }
@@ -346,6 +387,21 @@ mod tests {
             ..TableStyle::default()
         };
         assert!(render_table(&capacity, &utilization, "x", style).contains("\u{1b}[1m"));
+    }
+
+    #[test]
+    fn json_escapes_what_a_terminal_would_act_on_and_keeps_the_text() {
+        let (mut capacity, utilization) = reports();
+        let hostile = "a\u{1b}[2J\u{9b}31m\u{7f}\u{202e}b\u{200b}\u{e0041}\n東";
+        capacity.routes[0].name = hostile.to_owned();
+        let json = render_json(&capacity, &utilization, &[]).unwrap();
+        assert!(
+            !json.chars().any(|c| c != '\n' && crate::text::is_unsafe(c)),
+            "{json}"
+        );
+        assert!(json.contains("\\u009b") && json.contains("\\udb40\\udc41"));
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(doc["capacity"]["routes"][0]["name"], hostile);
     }
 
     #[test]

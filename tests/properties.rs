@@ -1,8 +1,18 @@
 //! Property tests: whatever the server sends, decoding never panics, and text that reaches the
 //! terminal never carries a control character or overflows its column.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
+mod support;
+
+use std::time::{Instant, SystemTime};
+
+use captop::api::RetryAfter;
 use captop::api::model::{CapacityReport, Health, UtilizationReport, decode};
 use captop::text::{fit, is_unsafe, pad, sanitize};
 use proptest::prelude::*;
@@ -115,4 +125,98 @@ fn deeply_nested_json_is_a_decode_error_not_a_stack_overflow() {
     assert!(decode::<CapacityReport>(body.as_bytes()).is_err());
     let body = format!("{}1{}", r#"{"a":"#.repeat(50_000), "}".repeat(50_000));
     assert!(decode::<UtilizationReport>(body.as_bytes()).is_err());
+}
+
+/// Strings rich in what hurts a terminal: any character, often a control, bidi, zero-width,
+/// tag or wide one.
+fn hostile_string() -> impl Strategy<Value = String> {
+    let nasty = prop::sample::select(vec![
+        '\u{0}',
+        '\u{7}',
+        '\n',
+        '\r',
+        '\t',
+        '\u{1b}',
+        '\u{7f}',
+        '\u{85}',
+        '\u{9b}',
+        '\u{9d}',
+        '\u{200b}',
+        '\u{200d}',
+        '\u{202e}',
+        '\u{2066}',
+        '\u{2028}',
+        '\u{feff}',
+        '\u{e0041}',
+        '東',
+        '😀',
+        '"',
+        '\\',
+    ]);
+    prop::collection::vec(prop_oneof![any::<char>(), nasty], 0..24)
+        .prop_map(|chars| chars.into_iter().collect())
+}
+
+/// The `/capacity` fixture with `name` as the first route's name (and slug, and notes).
+fn capacity_named(name: &str) -> CapacityReport {
+    let mut report: CapacityReport = decode(support::fixtures::CAPACITY.as_bytes()).unwrap();
+    report.routes[0].name = name.to_owned();
+    report.routes[0].route = name.to_owned();
+    report.unit_notes = Some(name.to_owned());
+    report
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Found by the fault matrix: `--format json` wrote C1 controls (U+009B is a CSI to a UTF-8
+    /// terminal), DEL and bidi overrides raw, since serde_json escapes only C0 controls.
+    #[test]
+    fn once_json_has_no_unsafe_character_and_keeps_the_text(name in hostile_string()) {
+        let capacity = capacity_named(&name);
+        let utilization: UtilizationReport =
+            decode(support::fixtures::UTILIZATION.as_bytes()).unwrap();
+        let warnings = captop::once::warnings(&capacity, &utilization);
+        let json = captop::once::render_json(&capacity, &utilization, &warnings).unwrap();
+        prop_assert!(!json.chars().any(|c| c != '\n' && is_unsafe(c)));
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        prop_assert_eq!(doc["capacity"]["routes"][0]["name"].as_str(), Some(name.as_str()));
+    }
+
+    /// The same for the table, with any name and any warnings it causes.
+    #[test]
+    fn once_table_has_no_unsafe_character(name in hostile_string()) {
+        let capacity = capacity_named(&name);
+        let utilization: UtilizationReport =
+            decode(support::fixtures::UTILIZATION.as_bytes()).unwrap();
+        let table = captop::once::render_table(
+            &capacity, &utilization, "http://127.0.0.1/v1", captop::once::TableStyle::default());
+        prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)), "{table}");
+        for w in captop::once::warnings(&capacity, &utilization) {
+            prop_assert!(!w.to_string().chars().any(is_unsafe), "{w}");
+        }
+    }
+
+    /// Found while reading the poll scheduler: `Retry-After: 18446744073709551615` parsed to
+    /// u64::MAX seconds, and `Instant::now() + delay` panics on overflow.
+    #[test]
+    fn any_retry_after_gives_a_delay_a_clock_can_add(value in any::<String>(), secs in any::<u64>()) {
+        for value in [value, secs.to_string()] {
+            if let Some(parsed) = RetryAfter::parse(&value) {
+                for now in [SystemTime::now(), SystemTime::UNIX_EPOCH] {
+                    let delay = parsed.delay_from(now);
+                    prop_assert!(delay <= RetryAfter::MAX_DELAY);
+                    let _ = Instant::now() + delay;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn empty_or_blank_body_says_it_is_empty() {
+    for body in [&b""[..], b"   \r\n\t", b"\xEF\xBB\xBF", b"\xEF\xBB\xBF  \n"] {
+        let err = decode::<CapacityReport>(body).unwrap_err();
+        assert_eq!(err.to_string(), "the body is empty", "{body:?}");
+    }
 }

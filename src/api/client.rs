@@ -26,7 +26,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue, LOCATION, RETRY_AFTER};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_ENCODING, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION,
+    RETRY_AFTER,
+};
 use serde::de::DeserializeOwned;
 use url::{Host, Url};
 
@@ -40,8 +43,11 @@ use crate::text;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default timeout for making the TCP (and TLS) connection.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// Default cap on a response body: a report of thousands of routes is well under 1 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// Default cap on a response body. A `/capacity` report takes about 220 bytes per route as
+/// compact JSON (2.1 MiB for 10 000 routes, 3.4 MiB pretty-printed, measured by
+/// `tests/faults_once.rs`), so 8 MiB fits ten thousand routes with room for longer names and
+/// indentation, and refuses a hundred thousand (21 MiB). Peak memory stays near 25 MiB either way.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
 /// How much of an error body is read for its message; the rest is left unread.
 const ERROR_BODY_BYTES: usize = 64 * 1024;
@@ -68,7 +74,7 @@ pub struct ClientOptions {
 }
 
 impl ClientOptions {
-    /// Options with the defaults: 10 s timeout, 5 s connect timeout, 4 MiB body cap, and plain
+    /// Options with the defaults: 10 s timeout, 5 s connect timeout, 8 MiB body cap, and plain
     /// HTTP only to loopback.
     pub fn new(base_url: impl Into<String>, api_key: Option<ApiKey>) -> Self {
         Self {
@@ -246,8 +252,30 @@ impl Client {
         let status = response.status();
         let key = self.inner.api_key.as_ref();
         if status == StatusCode::OK {
+            if let Some(coding) = content_coding(response.headers()) {
+                // captop asks for no compression and unpacks none, so the bytes are not JSON;
+                // refusing here also means no compressed body is ever expanded in memory.
+                return Err(ApiError::Decode {
+                    endpoint,
+                    source: model::DecodeError {
+                        path: ".".to_owned(),
+                        reason: format!(
+                            "the body is compressed (Content-Encoding: {coding}), which captop did not ask for"
+                        ),
+                    },
+                });
+            }
+            let content_type = not_json_content_type(response.headers());
             let body = self.read_body(endpoint, &mut response).await?;
-            return model::decode(&body).map_err(|source| ApiError::Decode { endpoint, source });
+            return model::decode(&body).map_err(|mut source| {
+                // Decoded by content, not by label; but when the content is not JSON, the label
+                // usually says why (a captive portal's text/html page, a proxy's text/plain).
+                if let Some(content_type) = content_type {
+                    source.reason =
+                        format!("{} (the body is {content_type}, not JSON)", source.reason);
+                }
+                ApiError::Decode { endpoint, source }
+            });
         }
         if status.is_redirection() {
             return Err(ApiError::Redirect {
@@ -316,8 +344,8 @@ impl Client {
         let mut body = Vec::new();
         let read = async {
             while let Ok(Some(chunk)) = response.chunk().await {
-                let room = limit - body.len();
-                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                let room = limit.saturating_sub(body.len());
+                body.extend_from_slice(chunk.get(..room).unwrap_or(&chunk));
                 if body.len() >= limit {
                     break;
                 }
@@ -455,6 +483,24 @@ fn describe_location(
         }
         Err(_) => format!("`{}`", text::fit(&collapse_whitespace(&raw), 60)),
     }
+}
+
+/// The `Content-Encoding` of a response, sanitized and cut, unless absent or `identity`.
+fn content_coding(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CONTENT_ENCODING)?;
+    let value = String::from_utf8_lossy(value.as_bytes());
+    let value = value.trim();
+    (!value.is_empty() && !value.eq_ignore_ascii_case("identity")).then(|| text::fit(value, 40))
+}
+
+/// The `Content-Type` of a response, sanitized and cut, if it is present and names no JSON
+/// type (`application/json`, `application/problem+json`, …).
+fn not_json_content_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CONTENT_TYPE)?;
+    let value = String::from_utf8_lossy(value.as_bytes());
+    let media_type = value.split(';').next().unwrap_or_default().trim();
+    let is_json = media_type.to_ascii_lowercase().ends_with("json");
+    (!is_json && !media_type.is_empty()).then(|| text::fit(media_type, 40))
 }
 
 /// The `error` text of an Error body, sanitized and cut, if the body is one.

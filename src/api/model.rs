@@ -197,9 +197,16 @@ pub struct DecodeError {
 
 /// Decodes one response body into `T`, naming the field path on failure.
 ///
-/// A leading UTF-8 byte-order mark is tolerated, since some proxies add one.
+/// A leading UTF-8 byte-order mark is tolerated, since some proxies add one. An empty (or
+/// all-blank) body says so, rather than serde's `EOF while parsing a value`.
 pub fn decode<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(DecodeError {
+            path: ".".to_owned(),
+            reason: "the body is empty".to_owned(),
+        });
+    }
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|err| DecodeError {
         path: err.path().to_string(),

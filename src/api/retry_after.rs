@@ -12,6 +12,12 @@ pub enum RetryAfter {
 }
 
 impl RetryAfter {
+    /// The longest wait [`RetryAfter::delay_from`] returns: a year. A server may announce any
+    /// number of seconds (`18446744073709551615` parses), and `Instant::now() + delay` panics
+    /// on overflow; capped, any delay can be added to any clock reading safely. A scheduler
+    /// may well cap it further.
+    pub const MAX_DELAY: Duration = Duration::from_secs(365 * 86_400);
+
     /// Parses a header value; `None` for anything that is neither form.
     pub fn parse(value: &str) -> Option<Self> {
         let value = value.trim();
@@ -21,12 +27,14 @@ impl RetryAfter {
         httpdate::parse_http_date(value).ok().map(RetryAfter::Date)
     }
 
-    /// How long to wait from `now`; a date in the past means no wait.
+    /// How long to wait from `now`, at most [`RetryAfter::MAX_DELAY`]; a date in the past means
+    /// no wait.
     pub fn delay_from(self, now: SystemTime) -> Duration {
-        match self {
+        let delay = match self {
             RetryAfter::Seconds(s) => Duration::from_secs(s),
             RetryAfter::Date(at) => at.duration_since(now).unwrap_or(Duration::ZERO),
-        }
+        };
+        delay.min(Self::MAX_DELAY)
     }
 
     /// `12 s` for display, measured from now.
@@ -51,5 +59,24 @@ mod tests {
         for bad in ["", "-1", "soon", "1.5", "99999999999999999999999"] {
             assert_eq!(RetryAfter::parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn absurd_waits_are_capped_so_clock_arithmetic_cannot_overflow() {
+        let now = SystemTime::now();
+        for value in [
+            "18446744073709551615",
+            "99999999999",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+        ] {
+            let delay = RetryAfter::parse(value).unwrap().delay_from(now);
+            assert_eq!(delay, RetryAfter::MAX_DELAY, "{value}");
+            // What a scheduler does with it; would panic with the uncapped u64::MAX seconds.
+            let _ = std::time::Instant::now() + delay;
+        }
+        assert_eq!(
+            RetryAfter::Seconds(7).delay_from(now),
+            Duration::from_secs(7)
+        );
     }
 }

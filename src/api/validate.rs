@@ -776,7 +776,7 @@ mod tests {
         r.generated_at = now() + TimeDelta::hours(2);
         assert_eq!(
             cap(&r),
-            ["generated_at: 120 min in the future — check this machine's clock or the service's"]
+            ["generated_at: 2 h in the future — check this machine's clock or the service's"]
         );
         let mut u = utilization();
         u.generated_at = now() + TimeDelta::days(400);

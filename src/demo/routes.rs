@@ -126,8 +126,17 @@ pub struct RouteIdentity {
 /// The identity of route number `index` (0-based): the catalogue entry, with a numbered suffix
 /// from the second round through the catalogue on.
 pub fn identity(index: usize) -> RouteIdentity {
-    let template = CATALOGUE[index % CATALOGUE.len()];
     let round = index / CATALOGUE.len();
+    let Some(&template) = CATALOGUE.get(index % CATALOGUE.len()) else {
+        // Unreachable (the catalogue is not empty and the index is reduced modulo its length),
+        // but a plain name beats a panic in a server.
+        return RouteIdentity {
+            slug: format!("route-{index}"),
+            name: format!("Route {index}"),
+            dial_code: "+999".to_owned(),
+            utc_offset_minutes: 0,
+        };
+    };
     if round == 0 {
         RouteIdentity {
             slug: template.slug.to_owned(),

@@ -149,9 +149,10 @@ impl LoadProfile {
         let in_day = x.rem_euclid(DAY_MS);
         let minute = (in_day / MINUTE_MS) as usize;
         let within = in_day - minute as i64 * MINUTE_MS;
-        day * self.cumulative[1440]
-            + self.cumulative[minute]
-            + i128::from(self.occupancy[minute]) * i128::from(within)
+        // Both tables cover every minute of the day (and the day's end), so `get` never misses.
+        let cumulative = |m: usize| self.cumulative.get(m).copied().unwrap_or_default();
+        let occupancy = self.occupancy.get(minute).copied().unwrap_or_default();
+        day * cumulative(1440) + cumulative(minute) + i128::from(occupancy) * i128::from(within)
     }
 }
 
@@ -372,7 +373,12 @@ fn route_static(seed: u64, index: usize) -> RouteStatic {
     let mut rng = Rng::new(seed, (index as u64) << 1);
     let identity = routes::identity(index);
     let total_ports = 30 * rng.range(2, 24);
-    let minutes_per_port = [12_000, 15_000, 18_000, 20_000][rng.range(0, 3) as usize];
+    let minutes_per_port = match rng.range(0, 3) {
+        0 => 12_000,
+        1 => 15_000,
+        2 => 18_000,
+        _ => 20_000,
+    };
     RouteStatic {
         offset_ms: i64::from(identity.utc_offset_minutes) * MINUTE_MS,
         identity,

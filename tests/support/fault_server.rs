@@ -69,6 +69,9 @@ pub enum Reply {
     Close,
     /// Send exactly these bytes (a broken status line, a bad header…), then close.
     Raw(Vec<u8>),
+    /// Send exactly these bytes, then hold the connection open without another byte (a response
+    /// head that never ends, for instance).
+    RawThenStall(Vec<u8>),
 }
 
 /// How the body's end is marked.
@@ -110,6 +113,10 @@ pub enum Body {
     /// [`Framing::ContentLength`] the announced length is just these bytes, so the body is
     /// complete; use [`Framing::ContentLengthOf`] or [`Framing::Chunked`] for a body cut short.
     ThenStall(Vec<u8>),
+    /// These bytes, then a reset (RST) of the connection: a body broken off mid-way. Announce
+    /// more with [`Framing::ContentLengthOf`] (or use [`Framing::Chunked`]) so it is visibly
+    /// incomplete.
+    ThenReset(Vec<u8>),
 }
 
 /// A scripted response.
@@ -328,6 +335,11 @@ async fn serve(
             stream.write_all(&bytes).await?;
             stream.shutdown().await
         }
+        Reply::RawThenStall(bytes) => {
+            stream.write_all(&bytes).await?;
+            stream.flush().await?;
+            stall().await
+        }
     }
 }
 
@@ -381,7 +393,10 @@ async fn write_response(stream: &mut TcpStream, response: Response) -> std::io::
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     let body_len = match &response.body {
-        Body::Bytes(b) | Body::Trickle { bytes: b, .. } | Body::ThenStall(b) => b.len() as u64,
+        Body::Bytes(b)
+        | Body::Trickle { bytes: b, .. }
+        | Body::ThenStall(b)
+        | Body::ThenReset(b) => b.len() as u64,
         Body::Repeat { len, .. } => *len,
     };
     match response.framing {
@@ -415,6 +430,14 @@ async fn write_response(stream: &mut TcpStream, response: Response) -> std::io::
             write_piece(stream, &bytes, chunked).await?;
             stream.flush().await?;
             return stall().await;
+        }
+        Body::ThenReset(bytes) => {
+            write_piece(stream, &bytes, chunked).await?;
+            stream.flush().await?;
+            // Give the client a moment to start reading the body, so the reset lands mid-body.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            stream.set_zero_linger()?;
+            return Ok(());
         }
     }
     if chunked {
