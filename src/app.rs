@@ -710,32 +710,33 @@ impl App {
     pub fn recompute_view(&mut self) {
         let keep = self.selected_row().map(|r| r.slug.clone());
         let needle = self.filter.to_lowercase();
-        let mut view: Vec<usize> = (0..self.rows.len())
-            .filter(|&i| needle.is_empty() || self.rows[i].search_key.contains(&needle))
+        let mut view: Vec<(usize, &RouteRow)> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| needle.is_empty() || row.search_key.contains(&needle))
             .collect();
-        let rows = &self.rows;
         let by_name = |a: &RouteRow, b: &RouteRow| a.name.cmp(&b.name).then(a.slug.cmp(&b.slug));
         match self.sort {
-            SortKey::Fill => view.sort_by(|&a, &b| {
-                let (a, b) = (&rows[a], &rows[b]);
+            SortKey::Fill => view.sort_by(|&(_, a), &(_, b)| {
                 b.filled_pct.cmp(&a.filled_pct).then_with(|| by_name(a, b))
             }),
-            SortKey::Remaining => view.sort_by(|&a, &b| {
-                let (a, b) = (&rows[a], &rows[b]);
+            SortKey::Remaining => view.sort_by(|&(_, a), &(_, b)| {
                 a.minutes
                     .remaining
                     .cmp(&b.minutes.remaining)
                     .then_with(|| by_name(a, b))
             }),
-            SortKey::Name => view.sort_by(|&a, &b| by_name(&rows[a], &rows[b])),
+            SortKey::Name => view.sort_by(|&(_, a), &(_, b)| by_name(a, b)),
         }
         if self.reverse {
             view.reverse();
         }
-        self.view = view;
-        self.selected = keep
-            .and_then(|slug| self.view.iter().position(|&i| self.rows[i].slug == slug))
+        let selected = keep
+            .and_then(|slug| view.iter().position(|(_, row)| row.slug == slug))
             .unwrap_or(0);
+        self.view = view.into_iter().map(|(i, _)| i).collect();
+        self.selected = selected;
         self.keep_selection_visible();
     }
 

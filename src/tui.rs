@@ -274,7 +274,9 @@ fn spawn_reader(tx: mpsc::UnboundedSender<Input>) -> anyhow::Result<()> {
                 match source.read(&mut buf) {
                     Ok(0) => break,
                     Ok(n) => {
-                        for event in parser.feed(&buf[..n]) {
+                        // A reader claiming more than the buffer holds is broken: stop.
+                        let Some(chunk) = buf.get(..n) else { break };
+                        for event in parser.feed(chunk) {
                             if tx.send(Input::App(event)).is_err() {
                                 return;
                             }
@@ -304,19 +306,19 @@ impl InputParser {
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
         self.pending.extend_from_slice(bytes);
         let mut out = Vec::new();
-        let mut i = 0;
         let buf = std::mem::take(&mut self.pending);
-        while i < buf.len() {
-            match parse_one(&buf[i..]) {
+        let mut rest = buf.as_slice();
+        while !rest.is_empty() {
+            match parse_one(rest) {
                 Parsed::Event(event, used) => {
                     out.extend(event);
-                    i += used;
+                    rest = rest.get(used..).unwrap_or_default();
                 }
                 Parsed::Incomplete => {
                     // Keep a cut-off sequence for the next read, unless it cannot grow into
                     // anything sensible.
-                    if buf.len() - i < 32 {
-                        self.pending = buf[i..].to_vec();
+                    if rest.len() < 32 {
+                        self.pending = rest.to_vec();
                     }
                     break;
                 }
@@ -338,7 +340,10 @@ fn key(code: KeyCode, modifiers: KeyModifiers) -> Option<Event> {
 
 fn parse_one(b: &[u8]) -> Parsed {
     let none = KeyModifiers::NONE;
-    match b[0] {
+    let Some(&first) = b.first() else {
+        return Parsed::Incomplete;
+    };
+    match first {
         0x1b => parse_escape(b),
         b'\r' | b'\n' => Parsed::Event(key(KeyCode::Enter, none), 1),
         b'\t' => Parsed::Event(key(KeyCode::Tab, none), 1),
@@ -350,17 +355,17 @@ fn parse_one(b: &[u8]) -> Parsed {
         c if c < 0x20 => Parsed::Event(None, 1),
         _ => {
             // One UTF-8 character.
-            let len = match b[0] {
+            let len = match first {
                 c if c < 0x80 => 1,
                 c if c >= 0xf0 => 4,
                 c if c >= 0xe0 => 3,
                 c if c >= 0xc0 => 2,
                 _ => return Parsed::Event(None, 1),
             };
-            if b.len() < len {
+            let Some(encoded) = b.get(..len) else {
                 return Parsed::Incomplete;
-            }
-            match std::str::from_utf8(&b[..len])
+            };
+            match std::str::from_utf8(encoded)
                 .ok()
                 .and_then(|s| s.chars().next())
             {
@@ -373,10 +378,10 @@ fn parse_one(b: &[u8]) -> Parsed {
 
 fn parse_escape(b: &[u8]) -> Parsed {
     let none = KeyModifiers::NONE;
-    if b.len() == 1 {
+    let Some(&second) = b.get(1) else {
         return Parsed::Event(key(KeyCode::Esc, none), 1);
-    }
-    match b[1] {
+    };
+    match second {
         b'[' => parse_csi(b),
         b'O' => {
             let Some(&c) = b.get(2) else {
@@ -402,15 +407,16 @@ fn parse_escape(b: &[u8]) -> Parsed {
 fn parse_csi(b: &[u8]) -> Parsed {
     let none = KeyModifiers::NONE;
     // ESC [ params final, the final byte in 0x40..=0x7e.
-    let Some(end) = b[2..].iter().position(|&c| (0x40..=0x7e).contains(&c)) else {
+    let body = b.get(2..).unwrap_or_default();
+    let Some(end) = body.iter().position(|&c| (0x40..=0x7e).contains(&c)) else {
         return Parsed::Incomplete;
     };
-    let end = end + 2;
-    let params = &b[2..end];
-    let used = end + 1;
-    let final_byte = b[end];
-    if params.first() == Some(&b'<') {
-        return Parsed::Event(parse_sgr_mouse(&params[1..], final_byte), used);
+    let Some((params, &[final_byte, ..])) = body.split_at_checked(end) else {
+        return Parsed::Incomplete;
+    };
+    let used = 2 + end + 1;
+    if let Some(mouse) = params.strip_prefix(b"<") {
+        return Parsed::Event(parse_sgr_mouse(mouse, final_byte), used);
     }
     let first_param = std::str::from_utf8(params)
         .ok()

@@ -2,6 +2,7 @@
 //! failure maps to its [`ApiError`] cause, with a one-line message that never carries the key.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
 
 mod support;
 

@@ -3,6 +3,7 @@
 //! limit in both `Retry-After` styles, fault injection, determinism and the request log.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
 
 use std::time::Duration;
 

@@ -5,6 +5,7 @@
 //! gnome-keyring unlocked inside `dbus-run-session` and runs them with `--include-ignored`.
 //! Each test uses an account name of its own, so runs never see each other's keys.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
 #![cfg(target_os = "linux")]
 
 use std::sync::Arc;

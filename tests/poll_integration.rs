@@ -7,6 +7,7 @@
 //! so each test runs for a few seconds of real time.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -3,6 +3,7 @@
 //! (HTTP against the simulated service is `tests/poll_integration.rs`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
 
 mod support;
 

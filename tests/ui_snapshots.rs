@@ -4,6 +4,7 @@
 //! (gauge thresholds, NO_COLOR) the buffer's styles are asserted directly, since a text snapshot
 //! does not show them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
 
 use std::time::{Duration, Instant};
 

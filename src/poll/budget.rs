@@ -27,13 +27,12 @@ pub fn room_at(sent: &[u64], now: u64, window_ms: u64, limit: u32, n: u32) -> Op
         .filter(|&t| in_window(t, now, window_ms))
         .collect();
     let allowed = (limit - n) as usize;
-    if counted.len() <= allowed {
-        return Some(now);
+    // The oldest `len - allowed` requests must leave the window first; the last of them is the
+    // `allowed`-th counting back from the newest. None of them: there is room now.
+    match counted.iter().rev().nth(allowed) {
+        None => Some(now),
+        Some(&last_to_leave) => Some((last_to_leave + window_ms + 1).max(now)),
     }
-    // The oldest `len - allowed` requests must leave the window first.
-    let must_leave = counted.len() - allowed;
-    let last_to_leave = counted[must_leave - 1];
-    Some((last_to_leave + window_ms + 1).max(now))
 }
 
 /// The budget of one process: the send times of its own requests.

@@ -156,23 +156,19 @@ impl SharedBudget {
             let used = u32::try_from(all.len()).unwrap_or(u32::MAX);
             match room_at(&all, now_ms, window_ms, limit, n) {
                 Some(at) if at <= now_ms => {
-                    let own = match state
+                    let sent = std::iter::repeat_n(now_ms, n as usize);
+                    match state
                         .instances
                         .iter_mut()
-                        .position(|i| i.pid == pid && i.id == id)
+                        .find(|i| i.pid == pid && i.id == id)
                     {
-                        Some(index) => &mut state.instances[index],
-                        None => {
-                            state.instances.push(InstanceEntry {
-                                pid,
-                                id,
-                                sent_ms: Vec::new(),
-                            });
-                            let last = state.instances.len() - 1;
-                            &mut state.instances[last]
-                        }
-                    };
-                    own.sent_ms.extend(std::iter::repeat_n(now_ms, n as usize));
+                        Some(own) => own.sent_ms.extend(sent),
+                        None => state.instances.push(InstanceEntry {
+                            pid,
+                            id,
+                            sent_ms: sent.collect(),
+                        }),
+                    }
                     SharedAnswer::Granted { used: used + n }
                 }
                 room_at_ms => SharedAnswer::Full { room_at_ms, used },

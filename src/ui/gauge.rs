@@ -32,8 +32,12 @@ pub fn inline_gauge(ratio: f64, width: u16, style: Style, theme: &Theme) -> Vec<
     let full = full.min(width);
     let mut filled = glyphs.full.repeat(full);
     let mut used = full;
-    if let Some(eighths) = glyphs.eighths.filter(|_| part > 0 && used < width) {
-        filled.push_str(eighths[part - 1]);
+    let partial = glyphs
+        .eighths
+        .filter(|_| used < width)
+        .and_then(|eighths| eighths.get(part.checked_sub(1)?).copied());
+    if let Some(partial) = partial {
+        filled.push_str(partial);
         used += 1;
     }
     let mut spans = vec![Span::styled(filled, style)];
@@ -67,13 +71,16 @@ pub fn split_bar(
         .collect();
     let mut rest = width - cells.iter().sum::<usize>();
     let mut order: Vec<usize> = (0..counts.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(counts[i] * width as u128 % sum));
+    order
+        .sort_by_key(|&i| std::cmp::Reverse(counts.get(i).map_or(0, |&c| c * width as u128 % sum)));
     for &i in order.iter().cycle().take(counts.len() * 2) {
         if rest == 0 {
             break;
         }
-        if counts[i] > 0 {
-            cells[i] += 1;
+        if let (Some(&count), Some(cell)) = (counts.get(i), cells.get_mut(i))
+            && count > 0
+        {
+            *cell += 1;
             rest -= 1;
         }
     }

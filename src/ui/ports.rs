@@ -44,15 +44,16 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .max(5);
 
     let mut lines = Vec::new();
-    for i in 0..3 {
-        let count = counts[i].map_or(glyphs.dash.to_owned(), thousands);
-        let share = match counts[i] {
+    for (((figure, name), glyph), style) in counts.iter().zip(names).zip(glyphs.states).zip(styles)
+    {
+        let count = figure.map_or(glyphs.dash.to_owned(), thousands);
+        let share = match *figure {
             Some(c) if sum > 0 => format!("{:>5.1} %", c.max(0) as f64 * 100.0 / sum as f64),
             _ => format!("{:>5} %", glyphs.dash),
         };
         lines.push(Line::from(vec![
-            Span::styled(format!("{} ", glyphs.states[i]), styles[i]),
-            Span::styled(pad(names[i], 13), theme.muted()),
+            Span::styled(format!("{glyph} "), style),
+            Span::styled(pad(name, 13), theme.muted()),
             Span::styled(pad_left(&count, num_w), theme.strong()),
             Span::styled(format!(" {share}"), theme.text()),
         ]));
