@@ -104,7 +104,7 @@ fn badge(app: &App) -> Option<(LogKind, String)> {
     None
 }
 
-/// `every 5 s · next 3 s` (compact: `next 3 s`), or what holds the poller back; nothing
+/// `every 5 s · 24/60 req/min · next 3 s` (compact: `next 3 s`), or what holds the poller back; nothing
 /// when polling stopped for a bad key, which the badge already says.
 fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
     let s = app.schedule.as_ref()?;
@@ -114,6 +114,9 @@ fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
     } else {
         format!("every {every}")
     };
+    // The request budget in use, shared by every captop of this user: operators should see
+    // how close they are to the service's limit without doing arithmetic.
+    let every = format!("{every} {dot} {}/{} req/min", s.budget_used, s.budget_limit);
     let next = match &s.pause {
         Some(Pause::User) => return (!compact).then_some(every),
         Some(Pause::Unauthorized) => return None,
