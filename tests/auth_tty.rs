@@ -4,7 +4,12 @@
 //!
 //! Every wait is a bounded deadline loop on what the screen or the process shows.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
