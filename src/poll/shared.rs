@@ -95,7 +95,8 @@ pub fn host_hash(host: &str) -> String {
 }
 
 /// The directory for the state file: `CAPTOP_RUNTIME_DIR` if set, else the per-user runtime
-/// dir (`$XDG_RUNTIME_DIR/captop`). `None` when there is none (e.g. not on Linux).
+/// dir (`$XDG_RUNTIME_DIR/captop`), else (on Unix, e.g. after `su` or in a cron job, where no
+/// runtime dir is set) a private `captop-<uid>` in the temp dir. `None` when there is none.
 pub fn default_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CAPTOP_RUNTIME_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
@@ -103,6 +104,19 @@ pub fn default_dir() -> Option<PathBuf> {
     directories::BaseDirs::new()
         .and_then(|dirs| dirs.runtime_dir().map(Path::to_path_buf))
         .map(|dir| dir.join("captop"))
+        .or_else(temp_dir_fallback)
+}
+
+#[cfg(unix)]
+fn temp_dir_fallback() -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let uid = fs::metadata("/proc/self").ok()?.uid();
+    Some(std::env::temp_dir().join(format!("captop-{uid}")))
+}
+
+#[cfg(not(unix))]
+fn temp_dir_fallback() -> Option<PathBuf> {
+    None
 }
 
 fn pid_alive(pid: u32) -> bool {
@@ -281,7 +295,22 @@ fn create_private_dir(dir: &Path) -> io::Result<()> {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o700);
     }
-    builder.create(dir)
+    builder.create(dir)?;
+    // A directory in a shared place (the temp dir) could have been made by someone else:
+    // use it only if it is ours and private, or they could read or block our budget.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = fs::symlink_metadata(dir)?;
+        let ours = fs::metadata("/proc/self").map_or(true, |me| me.uid() == meta.uid());
+        if !meta.is_dir() || !ours || meta.permissions().mode() & 0o077 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} is not a private directory of this user", dir.display()),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn open_private_file(path: &Path) -> io::Result<File> {
@@ -298,6 +327,23 @@ fn open_private_file(path: &Path) -> io::Result<File> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_others_can_read_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let open = tmp.path().join("open");
+        fs::create_dir(&open).unwrap();
+        fs::set_permissions(&open, fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(create_private_dir(&open).is_err());
+        let private = tmp.path().join("private");
+        create_private_dir(&private).unwrap();
+        assert_eq!(
+            fs::metadata(&private).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+    }
 
     /// A fresh directory under the system temp dir, removed on drop.
     pub(crate) struct TempDir(pub PathBuf);
