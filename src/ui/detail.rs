@@ -92,20 +92,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         ]),
     };
     lines.push(change);
-    let text_h = (lines.len() as u16).min(inner.height);
-    frame.render_widget(
-        Paragraph::new(lines),
-        Rect {
-            height: text_h,
-            ..inner
-        },
-    );
-
-    let rest = Rect {
-        y: inner.y + text_h,
-        height: inner.height - text_h,
-        ..inner
-    };
+    let rest = super::lines_then_rest(frame, inner, lines);
     if let Some(history) = app
         .route_history
         .get(&row.slug)

@@ -312,3 +312,17 @@ pub fn compact(n: i64) -> String {
         format!("{sign}{:.2e}", a)
     }
 }
+
+/// Draws `lines` at the top of `area` (as many as fit) and returns the part of `area` below
+/// them, for panels that put text above a chart.
+fn lines_then_rest(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>) -> Rect {
+    let height = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .min(area.height);
+    frame.render_widget(Paragraph::new(lines), Rect { height, ..area });
+    Rect {
+        y: area.y.saturating_add(height),
+        height: area.height - height,
+        ..area
+    }
+}

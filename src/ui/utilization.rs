@@ -124,20 +124,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         }
     }
 
-    let text_h = (lines.len() as u16).min(inner.height);
-    frame.render_widget(
-        Paragraph::new(lines),
-        Rect {
-            height: text_h,
-            ..inner
-        },
-    );
-
-    let spark_area = Rect {
-        y: inner.y + text_h,
-        height: inner.height - text_h,
-        ..inner
-    };
+    let spark_area = super::lines_then_rest(frame, inner, lines);
     if spark_area.height > 0 && !app.history.is_empty() {
         sparkline(frame, spark_area, app, theme);
     }
