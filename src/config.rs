@@ -29,10 +29,8 @@ use crate::secret::{FoundKey, KeyError, KeyRequest, KeyringHandle};
 
 /// Default seconds between polls.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
-/// Default requests per minute captop allows itself.
-pub const DEFAULT_BUDGET: u32 = 60;
-/// The service's limit per IP address; captop's budget may not exceed it.
-pub const MAX_BUDGET: u32 = 120;
+/// The request budget's default and ceiling are the poller's, which enforces them.
+pub use crate::poll::{DEFAULT_BUDGET, MAX_BUDGET};
 /// Default whole-request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default fill percentage from which a route shows as a warning.

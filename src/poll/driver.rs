@@ -101,32 +101,6 @@ impl PollConfig {
     }
 }
 
-impl PollConfig {
-    /// The configuration for `--interval SECS` and `--budget N` (defaults: 5 s, 60/min).
-    /// Refuses an interval that is not a positive number of seconds (at most a day) and a
-    /// budget outside `2..=120`, with a message for the user.
-    pub fn from_args(interval_secs: Option<f64>, budget: Option<u32>) -> Result<Self, String> {
-        let interval = match interval_secs {
-            None => Duration::from_secs(5),
-            Some(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => {
-                Duration::from_secs_f64(secs)
-            }
-            Some(secs) => {
-                return Err(format!(
-                    "--interval {secs}: give a number of seconds above 0 and at most 86400"
-                ));
-            }
-        };
-        let budget = budget.unwrap_or(super::DEFAULT_BUDGET);
-        if !(2..=MAX_BUDGET).contains(&budget) {
-            return Err(format!(
-                "--budget {budget}: give 2 to {MAX_BUDGET} requests per minute (the service allows {MAX_BUDGET}; each poll costs 2)"
-            ));
-        }
-        Ok(Self::new(interval, budget))
-    }
-}
-
 impl Default for PollConfig {
     fn default() -> Self {
         Self::new(Duration::from_secs(5), super::DEFAULT_BUDGET)
@@ -471,22 +445,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn from_args_checks_interval_and_budget() {
-        let config = PollConfig::from_args(None, None).unwrap();
+    fn default_config_polls_every_5_s_within_60_shared() {
+        let config = PollConfig::default();
         assert_eq!(config.schedule.requested_interval, Duration::from_secs(5));
         assert_eq!(config.schedule.budget_limit, 60);
         assert_eq!(config.sharing, BudgetSharing::Auto);
-        let config = PollConfig::from_args(Some(0.5), Some(120)).unwrap();
-        assert_eq!(
-            config.schedule.requested_interval,
-            Duration::from_millis(500)
-        );
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e12] {
-            assert!(PollConfig::from_args(Some(bad), None).is_err(), "{bad}");
-        }
-        for bad in [0, 1, 121, u32::MAX] {
-            assert!(PollConfig::from_args(None, Some(bad)).is_err(), "{bad}");
-        }
     }
 
     #[test]

@@ -20,8 +20,9 @@
 //!
 //! ```no_run
 //! # async fn run(client: captop::api::Client) -> Result<(), String> {
-//! use captop::poll::{PollCommand, PollConfig, PollEvent};
-//! let config = PollConfig::from_args(Some(5.0), None)?; // --interval 5, default budget
+//! use captop::poll::{DEFAULT_BUDGET, PollCommand, PollConfig, PollEvent};
+//! // Interval and budget come checked from `config::Settings` (flags > env > profile).
+//! let config = PollConfig::new(std::time::Duration::from_secs(5), DEFAULT_BUDGET);
 //! let (commands, mut events, task) = captop::poll::spawn(client, config);
 //! while let Some(event) = events.recv().await {
 //!     if let PollEvent::Schedule(status) = event {
