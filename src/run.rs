@@ -53,47 +53,56 @@ async fn figures(args: &GlobalArgs) -> u8 {
         Ok(client) => client,
         Err(code) => return code,
     };
-    if !args.once && std::io::stdout().is_terminal() {
-        let label = match &demo {
-            Some(server) => format!("demo {}", server.base_url()),
-            None => client.base_url().to_owned(),
-        };
-        let options = crate::app::UiOptions::from_settings(&settings, label);
-        let config = crate::poll::PollConfig::new(settings.interval, settings.budget);
-        let (commands, events, poller) = crate::poll::spawn(client, config);
-        let result = crate::tui::run(options, events, commands).await;
-        poller.abort();
-        if let Some(server) = demo {
-            server.shutdown().await;
-        }
-        return match result {
-            Ok(crate::tui::Exit::PollerGone) => {
-                eprintln!("captop: the poller stopped unexpectedly");
-                EXIT_FAILURE
-            }
-            Ok(_) => 0,
-            Err(e) => {
-                eprintln!("captop: {e:#}");
-                EXIT_FAILURE
-            }
-        };
+    let code = if !args.once && std::io::stdout().is_terminal() {
+        dashboard(&settings, client, demo.as_ref()).await
+    } else {
+        once(&settings, args.format, &client).await
+    };
+    if let Some(server) = demo {
+        server.shutdown().await;
     }
+    code
+}
+
+/// The live dashboard until the user quits, the terminal goes away or a signal arrives.
+async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer>) -> u8 {
+    let label = match demo {
+        Some(server) => format!("demo {}", server.base_url()),
+        None => client.base_url().to_owned(),
+    };
+    let options = crate::app::UiOptions::from_settings(settings, label);
+    let config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    let (commands, events, poller) = crate::poll::spawn(client, config);
+    let result = crate::tui::run(options, events, commands).await;
+    poller.abort();
+    match result {
+        Ok(crate::tui::Exit::PollerGone) => {
+            eprintln!("captop: the poller stopped unexpectedly");
+            EXIT_FAILURE
+        }
+        Ok(_) => 0,
+        Err(e) => {
+            eprintln!("captop: {e:#}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+/// `--once`: the figures printed once, as a table or JSON.
+async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) -> u8 {
     let style = crate::once::TableStyle {
         color: settings.color,
         warn_pct: i64::from(settings.warn_pct),
         crit_pct: i64::from(settings.crit_pct),
     };
     let code = crate::once::run(
-        &client,
-        args.format,
+        client,
+        format,
         style,
         &mut std::io::stdout().lock(),
         &mut std::io::stderr().lock(),
     )
     .await;
-    if let Some(server) = demo {
-        server.shutdown().await;
-    }
     u8::try_from(code).unwrap_or(EXIT_FAILURE)
 }
 
