@@ -515,13 +515,24 @@ impl App {
     }
 
     /// Seconds until `at`, rounded up, or zero if it has passed.
-    pub fn seconds_until(&self, at: Instant) -> u64 {
+    fn seconds_until(&self, at: Instant) -> u64 {
         let left = at.saturating_duration_since(self.now_mono);
         let secs = left.as_secs();
         if left.subsec_nanos() > 0 {
             secs + 1
         } else {
             secs
+        }
+    }
+
+    /// Time left until `at` as the status line says it: `7 s` up to 99 s, then `5 min`,
+    /// `2 h 5 min`, `365 d 0 h` (a far `Retry-After` stays readable).
+    pub fn countdown(&self, at: Instant) -> String {
+        let secs = self.seconds_until(at);
+        if secs < 100 {
+            format!("{secs} s")
+        } else {
+            format_age(Duration::from_secs(secs))
         }
     }
 
@@ -1020,10 +1031,7 @@ impl App {
             Some(Pause::RateLimited { until }) => {
                 return Some((
                     LogKind::Warn,
-                    format!(
-                        "429 rate limited — next try in {} s",
-                        self.seconds_until(until)
-                    ),
+                    format!("429 rate limited — next try in {}", self.countdown(until)),
                 ));
             }
             Some(Pause::Backoff { until, attempt }) => {
@@ -1037,10 +1045,7 @@ impl App {
                 };
                 return Some((
                     LogKind::Error,
-                    format!(
-                        "{why} — next try in {} s{failures}",
-                        self.seconds_until(until)
-                    ),
+                    format!("{why} — next try in {}{failures}", self.countdown(until)),
                 ));
             }
             Some(Pause::User) => {
@@ -1387,6 +1392,21 @@ mod tests {
         assert!(!text.contains('\u{1b}'));
         app.set_clock(t(31), app.now_mono);
         assert!(app.status_line().is_none());
+    }
+
+    #[test]
+    fn countdowns_stay_readable_from_seconds_to_a_year() {
+        let app = app();
+        let at = |secs: u64| app.now_mono + Duration::from_secs(secs);
+        assert_eq!(app.countdown(app.now_mono), "0 s");
+        assert_eq!(
+            app.countdown(app.now_mono + Duration::from_millis(1)),
+            "1 s"
+        );
+        assert_eq!(app.countdown(at(99)), "99 s");
+        assert_eq!(app.countdown(at(100)), "1 min");
+        assert_eq!(app.countdown(at(3 * 3600 + 300)), "3 h 5 min");
+        assert_eq!(app.countdown(at(365 * 86_400)), "365 d 0 h");
     }
 
     #[test]

@@ -37,20 +37,85 @@ pub fn is_unsafe(c: char) -> bool {
 /// Replaces every unsafe character (see [`is_unsafe`]) with [`REPLACEMENT`]; tabs and line
 /// breaks become a plain space so a one-line field stays on one line.
 ///
+/// A whole terminal escape sequence (`ESC [ 31 m`, `ESC ] 0 ; title BEL`, their C1 forms)
+/// becomes one [`REPLACEMENT`], so a coloured error page reads `Upstream �failure` rather than
+/// `Upstream �[31mfailure`.
+///
 /// Borrows when nothing needed replacing, which is nearly always.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
-    Cow::Owned(
-        s.chars()
-            .map(|c| match c {
-                '\t' | '\n' | '\r' => ' ',
-                c if is_unsafe(c) => REPLACEMENT,
-                c => c,
-            })
-            .collect(),
-    )
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        let skip = escape_len(rest);
+        if skip > 0 {
+            out.push(REPLACEMENT);
+            rest = rest.get(skip..).unwrap_or_default();
+            continue;
+        }
+        out.push(match c {
+            '\t' | '\n' | '\r' => ' ',
+            c if is_unsafe(c) => REPLACEMENT,
+            c => c,
+        });
+        rest = rest.get(c.len_utf8()..).unwrap_or_default();
+    }
+    Cow::Owned(out)
+}
+
+/// Longest string-type escape sequence (OSC, DCS, …) folded into one [`REPLACEMENT`]; a longer
+/// or unterminated one has only its introducer replaced, so text after it stays visible.
+const MAX_ESCAPE_STRING: usize = 256;
+
+/// Byte length of the terminal escape sequence `s` starts with, or 0 when it starts with none.
+///
+/// Knows CSI (`ESC [` or U+009B, parameters, one final byte) and the string sequences OSC, DCS,
+/// SOS, PM and APC (`ESC ]`, `ESC P`, … or their C1 forms, up to BEL or `ESC \`). Anything
+/// malformed counts as no sequence, and its characters are replaced one by one.
+fn escape_len(s: &str) -> usize {
+    let (csi, string) = if let Some(r) = s.strip_prefix('\u{1b}') {
+        match r.chars().next() {
+            Some('[') => (Some(2), None),
+            Some(']' | 'P' | 'X' | '^' | '_') => (None, Some(2)),
+            _ => (None, None),
+        }
+    } else {
+        match s.chars().next() {
+            Some('\u{9b}') => (Some(2), None),
+            Some('\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}') => (None, Some(2)),
+            _ => (None, None),
+        }
+    };
+    if let Some(start) = csi {
+        // Parameter and intermediate bytes, then one final byte.
+        let body = s.get(start..).unwrap_or_default();
+        let params = body
+            .bytes()
+            .take_while(|b| (0x20..=0x3f).contains(b))
+            .count();
+        return match body.as_bytes().get(params) {
+            Some(0x40..=0x7e) => start + params + 1,
+            _ => 0,
+        };
+    }
+    if let Some(start) = string {
+        let body = s.get(start..).unwrap_or_default();
+        let window = body
+            .get(..MAX_ESCAPE_STRING.min(body.len()))
+            .unwrap_or(body);
+        for (i, c) in window.char_indices() {
+            match c {
+                '\u{7}' | '\u{9c}' => return start + i + c.len_utf8(),
+                '\u{1b}' if body.get(i + 1..).is_some_and(|r| r.starts_with('\\')) => {
+                    return start + i + 2;
+                }
+                _ => {}
+            }
+        }
+    }
+    0
 }
 
 /// Display width of `s` in terminal cells, after sanitizing.
@@ -129,9 +194,40 @@ mod tests {
 
     #[test]
     fn strips_escape_bidi_and_zero_width() {
-        let s = sanitize("Lagos\u{1b}[2J\u{202e}abc\u{200b}\u{9b}x");
+        let s = sanitize("Lagos\u{1b}\u{202e}abc\u{200b}\u{85}x\u{7f}");
         assert!(!s.chars().any(is_unsafe));
-        assert_eq!(s, "Lagos\u{FFFD}[2J\u{FFFD}abc\u{FFFD}\u{FFFD}x");
+        assert_eq!(s, "Lagos\u{FFFD}\u{FFFD}abc\u{FFFD}\u{FFFD}x\u{FFFD}");
+    }
+
+    #[test]
+    fn a_whole_escape_sequence_becomes_one_replacement() {
+        let r = REPLACEMENT;
+        for (raw, clean) in [
+            (
+                "Upstream \u{1b}[31mfailure\u{1b}[0m",
+                format!("Upstream {r}failure{r}"),
+            ),
+            ("a\u{1b}[2Jb", format!("a{r}b")),
+            ("a\u{9b}1;31mb", format!("a{r}b")),
+            ("\u{1b}]0;pwned\u{7}Lagos", format!("{r}Lagos")),
+            ("\u{1b}]8;;http://x\u{1b}\\link", format!("{r}link")),
+            ("\u{9d}0;t\u{9c}ok", format!("{r}ok")),
+            ("\u{1b}P+q\u{1b}\\x", format!("{r}x")),
+        ] {
+            assert_eq!(sanitize(raw), clean, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn broken_escape_sequences_hide_nothing_after_them() {
+        let r = REPLACEMENT;
+        // A CSI cut short, an OSC never ended, an ESC at the very end.
+        assert_eq!(sanitize("a\u{1b}[31"), format!("a{r}[31"));
+        assert_eq!(sanitize("a\u{1b}[3\u{e9}b"), format!("a{r}[3\u{e9}b"));
+        assert_eq!(sanitize("a\u{1b}]0;title"), format!("a{r}]0;title"));
+        assert_eq!(sanitize("a\u{1b}"), format!("a{r}"));
+        let long = format!("\u{1b}]{}\u{7}end", "x".repeat(MAX_ESCAPE_STRING + 1));
+        assert!(sanitize(&long).ends_with("x\u{FFFD}end"));
     }
 
     #[test]

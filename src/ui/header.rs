@@ -121,10 +121,10 @@ fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
         Some(Pause::User) => return (!compact).then_some(every),
         Some(Pause::Unauthorized) => return None,
         Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => {
-            format!("retry in {} s", app.seconds_until(*until))
+            format!("retry in {}", app.countdown(*until))
         }
         None => match s.next_poll_at {
-            Some(at) => format!("next {} s", app.seconds_until(at)),
+            Some(at) => format!("next {}", app.countdown(at)),
             None => return (!compact).then_some(every),
         },
     };
