@@ -1378,6 +1378,7 @@ mod tests {
         let mut app = app();
         app.update(Event::Poll(PollEvent::Schedule(ScheduleStatus {
             requested_interval: Duration::from_secs(5),
+            budget_interval: Duration::from_secs(5),
             interval: Duration::from_secs(5),
             next_poll_at: None,
             budget_used: 0,

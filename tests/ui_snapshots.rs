@@ -174,6 +174,7 @@ impl Fixture {
         let _ = base;
         self.send(Event::Poll(PollEvent::Schedule(ScheduleStatus {
             requested_interval: Duration::from_secs(5),
+            budget_interval: Duration::from_secs(5),
             interval: Duration::from_secs(5),
             next_poll_at: pause.is_none().then(|| now + Duration::from_secs(next_in)),
             budget_used: 24,

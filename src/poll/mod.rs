@@ -93,7 +93,9 @@ pub const MAX_BUDGET: u32 = 120;
 pub struct ScheduleStatus {
     /// Interval the user asked for.
     pub requested_interval: Duration,
-    /// Interval in force (raised by the budget, widened after 429s).
+    /// The requested interval raised to what the budget allows.
+    pub budget_interval: Duration,
+    /// Interval in force: [`budget_interval`](Self::budget_interval), widened after 429s.
     pub interval: Duration,
     /// When the next poll is due (`None` while stopped, e.g. after a 401 or a user pause).
     pub next_poll_at: Option<Instant>,

@@ -254,7 +254,10 @@ impl Scheduler {
         if self.user_paused {
             return Some(Pause::User);
         }
-        if let Some(until) = self.rate_limited_until.filter(|&u| u > now) {
+        if let Some(hold) = self.rate_limited_until.filter(|&u| u > now) {
+            // The poll after a hold may come later than the hold's end (the widened gap); the
+            // countdown shows when it really goes out.
+            let until = self.next_poll_at().map_or(hold, |at| at.max(hold));
             return Some(Pause::RateLimited { until });
         }
         if self.backoff.failures() > 0 {
@@ -277,6 +280,7 @@ impl Scheduler {
     ) -> ScheduleStatus {
         ScheduleStatus {
             requested_interval: self.config.requested_interval,
+            budget_interval: self.base_interval,
             interval: self.interval(),
             next_poll_at: self.next_poll_at(),
             budget_used,
@@ -439,6 +443,15 @@ mod tests {
         s.poll_sent(t0 + secs(7));
         s.poll_finished(t0 + secs(7), PollOutcome::RateLimited { wait: secs(1) });
         assert_eq!(s.interval(), secs(8));
+        // The hold ends in 1 s, but the widened gap (2 s × 4) puts the next poll later: the
+        // countdown says when it really goes out.
+        let next = s.next_poll_at().unwrap();
+        assert_eq!(next, t0 + secs(7) + secs(8));
+        assert_eq!(
+            s.pause(t0 + secs(7)),
+            Some(Pause::RateLimited { until: next })
+        );
+        assert_eq!(s.status(t0 + secs(7), 0, 60, None).budget_interval, secs(2));
         // Quiet minutes win the rate back step by step.
         s.poll_sent(t0 + secs(8));
         s.poll_finished(t0 + secs(68), PollOutcome::Success);

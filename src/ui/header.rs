@@ -109,7 +109,9 @@ fn badge(app: &App) -> Option<(LogKind, String)> {
 fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
     let s = app.schedule.as_ref()?;
     let every = crate::api::error::humantime(s.interval);
-    let every = if s.interval > s.requested_interval {
+    let every = if s.interval > s.budget_interval {
+        format!("every {every} (slowed by 429)")
+    } else if s.interval > s.requested_interval {
         format!("every {every} (budget)")
     } else {
         format!("every {every}")
