@@ -23,6 +23,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use support::fault_server::{Body, FaultServer, Framing, RecordedRequest, Reply, Response};
+use support::faults::{
+    HOSTILE, capacity_with, deep_arrays, deep_objects, gzip_stored, hostile_capacity,
+    html_error_page, long_names_capacity, many_routes, many_routes_doc, rate_limited,
+};
 use support::fixtures::{CAPACITY, UTILIZATION};
 
 /// The key every run is given; it must never show up in any output.
@@ -224,12 +228,6 @@ fn json_200(body: impl Into<Vec<u8>>) -> Reply {
     Reply::json(200, body)
 }
 
-/// [`CAPACITY`] with the first occurrence of `from` replaced by `to`.
-fn capacity_with(from: &str, to: &str) -> String {
-    assert!(CAPACITY.contains(from), "fixture has {from}");
-    CAPACITY.replacen(from, to, 1)
-}
-
 fn report_peak(fault: &str, run: &Run) {
     match run.peak_rss_kib {
         Some(kib) => {
@@ -360,37 +358,6 @@ async fn fault_content_length_that_lies_low_is_not_trusted() {
     run.assert_fails_with(&["/capacity", "bad response"]);
 }
 
-/// `bytes` as a gzip member made of stored (uncompressed) deflate blocks: a real gzip stream,
-/// built by hand so the tests need no compression crate.
-fn gzip_stored(bytes: &[u8]) -> Vec<u8> {
-    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
-    let mut blocks = bytes.chunks(65_535).peekable();
-    if blocks.peek().is_none() {
-        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
-    }
-    while let Some(block) = blocks.next() {
-        out.push(u8::from(blocks.peek().is_none()));
-        let len = block.len() as u16;
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&(!len).to_le_bytes());
-        out.extend_from_slice(block);
-    }
-    let mut crc = 0xffff_ffff_u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xedb8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    out.extend_from_slice(&(!crc).to_le_bytes());
-    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    out
-}
-
 #[tokio::test]
 async fn fault_gzip_body_is_refused_not_expanded() {
     let server = capacity_server(
@@ -462,8 +429,7 @@ async fn fault_utf8_bom_decodes() {
 
 #[tokio::test]
 async fn fault_json_nested_thousands_deep_is_refused() {
-    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
-    let deep_objects = format!("{}1{}", "{\"a\":".repeat(50_000), "}".repeat(50_000));
+    let (deep, deep_objects) = (deep_arrays(50_000), deep_objects(50_000));
     // Where captop expects a value of its own: refused at once, never recursed into.
     for body in [
         capacity_with("\"routes\": [", &format!("\"routes\": [{deep},")),
@@ -483,9 +449,7 @@ async fn fault_json_nested_thousands_deep_is_refused() {
 async fn fault_json_nested_thousands_deep_in_an_unknown_field_is_skipped_safely() {
     // serde_json skips an unknown field's value with a loop, not recursion, so depth cannot
     // overflow the stack; the rest of the report is usable.
-    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
-    let deep_objects = format!("{}1{}", "{\"a\":".repeat(50_000), "}".repeat(50_000));
-    for value in [deep, deep_objects] {
+    for value in [deep_arrays(50_000), deep_objects(50_000)] {
         let body = capacity_with(
             "\"unit_notes\"",
             &format!("\"extra\": {value}, \"unit_notes\""),
@@ -587,12 +551,6 @@ async fn fault_429_without_error_body_or_retry_after() {
     run.assert_fails_with(&["429", "rate limited", "/capacity"]);
 }
 
-fn rate_limited(retry_after: &str) -> Reply {
-    Response::new(429)
-        .header("Retry-After", retry_after)
-        .reply()
-}
-
 #[tokio::test]
 async fn fault_429_retry_after_in_the_past() {
     let run = once_with_capacity(rate_limited("Sun, 06 Nov 1994 08:49:37 GMT")).await;
@@ -627,12 +585,7 @@ async fn fault_429_retry_after_negative_or_garbage() {
 #[tokio::test]
 async fn fault_5xx_with_html_pages() {
     for status in [500, 502, 503] {
-        let page = format!(
-            "<html><head><title>{status} Error</title><style>body{{color:red}}</style></head>\
-             <body><h1>Upstream \u{1b}[31mfailure</h1><p>{}</p></body></html>",
-            "detail ".repeat(5_000)
-        );
-        let run = once_with_capacity(Reply::html(status, page)).await;
+        let run = once_with_capacity(Reply::html(status, html_error_page(status))).await;
         run.assert_fails_with(&[&format!("HTTP {status}"), "/capacity", "Upstream"]);
         assert!(!run.stderr.contains("<h1>"), "{}", run.describe());
     }
@@ -647,21 +600,9 @@ async fn fault_garbage_instead_of_http() {
 // ---------------------------------------------------------------------------------------------
 // Hostile text in every string field
 
-/// A string meant to hurt a terminal: ESC sequences, C1, bidi overrides, zero-width and wide
-/// characters, line breaks.
-const HOSTILE: &str = "Evil\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{202e}sogaL\u{202c}\u{200b}\u{2066}\u{feff}\r\n東京😀\t\u{0}end";
-
 #[tokio::test]
 async fn fault_control_bidi_zero_width_and_wide_characters_in_every_string_field() {
-    let mut doc: serde_json::Value = serde_json::from_str(CAPACITY).unwrap();
-    doc["unit_notes"] = HOSTILE.into();
-    for route in doc["routes"].as_array_mut().unwrap() {
-        route["route"] = HOSTILE.into();
-        route["name"] = HOSTILE.into();
-        route["dial_code"] = format!("+1{HOSTILE}").into();
-    }
-    let body = serde_json::to_vec(&doc).unwrap();
-    let (table, json) = once_both_formats(json_200(body)).await;
+    let (table, json) = once_both_formats(json_200(hostile_capacity())).await;
     table.assert_report();
     assert!(!table.stdout.contains('\u{1b}'));
     // Hostile dial codes and duplicate slugs are usable data, reported as warnings (sanitized).
@@ -683,13 +624,7 @@ async fn fault_control_bidi_zero_width_and_wide_characters_in_every_string_field
 
 #[tokio::test]
 async fn fault_100_kb_names_are_cut_to_their_column() {
-    let long = "Ab東".repeat(100 * 1024 / 5);
-    let mut doc: serde_json::Value = serde_json::from_str(CAPACITY).unwrap();
-    doc["unit_notes"] = long.clone().into();
-    doc["routes"][0]["name"] = long.clone().into();
-    doc["routes"][0]["route"] = long.clone().into();
-    doc["routes"][1]["dial_code"] = format!("+{}", "9".repeat(100 * 1024)).into();
-    let run = once_with_capacity(json_200(serde_json::to_vec(&doc).unwrap())).await;
+    let run = once_with_capacity(json_200(long_names_capacity())).await;
     run.assert_report();
     let widest = run
         .stdout
@@ -705,42 +640,6 @@ async fn fault_100_kb_names_are_cut_to_their_column() {
 
 // ---------------------------------------------------------------------------------------------
 // Many routes
-
-/// A consistent `/capacity` body with `n` routes, compact JSON.
-fn many_routes(n: usize) -> Vec<u8> {
-    serde_json::to_vec(&many_routes_doc(n)).unwrap()
-}
-
-fn many_routes_doc(n: usize) -> serde_json::Value {
-    let routes: Vec<serde_json::Value> = (0..n)
-        .map(|i| {
-            let total = 100_000 + i as i64;
-            let sold = total / 4;
-            serde_json::json!({
-                "route": format!("zz-route-{i:06}"),
-                "name": format!("Country {i:06} – City of Somewhere"),
-                "dial_code": format!("+{}", 100 + i % 900),
-                "capacity_minutes": {"total": total, "sold": sold, "remaining": total - sold},
-                "ports": {"total": 40, "sold": 10, "available": 30},
-                "filled_pct": 25,
-            })
-        })
-        .collect();
-    let sum = |f: &dyn Fn(&serde_json::Value) -> i64| routes.iter().map(f).sum::<i64>();
-    let total = sum(&|r| r["capacity_minutes"]["total"].as_i64().unwrap());
-    let sold = sum(&|r| r["capacity_minutes"]["sold"].as_i64().unwrap());
-    let doc = serde_json::json!({
-        "generated_at": "2026-11-22T06:00:00Z",
-        "routes": routes,
-        "totals": {
-            "routes": n,
-            "capacity_minutes": {"total": total, "sold": sold, "remaining": total - sold},
-            "ports": {"total": 40 * n, "sold": 10 * n, "available": 30 * n},
-            "filled_pct": (sold * 100 + total / 2) / total,
-        },
-    });
-    doc
-}
 
 #[tokio::test]
 async fn fault_10_000_routes_fit_the_default_cap_and_print() {

@@ -1,10 +1,12 @@
 //! Shared kit for the integration tests: a scripted HTTP server for faults ([`fault_server`]),
-//! sample report bodies ([`fixtures`]) and the real binary in a pseudo-terminal ([`pty`]).
+//! the misbehaving bodies it serves ([`faults`]), sample report bodies ([`fixtures`]) and the
+//! real binary in a pseudo-terminal ([`pty`]).
 
 #![allow(dead_code)] // Each test file uses a different part of the kit.
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
-#![allow(clippy::expect_used)] // Test kit: a pty that cannot be opened should fail loudly.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
 
 pub mod fault_server;
+pub mod faults;
 pub mod fixtures;
 pub mod pty;

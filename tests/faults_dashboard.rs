@@ -1,0 +1,696 @@
+//! The fault matrix for the live dashboard: the real binary in a real pseudo-terminal (120×40)
+//! against a local server that cycles through every fault of `tests/faults_once.rs`.
+//!
+//! Each fault is one step: the server switches to it, the test presses `r`, and the dashboard
+//! must show the error in its footer while the last good figures stay on screen; then the
+//! server answers well again (with a route renamed `Lagos NN`, so every recovery shows new
+//! figures) and the error must clear. Faults whose data is usable (odd content types, hostile
+//! strings, 10 000 routes…) must show that data instead. The faults are shared out over four
+//! dashboards that run side by side, each with a `/health` of its own (honest, lying about the
+//! version, failing, silent) and each ending on a different 429 hold; then `q` must end it with
+//! exit 0 and the terminal handed back, and nothing captop wrote to the terminal may hold an
+//! escape sequence or bidi control from the server, or the key.
+//!
+//! `cargo test --test faults_dashboard -- --nocapture` prints the footer seen for every fault.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use support::fault_server::{Body, FaultServer, Framing, RecordedRequest, Reply, Response};
+use support::faults::{
+    capacity_with, deep_arrays, gzip_stored, hostile_capacity, html_error_page,
+    long_names_capacity, many_routes, rate_limited,
+};
+use support::fixtures::{CAPACITY, HEALTH, UTILIZATION};
+use support::pty::{Pty, captop};
+
+/// The key every dashboard is given; it must never reach the terminal.
+const KEY: &str = "sk-fault-dashboard-5f0e1d2c3b4a";
+const COLS: u16 = 120;
+const ROWS: u16 = 40;
+/// The `--timeout` of every dashboard, in seconds.
+const TIMEOUT_SECS: &str = "2";
+/// How many dashboards share the faults out.
+const DASHBOARDS: usize = 4;
+
+/// What the server answers while one step lasts.
+#[derive(Clone)]
+struct Phase {
+    capacity: Reply,
+    utilization: Reply,
+}
+
+/// What the dashboard must show for a fault.
+#[derive(Clone, Copy)]
+enum Expect {
+    /// An error (`✖`) in the footer holding every needle (case-insensitive), the last good
+    /// figures still on screen.
+    Error(&'static [&'static str]),
+    /// The 429 warning in the footer, the last good figures still on screen.
+    RateLimited,
+    /// Usable data: the routes table shows this text.
+    Figures(&'static str),
+}
+
+/// Which endpoints misbehave.
+#[derive(Clone, Copy)]
+enum On {
+    Capacity,
+    Utilization,
+    Both,
+}
+
+/// One fault of the cycle.
+struct Fault {
+    name: &'static str,
+    on: On,
+    reply: Reply,
+    expect: Expect,
+}
+
+impl Fault {
+    fn new(name: &'static str, on: On, reply: Reply, expect: Expect) -> Fault {
+        Fault {
+            name,
+            on,
+            reply,
+            expect,
+        }
+    }
+
+    /// What the server answers during this fault, `good` on the endpoints it spares.
+    fn phase(&self, good: Phase) -> Phase {
+        let reply = self.reply.clone();
+        match self.on {
+            On::Capacity => Phase {
+                capacity: reply,
+                ..good
+            },
+            On::Utilization => Phase {
+                utilization: reply,
+                ..good
+            },
+            On::Both => Phase {
+                capacity: reply.clone(),
+                utilization: reply,
+            },
+        }
+    }
+}
+
+fn json_200(body: impl Into<Vec<u8>>) -> Reply {
+    Reply::json(200, body)
+}
+
+/// The good answer of step `n`: the fixtures, with Lagos renamed `Lagos NN`.
+fn good(n: usize) -> Phase {
+    Phase {
+        capacity: json_200(capacity_with("Nigeria – Lagos", &marker(n))),
+        utilization: json_200(UTILIZATION),
+    }
+}
+
+fn marker(n: usize) -> String {
+    format!("Lagos {n:02}")
+}
+
+/// [`CAPACITY`] with Lagos renamed `name`, for the faults whose data is usable.
+fn renamed(name: &str) -> String {
+    capacity_with("Nigeria – Lagos", name)
+}
+
+fn sent_with(content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
+    let response = Response::new(200).body(Body::Bytes(body.into()));
+    match content_type {
+        Some(t) => response.header("Content-Type", t),
+        None => response,
+    }
+    .reply()
+}
+
+fn huge(framing: Framing) -> Reply {
+    Response::new(200)
+        .header("Content-Type", "application/json")
+        .body(Body::Repeat {
+            byte: b' ',
+            len: 1 << 30,
+        })
+        .framing(framing)
+        .reply()
+}
+
+/// Every fault of the `--once` matrix that a running dashboard can meet, in the order the
+/// dashboards take them (round robin).
+fn catalogue() -> Vec<Fault> {
+    use Expect::{Error, Figures, RateLimited};
+    let half = CAPACITY.as_bytes()[..CAPACITY.len() / 2].to_vec();
+    let mut invalid_utf8 = renamed("Lagos XX").into_bytes();
+    let at = invalid_utf8.windows(2).position(|w| w == b"XX").unwrap();
+    invalid_utf8[at] = 0xff;
+    invalid_utf8[at + 1] = 0xfe;
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend_from_slice(renamed("Bom Lagos").as_bytes());
+    let mut endless_head = b"HTTP/1.1 200 OK\r\n".to_vec();
+    for i in 0..20_000 {
+        endless_head.extend_from_slice(format!("X-Filler-{i}: {}\r\n", "a".repeat(40)).as_bytes());
+    }
+    let broken_routes = String::from_utf8(many_routes(2_000))
+        .unwrap()
+        .replace("\"filled_pct\":25", "\"filled_pct\":250");
+    let (capacity, both) = (On::Capacity, On::Both);
+    vec![
+        Fault::new(
+            "trickled body",
+            both,
+            Response::new(200)
+                .header("Content-Type", "application/json")
+                .body(Body::Trickle {
+                    bytes: CAPACITY.as_bytes().to_vec(),
+                    step: 1,
+                    every: Duration::from_secs(1),
+                })
+                .reply(),
+            Error(&["timed out after 2 s"]),
+        ),
+        Fault::new(
+            "headers that never end",
+            both,
+            Reply::RawThenStall(b"HTTP/1.1 200 OK\r\nX-Slow: ".to_vec()),
+            Error(&["timed out"]),
+        ),
+        Fault::new("stalled server", both, Reply::Stall, Error(&["timed out"])),
+        Fault::new(
+            "endless header section",
+            capacity,
+            Reply::Raw(endless_head),
+            Error(&["too large"]),
+        ),
+        Fault::new(
+            "connection reset mid-body",
+            capacity,
+            Response::new(200)
+                .header("Content-Type", "application/json")
+                .body(Body::ThenReset(half))
+                .framing(Framing::ContentLengthOf(CAPACITY.len() as u64))
+                .reply(),
+            Error(&["reset"]),
+        ),
+        Fault::new(
+            "connection closed without answer",
+            both,
+            Reply::Close,
+            Error(&[]),
+        ),
+        Fault::new(
+            "1 GiB body with Content-Length",
+            capacity,
+            huge(Framing::ContentLength),
+            Error(&["larger than"]),
+        ),
+        Fault::new(
+            "1 GiB body chunked",
+            capacity,
+            huge(Framing::Chunked),
+            Error(&["larger than"]),
+        ),
+        Fault::new(
+            "1 GiB body without length",
+            capacity,
+            huge(Framing::CloseDelimited),
+            Error(&["larger than"]),
+        ),
+        Fault::new(
+            "Content-Length that lies low",
+            capacity,
+            Response::new(200)
+                .header("Content-Type", "application/json")
+                .body(Body::Repeat {
+                    byte: b' ',
+                    len: 64 << 20,
+                })
+                .framing(Framing::ContentLengthOf(100))
+                .reply(),
+            Error(&["bad response"]),
+        ),
+        Fault::new(
+            "gzip body",
+            capacity,
+            Response::new(200)
+                .header("Content-Type", "application/json")
+                .header("Content-Encoding", "gzip")
+                .body(Body::Bytes(gzip_stored(CAPACITY.as_bytes())))
+                .reply(),
+            Error(&["gzip"]),
+        ),
+        Fault::new(
+            "wrong Content-Type",
+            capacity,
+            sent_with(Some("text/plain"), renamed("Plain Lagos")),
+            Figures("Plain Lagos"),
+        ),
+        Fault::new(
+            "missing Content-Type",
+            capacity,
+            sent_with(None, renamed("Untyped Lagos")),
+            Figures("Untyped Lagos"),
+        ),
+        Fault::new(
+            "HTML page with 200",
+            capacity,
+            Reply::html(
+                200,
+                "<!doctype html><html><body>Log in to the Wi-Fi</body></html>",
+            ),
+            Error(&["text/html"]),
+        ),
+        Fault::new(
+            "invalid UTF-8",
+            capacity,
+            json_200(invalid_utf8),
+            Error(&["bad response"]),
+        ),
+        Fault::new("UTF-8 BOM", capacity, json_200(bom), Figures("Bom Lagos")),
+        Fault::new(
+            "JSON nested 50 000 deep",
+            capacity,
+            json_200(capacity_with(
+                "\"routes\": [",
+                &format!("\"routes\": [{},", deep_arrays(50_000)),
+            )),
+            Error(&["bad response"]),
+        ),
+        Fault::new(
+            "JSON nested 50 000 deep in an unknown field",
+            capacity,
+            json_200(renamed("Deep Lagos").replacen(
+                "\"unit_notes\"",
+                &format!("\"extra\": {}, \"unit_notes\"", deep_arrays(50_000)),
+                1,
+            )),
+            Figures("Deep Lagos"),
+        ),
+        Fault::new(
+            "number beyond i64",
+            capacity,
+            json_200(capacity_with(
+                "\"total\": 100000",
+                "\"total\": 9223372036854775808",
+            )),
+            Error(&["capacity_minutes.total"]),
+        ),
+        Fault::new(
+            "fraction where an integer belongs",
+            capacity,
+            json_200(capacity_with("\"sold\": 25000", "\"sold\": 2.5e4")),
+            Error(&["capacity_minutes.sold"]),
+        ),
+        Fault::new(
+            "NaN token",
+            capacity,
+            json_200(capacity_with("\"filled_pct\": 25", "\"filled_pct\": NaN")),
+            Error(&["bad response"]),
+        ),
+        Fault::new(
+            "NaN utilization",
+            On::Utilization,
+            json_200(UTILIZATION.replace("\"utilization_pct\": 25.0", "\"utilization_pct\": NaN")),
+            Error(&["/utilization", "utilization_pct"]),
+        ),
+        Fault::new(
+            "duplicate keys",
+            capacity,
+            json_200(capacity_with(
+                "\"sold\": 25000",
+                "\"sold\": 25000, \"sold\": 99999999",
+            )),
+            Error(&["duplicate field"]),
+        ),
+        Fault::new(
+            "empty body with 200",
+            capacity,
+            json_200(Vec::new()),
+            Error(&["empty"]),
+        ),
+        Fault::new(
+            "204 No Content",
+            capacity,
+            Reply::status(204),
+            Error(&["204"]),
+        ),
+        Fault::new(
+            "redirect to another host",
+            capacity,
+            Response::new(302)
+                .header("Location", "http://192.0.2.1/v1/capacity")
+                .reply(),
+            Error(&["redirected (302)"]),
+        ),
+        Fault::new(
+            "401 without body",
+            both,
+            Reply::status(401),
+            Error(&["401"]),
+        ),
+        Fault::new("429 Retry-After 1 s", both, rate_limited("1"), RateLimited),
+        Fault::new(
+            "429 Retry-After in the past",
+            both,
+            rate_limited("Sun, 06 Nov 1994 08:49:37 GMT"),
+            RateLimited,
+        ),
+        Fault::new(
+            "500 HTML page",
+            both,
+            Reply::html(500, html_error_page(500)),
+            Error(&["HTTP 500", "Upstream"]),
+        ),
+        Fault::new(
+            "502 HTML page",
+            both,
+            Reply::html(502, html_error_page(502)),
+            Error(&["HTTP 502", "Upstream"]),
+        ),
+        Fault::new(
+            "503 HTML page",
+            both,
+            Reply::html(503, html_error_page(503)),
+            Error(&["HTTP 503", "Upstream"]),
+        ),
+        Fault::new(
+            "garbage instead of HTTP",
+            capacity,
+            Reply::Raw(b"\x16\x03\x01garbage\r\n\r\n".to_vec()),
+            Error(&[]),
+        ),
+        Fault::new(
+            "control, bidi, zero-width and wide characters in every string",
+            capacity,
+            json_200(hostile_capacity()),
+            Figures("Evil"),
+        ),
+        Fault::new(
+            "100 KB names",
+            capacity,
+            json_200(long_names_capacity()),
+            Figures("Ab東Ab東"),
+        ),
+        Fault::new(
+            "10 000 routes",
+            capacity,
+            json_200(many_routes(10_000)),
+            Figures("Country 00"),
+        ),
+        Fault::new(
+            "100 000 routes",
+            capacity,
+            json_200(many_routes(100_000)),
+            Error(&["larger than"]),
+        ),
+        Fault::new(
+            "2 000 routes breaking the rules",
+            capacity,
+            json_200(broken_routes),
+            Figures("Country 00"),
+        ),
+    ]
+}
+
+/// A dashboard's own circumstances: its `/health` and the 429 hold it ends on.
+struct Setting {
+    /// What its `/health` does, for the failure message.
+    about: &'static str,
+    health: Reply,
+    /// What the screen shows because of `health`, if anything.
+    health_shows: Option<&'static str>,
+    last: Hold,
+}
+
+/// The 429 a dashboard ends on, and the wait its footer must announce.
+struct Hold {
+    name: &'static str,
+    reply: Reply,
+    /// The footer's `next try in …` must start with one of these.
+    announces: &'static [&'static str],
+}
+
+/// A 429 whose `Retry-After` captop cannot use: it waits its default 30 s.
+const DEFAULT_WAIT: &[&str] = &["30 s", "29 s", "28 s", "27 s", "26 s", "25 s"];
+
+fn setting(index: usize) -> Setting {
+    let lying = r#"{"status":"ok","service":"capacity-metrics","version":"2.0.0"}"#;
+    match index {
+        0 => Setting {
+            about: "honest /health",
+            health: json_200(HEALTH),
+            health_shows: None,
+            last: Hold {
+                name: "429 without Retry-After",
+                reply: Reply::status(429),
+                announces: DEFAULT_WAIT,
+            },
+        },
+        1 => Setting {
+            about: "/health claiming version 2.0.0",
+            health: json_200(lying),
+            health_shows: Some("API version 2.0.0"),
+            last: Hold {
+                name: "429 Retry-After garbage",
+                reply: rate_limited("soon"),
+                announces: DEFAULT_WAIT,
+            },
+        },
+        2 => Setting {
+            about: "/health failing with 503",
+            health: Reply::html(503, "<h1>down</h1>"),
+            health_shows: None,
+            last: Hold {
+                name: "429 Retry-After negative",
+                reply: rate_limited("-5"),
+                announces: DEFAULT_WAIT,
+            },
+        },
+        _ => Setting {
+            about: "/health never answering",
+            health: Reply::Stall,
+            health_shows: None,
+            last: Hold {
+                name: "429 Retry-After in the year 9999",
+                reply: rate_limited("Fri, 31 Dec 9999 23:59:59 GMT"),
+                // Capped at a year.
+                announces: &["365 d", "364 d"],
+            },
+        },
+    }
+}
+
+/// The faults dashboard `index` takes.
+fn share(index: usize) -> Vec<Fault> {
+    catalogue()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % DASHBOARDS == index)
+        .map(|(_, f)| f)
+        .collect()
+}
+
+/// Runs dashboard `index` through its share of the faults.
+async fn cycle(index: usize) {
+    let Setting {
+        health,
+        health_shows,
+        last,
+        ..
+    } = setting(index);
+    let phase = Arc::new(Mutex::new(good(0)));
+    let current = Arc::clone(&phase);
+    let server = FaultServer::start(move |req: &RecordedRequest| {
+        let phase = current.lock().unwrap();
+        match req.path.as_str() {
+            "/v1/capacity" => phase.capacity.clone(),
+            "/v1/utilization" => phase.utilization.clone(),
+            "/v1/health" => health.clone(),
+            _ => Reply::status(404),
+        }
+    })
+    .await;
+    let base_url = server.base_url("/v1");
+    let seen = tokio::task::spawn_blocking(move || {
+        drive(&base_url, &phase, share(index), last, health_shows)
+    })
+    .await
+    .unwrap();
+    for (fault, footer) in seen {
+        eprintln!("dashboard {index} · {fault}: {footer}");
+    }
+    let requests = server.requests();
+    assert!(
+        requests
+            .iter()
+            .all(|r| !r.raw_head.contains("Accept-Encoding")),
+        "captop asked for compression"
+    );
+}
+
+/// The steps of one dashboard; returns the footer seen for each fault.
+fn drive(
+    base_url: &str,
+    phase: &Mutex<Phase>,
+    faults: Vec<Fault>,
+    last: Hold,
+    health_shows: Option<&'static str>,
+) -> Vec<(&'static str, String)> {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = captop(
+        home.path(),
+        &[
+            "--base-url",
+            base_url,
+            "--timeout",
+            TIMEOUT_SECS,
+            "--interval",
+            "60",
+            "--budget",
+            "120",
+        ],
+    );
+    cmd.env("CAPTOP_API_KEY", KEY);
+    let mut pty = Pty::spawn(cmd, COLS, ROWS);
+    let set = |p: Phase| *phase.lock().unwrap() = p;
+
+    pty.wait_for("the first figures", |s| {
+        s.contains(&marker(0)) && s.contains("25.0 %")
+    });
+    if let Some(text) = health_shows {
+        pty.wait_for(text, |s| s.contains(text));
+    }
+    let mut seen = Vec::new();
+    let steps = faults.len();
+    for (i, fault) in faults.into_iter().enumerate() {
+        set(fault.phase(good(i)));
+        pty.send(b"r");
+        let footer = match fault.expect {
+            Expect::Error(needles) => {
+                let good = marker(i);
+                let what = format!("the error of `{}` over the last figures", fault.name);
+                let screen = pty.wait_for(&what, |s| {
+                    let footer = s.lines().last().unwrap_or_default();
+                    footer.contains('✖')
+                        && contains_all(footer, needles)
+                        && s.contains(&good)
+                        && s.contains("25.0 %")
+                });
+                screen.lines().last().unwrap_or_default().trim().to_owned()
+            }
+            Expect::RateLimited => {
+                let good = marker(i);
+                let what = format!("the 429 of `{}` over the last figures", fault.name);
+                let screen = pty.wait_for(&what, |s| {
+                    let footer = s.lines().last().unwrap_or_default();
+                    footer.contains("429 rate limited") && s.contains(&good) && s.contains("25.0 %")
+                });
+                screen.lines().last().unwrap_or_default().trim().to_owned()
+            }
+            Expect::Figures(text) => {
+                let what = format!("the figures of `{}`", fault.name);
+                pty.wait_for(&what, |s| s.contains(text));
+                pty.last_row().trim().to_owned()
+            }
+        };
+        seen.push((fault.name, footer));
+        assert!(pty.is_running(), "captop ended after `{}`", fault.name);
+
+        set(good(i + 1));
+        pty.send(b"r");
+        let good = marker(i + 1);
+        pty.wait_for(&format!("recovery after `{}`", fault.name), |s| {
+            s.contains(&good) && !s.lines().last().unwrap_or_default().contains('✖')
+        });
+    }
+
+    let Hold {
+        name,
+        reply,
+        announces,
+    } = last;
+    set(Phase {
+        capacity: reply.clone(),
+        utilization: reply,
+    });
+    pty.send(b"r");
+    let screen = pty.wait_for(&format!("the hold of `{name}`"), |s| {
+        let footer = s.lines().last().unwrap_or_default();
+        footer
+            .split_once("429 rate limited — next try in ")
+            .is_some_and(|(_, wait)| announces.iter().any(|a| wait.starts_with(a)))
+    });
+    let footer = screen.lines().last().unwrap_or_default().trim().to_owned();
+    assert!(
+        screen.contains(&marker(steps)) && screen.contains("25.0 %"),
+        "the last good figures are gone during `{name}`:\n{screen}"
+    );
+    seen.push((name, footer));
+    pty.send(b"q");
+    let status = pty
+        .wait_exit(Duration::from_secs(5))
+        .unwrap_or_else(|| panic!("captop still running after q; screen:\n{}", pty.screen()));
+    assert!(status.success(), "exit status {status:?}");
+    pty.drain();
+    pty.assert_restored();
+    assert_clean_output(&pty.raw());
+    seen
+}
+
+fn contains_all(haystack: &str, needles: &[&str]) -> bool {
+    let lower = haystack.to_lowercase();
+    needles.iter().all(|n| lower.contains(&n.to_lowercase()))
+}
+
+/// Nothing the server sent reached the terminal as a control: no OSC (title change), no C1
+/// CSI, no bidi override or isolate, no BOM, no NUL; and the key never did.
+fn assert_clean_output(raw: &[u8]) {
+    let text = String::from_utf8_lossy(raw);
+    for (what, bad) in [
+        ("an OSC sequence", "\u{1b}]"),
+        ("a C1 CSI", "\u{9b}"),
+        ("a bidi override", "\u{202e}"),
+        ("a bidi isolate", "\u{2066}"),
+        ("a zero-width space", "\u{200b}"),
+        ("a BOM", "\u{feff}"),
+        ("a NUL", "\u{0}"),
+        ("the key", KEY),
+    ] {
+        assert!(!text.contains(bad), "captop wrote {what} to the terminal");
+    }
+}
+
+/// The four dashboards run side by side (the steps mostly wait on the network and the screen,
+/// so this takes as long as the slowest of them, whatever the number of test threads); every
+/// failure is reported, with the health it ran against.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dashboard_survives_every_fault_and_quits_cleanly() {
+    let runs: Vec<_> = (0..DASHBOARDS).map(|i| tokio::spawn(cycle(i))).collect();
+    let mut failures = Vec::new();
+    for (i, run) in runs.into_iter().enumerate() {
+        if let Err(e) = run.await {
+            let why = match e.try_into_panic() {
+                Ok(panic) => panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_default(),
+                Err(e) => e.to_string(),
+            };
+            failures.push(format!("dashboard {i} ({}): {why}", setting(i).about));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

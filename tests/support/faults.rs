@@ -1,0 +1,131 @@
+//! Bodies and replies that misbehave, shared by the fault tests of `--once`
+//! (`tests/faults_once.rs`) and of the live dashboard (`tests/faults_dashboard.rs`).
+
+use super::fault_server::{Reply, Response};
+use super::fixtures::CAPACITY;
+
+/// [`CAPACITY`] with the first occurrence of `from` replaced by `to`.
+pub fn capacity_with(from: &str, to: &str) -> String {
+    assert!(CAPACITY.contains(from), "fixture has {from}");
+    CAPACITY.replacen(from, to, 1)
+}
+
+/// 429 with this `Retry-After` value.
+pub fn rate_limited(retry_after: &str) -> Reply {
+    Response::new(429)
+        .header("Retry-After", retry_after)
+        .reply()
+}
+
+/// `bytes` as a gzip member made of stored (uncompressed) deflate blocks: a real gzip stream,
+/// built by hand so the tests need no compression crate.
+pub fn gzip_stored(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    let mut blocks = bytes.chunks(65_535).peekable();
+    if blocks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        out.push(u8::from(blocks.peek().is_none()));
+        let len = block.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    let mut crc = 0xffff_ffff_u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    out.extend_from_slice(&(!crc).to_le_bytes());
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out
+}
+
+/// A string meant to hurt a terminal: ESC sequences, C1, bidi overrides, zero-width and wide
+/// characters, line breaks.
+pub const HOSTILE: &str = "Evil\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{202e}sogaL\u{202c}\u{200b}\u{2066}\u{feff}\r\n東京😀\t\u{0}end";
+
+/// A consistent `/capacity` body with `n` routes, compact JSON.
+pub fn many_routes(n: usize) -> Vec<u8> {
+    serde_json::to_vec(&many_routes_doc(n)).unwrap()
+}
+
+pub fn many_routes_doc(n: usize) -> serde_json::Value {
+    let routes: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let total = 100_000 + i as i64;
+            let sold = total / 4;
+            serde_json::json!({
+                "route": format!("zz-route-{i:06}"),
+                "name": format!("Country {i:06} – City of Somewhere"),
+                "dial_code": format!("+{}", 100 + i % 900),
+                "capacity_minutes": {"total": total, "sold": sold, "remaining": total - sold},
+                "ports": {"total": 40, "sold": 10, "available": 30},
+                "filled_pct": 25,
+            })
+        })
+        .collect();
+    let sum = |f: &dyn Fn(&serde_json::Value) -> i64| routes.iter().map(f).sum::<i64>();
+    let total = sum(&|r| r["capacity_minutes"]["total"].as_i64().unwrap());
+    let sold = sum(&|r| r["capacity_minutes"]["sold"].as_i64().unwrap());
+    let doc = serde_json::json!({
+        "generated_at": "2026-11-22T06:00:00Z",
+        "routes": routes,
+        "totals": {
+            "routes": n,
+            "capacity_minutes": {"total": total, "sold": sold, "remaining": total - sold},
+            "ports": {"total": 40 * n, "sold": 10 * n, "available": 30 * n},
+            "filled_pct": (sold * 100 + total / 2) / total,
+        },
+    });
+    doc
+}
+
+/// [`CAPACITY`] with [`HOSTILE`] in every string field of the report and its routes.
+pub fn hostile_capacity() -> Vec<u8> {
+    let mut doc: serde_json::Value = serde_json::from_str(CAPACITY).unwrap();
+    doc["unit_notes"] = HOSTILE.into();
+    for route in doc["routes"].as_array_mut().unwrap() {
+        route["route"] = HOSTILE.into();
+        route["name"] = HOSTILE.into();
+        route["dial_code"] = format!("+1{HOSTILE}").into();
+    }
+    serde_json::to_vec(&doc).unwrap()
+}
+
+/// [`CAPACITY`] with 100 KB strings: notes, the first route's slug and name, a dial code.
+pub fn long_names_capacity() -> Vec<u8> {
+    let long = "Ab東".repeat(100 * 1024 / 5);
+    let mut doc: serde_json::Value = serde_json::from_str(CAPACITY).unwrap();
+    doc["unit_notes"] = long.clone().into();
+    doc["routes"][0]["name"] = long.clone().into();
+    doc["routes"][0]["route"] = long.into();
+    doc["routes"][1]["dial_code"] = format!("+{}", "9".repeat(100 * 1024)).into();
+    serde_json::to_vec(&doc).unwrap()
+}
+
+/// `[[[…]]]`, `depth` arrays deep.
+pub fn deep_arrays(depth: usize) -> String {
+    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+/// `{"a":{"a":…1…}}`, `depth` objects deep.
+pub fn deep_objects(depth: usize) -> String {
+    format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth))
+}
+
+/// A proxy's error page for `status`: big, styled, with an escape sequence in its heading.
+pub fn html_error_page(status: u16) -> String {
+    format!(
+        "<html><head><title>{status} Error</title><style>body{{color:red}}</style></head>\
+         <body><h1>Upstream \u{1b}[31mfailure</h1><p>{}</p></body></html>",
+        "detail ".repeat(5_000)
+    )
+}
