@@ -312,7 +312,8 @@ impl TotalsRow {
         };
         let filled_pct = t.filled_pct.unwrap_or_else(|| {
             if minutes.total > 0 {
-                (i128::from(minutes.sold) * 100 / i128::from(minutes.total)) as i64
+                // Clamped before narrowing: a huge sold over a tiny total must read 100, not wrap.
+                (i128::from(minutes.sold) * 100 / i128::from(minutes.total)).clamp(0, 100) as i64
             } else {
                 0
             }
@@ -1118,8 +1119,8 @@ fn utilization_pct(report: &UtilizationReport) -> Option<f64> {
 
 /// `+1,200`, `-5`: a count with its sign and thousands separators.
 pub fn signed_thousands(n: i64) -> String {
-    let sign = if n < 0 { "-" } else { "+" };
-    format!("{sign}{}", crate::text::thousands(n.saturating_abs()))
+    let digits = crate::text::thousands(n);
+    if n < 0 { digits } else { format!("+{digits}") }
 }
 
 /// `+120 min +2 ports`: a change of sold figures in the service's terms.
@@ -1132,7 +1133,11 @@ pub fn describe_change(change: &Change) -> String {
         parts.push(format!(
             "{} port{}",
             signed_thousands(change.ports),
-            if change.ports.abs() == 1 { "" } else { "s" }
+            if change.ports.unsigned_abs() == 1 {
+                ""
+            } else {
+                "s"
+            }
         ));
     }
     parts.join(" ")
@@ -1393,6 +1398,25 @@ mod tests {
         assert!(!text.contains('\u{1b}'));
         app.set_clock(t(31), app.now_mono);
         assert!(app.status_line().is_none());
+    }
+
+    /// Found by the rendering property test: `i64::MIN` ports sold since the last poll
+    /// overflowed `abs()` (a panic in debug builds, a wrong word in release).
+    #[test]
+    fn changes_describe_extreme_counts() {
+        let change = |minutes, ports| Change {
+            minutes,
+            ports,
+            at: t(0),
+        };
+        assert_eq!(
+            describe_change(&change(0, i64::MIN)),
+            "-9,223,372,036,854,775,808 ports"
+        );
+        assert_eq!(
+            describe_change(&change(i64::MAX, -1)),
+            "+9,223,372,036,854,775,807 min -1 port"
+        );
     }
 
     #[test]

@@ -672,7 +672,7 @@ mod tests {
         r.routes[0].dial_code = "234\u{1b}[2J".to_owned();
         assert_eq!(
             cap(&r),
-            ["routes[0] (ng-lagos): dial_code `234\u{FFFD}[2J` is not + followed by digits"]
+            ["routes[0] (ng-lagos): dial_code `234\u{FFFD}` is not + followed by digits"]
         );
     }
 
