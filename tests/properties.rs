@@ -396,4 +396,22 @@ proptest! {
         }));
         prop_assert!(draw(&app));
     }
+
+    /// The same reports through `--once`: the table, the JSON and the warnings never panic,
+    /// and stay clean.
+    #[test]
+    fn any_decoded_report_prints_with_once(
+        capacity in capacity_report(),
+        utilization in utilization_report(),
+    ) {
+        let warnings = captop::once::warnings(&capacity, &utilization);
+        let table = captop::once::render_table(
+            &capacity, &utilization, "http://127.0.0.1/v1", captop::once::TableStyle::default());
+        prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)));
+        let json = captop::once::render_json(&capacity, &utilization, &warnings).unwrap();
+        prop_assert!(!json.chars().any(|c| c != '\n' && is_unsafe(c)));
+        for w in &warnings {
+            prop_assert!(!w.to_string().chars().any(is_unsafe), "{w}");
+        }
+    }
 }
