@@ -836,6 +836,8 @@ impl App {
 
     fn apply_capacity(&mut self, report: CapacityReport, received_at: DateTime<Utc>) {
         self.recover(Which::Capacity, received_at);
+        let broken = crate::api::validate::capacity_warnings_at(&report, self.now);
+        self.warn_rules("/capacity", &broken);
         let first = self.rows.is_empty() && self.capacity.latest.is_none();
         let previous: HashMap<&str, &RouteRow> =
             self.rows.iter().map(|r| (r.slug.as_str(), r)).collect();
@@ -942,6 +944,8 @@ impl App {
 
     fn apply_utilization(&mut self, report: UtilizationReport, received_at: DateTime<Utc>) {
         self.recover(Which::Utilization, received_at);
+        let broken = crate::api::validate::utilization_warnings_at(&report, self.now);
+        self.warn_rules("/utilization", &broken);
         let new_pct = utilization_pct(&report);
         if let Some(old) = self.utilization.latest.take() {
             let old_pct = utilization_pct(&old.report);
@@ -1002,6 +1006,23 @@ impl App {
             self.push_log(self.now, LogKind::Warn, text.clone());
             self.warning = Some((text, self.now));
         }
+    }
+
+    /// The rules of the service's spec a usable report breaks, as one warning: the first, and
+    /// how many more (`--once --format json` lists them all). Said again only when it changes.
+    fn warn_rules(&mut self, endpoint: &str, broken: &[crate::api::validate::Warning]) {
+        let Some(first) = broken.first() else {
+            return;
+        };
+        let more = match broken.len() - 1 {
+            0 => String::new(),
+            1 => " (and 1 more rule broken)".to_owned(),
+            n => format!(
+                " (and {} more rules broken)",
+                crate::text::thousands(n as i64)
+            ),
+        };
+        self.warn(&format!("{endpoint} figures look wrong: {first}{more}"));
     }
 
     fn push_log(&mut self, at: DateTime<Utc>, kind: LogKind, text: String) {
@@ -1417,6 +1438,30 @@ mod tests {
             describe_change(&change(i64::MAX, -1)),
             "+9,223,372,036,854,775,807 min -1 port"
         );
+    }
+
+    #[test]
+    fn figures_that_break_the_spec_are_shown_with_a_warning_said_once() {
+        let mut app = app();
+        let mut broken = route("ng-lagos", "Lagos", 120, 100, 10);
+        broken.capacity_minutes.remaining = -20;
+        for seq in 1..=3 {
+            app.update(cap_event(seq, 0, vec![broken.clone()]));
+        }
+        assert_eq!(app.rows.len(), 1, "the figures are still shown");
+        let (kind, text) = app.status_line().unwrap();
+        assert_eq!(kind, LogKind::Warn);
+        assert!(
+            text.starts_with("/capacity figures look wrong: routes[0] (ng-lagos): "),
+            "{text}"
+        );
+        assert!(text.contains("more rules broken"), "{text}");
+        let said = app
+            .log
+            .iter()
+            .filter(|e| e.text.contains("look wrong"))
+            .count();
+        assert_eq!(said, 1, "a lasting fault is logged once, not every poll");
     }
 
     #[test]

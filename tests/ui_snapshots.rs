@@ -113,19 +113,23 @@ fn capacity(at: i64, routes: Vec<RouteCapacity>) -> CapacityReport {
     }
 }
 
+/// A consistent `/utilization` report at `pct` % of 1.9 M sold minutes (the dashboard warns
+/// about figures that break the spec's rules, and these must not).
 fn utilization(at: i64, pct: f64, active: i64) -> UtilizationReport {
+    let sold = 1_900_000;
+    let utilized = (pct * sold as f64 / 100.0).round() as i64;
     UtilizationReport {
         generated_at: t(at),
         date: t(at).date_naive(),
-        minutes_run_today: 1_234_567,
+        minutes_run_today: utilized,
         daily_capacity_minutes: DailyCapacity {
-            sold: Some(1_900_000),
+            sold: Some(sold),
             active: Some(1_650_000),
             paused: Some(250_000),
         },
         utilization: Utilization {
-            utilized_minutes: Some(1_234_567),
-            available_minutes: Some(665_433),
+            utilized_minutes: Some(utilized),
+            available_minutes: Some(sold - utilized),
             utilization_pct: Some(pct),
         },
         capacity_status: CapacityStatus {
