@@ -34,7 +34,7 @@ use serde::de::DeserializeOwned;
 use url::{Host, Url};
 
 use super::error::{ApiError, Endpoint};
-use super::model::{self, CapacityReport, ErrorBody, Health, UtilizationReport};
+use super::model::{self, CapacityReport, ErrorBody, Health, ServerText, UtilizationReport};
 use super::retry_after::RetryAfter;
 use crate::secret::ApiKey;
 use crate::text;
@@ -213,7 +213,10 @@ impl Client {
     }
 
     /// One request, under the whole-request deadline.
-    async fn get<T: DeserializeOwned>(&self, endpoint: Endpoint) -> Result<T, ApiError> {
+    async fn get<T: DeserializeOwned + ServerText>(
+        &self,
+        endpoint: Endpoint,
+    ) -> Result<T, ApiError> {
         let auth = match endpoint {
             Endpoint::Health => None,
             Endpoint::Capacity | Endpoint::Utilization => {
@@ -227,7 +230,7 @@ impl Client {
             .unwrap_or(Err(ApiError::Timeout { endpoint, after }))
     }
 
-    async fn fetch<T: DeserializeOwned>(
+    async fn fetch<T: DeserializeOwned + ServerText>(
         &self,
         endpoint: Endpoint,
         auth: Option<HeaderValue>,
@@ -267,15 +270,26 @@ impl Client {
             }
             let content_type = not_json_content_type(response.headers());
             let body = self.read_body(endpoint, &mut response).await?;
-            return model::decode(&body).map_err(|mut source| {
-                // Decoded by content, not by label; but when the content is not JSON, the label
-                // usually says why (a captive portal's text/html page, a proxy's text/plain).
-                if let Some(content_type) = content_type {
-                    source.reason =
-                        format!("{} (the body is {content_type}, not JSON)", source.reason);
+            return match model::decode::<T>(&body) {
+                Ok(mut report) => {
+                    // A server that echoes the key (in a route name, say) must not get it shown.
+                    report.each_text_mut(&mut |text| redact_in_place(text, key));
+                    Ok(report)
                 }
-                ApiError::Decode { endpoint, source }
-            });
+                Err(mut source) => {
+                    // serde quotes the offending value, which may be the key itself.
+                    redact_in_place(&mut source.reason, key);
+                    redact_in_place(&mut source.path, key);
+                    // Decoded by content, not by label; but when the content is not JSON, the
+                    // label usually says why (a captive portal's text/html page, a proxy's
+                    // text/plain).
+                    if let Some(content_type) = content_type {
+                        source.reason =
+                            format!("{} (the body is {content_type}, not JSON)", source.reason);
+                    }
+                    Err(ApiError::Decode { endpoint, source })
+                }
+            };
         }
         if status.is_redirection() {
             return Err(ApiError::Redirect {
@@ -531,9 +545,18 @@ fn excerpt(body: &[u8], key: Option<&ApiKey>) -> String {
 /// Replaces the key wherever a server echoes it back (say, "key sk-… is revoked"), before any
 /// cutting, so no prefix of it survives either.
 fn redact(s: &str, key: Option<&ApiKey>) -> String {
-    match key {
-        Some(key) if s.contains(key.expose()) => s.replace(key.expose(), "***"),
-        _ => s.to_owned(),
+    let mut out = s.to_owned();
+    redact_in_place(&mut out, key);
+    out
+}
+
+/// [`redact`] in place; leaves `s` alone (no copy) when the key is not in it.
+fn redact_in_place(s: &mut String, key: Option<&ApiKey>) {
+    if let Some(key) = key
+        && !key.expose().is_empty()
+        && s.contains(key.expose())
+    {
+        *s = s.replace(key.expose(), "***");
     }
 }
 

@@ -184,6 +184,44 @@ pub struct ErrorBody {
     pub error: String,
 }
 
+/// The free text a report carries from the server (names, slugs, notes, versions), so it can be
+/// treated as a whole: the client blanks the API key in it, should a server echo it back.
+pub trait ServerText {
+    /// Calls `f` on every string field.
+    fn each_text_mut(&mut self, f: &mut dyn FnMut(&mut String));
+}
+
+impl ServerText for CapacityReport {
+    fn each_text_mut(&mut self, f: &mut dyn FnMut(&mut String)) {
+        if let Some(notes) = &mut self.unit_notes {
+            f(notes);
+        }
+        for route in &mut self.routes {
+            f(&mut route.route);
+            f(&mut route.name);
+            f(&mut route.dial_code);
+        }
+    }
+}
+
+impl ServerText for UtilizationReport {
+    fn each_text_mut(&mut self, _: &mut dyn FnMut(&mut String)) {}
+}
+
+impl ServerText for Health {
+    fn each_text_mut(&mut self, f: &mut dyn FnMut(&mut String)) {
+        f(&mut self.status);
+        f(&mut self.service);
+        f(&mut self.version);
+    }
+}
+
+impl ServerText for ErrorBody {
+    fn each_text_mut(&mut self, f: &mut dyn FnMut(&mut String)) {
+        f(&mut self.error);
+    }
+}
+
 /// Why a body could not be decoded: the JSON path that failed (`routes[3].ports.sold`) and
 /// serde's reason, already stripped of anything unprintable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
