@@ -343,6 +343,16 @@ fn with_entry<T>(
     profile: &str,
     op: impl Fn(&keyring_core::Entry) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
+    if open.kind == StoreKind::Keyutils {
+        // Building a kernel entry asks for the persistent keyring, to be linked into the session
+        // keyring; a process without a session keyring of its own (no pam_keyinit: containers,
+        // many SSH setups) is given a new one right then. The entry built before that switch
+        // would add its key to the user's default session keyring, where the link to the
+        // persistent one is refused and no later lookup or logout finds it: a copy of the key
+        // left behind for as long as the user has processes. One throwaway build makes the
+        // switch happen first.
+        let _ = open.store.build(SERVICE, profile, None);
+    }
     let attempt = || {
         open.store
             .build(SERVICE, profile, None)

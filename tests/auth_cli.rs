@@ -81,8 +81,8 @@ async fn service() -> DemoServer {
     .unwrap()
 }
 
-/// login, status, logout, status with one profile; returns login's stderr.
-async fn round_trip(keyring: Keyring, store_name: &str) -> String {
+/// login, status, logout, status with one profile; returns login's stderr and the profile.
+async fn round_trip(keyring: Keyring, store_name: &str) -> (String, String) {
     let server = service().await;
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("rt");
@@ -133,18 +133,37 @@ async fn round_trip(keyring: Keyring, store_name: &str) -> String {
     let status = captop(&config, keyring, &["auth", "status", p[0], p[1]], "").await;
     assert_eq!(status.status.code(), Some(1));
     assert!(text(&status.stdout).contains("no key — run `captop auth login --profile"));
-    err
+    (err, profile)
+}
+
+/// After logout no copy of the key may be left where the kernel can still find it: not in the
+/// user's default session keyring (where a process with no session keyring of its own adds
+/// keys), nor in the user keyring.
+#[cfg(target_os = "linux")]
+fn assert_no_kernel_copy(profile: &str) {
+    use linux_keyutils::{KeyRing, KeyRingIdentifier};
+    let description = format!("keyring:{profile}@captop");
+    for id in [KeyRingIdentifier::UserSession, KeyRingIdentifier::User] {
+        if let Ok(ring) = KeyRing::from_special_id(id, false) {
+            assert!(
+                ring.search(&description).is_err(),
+                "the {id:?} keyring still holds the key of {profile} after logout"
+            );
+        }
+    }
 }
 
 #[tokio::test]
 async fn login_status_logout_with_the_kernel_keyring() {
-    let err = round_trip(Keyring::Keyutils, "kernel keyring (keyutils)").await;
+    let (err, profile) = round_trip(Keyring::Keyutils, "kernel keyring (keyutils)").await;
     assert!(err.contains("does not survive a reboot"), "{err}");
+    #[cfg(target_os = "linux")]
+    assert_no_kernel_copy(&profile);
 }
 
 #[tokio::test]
 async fn without_a_session_bus_login_falls_back_and_says_so() {
-    let err = round_trip(Keyring::AutoWithoutBus, "kernel keyring (keyutils)").await;
+    let (err, _) = round_trip(Keyring::AutoWithoutBus, "kernel keyring (keyutils)").await;
     assert!(err.contains("no D-Bus session bus"), "{err}");
     assert!(err.contains("does not survive a reboot"), "{err}");
 }
@@ -152,7 +171,7 @@ async fn without_a_session_bus_login_falls_back_and_says_so() {
 #[tokio::test]
 #[ignore = "needs a Secret Service (gnome-keyring in dbus-run-session)"]
 async fn login_status_logout_with_the_secret_service() {
-    let err = round_trip(Keyring::Auto, "Secret Service").await;
+    let (err, _) = round_trip(Keyring::Auto, "Secret Service").await;
     assert!(!err.contains("reboot"), "{err}");
 }
 
