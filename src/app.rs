@@ -1034,6 +1034,36 @@ impl App {
 
     // ----- what the screen says -----
 
+    /// The latest failure in the fewest words, named by its endpoint (`/capacity: connection
+    /// reset`) unless its text names it already or both endpoints fail the same way.
+    fn failure_text(&self) -> Option<String> {
+        let failed = [
+            (&self.capacity.failure, "/capacity"),
+            (&self.utilization.failure, "/utilization"),
+        ];
+        let mut failed = failed
+            .into_iter()
+            .filter_map(|(f, name)| f.as_ref().map(|f| (short_error(&f.error), f.at, name)));
+        let (first, second) = (failed.next(), failed.next());
+        let (text, _, name) = match (first, second) {
+            (Some(a), Some(b)) if a.0 == b.0 => return Some(a.0),
+            (Some(a), Some(b)) => {
+                if b.1 > a.1 {
+                    b
+                } else {
+                    a
+                }
+            }
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => return None,
+        };
+        Some(if text.contains(name) {
+            text
+        } else {
+            format!("{name}: {text}")
+        })
+    }
+
     /// The one-line reason the footer shows when polling is not normal, and how bad it is.
     pub fn status_line(&self) -> Option<(LogKind, String)> {
         let pause = self.schedule.as_ref().and_then(|s| s.pause.clone());
@@ -1057,8 +1087,8 @@ impl App {
                 ));
             }
             Some(Pause::Backoff { until, attempt }) => {
-                let why = latest_failure
-                    .map(|f| short_error(&f.error))
+                let why = self
+                    .failure_text()
                     .unwrap_or_else(|| "service unreachable".to_owned());
                 let failures = if attempt > 1 {
                     format!(" ({attempt} failures)")
@@ -1082,7 +1112,7 @@ impl App {
                     "429 rate limited — waiting for the service".to_owned(),
                 ));
             }
-            return Some((LogKind::Error, short_error(&f.error)));
+            return Some((LogKind::Error, self.failure_text().unwrap_or_default()));
         }
         self.warning
             .as_ref()
@@ -1462,6 +1492,38 @@ mod tests {
             .filter(|e| e.text.contains("look wrong"))
             .count();
         assert_eq!(said, 1, "a lasting fault is logged once, not every poll");
+    }
+
+    #[test]
+    fn the_footer_names_the_failing_endpoint_unless_both_fail_alike() {
+        let connect = |endpoint, reason: &str| ApiError::Connect {
+            endpoint,
+            reason: reason.to_owned(),
+        };
+        let cap_fails = |seq, reason: &str| {
+            Event::Poll(PollEvent::Capacity {
+                seq,
+                received_at: t(seq as i64),
+                result: Err(connect(Endpoint::Capacity, reason)),
+            })
+        };
+        let util_fails = |seq, reason: &str| {
+            Event::Poll(PollEvent::Utilization {
+                seq,
+                received_at: t(seq as i64),
+                result: Err(connect(Endpoint::Utilization, reason)),
+            })
+        };
+        let mut app = app();
+        app.update(cap_fails(1, "connection reset"));
+        assert_eq!(app.status_line().unwrap().1, "/capacity: connection reset");
+        app.update(util_fails(2, "connection refused"));
+        assert_eq!(
+            app.status_line().unwrap().1,
+            "/utilization: connection refused"
+        );
+        app.update(cap_fails(3, "connection refused"));
+        assert_eq!(app.status_line().unwrap().1, "connection refused");
     }
 
     #[test]
