@@ -19,9 +19,9 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let sep = || Span::styled(format!(" {dot} "), theme.muted());
     let spans_width = |spans: &[Span<'_>]| spans.iter().map(|s| s.content.width()).sum::<usize>();
 
-    // The right side in a full and a compact wording; the compact one when the service name
-    // would otherwise get less than 24 cells.
-    let right_side = |compact: bool| -> Vec<Span<'static>> {
+    // The right side in a full, a medium and a compact wording; a shorter one when the service
+    // name would otherwise get less than 24 cells.
+    let right_side = |detail: Detail| -> Vec<Span<'static>> {
         let mut groups: Vec<Vec<Span<'static>>> = Vec::new();
         if let Some((kind, text)) = badge(app) {
             groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
@@ -30,14 +30,14 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             let at = cap.report.generated_at.format("%H:%M:%S UTC").to_string();
             let ago = format_age(age(app.now, cap.received_at));
             let mut g = Vec::new();
-            if !compact {
+            if detail == Detail::Full {
                 g.push(Span::styled("figures ", theme.muted()));
             }
             g.push(Span::styled(at, theme.strong()));
             g.push(Span::styled(format!(" {dot} {ago} ago"), theme.muted()));
             groups.push(g);
         }
-        if let Some(s) = schedule_text(app, dot, compact) {
+        if let Some(s) = schedule_text(app, dot, detail) {
             groups.push(vec![Span::styled(s, theme.muted())]);
         }
         let mut out = Vec::new();
@@ -50,9 +50,12 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         out
     };
     let brand_w = "captop".len();
-    let mut right = right_side(false);
-    if width.saturating_sub(spans_width(&right) + brand_w + 6) < 24 {
-        right = right_side(true);
+    let mut right = Vec::new();
+    for detail in [Detail::Full, Detail::Medium, Detail::Compact] {
+        right = right_side(detail);
+        if width.saturating_sub(spans_width(&right) + brand_w + 6) >= 24 {
+            break;
+        }
     }
     let rw = spans_width(&right);
     if rw + brand_w + 3 > width {
@@ -104,9 +107,21 @@ fn badge(app: &App) -> Option<(LogKind, String)> {
     None
 }
 
-/// `every 5 s · 24/60 req/min · next 3 s` (compact: `next 3 s`), or what holds the poller back; nothing
-/// when polling stopped for a bad key, which the badge already says.
-fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
+/// How much of the schedule the header has room for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// `figures 12:00:10 UTC · 2 s ago · every 5 s · 24/60 req/min · next 3 s`
+    Full,
+    /// `12:00:10 UTC · 2 s ago · 24/60 req/min · next 3 s`: the budget outlasts the interval,
+    /// since it is what tells an operator how close captop is to the service's limit.
+    Medium,
+    /// `12:00:10 UTC · 2 s ago · next 3 s`
+    Compact,
+}
+
+/// `every 5 s · 24/60 req/min · next 3 s` as `detail` allows, or what holds the poller back;
+/// nothing when polling stopped for a bad key, which the badge already says.
+fn schedule_text(app: &App, dot: &str, detail: Detail) -> Option<String> {
     let s = app.schedule.as_ref()?;
     let every = crate::api::error::humantime(s.interval);
     let every = if s.interval > s.budget_interval {
@@ -118,21 +133,25 @@ fn schedule_text(app: &App, dot: &str, compact: bool) -> Option<String> {
     };
     // The request budget in use, shared by every captop of this user: operators should see
     // how close they are to the service's limit without doing arithmetic.
-    let every = format!("{every} {dot} {}/{} req/min", s.budget_used, s.budget_limit);
+    let budget = format!("{}/{} req/min", s.budget_used, s.budget_limit);
+    let steady = match detail {
+        Detail::Full => Some(format!("{every} {dot} {budget}")),
+        Detail::Medium => Some(budget),
+        Detail::Compact => None,
+    };
     let next = match &s.pause {
-        Some(Pause::User) => return (!compact).then_some(every),
+        Some(Pause::User) => return steady,
         Some(Pause::Unauthorized) => return None,
         Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => {
             format!("retry in {}", app.countdown(*until))
         }
         None => match s.next_poll_at {
             Some(at) => format!("next {}", app.countdown(at)),
-            None => return (!compact).then_some(every),
+            None => return steady,
         },
     };
-    Some(if compact {
-        next
-    } else {
-        format!("{every} {dot} {next}")
+    Some(match steady {
+        Some(steady) => format!("{steady} {dot} {next}"),
+        None => next,
     })
 }
