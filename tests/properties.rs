@@ -123,6 +123,23 @@ proptest! {
         prop_assert!(!fitted.chars().any(is_unsafe));
         prop_assert_eq!(pad(&s, max).width(), max);
     }
+
+    /// Strings made of the pieces of terminal escape sequences, whole, cut short or nested,
+    /// which `sanitize` folds into one mark each: the output is clean and never longer.
+    #[test]
+    fn escape_sequences_of_any_shape_come_out_clean(s in escape_soup()) {
+        let clean = sanitize(&s);
+        prop_assert!(!clean.chars().any(is_unsafe), "{clean:?}");
+        prop_assert!(clean.chars().count() <= s.chars().count());
+    }
+}
+
+fn escape_soup() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "\u{1b}", "[", "]", "P", "_", "\\", "\u{7}", "31", ";", "m", "?25l", "\u{9b}", "\u{9c}",
+        "\u{9d}", "\u{90}", "0;title", "a", "東", " ",
+    ]);
+    prop::collection::vec(pieces, 0..40).prop_map(|p| p.concat())
 }
 
 #[test]
