@@ -349,21 +349,20 @@ impl Home {
             .await
             .unwrap_or_else(|_| panic!("{label}: captop still running after {WITHIN:?}"))
             .unwrap();
-        let mut run = Run {
+        assert_no_key(&format!("{label}: stdout"), &out.stdout);
+        assert_no_key(&format!("{label}: stderr"), &out.stderr);
+        let run = Run {
             label: label.to_owned(),
             code: out.status.code(),
-            stdout: out.stdout,
-            stderr: out.stderr,
-            files: Vec::new(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            files: self.scan(label),
         };
-        assert_no_key(&format!("{label}: stdout"), &run.stdout);
-        assert_no_key(&format!("{label}: stderr"), &run.stderr);
         assert!(
             run.code.is_some_and(|c| c != 101),
             "{label}: captop panicked or was killed\n{}",
             run.describe()
         );
-        run.files = self.scan(label);
         run
     }
 
@@ -418,67 +417,176 @@ impl Home {
         files.sort();
         files
     }
+
+    /// Asserts that `files` (from this home) hold the shared request budget's state file.
+    fn assert_budget_file(&self, files: &[PathBuf]) {
+        let runtime_dir = self.runtime_dir();
+        assert!(
+            files.iter().any(|f| {
+                f.starts_with(&runtime_dir)
+                    && f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("budget-") && n.ends_with(".json"))
+            }),
+            "the shared budget file was not among the files scanned: {files:?}"
+        );
+    }
 }
 
 /// What one run printed and left behind (already checked for the key).
 struct Run {
     label: String,
     code: Option<i32>,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
+    stdout: String,
+    stderr: String,
     /// Files captop wrote, all read and checked.
     files: Vec<PathBuf>,
 }
 
 impl Run {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-
-    fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.stderr).into_owned()
-    }
-
     fn describe(&self) -> String {
         masked(&format!(
             "[{}] exit {:?}, files written: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.label,
-            self.code,
-            self.files,
-            self.stdout(),
-            self.stderr()
+            self.label, self.code, self.files, self.stdout, self.stderr
         ))
-    }
-
-    /// Asserts the exit code and that stdout and stderr hold every `(stream, text)` given.
-    #[track_caller]
-    fn expect(&self, code: i32, wanted: &[(&str, &str)]) -> &Self {
-        assert_eq!(self.code, Some(code), "{}", self.describe());
-        for (stream, text) in wanted {
-            let got = match *stream {
-                "stdout" => self.stdout(),
-                "stderr" => self.stderr(),
-                other => panic!("no stream {other}"),
-            };
-            assert!(
-                got.contains(text),
-                "{stream} should contain {text:?}\n{}",
-                self.describe()
-            );
-        }
-        // `--nocapture` shows what each run said, key masked.
-        eprintln!("{}\n", self.describe());
-        self
     }
 }
 
-/// A profile name of this test process.
+/// Where [`Step::default_config`] writes the config, `CAPTOP_CONFIG` unset.
+const DEFAULT_CONFIG: &str = "config/captop/config.toml";
+
+/// One run of captop in a fresh home of its own, as data: what it is given, what it must
+/// answer, and what to check once it has answered.
+#[derive(Default)]
+struct Step<'a> {
+    label: String,
+    args: Vec<&'a str>,
+    /// The config file's place under the home and its text: `config.toml`, named by
+    /// `CAPTOP_CONFIG`, or [`DEFAULT_CONFIG`].
+    config: Option<(&'static str, String)>,
+    env: Vec<(&'static str, String)>,
+    /// The text of a key file handed over with `--api-key-file`, and the file's mode.
+    key_file: Option<(String, u32)>,
+    stdin: Option<String>,
+    /// The exit code, and `(stream, text)` pairs the output must hold (`$HOME` in a text
+    /// stands for the run's home).
+    expect: Option<(i32, Vec<(&'a str, &'a str)>)>,
+    then: Option<Box<dyn FnOnce() + 'a>>,
+}
+
+impl<'a> Step<'a> {
+    fn new(label: impl Into<String>, args: &[&'a str]) -> Step<'a> {
+        Step {
+            label: label.into(),
+            args: args.to_vec(),
+            ..Step::default()
+        }
+    }
+
+    /// `text` as the config file, named by `CAPTOP_CONFIG`.
+    fn config(mut self, text: impl Into<String>) -> Self {
+        self.config = Some(("config.toml", text.into()));
+        self
+    }
+
+    /// `text` as the default config file, with `CAPTOP_CONFIG` unset.
+    fn default_config(mut self, text: impl Into<String>) -> Self {
+        self.config = Some((DEFAULT_CONFIG, text.into()));
+        self
+    }
+
+    fn env(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.env.push((name, value.into()));
+        self
+    }
+
+    /// Backtraces and every log level on.
+    fn loud(self) -> Self {
+        self.env("RUST_BACKTRACE", "full")
+            .env("RUST_LIB_BACKTRACE", "1")
+            .env("RUST_LOG", "trace")
+    }
+
+    /// `--api-key-file` naming a file of `mode` holding `text`.
+    fn key_file(mut self, text: impl Into<String>, mode: u32) -> Self {
+        self.key_file = Some((text.into(), mode));
+        self
+    }
+
+    fn stdin(mut self, text: impl Into<String>) -> Self {
+        self.stdin = Some(text.into());
+        self
+    }
+
+    /// The exit code and the `(stream, text)` pairs stdout and stderr must hold.
+    fn expect(mut self, code: i32, wanted: &[(&'a str, &'a str)]) -> Self {
+        self.expect = Some((code, wanted.to_vec()));
+        self
+    }
+
+    /// A check to make right after the run.
+    fn then(mut self, check: impl FnOnce() + 'a) -> Self {
+        self.then = Some(Box::new(check));
+        self
+    }
+
+    /// Runs captop in a fresh home, checks its output and files for the key (see
+    /// [`Home::run`]), then its exit code and output, then [`Step::then`].
+    async fn run(self) {
+        use std::os::unix::fs::PermissionsExt;
+        let mut home = Home::new();
+        let mut cmd = home.command(&self.args);
+        if let Some((rel, text)) = &self.config {
+            let path = home.write_own(rel, text);
+            if *rel == DEFAULT_CONFIG {
+                cmd.env_remove("CAPTOP_CONFIG");
+            } else {
+                cmd.env("CAPTOP_CONFIG", path);
+            }
+        }
+        for (name, value) in &self.env {
+            cmd.env(name, value);
+        }
+        if let Some((text, mode)) = &self.key_file {
+            let file = home.write_own("secrets/key", text);
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(*mode)).unwrap();
+            cmd.arg("--api-key-file").arg(file);
+        }
+        let run = home.run(&self.label, cmd, self.stdin.as_deref()).await;
+        let (code, wanted) = self
+            .expect
+            .unwrap_or_else(|| panic!("{}: no expected answer", self.label));
+        assert_eq!(run.code, Some(code), "{}", run.describe());
+        for (stream, text) in wanted {
+            let text = text.replace("$HOME", home.path().to_str().unwrap());
+            let got = match stream {
+                "stdout" => &run.stdout,
+                "stderr" => &run.stderr,
+                other => panic!("no stream {other}"),
+            };
+            assert!(
+                got.contains(&text),
+                "{stream} should contain {text:?}\n{}",
+                run.describe()
+            );
+        }
+        // `--nocapture` shows what each run said, key masked.
+        eprintln!("{}\n", run.describe());
+        if let Some(check) = self.then {
+            check();
+        }
+    }
+}
+
+/// Runs `steps` one after the other.
+async fn run_all(steps: Vec<Step<'_>>) {
+    for step in steps {
+        step.run().await;
+    }
+}
+
 fn unique_profile(tag: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!("hyg-{tag}-{}-{nanos}", std::process::id())
+    support::unique_name(&format!("hyg-{tag}"))
 }
 
 /// A profile of this test whose keyring entry is deleted when it goes out of scope, even when
@@ -535,33 +643,6 @@ fn profile_config(profile: &str, base_url: &str, extra: &str) -> String {
 /// The `api_key_command` line that prints the key.
 fn key_command_line() -> String {
     format!("api_key_command = \"printf %s {KEY}\"\n")
-}
-
-/// Runs `captop ARGS` in a fresh home with `config` as its config file and whatever `more` sets
-/// up (a key file, a variable); checks the run like [`Home::run`].
-async fn run_with_config(
-    label: &str,
-    args: &[&str],
-    config: &str,
-    stdin: Option<&str>,
-    more: impl FnOnce(&mut Home, &mut tokio::process::Command),
-) -> Run {
-    let mut home = Home::new();
-    let config = home.write_own("config.toml", config);
-    let mut cmd = home.command(args);
-    cmd.env("CAPTOP_CONFIG", &config);
-    more(&mut home, &mut cmd);
-    home.run(label, cmd, stdin).await
-}
-
-/// Whether `files` hold the shared request budget's state file.
-fn has_budget_file(home_runtime_dir: &Path, files: &[PathBuf]) -> bool {
-    files.iter().any(|f| {
-        f.starts_with(home_runtime_dir)
-            && f.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("budget-") && n.ends_with(".json"))
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -679,20 +760,19 @@ fn assert_server_got_the_key(requests: &[RecordedRequest]) {
 }
 
 /// `--once` as a table and as JSON, key in `CAPTOP_API_KEY`, against a server playing `echo`;
-/// every run checked for the key. Returns the two runs.
-async fn once_against(echo: Echo) -> Vec<Run> {
+/// every run checked for the key and for `code` and `wanted`.
+async fn once_against(echo: Echo, code: i32, wanted: &[(&str, &str)]) {
     let server = FaultServer::start(move |req| echo_reply(echo, req)).await;
     let url = server.base_url("/v1");
-    let mut runs = Vec::new();
     for format in ["table", "json"] {
-        let home = Home::new();
-        let mut cmd = home.command(&["--once", "--format", format, "--base-url", &url]);
-        cmd.env("CAPTOP_API_KEY", KEY);
         let label = format!("--once --format {format} against a server echoing the key ({echo:?})");
-        runs.push(home.run(&label, cmd, None).await);
+        Step::new(label, &["--once", "--format", format, "--base-url", &url])
+            .env("CAPTOP_API_KEY", KEY)
+            .expect(code, wanted)
+            .run()
+            .await;
     }
     assert_server_got_the_key(&server.requests());
-    runs
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -768,6 +848,27 @@ fn wait_echo_off(pid: u32) {
     panic!("the terminal of captop never had echo switched off");
 }
 
+/// Runs `cmd` in a pseudo-terminal `rows` high on a blocking thread, lets `session` drive it,
+/// then checks everything it wrote and drew and the files it left in `home` (see
+/// [`Home::check_pty`]); returns the home and those files.
+async fn in_pty(
+    home: Home,
+    cmd: CommandBuilder,
+    label: &'static str,
+    rows: u16,
+    session: impl FnOnce(&mut Pty) + Send + 'static,
+) -> (Home, Vec<PathBuf>) {
+    tokio::task::spawn_blocking(move || {
+        let mut pty = Pty::spawn(cmd, COLS, rows);
+        pty.patience = WITHIN;
+        session(&mut pty);
+        let files = home.check_pty(label, &pty);
+        (home, files)
+    })
+    .await
+    .unwrap()
+}
+
 // ---------------------------------------------------------------------------------------------
 // The detector itself.
 
@@ -836,41 +937,31 @@ async fn once_table_and_json_never_show_the_key() {
     let url = server.base_url();
     let keyring = KeyringProfile::new("once");
     keyring.store(KEY);
-    let profile = keyring.name().to_owned();
-    for source in [
-        "CAPTOP_API_KEY",
-        "--api-key-file",
-        "api_key_command",
-        "keyring",
-    ] {
-        for format in ["table", "json"] {
-            let mut home = Home::new();
-            let extra = if source == "api_key_command" {
-                key_command_line()
-            } else {
-                String::new()
-            };
-            let config = home.write_own("config.toml", &profile_config(&profile, &url, &extra));
-            let key_file = home.write_own("secrets/key", &format!("{KEY}\n"));
-            let key_file = key_file.to_str().unwrap();
-            let mut args = vec!["--once", "--format", format, "--profile", &profile];
-            if source == "--api-key-file" {
-                args.extend(["--api-key-file", key_file]);
-            }
-            let mut cmd = home.command(&args);
-            cmd.env("CAPTOP_CONFIG", &config);
-            if source == "CAPTOP_API_KEY" {
-                cmd.env("CAPTOP_API_KEY", KEY);
-            }
-            let label = format!("--once --format {format}, key from {source}");
-            let run = home.run(&label, cmd, None).await;
-            let shape = if format == "json" {
-                "\"capacity\""
-            } else {
-                "TOTAL ("
-            };
-            run.expect(0, &[("stdout", shape)]);
-        }
+    let profile = keyring.name();
+    let plain = profile_config(profile, &url, "");
+    let with_command = profile_config(profile, &url, &key_command_line());
+    let key_line = format!("{KEY}\n");
+    for (format, shape) in [("table", "TOTAL ("), ("json", "\"capacity\"")] {
+        let args = ["--once", "--format", format, "--profile", profile];
+        let wanted = [("stdout", shape)];
+        let label = |source: &str| format!("--once --format {format}, key from {source}");
+        run_all(vec![
+            Step::new(label("CAPTOP_API_KEY"), &args)
+                .config(&plain)
+                .env("CAPTOP_API_KEY", KEY)
+                .expect(0, &wanted),
+            Step::new(label("--api-key-file"), &args)
+                .config(&plain)
+                .key_file(&key_line, 0o600)
+                .expect(0, &wanted),
+            Step::new(label("api_key_command"), &args)
+                .config(&with_command)
+                .expect(0, &wanted),
+            Step::new(label("keyring"), &args)
+                .config(&plain)
+                .expect(0, &wanted),
+        ])
+        .await;
     }
     let metered = server
         .request_log()
@@ -883,55 +974,39 @@ async fn once_table_and_json_never_show_the_key() {
 // ---------------------------------------------------------------------------------------------
 // 2. `--once` against servers that echo the key back.
 
-#[tokio::test]
-async fn once_against_a_401_body_echoing_the_key_never_shows_it() {
-    for run in once_against(Echo::Unauthorized).await {
-        run.expect(1, &[("stderr", "401"), ("stderr", "***")]);
-    }
+/// One test per entry: its name, then each echo it runs [`once_against`] with, the exit code and
+/// the output wanted.
+macro_rules! once_against_tests {
+    ($($test:ident { $($echo:ident => $code:literal, $wanted:expr;)+ })*) => {$(
+        #[tokio::test]
+        async fn $test() {
+            $(once_against(Echo::$echo, $code, $wanted).await;)+
+        }
+    )*};
 }
 
-#[tokio::test]
-async fn once_against_a_500_html_page_echoing_the_key_never_shows_it() {
-    for run in once_against(Echo::ServerErrorHtml).await {
-        run.expect(1, &[("stderr", "500"), ("stderr", "***")]);
+once_against_tests! {
+    once_against_a_401_body_echoing_the_key_never_shows_it {
+        Unauthorized => 1, &[("stderr", "401"), ("stderr", "***")];
     }
-}
-
-#[tokio::test]
-async fn once_against_a_503_json_error_echoing_the_key_never_shows_it() {
-    for run in once_against(Echo::ServerErrorJson).await {
-        run.expect(1, &[("stderr", "503"), ("stderr", "***")]);
+    once_against_a_500_html_page_echoing_the_key_never_shows_it {
+        ServerErrorHtml => 1, &[("stderr", "500"), ("stderr", "***")];
     }
-}
-
-#[tokio::test]
-async fn once_against_a_redirect_to_the_key_never_shows_it() {
-    for run in once_against(Echo::Redirect).await {
-        run.expect(1, &[("stderr", "302"), ("stderr", "***")]);
+    once_against_a_503_json_error_echoing_the_key_never_shows_it {
+        ServerErrorJson => 1, &[("stderr", "503"), ("stderr", "***")];
     }
-    for run in once_against(Echo::RedirectUnparsable).await {
-        run.expect(1, &[("stderr", "302")]);
+    once_against_a_redirect_to_the_key_never_shows_it {
+        Redirect => 1, &[("stderr", "302"), ("stderr", "***")];
+        RedirectUnparsable => 1, &[("stderr", "302")];
     }
-}
-
-#[tokio::test]
-async fn once_against_a_429_with_the_key_as_retry_after_never_shows_it() {
-    for run in once_against(Echo::RateLimited).await {
-        run.expect(1, &[("stderr", "429")]);
+    once_against_a_429_with_the_key_as_retry_after_never_shows_it {
+        RateLimited => 1, &[("stderr", "429")];
     }
-}
-
-#[tokio::test]
-async fn once_against_route_names_holding_the_key_never_shows_them() {
-    for run in once_against(Echo::RouteNames).await {
-        run.expect(0, &[("stdout", "Echo")]);
+    once_against_route_names_holding_the_key_never_shows_them {
+        RouteNames => 0, &[("stdout", "Echo")];
     }
-}
-
-#[tokio::test]
-async fn once_against_a_mistyped_field_holding_the_key_never_shows_it() {
-    for run in once_against(Echo::MistypedField).await {
-        run.expect(1, &[("stderr", "filled_pct")]);
+    once_against_a_mistyped_field_holding_the_key_never_shows_it {
+        MistypedField => 1, &[("stderr", "filled_pct")];
     }
 }
 
@@ -950,23 +1025,15 @@ async fn dashboard_against_the_demo_service_never_shows_the_key() {
     );
     let mut cmd = home.pty_command(&["--profile", keyring.name()]);
     cmd.env("CAPTOP_CONFIG", &config);
-    let (home, files) = tokio::task::spawn_blocking(move || {
-        let label = "dashboard against the demo service, key from the keyring";
-        let mut pty = Pty::spawn(cmd, COLS, ROWS);
-        pty.patience = WITHIN;
-        wait_clean(&mut pty, label, "the dashboard with routes", |s| {
+    let label = "dashboard against the demo service, key from the keyring";
+    let (home, files) = in_pty(home, cmd, label, ROWS, move |pty| {
+        wait_clean(pty, label, "the dashboard with routes", |s| {
             s.contains("Routes") && s.contains("Total") && s.contains("Lagos Mobile")
         });
-        tour(&mut pty, label, "");
-        let files = home.check_pty(label, &pty);
-        (home, files)
+        tour(pty, label, "");
     })
-    .await
-    .unwrap();
-    assert!(
-        has_budget_file(&home.runtime_dir(), &files),
-        "the shared budget file was not among the files scanned: {files:?}"
-    );
+    .await;
+    home.assert_budget_file(&files);
     assert!(
         server.request_log().iter().any(|r| r.status == 200),
         "the service never answered"
@@ -1013,10 +1080,8 @@ async fn dashboard_against(
     ]);
     cmd.env("CAPTOP_API_KEY", KEY);
     let wanted = [capacity.len(), utilization.len()];
-    let (home, files) = tokio::task::spawn_blocking(move || {
-        let mut pty = Pty::spawn(cmd, COLS, ROWS);
-        pty.patience = WITHIN;
-        wait_clean(&mut pty, label, "the first figures", |s| {
+    let (home, files) = in_pty(home, cmd, label, ROWS, move |pty| {
+        wait_clean(pty, label, "the first figures", |s| {
             s.contains("Routes") && s.contains("Total")
         });
         let deadline = Instant::now() + WITHIN;
@@ -1032,18 +1097,12 @@ async fn dashboard_against(
             pty.send(b"r");
             std::thread::sleep(Duration::from_millis(250));
         }
-        wait_clean(&mut pty, label, settled, |s| s.contains(settled));
-        tour(&mut pty, label, events_show);
-        let files = home.check_pty(label, &pty);
-        (home, files)
+        wait_clean(pty, label, settled, |s| s.contains(settled));
+        tour(pty, label, events_show);
     })
-    .await
-    .unwrap();
+    .await;
     assert_server_got_the_key(&server.requests());
-    assert!(
-        has_budget_file(&home.runtime_dir(), &files),
-        "the shared budget file was not among the files scanned: {files:?}"
-    );
+    home.assert_budget_file(&files);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1096,23 +1155,18 @@ async fn dashboard_against_route_names_holding_the_key_never_shows_them() {
         "--api-key-file",
         key_file.to_str().unwrap(),
     ]);
-    let (home, files) = tokio::task::spawn_blocking(move || {
-        let label = "dashboard against route names holding the key, key from --api-key-file";
-        let mut pty = Pty::spawn(cmd, COLS, ROWS);
-        pty.patience = WITHIN;
-        wait_clean(&mut pty, label, "the routes", |s| {
+    let label = "dashboard against route names holding the key, key from --api-key-file";
+    let (home, files) = in_pty(home, cmd, label, ROWS, move |pty| {
+        wait_clean(pty, label, "the routes", |s| {
             s.contains("Routes") && s.contains("Total") && s.contains("Echo")
         });
         // The echoing route is the second by fill; select it for the detail view.
         pty.send(b"j");
-        tour(&mut pty, label, "");
-        let files = home.check_pty(label, &pty);
-        (home, files)
+        tour(pty, label, "");
     })
-    .await
-    .unwrap();
+    .await;
     assert_server_got_the_key(&server.requests());
-    assert!(has_budget_file(&home.runtime_dir(), &files), "{files:?}");
+    home.assert_budget_file(&files);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1125,180 +1179,96 @@ async fn auth_login_status_logout_from_a_pipe_never_show_the_key() {
     let rejecting = demo_service(OTHER_KEY).await;
     let echoing = FaultServer::start(|req| echo_reply(Echo::ServerErrorHtml, req)).await;
     let keyring = KeyringProfile::new("auth");
-    let profile = keyring.name().to_owned();
+    let profile = keyring.name();
     let with_command = unique_profile("authcmd");
     // The config: the profile under test, and one whose key comes from api_key_command.
-    let config_text = format!(
+    let config = format!(
         "{}\n{}",
-        profile_config(&profile, &url, ""),
+        profile_config(profile, &url, ""),
         profile_config(&with_command, &url, &key_command_line())
     );
-    let p: [&str; 2] = ["--profile", &profile];
-
-    let nothing = |_: &mut Home, _: &mut tokio::process::Command| {};
-
-    run_with_config(
-        "auth status before login",
-        &["auth", "status", p[0], p[1]],
-        &config_text,
-        None,
-        nothing,
-    )
-    .await
-    .expect(1, &[("stdout", "no key")]);
-
+    let rejecting_config = profile_config(profile, &rejecting.base_url(), "");
+    let echoing_config = profile_config(profile, &echoing.base_url("/v1"), "");
     let key_line = format!("{KEY}\n");
-    run_with_config(
-        "auth login, key piped",
-        &["auth", "login", p[0], p[1]],
-        &config_text,
-        Some(&key_line),
-        nothing,
-    )
-    .await
-    .expect(
-        0,
-        &[
-            ("stdout", FINGERPRINT),
-            ("stdout", "stored in the kernel keyring"),
-        ],
-    );
-    assert!(keyring.has_key(), "login stored nothing");
-
-    run_with_config(
-        "auth status after login",
-        &["auth", "status", p[0], p[1]],
-        &config_text,
-        None,
-        nothing,
-    )
-    .await
-    .expect(
-        0,
-        &[
-            ("stdout", FINGERPRINT),
-            ("stdout", "keyring: keyutils"),
-            ("stdout", "api_key_command"),
-            ("stdout", "ok ("),
-        ],
-    );
-
-    run_with_config(
-        "auth status, key from CAPTOP_API_KEY",
-        &["auth", "status", p[0], p[1]],
-        &config_text,
-        None,
-        |_, cmd| {
-            cmd.env("CAPTOP_API_KEY", KEY);
-        },
-    )
-    .await
-    .expect(0, &[("stdout", "CAPTOP_API_KEY"), ("stdout", FINGERPRINT)]);
-
-    run_with_config(
-        "auth status, key from --api-key-file",
-        &["auth", "status", p[0], p[1]],
-        &config_text,
-        None,
-        |home, cmd| {
-            let file = home.write_own("secrets/key", &key_line);
-            cmd.arg("--api-key-file").arg(file);
-        },
-    )
-    .await
-    .expect(0, &[("stdout", "--api-key-file"), ("stdout", FINGERPRINT)]);
-
-    run_with_config(
-        "auth status, --api-key-file readable by others",
-        &["auth", "status", p[0], p[1]],
-        &config_text,
-        None,
-        |home, cmd| {
-            use std::os::unix::fs::PermissionsExt;
-            let file = home.write_own("secrets/key", &key_line);
-            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-            cmd.arg("--api-key-file").arg(file);
-        },
-    )
-    .await
-    .expect(0, &[("stderr", "chmod 600")]);
-
     let twice = format!("{KEY}\n{KEY}\n");
-    run_with_config(
-        "auth login, two keys piped",
-        &["auth", "login", p[0], p[1]],
-        &config_text,
-        Some(&twice),
-        nothing,
-    )
-    .await
-    .expect(1, &[("stderr", "nothing stored")]);
-
-    let rejecting_config = profile_config(&profile, &rejecting.base_url(), "");
-    run_with_config(
-        "auth login, key rejected by the service",
-        &["auth", "login", p[0], p[1]],
-        &rejecting_config,
-        Some(&key_line),
-        nothing,
-    )
-    .await
-    .expect(1, &[("stderr", "rejected this key (401)")]);
-
-    let echoing_config = profile_config(&profile, &echoing.base_url("/v1"), "");
-    run_with_config(
-        "auth login, the service echoes the key in a 500 page",
-        &["auth", "login", p[0], p[1]],
-        &echoing_config,
-        Some(&key_line),
-        nothing,
-    )
-    .await
-    .expect(
-        1,
-        &[("stderr", "could not check the key"), ("stderr", "***")],
-    );
-    assert_server_got_the_key(&echoing.requests());
-
-    run_with_config(
-        "auth status, the service echoes the key in a 500 page",
-        &["auth", "status", p[0], p[1]],
-        &echoing_config,
-        None,
-        nothing,
-    )
-    .await
-    .expect(1, &[("stdout", "not checked"), ("stdout", "***")]);
-
-    run_with_config(
-        "auth logout",
-        &["auth", "logout", p[0], p[1]],
-        &config_text,
-        None,
-        nothing,
-    )
-    .await
-    .expect(0, &[("stdout", "Removed the key")]);
-    assert!(!keyring.has_key(), "logout left the key in the keyring");
-
-    run_with_config(
-        "auth status after logout",
-        &["auth", "status", p[0], p[1]],
-        &config_text,
-        None,
-        nothing,
-    )
-    .await
-    .expect(1, &[("stdout", "no key")]);
-    run_with_config(
-        "auth logout again",
-        &["auth", "logout", p[0], p[1]],
-        &config_text,
-        None,
-        nothing,
-    )
-    .await
-    .expect(0, &[("stdout", "No key stored")]);
+    let status = ["auth", "status", "--profile", profile];
+    let login = ["auth", "login", "--profile", profile];
+    let logout = ["auth", "logout", "--profile", profile];
+    run_all(vec![
+        Step::new("auth status before login", &status)
+            .config(&config)
+            .expect(1, &[("stdout", "no key")]),
+        Step::new("auth login, key piped", &login)
+            .config(&config)
+            .stdin(&key_line)
+            .expect(
+                0,
+                &[
+                    ("stdout", FINGERPRINT),
+                    ("stdout", "stored in the kernel keyring"),
+                ],
+            )
+            .then(|| assert!(keyring.has_key(), "login stored nothing")),
+        Step::new("auth status after login", &status)
+            .config(&config)
+            .expect(
+                0,
+                &[
+                    ("stdout", FINGERPRINT),
+                    ("stdout", "keyring: keyutils"),
+                    ("stdout", "api_key_command"),
+                    ("stdout", "ok ("),
+                ],
+            ),
+        Step::new("auth status, key from CAPTOP_API_KEY", &status)
+            .config(&config)
+            .env("CAPTOP_API_KEY", KEY)
+            .expect(0, &[("stdout", "CAPTOP_API_KEY"), ("stdout", FINGERPRINT)]),
+        Step::new("auth status, key from --api-key-file", &status)
+            .config(&config)
+            .key_file(&key_line, 0o600)
+            .expect(0, &[("stdout", "--api-key-file"), ("stdout", FINGERPRINT)]),
+        Step::new("auth status, --api-key-file readable by others", &status)
+            .config(&config)
+            .key_file(&key_line, 0o644)
+            .expect(0, &[("stderr", "chmod 600")]),
+        Step::new("auth login, two keys piped", &login)
+            .config(&config)
+            .stdin(&twice)
+            .expect(1, &[("stderr", "nothing stored")]),
+        Step::new("auth login, key rejected by the service", &login)
+            .config(&rejecting_config)
+            .stdin(&key_line)
+            .expect(1, &[("stderr", "rejected this key (401)")]),
+        Step::new(
+            "auth login, the service echoes the key in a 500 page",
+            &login,
+        )
+        .config(&echoing_config)
+        .stdin(&key_line)
+        .expect(
+            1,
+            &[("stderr", "could not check the key"), ("stderr", "***")],
+        )
+        .then(|| assert_server_got_the_key(&echoing.requests())),
+        Step::new(
+            "auth status, the service echoes the key in a 500 page",
+            &status,
+        )
+        .config(&echoing_config)
+        .expect(1, &[("stdout", "not checked"), ("stdout", "***")]),
+        Step::new("auth logout", &logout)
+            .config(&config)
+            .expect(0, &[("stdout", "Removed the key")])
+            .then(|| assert!(!keyring.has_key(), "logout left the key in the keyring")),
+        Step::new("auth status after logout", &status)
+            .config(&config)
+            .expect(1, &[("stdout", "no key")]),
+        Step::new("auth logout again", &logout)
+            .config(&config)
+            .expect(0, &[("stdout", "No key stored")]),
+    ])
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1312,13 +1282,9 @@ async fn auth_login_at_a_terminal_never_shows_the_key() {
     );
     let mut cmd = home.pty_command(&["auth", "login", "--profile", keyring.name()]);
     cmd.env("CAPTOP_CONFIG", &config);
-    let files = tokio::task::spawn_blocking(move || {
-        let label = "auth login at a terminal";
-        let mut pty = Pty::spawn(cmd, COLS, 20);
-        pty.patience = WITHIN;
-        wait_clean(&mut pty, label, "the prompt", |s| {
-            s.contains("(input hidden):")
-        });
+    let label = "auth login at a terminal";
+    let (_home, files) = in_pty(home, cmd, label, 20, move |pty| {
+        wait_clean(pty, label, "the prompt", |s| s.contains("(input hidden):"));
         wait_echo_off(pty.pid());
         pty.send(KEY.as_bytes());
         pty.send(b"\r");
@@ -1329,10 +1295,8 @@ async fn auth_login_at_a_terminal_never_shows_the_key() {
         let screen = pty.screen();
         assert!(status.success(), "{label}: {status:?}\n{}", masked(&screen));
         assert!(screen.contains(FINGERPRINT), "{}", masked(&screen));
-        home.check_pty(label, &pty)
     })
-    .await
-    .unwrap();
+    .await;
     assert!(files.is_empty(), "auth login wrote {files:?}");
     assert!(keyring.has_key(), "the typed key was not stored");
 }
@@ -1350,83 +1314,70 @@ async fn config_path_and_check_never_show_the_key() {
         "default_profile = \"{profile}\"\n\n{}",
         profile_config(&profile, &url, &key_command_line())
     );
-    for (label, args) in [
-        ("config path", &["config", "path"][..]),
-        ("config check", &["config", "check"][..]),
-        (
+    let selected = format!("selected: {profile}");
+    let default_path = format!("$HOME/{DEFAULT_CONFIG}");
+    run_all(vec![
+        Step::new("config path", &["config", "path"])
+            .default_config(&good)
+            .expect(0, &[("stdout", &default_path)]),
+        Step::new("config check", &["config", "check"])
+            .default_config(&good)
+            .expect(0, &[("stdout", &selected)]),
+        Step::new(
             "config check --profile",
-            &["config", "check", "--profile", &profile][..],
-        ),
-        ("auth status with api_key_command", &["auth", "status"][..]),
-        (
-            "--once with api_key_command, service refused",
-            &["--once"][..],
-        ),
-    ] {
-        let mut home = Home::new();
-        let default = home.write_own("config/captop/config.toml", &good);
-        let mut cmd = home.command(args);
-        cmd.env_remove("CAPTOP_CONFIG");
-        let run = home.run(label, cmd, None).await;
-        match label {
-            "config path" => run.expect(0, &[("stdout", default.to_str().unwrap())]),
-            "auth status with api_key_command" => {
-                run.expect(1, &[("stdout", "api_key_command"), ("stdout", FINGERPRINT)])
-            }
-            "--once with api_key_command, service refused" => {
-                run.expect(1, &[("stderr", "refused")])
-            }
-            _ => run.expect(0, &[("stdout", &format!("selected: {profile}"))]),
-        };
-    }
+            &["config", "check", "--profile", &profile],
+        )
+        .default_config(&good)
+        .expect(0, &[("stdout", &selected)]),
+        Step::new("auth status with api_key_command", &["auth", "status"])
+            .default_config(&good)
+            .expect(1, &[("stdout", "api_key_command"), ("stdout", FINGERPRINT)]),
+        Step::new("--once with api_key_command, service refused", &["--once"])
+            .default_config(&good)
+            .expect(1, &[("stderr", "refused")]),
+    ])
+    .await;
 
-    // Broken configs with the key near the error.
+    // Broken configs with the key near the error, each the body of the profile.
     let cmd_line = key_command_line();
     let broken = [
         (
             "a misspelt api_key_command",
-            format!("[profiles.{profile}]\napi_key_comand = \"printf %s {KEY}\"\n"),
+            format!("api_key_comand = \"printf %s {KEY}\"\n"),
         ),
         (
             "the key itself pasted into the config",
-            format!("[profiles.{profile}]\nbase_url = \"{url}\"\napi_key = \"{KEY}\"\n"),
+            format!("base_url = \"{url}\"\napi_key = \"{KEY}\"\n"),
         ),
         (
             "an unterminated api_key_command",
-            format!("[profiles.{profile}]\napi_key_command = \"printf %s {KEY}\n"),
+            format!("api_key_command = \"printf %s {KEY}\n"),
         ),
         (
             "api_key_command as an array",
-            format!("[profiles.{profile}]\napi_key_command = [\"printf\", \"{KEY}\"]\n"),
+            format!("api_key_command = [\"printf\", \"{KEY}\"]\n"),
         ),
         (
             "a bad value next to api_key_command",
-            format!("[profiles.{profile}]\n{cmd_line}budget = 500\n"),
+            format!("{cmd_line}budget = 500\n"),
         ),
-        (
-            "api_key_command twice",
-            format!("[profiles.{profile}]\n{cmd_line}{cmd_line}"),
-        ),
+        ("api_key_command twice", format!("{cmd_line}{cmd_line}")),
         (
             "an unknown field after api_key_command",
-            format!("[profiles.{profile}]\n{cmd_line}colour = \"{KEY}\"\n"),
+            format!("{cmd_line}colour = \"{KEY}\"\n"),
         ),
     ];
-    for (what, text) in &broken {
-        for args in [
-            &["config", "check"][..],
-            &["--once", "--profile", &profile][..],
-        ] {
-            let mut home = Home::new();
-            let config = home.write_own("config.toml", text);
-            let mut cmd = home.command(args);
-            cmd.env("CAPTOP_CONFIG", &config);
-            let label = format!("`{}` with {what}", args.join(" "));
-            home.run(&label, cmd, None)
-                .await
-                .expect(2, &[("stderr", "config.toml:")]);
+    let mut steps = Vec::new();
+    for (what, body) in &broken {
+        for args in [&["config", "check"][..], &["--once", "--profile", &profile]] {
+            steps.push(
+                Step::new(format!("`{}` with {what}", args.join(" ")), args)
+                    .config(format!("[profiles.{profile}]\n{body}"))
+                    .expect(2, &[("stderr", "config.toml:")]),
+            );
         }
     }
+    run_all(steps).await;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1482,12 +1433,14 @@ async fn demo_server_and_demo_mode_never_show_the_recognisable_key() {
 
     // --demo ignores CAPTOP_API_KEY; it must not show it either.
     for format in ["table", "json"] {
-        let home = Home::new();
-        let mut cmd = home.command(&["--demo", "--once", "--format", format]);
-        cmd.env("CAPTOP_API_KEY", KEY);
-        home.run(&format!("--demo --once --format {format}"), cmd, None)
-            .await
-            .expect(0, &[]);
+        Step::new(
+            format!("--demo --once --format {format}"),
+            &["--demo", "--once", "--format", format],
+        )
+        .env("CAPTOP_API_KEY", KEY)
+        .expect(0, &[])
+        .run()
+        .await;
     }
 }
 
@@ -1496,114 +1449,71 @@ async fn demo_server_and_demo_mode_never_show_the_recognisable_key() {
 
 #[tokio::test]
 async fn failing_once_runs_with_backtrace_and_trace_logging_never_show_the_key() {
+    /// `--once` against `url`, giving up after a second, loud.
+    fn failing<'a>(what: &str, url: &'a str) -> Step<'a> {
+        let args = ["--once", "--base-url", url, "--timeout", "1"];
+        Step::new(format!("failing --once: {what}"), &args).loud()
+    }
+    // The servers live until the end of the test.
     let rejecting = demo_service(OTHER_KEY).await;
-    let refused = format!("http://{}/v1", refused_addr().await);
     let stalling = FaultServer::always(Reply::Stall).await;
     let echoing = FaultServer::start(|req| echo_reply(Echo::Unauthorized, req)).await;
-    let cases: Vec<(&str, String, Option<String>, i32, &str)> = vec![
-        // (what, base URL, CAPTOP_API_KEY (None: from a file, as in the label), exit, stderr)
-        (
-            "the key rejected (401)",
-            rejecting.base_url(),
-            Some(KEY.to_owned()),
-            1,
-            "401",
-        ),
-        (
-            "connection refused",
-            refused.clone(),
-            Some(KEY.to_owned()),
-            1,
-            "refused",
-        ),
-        (
-            "a server that never answers",
-            stalling.base_url("/v1"),
-            Some(KEY.to_owned()),
-            1,
-            "timed out",
-        ),
-        (
-            "a 401 echoing the key",
-            echoing.base_url("/v1"),
-            Some(KEY.to_owned()),
-            1,
-            "***",
-        ),
-        (
-            "the key with a space and more",
-            refused.clone(),
-            Some(format!("{KEY} trailing-words")),
-            2,
-            "CAPTOP_API_KEY",
-        ),
-        (
-            "the key with a non-ASCII letter",
-            refused.clone(),
-            Some(format!("{KEY}é")),
-            2,
-            "characters",
-        ),
-        (
-            "a key file with the key on two lines",
-            refused.clone(),
-            None,
-            2,
-            "several lines",
-        ),
-    ];
-    for (what, url, env_key, code, needle) in cases {
-        let mut home = Home::new();
-        let mut cmd = home.command(&["--once", "--base-url", &url, "--timeout", "1"]);
-        cmd.env("RUST_BACKTRACE", "full")
-            .env("RUST_LIB_BACKTRACE", "1")
-            .env("RUST_LOG", "trace");
-        match env_key {
-            Some(key) => {
-                cmd.env("CAPTOP_API_KEY", key);
-            }
-            None => {
-                let file = home.write_own("secrets/key", &format!("{KEY}\n{KEY}\n"));
-                cmd.arg("--api-key-file").arg(file);
-            }
-        }
-        let label = format!("failing --once: {what}");
-        home.run(&label, cmd, None)
-            .await
-            .expect(code, &[("stderr", needle)]);
+    let refused = format!("http://{}/v1", refused_addr().await);
+    let (rejecting_url, stalling_url) = (rejecting.base_url(), stalling.base_url("/v1"));
+    let echoing_url = echoing.base_url("/v1");
+    let profile = unique_profile("cmdfail");
+    let by_profile = ["--once", "--profile", &profile];
+    let mut steps = Vec::new();
+    // Servers that refuse the key, are not there, never answer, or echo the key.
+    for (what, url, needle) in [
+        ("the key rejected (401)", &rejecting_url, "401"),
+        ("connection refused", &refused, "refused"),
+        ("a server that never answers", &stalling_url, "timed out"),
+        ("a 401 echoing the key", &echoing_url, "***"),
+    ] {
+        steps.push(
+            failing(what, url)
+                .env("CAPTOP_API_KEY", KEY)
+                .expect(1, &[("stderr", needle)]),
+        );
     }
-
+    // Keys that are not a key: with more after them in CAPTOP_API_KEY, or twice in a key file.
+    for (what, after, needle) in [
+        ("a space and more", " trailing-words", "CAPTOP_API_KEY"),
+        ("a non-ASCII letter", "é", "characters"),
+    ] {
+        steps.push(
+            failing(&format!("the key with {what}"), &refused)
+                .env("CAPTOP_API_KEY", format!("{KEY}{after}"))
+                .expect(2, &[("stderr", needle)]),
+        );
+    }
+    steps.push(
+        failing("a key file with the key on two lines", &refused)
+            .key_file(format!("{KEY}\n{KEY}\n"), 0o600)
+            .expect(2, &[("stderr", "several lines")]),
+    );
     // A key command that fails, and one that never ends.
-    for (what, command, code, needle) in [
+    for (what, command, needle) in [
         (
-            "api_key_command exits 3",
+            "exits 3",
             format!("printf %s {KEY}; echo oops >&2; exit 3"),
-            2,
             "exit status 3",
         ),
         (
-            "api_key_command too slow",
+            "too slow",
             format!("sleep 5; printf %s {KEY}"),
-            2,
             "did not finish",
         ),
     ] {
-        let mut home = Home::new();
-        let profile = unique_profile("cmdfail");
-        let config = home.write_own(
-            "config.toml",
-            &profile_config(
-                &profile,
-                &refused,
-                &format!("api_key_command = \"{command}\"\napi_key_command_timeout = 0.5\n"),
-            ),
+        let extra = format!("api_key_command = \"{command}\"\napi_key_command_timeout = 0.5\n");
+        let label = format!("failing --once: api_key_command {what}");
+        steps.push(
+            Step::new(label, &by_profile)
+                .config(profile_config(&profile, &refused, &extra))
+                .loud()
+                .expect(2, &[("stderr", needle)]),
         );
-        let mut cmd = home.command(&["--once", "--profile", &profile]);
-        cmd.env("CAPTOP_CONFIG", &config)
-            .env("RUST_BACKTRACE", "full")
-            .env("RUST_LOG", "trace");
-        home.run(&format!("failing --once: {what}"), cmd, None)
-            .await
-            .expect(code, &[("stderr", needle)]);
     }
+    run_all(steps).await;
 }
