@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
 use std::process::{Output, Stdio};
 
@@ -14,11 +16,7 @@ use tokio::io::AsyncWriteExt;
 const KEY: &str = "sk-cli-test-5e4d3c2b1a09f8e7";
 
 fn unique_profile(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!("cli-{test}-{}-{nanos}", std::process::id())
+    support::unique_name(&format!("cli-{test}"))
 }
 
 /// How the child finds its keyring.

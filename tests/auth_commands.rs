@@ -4,6 +4,8 @@
 //! test. Every captured byte is checked for the key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::Path;
@@ -39,11 +41,7 @@ fn metered(server: &DemoServer) -> usize {
 }
 
 fn unique_profile(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!("t-{test}-{}-{nanos}", std::process::id())
+    support::unique_name(&format!("t-{test}"))
 }
 
 fn settings(dir: &Path, config: &str, args: GlobalArgs, vars: &[(&str, &str)]) -> Settings {

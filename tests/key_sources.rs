@@ -2,6 +2,8 @@
 //! can fail — with the rule that no message ever contains the key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
@@ -43,11 +45,7 @@ fn key_file(dir: &Path, mode: u32) -> std::path::PathBuf {
 }
 
 fn unique_profile(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!("t-{test}-{}-{nanos}", std::process::id())
+    support::unique_name(&format!("t-{test}"))
 }
 
 #[tokio::test]

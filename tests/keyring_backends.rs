@@ -8,18 +8,15 @@
 #![allow(clippy::panic, clippy::indexing_slicing)]
 #![cfg(target_os = "linux")]
 
+mod support;
+
 use std::sync::Arc;
 
 use captop::keyring::{Keyring, KeyringError, StoreChoice, StoreKind};
 use captop::secret::ApiKey;
 
-/// An account name no other test or run uses.
 fn account(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!("test-{test}-{}-{nanos}", std::process::id())
+    support::unique_name(&format!("test-{test}"))
 }
 
 fn round_trip(choice: StoreChoice, expected: StoreKind, test: &str) {

@@ -10,3 +10,13 @@ pub mod fault_server;
 pub mod faults;
 pub mod fixtures;
 pub mod pty;
+
+/// A profile (or keyring account) name no other test, thread or run uses: `{tag}-{pid}-{nanos}`.
+/// Keyring entries outlive the test process, so names must never collide across runs.
+pub fn unique_name(tag: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("{tag}-{}-{nanos}", std::process::id())
+}
