@@ -326,7 +326,7 @@ impl<S: MeteredSource> Driver<S> {
                 Ok(SharedAnswer::Granted { .. }) => {}
                 Ok(SharedAnswer::Paused { until_ms }) => {
                     self.scheduler
-                        .hold_for_rate_limit(self.clock.instant(until_ms));
+                        .rate_limited_elsewhere(now, self.clock.instant(until_ms));
                     return false;
                 }
                 Ok(SharedAnswer::Full { room_at_ms, .. }) => {

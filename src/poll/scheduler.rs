@@ -339,9 +339,26 @@ impl Scheduler {
         }
     }
 
-    /// Another process (or this one) saw a 429: nothing goes out before `until`.
-    pub fn hold_for_rate_limit(&mut self, until: Instant) {
+    /// A 429, here or elsewhere: nothing goes out before `until`.
+    fn hold_for_rate_limit(&mut self, until: Instant) {
         self.rate_limited_until = Some(self.rate_limited_until.map_or(until, |u| u.max(until)));
+    }
+
+    /// Another captop sharing the budget saw a 429 that holds everyone until `until`: hold,
+    /// and slow down as after a 429 of this one's own, so that the instances together come
+    /// back slower than they went. A hold this one knows already (its own 429, read back from
+    /// the shared file, ends within a second of it) changes nothing.
+    pub fn rate_limited_elsewhere(&mut self, now: Instant, until: Instant) {
+        let known = self
+            .rate_limited_until
+            .is_some_and(|u| until <= u + Duration::from_secs(1));
+        if known || until <= now {
+            return;
+        }
+        self.hold_for_rate_limit(until);
+        self.resume_at_hold = true;
+        self.widening.on_rate_limited();
+        self.quiet_mark = now;
     }
 
     /// When the rate-limit hold ends, if one was ever set (it may be in the past).
@@ -421,6 +438,29 @@ mod tests {
         s.poll_finished(t0 + secs(1), PollOutcome::Success);
         assert_eq!(s.next_poll_at(), Some(t0 + secs(5)));
         assert_eq!(s.pause(t0 + secs(1)), None);
+    }
+
+    #[test]
+    fn a_429_seen_elsewhere_holds_and_widens_once() {
+        let t0 = Instant::now();
+        let mut s = Scheduler::new(config(2), t0);
+        s.poll_sent(t0);
+        s.poll_finished(t0, PollOutcome::Success);
+        s.rate_limited_elsewhere(t0 + secs(1), t0 + secs(30));
+        assert_eq!(s.interval(), secs(4));
+        assert_eq!(s.next_poll_at(), Some(t0 + secs(30)));
+        // Read again from the shared file on every try: the same hold widens no further.
+        s.rate_limited_elsewhere(t0 + secs(2), t0 + secs(30));
+        assert_eq!(s.interval(), secs(4));
+        // This one's own 429, then read back from the file: still one widening for it.
+        s.poll_sent(t0 + secs(30));
+        s.poll_finished(t0 + secs(30), PollOutcome::RateLimited { wait: secs(10) });
+        assert_eq!(s.interval(), secs(8));
+        s.rate_limited_elsewhere(t0 + secs(31), t0 + secs(40));
+        assert_eq!(s.interval(), secs(8));
+        // A hold already over is no news.
+        s.rate_limited_elsewhere(t0 + secs(50), t0 + secs(45));
+        assert_eq!(s.interval(), secs(8));
     }
 
     #[test]
