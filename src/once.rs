@@ -1,7 +1,8 @@
 //! `captop --once`: fetch both reports concurrently, print them, exit.
 //!
 //! Rendering is pure (reports in, text out) so it is tested without a network; [`run`] is the
-//! thin edge that fetches and writes. Exit codes: 0 figures printed (warnings included), 1 the
+//! thin edge that fetches and writes, inside the request budget shared with every other captop
+//! of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings included), 1 the
 //! figures could not be had.
 
 use std::io::Write;
@@ -11,6 +12,7 @@ use serde::Serialize;
 use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::{self, Warning};
+use crate::poll::one_shot::OneShot;
 use crate::text::{fit, pad, pad_left, sanitize, thousands};
 
 /// How the table is drawn.
@@ -297,12 +299,19 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
 /// Returns the process exit code.
 pub async fn run(
     client: &Client,
+    budget: &OneShot,
     format: crate::cli::Format,
     style: TableStyle,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> i32 {
+    if let Err(why) = budget.ask(client.timeout()).await {
+        let _ = writeln!(stderr, "captop: {}", sanitize(&why));
+        return 1;
+    }
     let (capacity, utilization) = client.poll().await;
+    budget.after(&capacity);
+    budget.after(&utilization);
     let (capacity, utilization) = match (capacity, utilization) {
         (Ok(c), Ok(u)) => (c, u),
         (Err(e), _) | (_, Err(e)) => {

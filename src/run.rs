@@ -95,8 +95,10 @@ async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) 
         warn_pct: i64::from(settings.warn_pct),
         crit_pct: i64::from(settings.crit_pct),
     };
+    let budget = crate::poll::one_shot::OneShot::open(&client.host(), settings.budget);
     let code = crate::once::run(
         client,
+        &budget,
         format,
         style,
         &mut std::io::stdout().lock(),

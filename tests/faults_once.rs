@@ -127,14 +127,34 @@ fn temp_path(tag: &str) -> std::path::PathBuf {
 
 /// Runs `captop --once` against `base_url` in a blocking thread (the fault server keeps serving
 /// on the test's runtime meanwhile), draining both pipes and enforcing [`WALL_DEADLINE`].
+///
+/// Each run gets a runtime dir of its own, so the request budget it shares (and any 429 it
+/// publishes there) stays within the run; [`once_sharing`] lets runs share one.
 async fn once(base_url: String, extra: &[&str], measure_memory: bool) -> Run {
+    let dir = tempfile::tempdir().expect("runtime dir");
+    once_sharing(base_url, extra, measure_memory, dir.path()).await
+}
+
+/// [`once`] with the shared request budget kept in `runtime_dir`.
+async fn once_sharing(
+    base_url: String,
+    extra: &[&str],
+    measure_memory: bool,
+    runtime_dir: &std::path::Path,
+) -> Run {
     let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
-    tokio::task::spawn_blocking(move || run_blocking(&base_url, &extra, measure_memory))
+    let dir = runtime_dir.to_owned();
+    tokio::task::spawn_blocking(move || run_blocking(&base_url, &extra, measure_memory, &dir))
         .await
         .expect("runner thread")
 }
 
-fn run_blocking(base_url: &str, extra: &[String], measure_memory: bool) -> Run {
+fn run_blocking(
+    base_url: &str,
+    extra: &[String],
+    measure_memory: bool,
+    runtime_dir: &std::path::Path,
+) -> Run {
     let time = std::path::Path::new("/usr/bin/time");
     let rss_file = (measure_memory && time.exists()).then(|| temp_path("rss"));
     let mut command = match &rss_file {
@@ -154,6 +174,8 @@ fn run_blocking(base_url: &str, extra: &[String], measure_memory: bool) -> Run {
         .args(extra)
         .env("CAPTOP_API_KEY", KEY)
         .env("CAPTOP_CONFIG", "/dev/null") // an empty config: defaults only
+        // A directory captop makes itself, so it is private (it refuses any other).
+        .env("CAPTOP_RUNTIME_DIR", runtime_dir.join("captop"))
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")
         .env_remove("NO_COLOR")
@@ -752,4 +774,36 @@ async fn fault_both_endpoints_failing_gives_one_line() {
     let server = FaultServer::always(Reply::html(502, "<h1>Bad gateway</h1>")).await;
     let run = once(server.base_url("/v1"), &[], false).await;
     run.assert_fails_with(&["HTTP 502"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The request budget shared with other captop processes
+
+#[tokio::test]
+async fn fault_429_is_shared_so_the_next_once_does_not_ask() {
+    let server = capacity_server(rate_limited("20")).await;
+    let shared = tempfile::tempdir().unwrap();
+    let first = once_sharing(server.base_url("/v1"), &[], false, shared.path()).await;
+    first.assert_fails_with(&["429", "retry after 20 s"]);
+    let asked = server.requests().len();
+    // A script's next run (or any dashboard) holds until then, without a request.
+    let next = once_sharing(server.base_url("/v1"), &[], false, shared.path()).await;
+    next.assert_fails_with(&["429", "another captop", "retry after"]);
+    assert_eq!(server.requests().len(), asked, "the next run asked anyway");
+}
+
+#[tokio::test]
+async fn fault_budget_used_up_by_others_is_not_overrun() {
+    let server = capacity_server(json_200(CAPACITY)).await;
+    let shared = tempfile::tempdir().unwrap();
+    let budget = ["--budget", "2"];
+    once_sharing(server.base_url("/v1"), &budget, false, shared.path())
+        .await
+        .assert_report();
+    let asked = server.requests().len();
+    // Two requests a minute, both spent: room again in about a minute, longer than the 2 s
+    // timeout captop would wait for it.
+    let next = once_sharing(server.base_url("/v1"), &budget, false, shared.path()).await;
+    next.assert_fails_with(&["request budget is used up", "room again in"]);
+    assert_eq!(server.requests().len(), asked, "the budget was overrun");
 }

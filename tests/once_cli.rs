@@ -5,17 +5,27 @@
 
 use std::process::{Command, Output};
 
-fn captop(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_captop"))
-        .args(args)
+/// `captop args` with `key` in `CAPTOP_API_KEY`, defaults only, and a request budget of its
+/// own (a runtime dir kept for the run).
+fn captop_with_key(args: &[&str], key: Option<&str>) -> Output {
+    let runtime = tempfile::tempdir().expect("runtime dir");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_captop"));
+    cmd.args(args)
         .env_remove("CAPTOP_API_KEY")
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")
         .env("CAPTOP_CONFIG", "/dev/null")
         .env("CAPTOP_KEYRING", "keyutils")
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run captop")
+        .env("CAPTOP_RUNTIME_DIR", runtime.path().join("captop"))
+        .env_remove("NO_COLOR");
+    if let Some(key) = key {
+        cmd.env("CAPTOP_API_KEY", key);
+    }
+    cmd.output().expect("run captop")
+}
+
+fn captop(args: &[&str]) -> Output {
+    captop_with_key(args, None)
 }
 
 fn stderr(out: &Output) -> String {
@@ -103,13 +113,10 @@ fn unicode_width_of(s: &str) -> usize {
 
 #[test]
 fn plain_http_to_a_remote_host_is_refused_before_any_request() {
-    let out = Command::new(env!("CARGO_BIN_EXE_captop"))
-        .args(["--once", "--base-url", "http://example.com/v1"])
-        .env("CAPTOP_API_KEY", "sk-test-0123456789abcdef")
-        .env("CAPTOP_CONFIG", "/dev/null")
-        .env("CAPTOP_KEYRING", "keyutils")
-        .output()
-        .unwrap();
+    let out = captop_with_key(
+        &["--once", "--base-url", "http://example.com/v1"],
+        Some("sk-test-0123456789abcdef"),
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("plain http://"), "{err}");
@@ -137,13 +144,10 @@ fn an_unreachable_service_exits_1_with_one_line() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/v1");
-    let out = Command::new(env!("CARGO_BIN_EXE_captop"))
-        .args(["--once", "--base-url", &url])
-        .env("CAPTOP_API_KEY", "sk-test-0123456789abcdef")
-        .env("CAPTOP_CONFIG", "/dev/null")
-        .env("CAPTOP_KEYRING", "keyutils")
-        .output()
-        .unwrap();
+    let out = captop_with_key(
+        &["--once", "--base-url", &url],
+        Some("sk-test-0123456789abcdef"),
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");

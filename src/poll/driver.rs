@@ -52,10 +52,7 @@ impl MeteredSource for Client {
     }
 
     fn budget_key(&self) -> String {
-        url::Url::parse(self.base_url())
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_else(|| self.base_url().to_owned())
+        self.host()
     }
 }
 
@@ -278,12 +275,10 @@ fn open_shared(config: &PollConfig, key: &str) -> (Option<SharedBudget>, Option<
             Some("request budget not shared with other captop processes: no runtime dir".into()),
         );
     };
-    static IDS: AtomicU64 = AtomicU64::new(1);
-    let id = IDS.fetch_add(1, Ordering::Relaxed);
     match SharedBudget::open(
         &dir,
         key,
-        id,
+        shared::next_id(),
         config.schedule.budget_limit,
         config.schedule.budget_window,
     ) {

@@ -39,6 +39,7 @@ pub mod backoff;
 pub mod budget;
 pub mod clock;
 pub mod driver;
+pub mod one_shot;
 pub mod scheduler;
 pub mod shared;
 
@@ -87,6 +88,8 @@ pub enum PollEvent {
 pub const DEFAULT_BUDGET: u32 = 60;
 /// Highest budget captop accepts per minute: the service's own limit.
 pub const MAX_BUDGET: u32 = 120;
+/// The window the budget counts requests over, as the service counts its limit.
+pub const BUDGET_WINDOW: Duration = Duration::from_secs(60);
 
 /// The poller's schedule as the status line shows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -55,7 +55,7 @@ impl Default for SchedulerConfig {
         Self {
             requested_interval: Duration::from_secs(5),
             budget_limit: super::DEFAULT_BUDGET,
-            budget_window: Duration::from_secs(60),
+            budget_window: super::BUDGET_WINDOW,
             requests_per_poll: 2,
             default_retry_after: Duration::from_secs(30),
             backoff_base: Duration::from_secs(1),

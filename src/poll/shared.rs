@@ -8,11 +8,11 @@
 //!   "instances": [ { "pid": 4242, "id": 77, "sent_ms": [ ... ] } ] }
 //! ```
 //!
-//! Before each poll an instance locks the file, drops send times older than the window and the
-//! entries of processes that no longer exist (`/proc/PID`), checks the count of all instances
-//! against the budget, adds its own send times if they fit, writes the file back and unlocks.
-//! A crashed instance cannot block the others: its entries age out with the window (sooner if
-//! its pid is gone), and a pause is never honoured for longer than [`MAX_SHARED_PAUSE`].
+//! Before each poll an instance locks the file, drops send times older than the window, checks
+//! the count of all instances against the budget, adds its own send times if they fit, writes
+//! the file back and unlocks. The requests of a process that has ended (a `captop --once`, a
+//! crashed dashboard) still count until they leave the window, since the service counts them
+//! too; a pause is never honoured for longer than [`MAX_SHARED_PAUSE`].
 //! Times are UNIX milliseconds, so processes agree on them as far as their clocks agree.
 
 use std::fs::{self, File, OpenOptions};
@@ -83,6 +83,12 @@ pub struct SharedBudget {
     window_ms: u64,
 }
 
+/// A number no other budget handle of this process has, to tell its entries apart.
+pub fn next_id() -> u64 {
+    static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A short stable hash (FNV-1a, 64 bits) of the host, so each service gets its own file and the
 /// name is the same for every captop build.
 pub fn host_hash(host: &str) -> String {
@@ -117,17 +123,6 @@ fn temp_dir_fallback() -> Option<PathBuf> {
 #[cfg(not(unix))]
 fn temp_dir_fallback() -> Option<PathBuf> {
     None
-}
-
-fn pid_alive(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
-    }
-    let proc = Path::new("/proc");
-    if !proc.is_dir() {
-        return true; // cannot tell: let age decide
-    }
-    proc.join(pid.to_string()).exists()
 }
 
 impl SharedBudget {
@@ -247,9 +242,6 @@ impl SharedBudget {
             .map(|u| u.min(now_ms.saturating_add(max_pause)));
         let window_ms = self.window_ms;
         state.instances.retain_mut(|instance| {
-            if !pid_alive(instance.pid) {
-                return false;
-            }
             // A time in the future (another clock, or damage) counts as now, so it ages out.
             for t in &mut instance.sent_ms {
                 *t = (*t).min(now_ms);
@@ -431,17 +423,23 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn dead_instances_and_damaged_files_do_not_block() {
+    fn ended_instances_count_until_their_window_and_damaged_files_do_not_block() {
         let dir = TempDir::new("stale");
         let a = SharedBudget::open(&dir.0, "h", 1, 4, W).unwrap();
-        // An instance whose process is gone (pid far above pid_max) filled the budget.
-        let dead = serde_json::json!({
+        // A process that has ended (pid far above pid_max) filled the budget: the service
+        // still counts those requests, so they count here until they leave the window.
+        let ended = serde_json::json!({
             "version": 1,
             "instances": [{ "pid": 4_000_000_000u32, "id": 9, "sent_ms": [1000, 1000, 1000, 1000] }]
         });
-        fs::write(a.path(), dead.to_string()).unwrap();
-        assert_eq!(
+        fs::write(a.path(), ended.to_string()).unwrap();
+        assert!(matches!(
             a.acquire(1_500, 2).unwrap(),
+            SharedAnswer::Full { used: 4, .. }
+        ));
+        fs::write(a.path(), ended.to_string()).unwrap();
+        assert_eq!(
+            a.acquire(1_000 + W.as_millis() as u64 + 1, 2).unwrap(),
             SharedAnswer::Granted { used: 2 }
         );
         // A live one (ourselves, another id) with times in the future: they count as now.
