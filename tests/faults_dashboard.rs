@@ -26,10 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use support::fault_server::{Body, FaultServer, Framing, RecordedRequest, Reply, Response};
-use support::faults::{
-    capacity_with, deep_arrays, gzip_stored, hostile_capacity, html_error_page,
-    long_names_capacity, many_routes, rate_limited,
-};
+use support::faults::*;
 use support::fixtures::{CAPACITY, HEALTH, UTILIZATION};
 use support::pty::{Pty, captop};
 
@@ -137,71 +134,35 @@ fn sent_with(content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
     .reply()
 }
 
-fn huge(framing: Framing) -> Reply {
-    Response::new(200)
-        .header("Content-Type", "application/json")
-        .body(Body::Repeat {
-            byte: b' ',
-            len: 1 << 30,
-        })
-        .framing(framing)
-        .reply()
-}
-
 /// Every fault of the `--once` matrix that a running dashboard can meet, in the order the
 /// dashboards take them (round robin).
 fn catalogue() -> Vec<Fault> {
     use Expect::{Error, Figures, RateLimited};
-    let half = CAPACITY.as_bytes()[..CAPACITY.len() / 2].to_vec();
-    let mut invalid_utf8 = renamed("Lagos XX").into_bytes();
-    let at = invalid_utf8.windows(2).position(|w| w == b"XX").unwrap();
-    invalid_utf8[at] = 0xff;
-    invalid_utf8[at + 1] = 0xfe;
-    let mut bom = b"\xEF\xBB\xBF".to_vec();
-    bom.extend_from_slice(renamed("Bom Lagos").as_bytes());
-    let mut endless_head = b"HTTP/1.1 200 OK\r\n".to_vec();
-    for i in 0..20_000 {
-        endless_head.extend_from_slice(format!("X-Filler-{i}: {}\r\n", "a".repeat(40)).as_bytes());
-    }
-    let broken_routes = String::from_utf8(many_routes(2_000))
-        .unwrap()
-        .replace("\"filled_pct\":25", "\"filled_pct\":250");
     let (capacity, both) = (On::Capacity, On::Both);
     vec![
         Fault::new(
             "trickled body",
             both,
-            Response::new(200)
-                .header("Content-Type", "application/json")
-                .body(Body::Trickle {
-                    bytes: CAPACITY.as_bytes().to_vec(),
-                    step: 1,
-                    every: Duration::from_secs(1),
-                })
-                .reply(),
+            trickled(CAPACITY.as_bytes()),
             Error(&["timed out after 2 s"]),
         ),
         Fault::new(
             "headers that never end",
             both,
-            Reply::RawThenStall(b"HTTP/1.1 200 OK\r\nX-Slow: ".to_vec()),
+            headers_that_never_end(),
             Error(&["timed out"]),
         ),
         Fault::new("stalled server", both, Reply::Stall, Error(&["timed out"])),
         Fault::new(
             "endless header section",
             capacity,
-            Reply::Raw(endless_head),
+            endless_header_section(),
             Error(&["too large"]),
         ),
         Fault::new(
             "connection reset mid-body",
             capacity,
-            Response::new(200)
-                .header("Content-Type", "application/json")
-                .body(Body::ThenReset(half))
-                .framing(Framing::ContentLengthOf(CAPACITY.len() as u64))
-                .reply(),
+            reset_mid_body(CAPACITY),
             Error(&["reset"]),
         ),
         Fault::new(
@@ -213,42 +174,31 @@ fn catalogue() -> Vec<Fault> {
         Fault::new(
             "1 GiB body with Content-Length",
             capacity,
-            huge(Framing::ContentLength),
+            huge_body(Framing::ContentLength),
             Error(&["larger than"]),
         ),
         Fault::new(
             "1 GiB body chunked",
             capacity,
-            huge(Framing::Chunked),
+            huge_body(Framing::Chunked),
             Error(&["larger than"]),
         ),
         Fault::new(
             "1 GiB body without length",
             capacity,
-            huge(Framing::CloseDelimited),
+            huge_body(Framing::CloseDelimited),
             Error(&["larger than"]),
         ),
         Fault::new(
             "Content-Length that lies low",
             capacity,
-            Response::new(200)
-                .header("Content-Type", "application/json")
-                .body(Body::Repeat {
-                    byte: b' ',
-                    len: 64 << 20,
-                })
-                .framing(Framing::ContentLengthOf(100))
-                .reply(),
+            content_length_lying_low(),
             Error(&["bad response"]),
         ),
         Fault::new(
             "gzip body",
             capacity,
-            Response::new(200)
-                .header("Content-Type", "application/json")
-                .header("Content-Encoding", "gzip")
-                .body(Body::Bytes(gzip_stored(CAPACITY.as_bytes())))
-                .reply(),
+            gzipped(CAPACITY.as_bytes()),
             Error(&["gzip"]),
         ),
         Fault::new(
@@ -275,10 +225,15 @@ fn catalogue() -> Vec<Fault> {
         Fault::new(
             "invalid UTF-8",
             capacity,
-            json_200(invalid_utf8),
+            json_200(with_invalid_utf8(renamed("Lagos XX"))),
             Error(&["bad response"]),
         ),
-        Fault::new("UTF-8 BOM", capacity, json_200(bom), Figures("Bom Lagos")),
+        Fault::new(
+            "UTF-8 BOM",
+            capacity,
+            json_200(with_bom(&renamed("Bom Lagos"))),
+            Figures("Bom Lagos"),
+        ),
         Fault::new(
             "JSON nested 50 000 deep",
             capacity,
@@ -418,7 +373,7 @@ fn catalogue() -> Vec<Fault> {
         Fault::new(
             "2 000 routes breaking the rules",
             capacity,
-            json_200(broken_routes),
+            json_200(rule_breaking_routes(2_000)),
             Figures("Country 00"),
         ),
     ]

@@ -23,10 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use support::fault_server::{Body, FaultServer, Framing, RecordedRequest, Reply, Response};
-use support::faults::{
-    HOSTILE, capacity_with, deep_arrays, deep_objects, gzip_stored, hostile_capacity,
-    html_error_page, long_names_capacity, many_routes, many_routes_doc, rate_limited,
-};
+use support::faults::*;
 use support::fixtures::{CAPACITY, UTILIZATION};
 
 /// The key every run is given; it must never show up in any output.
@@ -270,45 +267,26 @@ fn report_peak(fault: &str, run: &Run) {
 
 #[tokio::test]
 async fn fault_trickled_body_times_out() {
-    let reply = Response::new(200)
-        .header("Content-Type", "application/json")
-        .body(Body::Trickle {
-            bytes: CAPACITY.as_bytes().to_vec(),
-            step: 1,
-            every: Duration::from_secs(1),
-        })
-        .reply();
-    let run = once_with_capacity(reply).await;
+    let run = once_with_capacity(trickled(CAPACITY.as_bytes())).await;
     run.assert_fails_with(&["/capacity", "timed out after 2 s"]);
     eprintln!("gave up on the trickling server after {:?}", run.elapsed);
 }
 
 #[tokio::test]
 async fn fault_headers_that_never_end_time_out() {
-    let head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ".to_vec();
-    let run = once_with_capacity(Reply::RawThenStall(head)).await;
+    let run = once_with_capacity(headers_that_never_end()).await;
     run.assert_fails_with(&["/capacity", "timed out"]);
 }
 
 #[tokio::test]
 async fn fault_endless_header_section_is_refused() {
-    let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
-    for i in 0..20_000 {
-        head.extend_from_slice(format!("X-Filler-{i}: {}\r\n", "a".repeat(40)).as_bytes());
-    }
-    let run = once_with_capacity(Reply::Raw(head)).await;
+    let run = once_with_capacity(endless_header_section()).await;
     run.assert_fails_with(&["/capacity"]);
 }
 
 #[tokio::test]
 async fn fault_connection_reset_mid_body_is_a_connection_error() {
-    let half = CAPACITY.as_bytes()[..CAPACITY.len() / 2].to_vec();
-    let reply = Response::new(200)
-        .header("Content-Type", "application/json")
-        .body(Body::ThenReset(half))
-        .framing(Framing::ContentLengthOf(CAPACITY.len() as u64))
-        .reply();
-    let run = once_with_capacity(reply).await;
+    let run = once_with_capacity(reset_mid_body(CAPACITY)).await;
     run.assert_fails_with(&["/capacity"]);
     assert!(
         !run.stderr.contains("bad response"),
@@ -334,14 +312,7 @@ async fn fault_connection_closed_without_answer() {
 
 #[tokio::test]
 async fn fault_huge_body_with_content_length_is_refused_unread() {
-    let reply = Response::new(200)
-        .header("Content-Type", "application/json")
-        .body(Body::Repeat {
-            byte: b' ',
-            len: 1 << 30,
-        })
-        .reply();
-    let server = capacity_server(reply).await;
+    let server = capacity_server(huge_body(Framing::ContentLength)).await;
     let run = once(server.base_url("/v1"), &[], true).await;
     run.assert_fails_with(&["/capacity", "larger than", "limit"]);
     report_peak("1 GiB body with Content-Length", &run);
@@ -350,15 +321,7 @@ async fn fault_huge_body_with_content_length_is_refused_unread() {
 #[tokio::test]
 async fn fault_huge_body_without_content_length_is_cut_at_the_cap() {
     for framing in [Framing::CloseDelimited, Framing::Chunked] {
-        let reply = Response::new(200)
-            .header("Content-Type", "application/json")
-            .body(Body::Repeat {
-                byte: b' ',
-                len: 1 << 30,
-            })
-            .framing(framing)
-            .reply();
-        let server = capacity_server(reply).await;
+        let server = capacity_server(huge_body(framing)).await;
         let run = once(server.base_url("/v1"), &[], true).await;
         run.assert_fails_with(&["/capacity", "larger than", "limit"]);
         report_peak(&format!("1 GiB body, {framing:?}"), &run);
@@ -368,28 +331,13 @@ async fn fault_huge_body_without_content_length_is_cut_at_the_cap() {
 #[tokio::test]
 async fn fault_content_length_that_lies_low_is_not_trusted() {
     // Announces a small body, sends a huge one: only the announced bytes are read.
-    let reply = Response::new(200)
-        .header("Content-Type", "application/json")
-        .body(Body::Repeat {
-            byte: b' ',
-            len: 64 << 20,
-        })
-        .framing(Framing::ContentLengthOf(100))
-        .reply();
-    let run = once_with_capacity(reply).await;
+    let run = once_with_capacity(content_length_lying_low()).await;
     run.assert_fails_with(&["/capacity", "bad response"]);
 }
 
 #[tokio::test]
 async fn fault_gzip_body_is_refused_not_expanded() {
-    let server = capacity_server(
-        Response::new(200)
-            .header("Content-Type", "application/json")
-            .header("Content-Encoding", "gzip")
-            .body(Body::Bytes(gzip_stored(CAPACITY.as_bytes())))
-            .reply(),
-    )
-    .await;
+    let server = capacity_server(gzipped(CAPACITY.as_bytes())).await;
     let run = once(server.base_url("/v1"), &[], false).await;
     run.assert_fails_with(&["/capacity", "gzip"]);
     // captop never asks for compression, so a server that sends it anyway is misbehaving.
@@ -431,19 +379,16 @@ async fn fault_html_page_with_200_names_the_content_type() {
 
 #[tokio::test]
 async fn fault_invalid_utf8_is_a_decode_error() {
-    let mut body = capacity_with("Nigeria – Lagos", "Nigeria XX Lagos").into_bytes();
-    let at = body.windows(2).position(|w| w == b"XX").unwrap();
-    body[at] = 0xff;
-    body[at + 1] = 0xfe;
+    let body = with_invalid_utf8(capacity_with("Nigeria – Lagos", "Nigeria XX Lagos"));
     let run = once_with_capacity(json_200(body)).await;
     run.assert_fails_with(&["/capacity", "bad response", "routes[0].name"]);
 }
 
 #[tokio::test]
 async fn fault_utf8_bom_decodes() {
-    let mut body = b"\xEF\xBB\xBF".to_vec();
-    body.extend_from_slice(CAPACITY.as_bytes());
-    once_with_capacity(json_200(body)).await.assert_report();
+    once_with_capacity(json_200(with_bom(CAPACITY)))
+        .await
+        .assert_report();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -725,9 +670,7 @@ async fn fault_100_000_routes_are_over_the_cap() {
 #[tokio::test]
 async fn fault_many_broken_routes_do_not_flood_stderr() {
     // Every route breaks a rule; the report is still usable, the warnings are summarised.
-    let body = String::from_utf8(many_routes(2_000))
-        .unwrap()
-        .replace("\"filled_pct\":25", "\"filled_pct\":250");
+    let body = rule_breaking_routes(2_000);
     let run = once_with_capacity(json_200(body)).await;
     run.assert_report();
     let lines = run.stderr.lines().count();

@@ -1,7 +1,9 @@
 //! Bodies and replies that misbehave, shared by the fault tests of `--once`
 //! (`tests/faults_once.rs`) and of the live dashboard (`tests/faults_dashboard.rs`).
 
-use super::fault_server::{Reply, Response};
+use std::time::Duration;
+
+use super::fault_server::{Body, Framing, Reply, Response};
 use super::fixtures::CAPACITY;
 
 /// [`CAPACITY`] with the first occurrence of `from` replaced by `to`.
@@ -128,4 +130,97 @@ pub fn html_error_page(status: u16) -> String {
          <body><h1>Upstream \u{1b}[31mfailure</h1><p>{}</p></body></html>",
         "detail ".repeat(5_000)
     )
+}
+
+/// 200 with `body` sent one byte a second.
+pub fn trickled(body: &[u8]) -> Reply {
+    Response::new(200)
+        .header("Content-Type", "application/json")
+        .body(Body::Trickle {
+            bytes: body.to_vec(),
+            step: 1,
+            every: Duration::from_secs(1),
+        })
+        .reply()
+}
+
+/// A response head that starts and never ends.
+pub fn headers_that_never_end() -> Reply {
+    Reply::RawThenStall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ".to_vec())
+}
+
+/// A response head of 20 000 headers, about 1 MB.
+pub fn endless_header_section() -> Reply {
+    let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
+    for i in 0..20_000 {
+        head.extend_from_slice(format!("X-Filler-{i}: {}\r\n", "a".repeat(40)).as_bytes());
+    }
+    Reply::Raw(head)
+}
+
+/// 200 announcing all of `body`, sending half of it, then resetting the connection.
+pub fn reset_mid_body(body: &str) -> Reply {
+    let half = body.as_bytes()[..body.len() / 2].to_vec();
+    Response::new(200)
+        .header("Content-Type", "application/json")
+        .body(Body::ThenReset(half))
+        .framing(Framing::ContentLengthOf(body.len() as u64))
+        .reply()
+}
+
+/// 200 with 1 GiB of spaces, never held in memory, its end marked by `framing`.
+pub fn huge_body(framing: Framing) -> Reply {
+    Response::new(200)
+        .header("Content-Type", "application/json")
+        .body(Body::Repeat {
+            byte: b' ',
+            len: 1 << 30,
+        })
+        .framing(framing)
+        .reply()
+}
+
+/// 200 announcing 100 bytes and sending 64 MiB.
+pub fn content_length_lying_low() -> Reply {
+    Response::new(200)
+        .header("Content-Type", "application/json")
+        .body(Body::Repeat {
+            byte: b' ',
+            len: 64 << 20,
+        })
+        .framing(Framing::ContentLengthOf(100))
+        .reply()
+}
+
+/// 200 with `body` gzipped, though captop never asks for compression.
+pub fn gzipped(body: &[u8]) -> Reply {
+    Response::new(200)
+        .header("Content-Type", "application/json")
+        .header("Content-Encoding", "gzip")
+        .body(Body::Bytes(gzip_stored(body)))
+        .reply()
+}
+
+/// `body` with its first `XX` turned into the bytes FF FE, which are never UTF-8.
+pub fn with_invalid_utf8(body: String) -> Vec<u8> {
+    let mut bytes = body.into_bytes();
+    let at = bytes.windows(2).position(|w| w == b"XX").unwrap();
+    bytes[at] = 0xff;
+    bytes[at + 1] = 0xfe;
+    bytes
+}
+
+/// `body` after a UTF-8 byte-order mark.
+pub fn with_bom(body: &str) -> Vec<u8> {
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(body.as_bytes());
+    bytes
+}
+
+/// [`many_routes`] where every route breaks a rule (`filled_pct` 250): usable, but warned about.
+pub fn rule_breaking_routes(n: usize) -> Vec<u8> {
+    String::from_utf8(many_routes(n))
+        .unwrap()
+        .replace("\"filled_pct\":25", "\"filled_pct\":250")
+        .into_bytes()
 }
