@@ -9,8 +9,8 @@ mod support;
 
 use std::path::Path;
 use std::process::{Output, Stdio};
+use support::profiles::{demo_service, write_profile_config};
 
-use captop::demo::{DemoConfig, DemoServer};
 use tokio::io::AsyncWriteExt;
 
 const KEY: &str = "sk-cli-test-5e4d3c2b1a09f8e7";
@@ -70,29 +70,12 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-async fn service() -> DemoServer {
-    DemoServer::start(DemoConfig {
-        api_key: KEY.to_owned(),
-        ..DemoConfig::default()
-    })
-    .await
-    .unwrap()
-}
-
 /// login, status, logout, status with one profile; returns login's stderr and the profile.
 async fn round_trip(keyring: Keyring, store_name: &str) -> (String, String) {
-    let server = service().await;
+    let server = demo_service(KEY).await;
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("rt");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[profiles.{profile}]\nbase_url = \"{}\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    let config = write_profile_config(dir.path(), &profile, &server.base_url());
     let p = ["--profile", profile.as_str()];
 
     let login = captop(
@@ -175,18 +158,10 @@ async fn login_status_logout_with_the_secret_service() {
 
 #[tokio::test]
 async fn a_wrong_key_is_refused_and_config_errors_name_the_place() {
-    let server = service().await;
+    let server = demo_service(KEY).await;
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("wrong");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[profiles.{profile}]\nbase_url = \"{}\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    let config = write_profile_config(dir.path(), &profile, &server.base_url());
     let wrong = format!("{KEY}-but-not-this-one");
     let out = captop(
         &config,

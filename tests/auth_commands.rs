@@ -6,30 +6,20 @@
 
 mod support;
 
-use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::Path;
+use support::profiles::{demo_service, profile_config, settings};
 
 use captop::cli::{AuthCommand, ConfigCommand, GlobalArgs};
 use captop::commands::auth::{KeyInput, run_auth};
 use captop::commands::config::run_config_with;
 use captop::config::{Environment, Settings};
-use captop::demo::{DemoConfig, DemoServer};
+use captop::demo::DemoServer;
 use captop::keyring::{Keyring, StoreChoice};
 use captop::secret::ApiKey;
 
 const GOOD_KEY: &str = "sk-live-9f3a7c2e5b8d1f4a6c0e";
 const BAD_KEY: &str = "sk-live-00000000deadbeef0000";
-
-/// Starts the simulated service, accepting [`GOOD_KEY`]; keep it alive while it is used.
-async fn service() -> DemoServer {
-    DemoServer::start(DemoConfig {
-        api_key: GOOD_KEY.to_owned(),
-        ..DemoConfig::default()
-    })
-    .await
-    .unwrap()
-}
 
 /// Metered requests the service has seen.
 fn metered(server: &DemoServer) -> usize {
@@ -42,24 +32,6 @@ fn metered(server: &DemoServer) -> usize {
 
 fn unique_profile(test: &str) -> String {
     support::unique_name(&format!("t-{test}"))
-}
-
-fn settings(dir: &Path, config: &str, args: GlobalArgs, vars: &[(&str, &str)]) -> Settings {
-    let path = dir.join("config.toml");
-    std::fs::write(&path, config).unwrap();
-    let mut vars: HashMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    vars.entry("CAPTOP_KEYRING".to_owned())
-        .or_insert_with(|| "keyutils".to_owned());
-    let lookup = move |name: &str| vars.get(name).cloned();
-    let env = Environment {
-        var: &lookup,
-        default_config: Some(path),
-        stdout_is_tty: false,
-    };
-    Settings::resolve_with(&args, &env).unwrap()
 }
 
 /// Runs one auth command; returns (exit code, stdout, stderr), asserting neither holds a key.
@@ -91,11 +63,11 @@ fn args(profile: &str) -> GlobalArgs {
 
 #[tokio::test]
 async fn login_status_logout_round_trip() {
-    let server = service().await;
+    let server = demo_service(GOOD_KEY).await;
     let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("round");
-    let config = format!("[profiles.{profile}]\nbase_url = \"{base_url}\"\n");
+    let config = profile_config(&profile, &base_url, "");
     let s = settings(dir.path(), &config, args(&profile), &[]);
 
     // Before: no key.
@@ -176,11 +148,11 @@ async fn login_status_logout_round_trip() {
 
 #[tokio::test]
 async fn a_rejected_key_is_reported_and_not_stored() {
-    let server = service().await;
+    let server = demo_service(GOOD_KEY).await;
     let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("reject");
-    let config = format!("[profiles.{profile}]\nbase_url = \"{base_url}\"\n");
+    let config = profile_config(&profile, &base_url, "");
     let s = settings(dir.path(), &config, args(&profile), &[]);
 
     let (code, out, err) = auth(AuthCommand::Login, &s, Some(BAD_KEY)).await;
@@ -248,7 +220,7 @@ async fn login_needs_a_base_url_and_a_reachable_service() {
 
 #[tokio::test]
 async fn status_names_each_profiles_source() {
-    let server = service().await;
+    let server = demo_service(GOOD_KEY).await;
     let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let (cmd, env) = (unique_profile("cmd"), unique_profile("env"));
@@ -290,11 +262,11 @@ async fn status_names_each_profiles_source() {
 
 #[tokio::test]
 async fn login_warns_when_another_source_wins() {
-    let server = service().await;
+    let server = demo_service(GOOD_KEY).await;
     let base_url = server.base_url();
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("shadow");
-    let config = format!("[profiles.{profile}]\nbase_url = \"{base_url}\"\n");
+    let config = profile_config(&profile, &base_url, "");
     let s = settings(
         dir.path(),
         &config,
@@ -315,13 +287,10 @@ async fn login_warns_when_another_source_wins() {
 #[tokio::test]
 #[ignore = "needs a Secret Service (gnome-keyring in dbus-run-session)"]
 async fn login_status_logout_with_the_secret_service() {
-    let server = service().await;
+    let server = demo_service(GOOD_KEY).await;
     let dir = tempfile::tempdir().unwrap();
     let profile = unique_profile("ss");
-    let config = format!(
-        "[profiles.{profile}]\nbase_url = \"{}\"\n",
-        server.base_url()
-    );
+    let config = profile_config(&profile, &server.base_url(), "");
     let vars = [("CAPTOP_KEYRING", "secret-service")];
     let s = settings(dir.path(), &config, args(&profile), &vars);
 

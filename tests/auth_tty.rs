@@ -15,8 +15,8 @@ mod support;
 
 use std::path::Path;
 use std::time::Duration;
+use support::profiles::{demo_service, write_profile_config};
 
-use captop::demo::{DemoConfig, DemoServer};
 use captop::keyring::{Keyring, StoreChoice};
 use support::pty::{Pty, captop};
 
@@ -37,23 +37,10 @@ fn start_login(home: &Path, config: &Path, profile: &str) -> Pty {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_at_a_terminal_does_not_echo_the_key() {
-    let server = DemoServer::start(DemoConfig {
-        api_key: KEY.to_owned(),
-        ..DemoConfig::default()
-    })
-    .await
-    .unwrap();
+    let server = demo_service(KEY).await;
     let dir = tempfile::tempdir().unwrap();
     let profile = format!("tty-{}", std::process::id());
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[profiles.{profile}]\nbase_url = \"{}\"\n",
-            server.base_url()
-        ),
-    )
-    .unwrap();
+    let config = write_profile_config(dir.path(), &profile, &server.base_url());
 
     let home = dir.path().to_owned();
     let login = tokio::task::spawn_blocking(move || {

@@ -4,37 +4,17 @@
 
 mod support;
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
+use support::profiles::settings;
 
 use captop::cli::GlobalArgs;
-use captop::config::{Environment, Settings};
 use captop::keyring::{Keyring, StoreChoice, StoreKind};
 use captop::secret::{ApiKey, KeyError, KeySource, run_key_command};
 
 const FILE_KEY: &str = "sk-from-file-7c1e9a0b55d2";
 const ENV_KEY: &str = "sk-from-env-3f8d2b6a91c4";
 const CMD_KEY: &str = "sk-from-command-a4b5c6d7e8f9";
-
-/// Settings for a config text, flags and environment (the keyring forced to keyutils).
-fn settings(dir: &Path, config: &str, args: GlobalArgs, vars: &[(&str, &str)]) -> Settings {
-    let path = dir.join("config.toml");
-    std::fs::write(&path, config).unwrap();
-    let mut vars: HashMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    vars.entry("CAPTOP_KEYRING".to_owned())
-        .or_insert_with(|| "keyutils".to_owned());
-    let lookup = move |name: &str| vars.get(name).cloned();
-    let env = Environment {
-        var: &lookup,
-        default_config: Some(path),
-        stdout_is_tty: false,
-    };
-    Settings::resolve_with(&args, &env).unwrap()
-}
 
 fn key_file(dir: &Path, mode: u32) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;

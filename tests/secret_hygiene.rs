@@ -34,8 +34,8 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
+use support::profiles::{demo_service, profile_config};
 
-use captop::demo::{DemoConfig, DemoServer};
 use captop::keyring::{Keyring, StoreChoice};
 use captop::secret::ApiKey;
 use portable_pty::CommandBuilder;
@@ -623,21 +623,6 @@ impl Drop for KeyringProfile {
             let _ = keyring.delete_key(&self.0);
         }
     }
-}
-
-/// The simulated service, accepting `key`.
-async fn demo_service(key: &str) -> DemoServer {
-    DemoServer::start(DemoConfig {
-        api_key: key.to_owned(),
-        ..DemoConfig::default()
-    })
-    .await
-    .unwrap()
-}
-
-/// A config with one profile pointing at `base_url`, plus `extra` lines in it.
-fn profile_config(profile: &str, base_url: &str, extra: &str) -> String {
-    format!("[profiles.{profile}]\nbase_url = \"{base_url}\"\n{extra}")
 }
 
 /// The `api_key_command` line that prints the key.

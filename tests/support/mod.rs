@@ -1,6 +1,7 @@
 //! Shared kit for the integration tests: a scripted HTTP server for faults ([`fault_server`]),
-//! the misbehaving bodies it serves ([`faults`]), sample report bodies ([`fixtures`]) and the
-//! real binary in a pseudo-terminal ([`pty`]).
+//! the misbehaving bodies it serves ([`faults`]), sample report bodies ([`fixtures`]), the
+//! simulated service and config profiles the auth tests share ([`profiles`]), and the real
+//! binary in a pseudo-terminal ([`pty`]).
 
 #![allow(dead_code)] // Each test file uses a different part of the kit.
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
@@ -9,6 +10,7 @@
 pub mod fault_server;
 pub mod faults;
 pub mod fixtures;
+pub mod profiles;
 pub mod pty;
 
 /// A profile (or keyring account) name no other test, thread or run uses: `{tag}-{pid}-{nanos}`.
