@@ -8,6 +8,12 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+/// UNIX milliseconds of `at`, the unit of the shared budget file (0 before 1970).
+pub fn unix_ms(at: SystemTime) -> u64 {
+    at.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// Maps the poller's instants to wall-clock time.
 #[derive(Debug, Clone, Copy)]
 pub struct PollClock {
@@ -18,10 +24,10 @@ pub struct PollClock {
 impl PollClock {
     /// A clock on which `start` is the wall-clock time `anchor`.
     pub fn new(start: Instant, anchor: SystemTime) -> Self {
-        let anchor_ms = anchor
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        Self { start, anchor_ms }
+        Self {
+            start,
+            anchor_ms: unix_ms(anchor),
+        }
     }
 
     /// UNIX milliseconds at `at` (instants before the start map to the start).

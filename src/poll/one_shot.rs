@@ -9,8 +9,9 @@
 //! itself is published, so the dashboards hold too. Without a usable runtime dir it simply
 //! asks, unshared.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
+use super::clock::unix_ms;
 use super::shared::{self, SharedAnswer, SharedBudget};
 use crate::api::ApiError;
 use crate::api::error::humantime;
@@ -77,7 +78,7 @@ impl OneShot {
             return Ok(());
         };
         for _ in 0..2 {
-            let now = now_ms();
+            let now = unix_ms(SystemTime::now());
             let Ok(answer) = budget.acquire(now, REQUESTS) else {
                 return Ok(());
             };
@@ -100,16 +101,10 @@ impl OneShot {
         };
         let now = SystemTime::now();
         let wait = retry_after.map_or(DEFAULT_RETRY_AFTER, |r| r.delay_from(now));
-        let now = now_ms();
-        let until = now.saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
-        let _ = budget.publish_pause(now, until);
+        let now_ms = unix_ms(now);
+        let until = now_ms.saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
+        let _ = budget.publish_pause(now_ms, until);
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
