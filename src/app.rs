@@ -1436,6 +1436,7 @@ mod tests {
             requested_interval: Duration::from_secs(5),
             budget_interval: Duration::from_secs(5),
             interval: Duration::from_secs(5),
+            shared_by: 1,
             next_poll_at: None,
             budget_used: 0,
             budget_limit: 60,

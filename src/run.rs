@@ -56,7 +56,7 @@ async fn figures(args: &GlobalArgs) -> u8 {
     let code = if !args.once && std::io::stdout().is_terminal() {
         dashboard(&settings, client, demo.as_ref()).await
     } else {
-        once(&settings, args.format, &client).await
+        once(&settings, args.format, &client, demo.is_some()).await
     };
     if let Some(server) = demo {
         server.shutdown().await;
@@ -71,7 +71,11 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
         None => client.base_url().to_owned(),
     };
     let options = crate::app::UiOptions::from_settings(settings, label);
-    let config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    if demo.is_some() {
+        // The in-process demo service talks to this process only: its budget stays here.
+        config.sharing = crate::poll::BudgetSharing::Off;
+    }
     let (commands, events, poller) = crate::poll::spawn(client, config);
     let result = crate::tui::run(options, events, commands).await;
     poller.abort();
@@ -88,14 +92,19 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
     }
 }
 
-/// `--once`: the figures printed once, as a table or JSON.
-async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) -> u8 {
+/// `--once`: the figures printed once, as a table or JSON (`demo`: from the in-process demo
+/// service, whose budget is not shared).
+async fn once(settings: &Settings, format: crate::cli::Format, client: &Client, demo: bool) -> u8 {
     let style = crate::once::TableStyle {
         color: settings.color,
         warn_pct: i64::from(settings.warn_pct),
         crit_pct: i64::from(settings.crit_pct),
     };
-    let budget = crate::poll::one_shot::OneShot::open(&client.host(), settings.budget);
+    let budget = if demo {
+        crate::poll::one_shot::OneShot::unshared()
+    } else {
+        crate::poll::one_shot::OneShot::open(client.base_url(), settings.budget)
+    };
     let code = crate::once::run(
         client,
         &budget,

@@ -180,6 +180,7 @@ impl Fixture {
             requested_interval: Duration::from_secs(5),
             budget_interval: Duration::from_secs(5),
             interval: Duration::from_secs(5),
+            shared_by: 1,
             next_poll_at: pause.is_none().then(|| now + Duration::from_secs(next_in)),
             budget_used: 24,
             budget_limit: 60,

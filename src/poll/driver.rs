@@ -21,7 +21,8 @@ use tokio::task::{JoinError, JoinHandle};
 use super::budget::SlidingWindow;
 use super::clock::PollClock;
 use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
-use super::shared::{self, SharedAnswer, SharedBudget};
+use super::pacing::{Pace, Verdict};
+use super::shared::{self, SharedBudget};
 use super::{MAX_BUDGET, PollCommand, PollEvent, ScheduleStatus};
 use crate::api::model::{CapacityReport, Health, UtilizationReport};
 use crate::api::{ApiError, Client};
@@ -38,7 +39,8 @@ pub trait MeteredSource: Send + Sync + 'static {
     fn poll(&self) -> impl Future<Output = PollResults> + Send;
     /// `/health` (not metered).
     fn health(&self) -> impl Future<Output = Result<Health, ApiError>> + Send;
-    /// What the shared budget is keyed by: the host of the service.
+    /// What the shared budget is keyed by: the origin of the service (scheme, host, port; see
+    /// [`shared::origin`]).
     fn budget_key(&self) -> String;
 }
 
@@ -52,7 +54,7 @@ impl MeteredSource for Client {
     }
 
     fn budget_key(&self) -> String {
-        self.host()
+        shared::origin(self.base_url())
     }
 }
 
@@ -63,7 +65,8 @@ pub enum BudgetSharing {
     Auto,
     /// In this directory (tests, or a user's choice).
     Dir(PathBuf),
-    /// Not at all: this process keeps its own budget.
+    /// Not at all: this process keeps its own budget (e.g. for the in-process `--demo`
+    /// service, which no other process talks to).
     Off,
 }
 
@@ -171,7 +174,7 @@ async fn run<S: MeteredSource>(
     let (budget_limit, budget_window) = (schedule.budget_limit, schedule.budget_window);
     let requests_per_poll = schedule.requests_per_poll;
     let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
-    let (shared, note) = open_shared(&config, &source.budget_key());
+    let (shared, note) = open_shared(&config, &source.budget_key(), clock.millis(start));
     let mut driver = Driver {
         own_window: SlidingWindow::new(budget_limit, budget_window),
         requests_per_poll,
@@ -262,8 +265,13 @@ async fn run<S: MeteredSource>(
     }
 }
 
-/// Opens the shared budget as configured; on failure says why in the note.
-fn open_shared(config: &PollConfig, key: &str) -> (Option<SharedBudget>, Option<String>) {
+/// Opens the shared budget as configured and joins it at `now_ms`; on failure says why in the
+/// note.
+fn open_shared(
+    config: &PollConfig,
+    key: &str,
+    now_ms: u64,
+) -> (Option<SharedBudget>, Option<String>) {
     let dir = match &config.sharing {
         BudgetSharing::Off => return (None, None),
         BudgetSharing::Dir(dir) => Some(dir.clone()),
@@ -275,13 +283,16 @@ fn open_shared(config: &PollConfig, key: &str) -> (Option<SharedBudget>, Option<
             Some("request budget not shared with other captop processes: no runtime dir".into()),
         );
     };
-    match SharedBudget::open(
-        &dir,
-        key,
-        shared::next_id(),
-        config.schedule.budget_limit,
-        config.schedule.budget_window,
-    ) {
+    let schedule = &config.schedule;
+    let pace = Pace::new(
+        schedule.budget_limit,
+        schedule.budget_window,
+        schedule.requests_per_poll,
+    );
+    let every = schedule.requested_interval.max(schedule.budget_floor());
+    let joined = SharedBudget::open(&dir, key, shared::next_id(), pace)
+        .and_then(|shared| shared.join(now_ms, every).map(|()| shared));
+    match joined {
         Ok(shared) => (Some(shared), None),
         Err(e) => (None, Some(unshared_note(&e))),
     }
@@ -302,7 +313,8 @@ impl<S: MeteredSource> Driver<S> {
                 .is_none_or(|at| now >= at + self.health_gap)
     }
 
-    /// Takes one poll's requests from the budget, or tells the scheduler when to try again.
+    /// Takes one poll's requests from the budget, or tells the scheduler when to try again:
+    /// the poll's turn among the pollers sharing the budget, a pause, or room in the window.
     fn take_budget(&mut self, now: Instant) -> bool {
         let now_ms = self.clock.millis(now);
         let n = self.requests_per_poll;
@@ -317,37 +329,51 @@ impl<S: MeteredSource> Driver<S> {
             }
         }
         if let Some(shared) = &self.shared {
-            match shared.acquire(now_ms, n) {
-                Ok(SharedAnswer::Granted { .. }) => {}
-                Ok(SharedAnswer::Paused { until_ms }) => {
-                    self.scheduler
-                        .rate_limited_elsewhere(now, self.clock.instant(until_ms));
-                    return false;
+            match shared.claim(now_ms, Some(self.scheduler.interval())) {
+                Ok(answer) => {
+                    self.scheduler.set_shared_by(answer.members);
+                    let wait_until = match answer.verdict {
+                        Verdict::Granted => None,
+                        Verdict::Slot { at_ms } => Some(at_ms),
+                        Verdict::Paused { until_ms } => {
+                            self.scheduler
+                                .rate_limited_elsewhere(now, self.clock.instant(until_ms));
+                            return false;
+                        }
+                        Verdict::Full { room_at_ms } => {
+                            Some(room_at_ms.unwrap_or(now_ms.saturating_add(window_ms)))
+                        }
+                    };
+                    if let Some(at) = wait_until {
+                        self.scheduler.budget_wait(self.clock.instant(at));
+                        return false;
+                    }
                 }
-                Ok(SharedAnswer::Full { room_at_ms, .. }) => {
-                    let at = room_at_ms.unwrap_or(now_ms.saturating_add(window_ms));
-                    self.scheduler.budget_wait(self.clock.instant(at));
-                    return false;
-                }
-                Err(e) => {
-                    self.note = Some(unshared_note(&e));
-                    self.shared = None;
-                }
+                Err(e) => self.unshare(&e),
             }
         }
         self.own_window.record(now_ms, n);
         true
     }
 
+    /// The state file failed: go on with this process's own budget, and say so.
+    fn unshare(&mut self, error: &std::io::Error) {
+        self.note = Some(unshared_note(error));
+        self.shared = None;
+        self.scheduler.set_shared_by(1);
+    }
+
+    /// Requests in the budget's window; on the way, the pollers sharing it now, so that this
+    /// one's share follows others joining and leaving.
     fn budget_used(&mut self, now: Instant) -> u32 {
         let now_ms = self.clock.millis(now);
         if let Some(shared) = &self.shared {
-            match shared.used(now_ms) {
-                Ok(used) => return used,
-                Err(e) => {
-                    self.note = Some(unshared_note(&e));
-                    self.shared = None;
+            match shared.status(now_ms, true) {
+                Ok((used, members)) => {
+                    self.scheduler.set_shared_by(members);
+                    return used;
                 }
+                Err(e) => self.unshare(&e),
             }
         }
         self.own_window.used(now_ms)
@@ -384,8 +410,7 @@ impl<S: MeteredSource> Driver<S> {
                 {
                     let until_ms = self.clock.millis(until);
                     if let Err(e) = shared.publish_pause(self.clock.millis(now), until_ms) {
-                        self.note = Some(unshared_note(&e));
-                        self.shared = None;
+                        self.unshare(&e);
                     }
                 }
             }
