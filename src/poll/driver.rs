@@ -20,8 +20,8 @@ use tokio::task::{JoinError, JoinHandle};
 
 use super::budget::SlidingWindow;
 use super::clock::PollClock;
-use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
 use super::pacing::{Pace, Verdict};
+use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
 use super::shared::{self, SharedBudget};
 use super::{MAX_BUDGET, PollCommand, PollEvent, ScheduleStatus};
 use crate::api::model::{CapacityReport, Health, UtilizationReport};

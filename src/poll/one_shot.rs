@@ -140,10 +140,7 @@ mod tests {
 
     #[test]
     fn granted_goes_and_a_short_wait_is_waited_for() {
-        assert_eq!(
-            gate(answer(Verdict::Granted, 4), 1_000, PATIENCE),
-            Gate::Go
-        );
+        assert_eq!(gate(answer(Verdict::Granted, 4), 1_000, PATIENCE), Gate::Go);
         let room = Verdict::Full {
             room_at_ms: Some(9_000),
         };

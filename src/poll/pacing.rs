@@ -239,7 +239,9 @@ impl PaceState {
         let slot = match reserved {
             Some(slot) => slot,
             None => {
-                let slot = self.last_slot_ms.map_or(now, |s| now.max(s.saturating_add(gap)));
+                let slot = self
+                    .last_slot_ms
+                    .map_or(now, |s| now.max(s.saturating_add(gap)));
                 self.last_slot_ms = Some(slot);
                 slot
             }

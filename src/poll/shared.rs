@@ -376,14 +376,20 @@ pub(crate) mod tests {
         let b = SharedBudget::open(&dir.0, "http://h:1", 2, pace(6)).unwrap();
         let other = SharedBudget::open(&dir.0, "http://h:2", 3, pace(6)).unwrap();
         let first = a.claim(1_000, EVERY).unwrap();
-        assert_eq!((first.verdict, first.used, first.members), (Verdict::Granted, 2, 1));
+        assert_eq!(
+            (first.verdict, first.used, first.members),
+            (Verdict::Granted, 2, 1)
+        );
         // b comes at once: its turn is one gap later.
         let second = b.claim(1_000, EVERY).unwrap();
         assert_eq!(second.verdict, Verdict::Slot { at_ms: 4_333 });
         assert_eq!(second.members, 2);
         assert_eq!(a.status(1_000, true).unwrap(), (2, 2));
         // Asking again early changes nothing; at its slot it goes.
-        assert_eq!(b.claim(2_000, EVERY).unwrap().verdict, Verdict::Slot { at_ms: 4_333 });
+        assert_eq!(
+            b.claim(2_000, EVERY).unwrap().verdict,
+            Verdict::Slot { at_ms: 4_333 }
+        );
         let go = b.claim(4_333, EVERY).unwrap();
         assert_eq!((go.verdict, go.used), (Verdict::Granted, 4));
         // Another service on the same host is not affected.
@@ -392,7 +398,9 @@ pub(crate) mod tests {
         // The window is full (6 in 10 s): the next turn waits for the oldest to leave.
         assert_eq!(
             b.claim(11_000, EVERY).unwrap().verdict,
-            Verdict::Full { room_at_ms: Some(11_001) }
+            Verdict::Full {
+                room_at_ms: Some(11_001)
+            }
         );
         // ... and keeps its turn for then.
         assert!(granted(b.claim(11_001, EVERY).unwrap()));
@@ -435,10 +443,17 @@ pub(crate) mod tests {
         });
         fs::write(a.path(), ended.to_string()).unwrap();
         let full = a.claim(1_500, EVERY).unwrap();
-        assert_eq!(full.verdict, Verdict::Full { room_at_ms: Some(11_001) });
+        assert_eq!(
+            full.verdict,
+            Verdict::Full {
+                room_at_ms: Some(11_001)
+            }
+        );
         assert_eq!((full.used, full.members), (4, 1));
         fs::write(a.path(), ended.to_string()).unwrap();
-        assert!(granted(a.claim(1_000 + W.as_millis() as u64 + 1, EVERY).unwrap()));
+        assert!(granted(
+            a.claim(1_000 + W.as_millis() as u64 + 1, EVERY).unwrap()
+        ));
         // Times in the future (another clock, or damage) count as now.
         let future = serde_json::json!({ "version": 2, "sent_ms": [u64::MAX, u64::MAX] });
         fs::write(a.path(), future.to_string()).unwrap();
