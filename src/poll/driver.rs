@@ -161,34 +161,11 @@ struct Driver<S> {
 
 async fn run<S: MeteredSource>(
     source: S,
-    mut config: PollConfig,
+    config: PollConfig,
     mut commands: mpsc::UnboundedReceiver<PollCommand>,
     events: mpsc::Sender<PollEvent>,
 ) {
-    let start = now();
-    let schedule = &mut config.schedule;
-    schedule.requests_per_poll = schedule.requests_per_poll.max(1);
-    schedule.budget_limit = schedule
-        .budget_limit
-        .clamp(schedule.requests_per_poll, MAX_BUDGET);
-    let (budget_limit, budget_window) = (schedule.budget_limit, schedule.budget_window);
-    let requests_per_poll = schedule.requests_per_poll;
-    let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
-    let (shared, note) = open_shared(&config, &source.budget_key(), clock.millis(start));
-    let mut driver = Driver {
-        own_window: SlidingWindow::new(budget_limit, budget_window),
-        requests_per_poll,
-        scheduler: Scheduler::new(config.schedule.clone(), start),
-        source: Arc::new(source),
-        clock,
-        shared,
-        note,
-        events,
-        last_status: None,
-        health_gap: config.health_gap,
-        health_last: None,
-        health_wanted: true,
-    };
+    let mut driver = Driver::new(source, config, events);
     let mut poll_task: Option<JoinHandle<PollResults>> = None;
     let mut health_task: Option<JoinHandle<Result<Health, ApiError>>> = None;
     loop {
@@ -207,18 +184,7 @@ async fn run<S: MeteredSource>(
         if driver.publish_status(now).await.is_err() {
             break;
         }
-        let poll_wake = if poll_task.is_none() {
-            driver.scheduler.next_poll_at()
-        } else {
-            None
-        };
-        let health_wake = (driver.health_wanted && health_task.is_none())
-            .then(|| driver.health_last.map(|at| at + driver.health_gap))
-            .flatten();
-        let wake = match (poll_wake, health_wake) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let wake = driver.wake_at(poll_task.is_none(), health_task.is_none());
         let sleep = tokio::time::sleep_until(tokio::time::Instant::from_std(
             wake.unwrap_or(now + Duration::from_secs(3600)),
         ));
@@ -230,13 +196,7 @@ async fn run<S: MeteredSource>(
             },
             answer = join_slot(&mut poll_task) => {
                 poll_task = None;
-                let results = answer.unwrap_or_else(|e| {
-                    let reason = format!("poll task failed: {e}");
-                    (
-                        Err(ApiError::Connect { endpoint: crate::api::Endpoint::Capacity, reason: reason.clone() }),
-                        Err(ApiError::Connect { endpoint: crate::api::Endpoint::Utilization, reason }),
-                    )
-                });
+                let results = answer.unwrap_or_else(|e| task_failed(&e));
                 if driver.poll_answered(results).await.is_err() {
                     break;
                 }
@@ -263,6 +223,21 @@ async fn run<S: MeteredSource>(
     {
         task.abort();
     }
+}
+
+/// The answers of a poll whose task failed (panicked or was cancelled).
+fn task_failed(error: &JoinError) -> PollResults {
+    let reason = format!("poll task failed: {error}");
+    (
+        Err(ApiError::Connect {
+            endpoint: crate::api::Endpoint::Capacity,
+            reason: reason.clone(),
+        }),
+        Err(ApiError::Connect {
+            endpoint: crate::api::Endpoint::Utilization,
+            reason,
+        }),
+    )
 }
 
 /// Opens the shared budget as configured and joins it at `now_ms`; on failure says why in the
@@ -306,6 +281,47 @@ fn unshared_note(error: &std::io::Error) -> String {
 }
 
 impl<S: MeteredSource> Driver<S> {
+    /// The driver's state at start: budget clamped, clock anchored, shared budget joined.
+    fn new(source: S, mut config: PollConfig, events: mpsc::Sender<PollEvent>) -> Self {
+        let start = now();
+        let schedule = &mut config.schedule;
+        schedule.requests_per_poll = schedule.requests_per_poll.max(1);
+        schedule.budget_limit = schedule
+            .budget_limit
+            .clamp(schedule.requests_per_poll, MAX_BUDGET);
+        let (budget_limit, budget_window) = (schedule.budget_limit, schedule.budget_window);
+        let requests_per_poll = schedule.requests_per_poll;
+        let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
+        let (shared, note) = open_shared(&config, &source.budget_key(), clock.millis(start));
+        Driver {
+            own_window: SlidingWindow::new(budget_limit, budget_window),
+            requests_per_poll,
+            scheduler: Scheduler::new(config.schedule.clone(), start),
+            source: Arc::new(source),
+            clock,
+            shared,
+            note,
+            events,
+            last_status: None,
+            health_gap: config.health_gap,
+            health_last: None,
+            health_wanted: true,
+        }
+    }
+
+    /// When the loop must wake next on its own: the next poll (none while one is in flight)
+    /// or the next `/health` probe, whichever comes first.
+    fn wake_at(&self, poll_idle: bool, health_idle: bool) -> Option<Instant> {
+        let poll_wake = poll_idle.then(|| self.scheduler.next_poll_at()).flatten();
+        let health_wake = (self.health_wanted && health_idle)
+            .then(|| self.health_last.map(|at| at + self.health_gap))
+            .flatten();
+        match (poll_wake, health_wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn health_due(&self, now: Instant) -> bool {
         self.health_wanted
             && self
