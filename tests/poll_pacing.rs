@@ -47,20 +47,20 @@ impl MeteredSource for Timed {
     }
 }
 
-/// A fresh state-file directory for one test.
-struct StateDir(PathBuf);
-
-impl StateDir {
-    fn new(tag: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("captop-pacing-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Self(dir)
-    }
+/// A fresh state-file directory for one test (made by captop inside a private temp dir, which
+/// goes on drop).
+struct StateDir {
+    path: PathBuf,
+    _tmp: tempfile::TempDir,
 }
 
-impl Drop for StateDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+impl StateDir {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        Self {
+            path: tmp.path().join("captop"),
+            _tmp: tmp,
+        }
     }
 }
 
@@ -85,7 +85,7 @@ impl Dashboard {
             sent: Arc::clone(&sent),
         };
         let mut config = PollConfig::new(Duration::from_secs(1), 60);
-        config.sharing = BudgetSharing::Dir(dir.0.clone());
+        config.sharing = BudgetSharing::Dir(dir.path.clone());
         let (commands, mut events, task) = captop::poll::spawn(source, config);
         let statuses = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&statuses);
@@ -134,7 +134,7 @@ async fn three_dashboards_at_interval_1_share_60_a_minute_in_even_turns() {
     const SPAN: f64 = 70.0;
     const FAIR: f64 = 6.0; // 3 dashboards × 2 requests × 60 s / 60 requests
     let server = DemoServer::start(DemoConfig::default()).await.unwrap();
-    let dir = StateDir::new("three");
+    let dir = StateDir::new();
     let t0 = Instant::now();
     let dashboards: Vec<_> = (0..3).map(|_| Dashboard::start(&server, &dir)).collect();
     tokio::time::sleep(Duration::from_secs_f64(SPAN)).await;
@@ -205,7 +205,7 @@ async fn a_429_from_one_port_leaves_a_dashboard_of_another_port_at_its_pace() {
     let other = DemoServer::start(DemoConfig::default()).await.unwrap();
     assert_eq!(limited.local_addr().ip(), other.local_addr().ip());
     assert_ne!(limited.local_addr().port(), other.local_addr().port());
-    let dir = StateDir::new("ports");
+    let dir = StateDir::new();
     let t0 = Instant::now();
     let held = Dashboard::start(&limited, &dir);
     let steady = Dashboard::start(&other, &dir);
@@ -268,13 +268,13 @@ async fn once_leaves(dir: &StateDir, args: &[&str], key: &str) -> Vec<String> {
         .args(args)
         .env("CAPTOP_API_KEY", key)
         .env("CAPTOP_CONFIG", "/dev/null")
-        .env("CAPTOP_RUNTIME_DIR", &dir.0)
+        .env("CAPTOP_RUNTIME_DIR", &dir.path)
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")
         .stdin(std::process::Stdio::null());
     let output = command.output().await.unwrap();
     assert!(output.status.success(), "{output:?}");
-    std::fs::read_dir(&dir.0)
+    std::fs::read_dir(&dir.path)
         .map(|entries| {
             entries
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -285,7 +285,7 @@ async fn once_leaves(dir: &StateDir, args: &[&str], key: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_process_demo_keeps_its_budget_out_of_the_shared_dir() {
-    let dir = StateDir::new("demo");
+    let dir = StateDir::new();
     assert_eq!(
         once_leaves(&dir, &["--demo"], "unused").await,
         Vec::<String>::new()

@@ -311,3 +311,66 @@ impl PaceState {
         self.paused_until_ms = Some(self.paused_until_ms.map_or(until_ms, |u| u.max(until_ms)));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PACE: Pace = Pace {
+        limit: 60,
+        window_ms: 60_000,
+        per_poll: 2,
+    };
+    const HOUR_MS: u64 = 3_600_000;
+
+    fn who(id: u64) -> Who {
+        Who { pid: 1, id }
+    }
+
+    #[test]
+    fn a_member_that_was_alone_is_not_dropped_while_it_waits_out_a_wider_share() {
+        let mut state = PaceState::default();
+        let alive = |_: u32| true;
+        // a polled alone (every 2 s); b and c join and take the next turns.
+        state.join(who(1), 0, 2_000);
+        assert_eq!(
+            state.claim(PACE, who(1), 0, 2_000).verdict,
+            Verdict::Granted
+        );
+        state.join(who(2), 100, 2_000);
+        state.join(who(3), 100, 2_000);
+        // At 5.5 s a's heartbeat says "every 2 s" and is 5.5 s old, but with three sharing its
+        // next turn comes only at 6 s: it still counts.
+        state.prune(PACE, 5_500, HOUR_MS, who(2), &alive);
+        assert_eq!(state.members(who(2), true), 3);
+        // Silent for more than two shares and a second, it is gone (and so is c, silent since
+        // it joined).
+        state.prune(PACE, 13_200, HOUR_MS, who(2), &alive);
+        assert_eq!(state.members(who(2), true), 1);
+    }
+
+    #[test]
+    fn a_lapsed_reservation_queues_afresh_instead_of_jumping_the_queue() {
+        let mut state = PaceState::default();
+        assert_eq!(
+            state.claim(PACE, who(1), 0, 2_000).verdict,
+            Verdict::Granted
+        );
+        assert_eq!(
+            state.claim(PACE, who(2), 0, 2_000).verdict,
+            Verdict::Slot { at_ms: 2_000 }
+        );
+        // b was paused by its user and comes back at 30 s: its old turn has lapsed, a took
+        // turns meanwhile, so b gets the next free one, not an immediate one.
+        for t in [4_000, 6_000, 8_000] {
+            assert_eq!(
+                state.claim(PACE, who(1), t, 2_000).verdict,
+                Verdict::Granted
+            );
+        }
+        assert_eq!(
+            state.claim(PACE, who(2), 9_000, 2_000).verdict,
+            Verdict::Slot { at_ms: 10_000 }
+        );
+    }
+}
