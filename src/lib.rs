@@ -10,7 +10,12 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod demo;
+#[doc(hidden)]
+pub mod fixtures;
+pub mod format;
 pub mod keyring;
+pub mod layout;
+pub mod model;
 pub mod once;
 pub mod poll;
 pub mod run;

@@ -12,28 +12,17 @@ use serde::Serialize;
 use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::{self, Warning};
+use crate::model::{Level, Thresholds};
 use crate::poll::one_shot::OneShot;
 use crate::text::{fit, pad, pad_left, sanitize, thousands};
 
 /// How the table is drawn.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct TableStyle {
     /// ANSI colours (only when stdout is a terminal and `NO_COLOR` is unset).
     pub color: bool,
-    /// Fill % from which a route is shown as nearly full.
-    pub warn_pct: i64,
-    /// Fill % from which a route is shown as full.
-    pub crit_pct: i64,
-}
-
-impl Default for TableStyle {
-    fn default() -> Self {
-        Self {
-            color: false,
-            warn_pct: 80,
-            crit_pct: 95,
-        }
-    }
+    /// Fill percentages from which a route is shown as nearly full and full.
+    pub thresholds: Thresholds,
 }
 
 /// The `--format json` document: the service's own shapes plus the validation warnings.
@@ -178,12 +167,10 @@ pub fn render_table(
 
     for r in &capacity.routes {
         let fill = pad_left(&format!("{} %", r.filled_pct), 5);
-        let fill = if r.filled_pct >= style.crit_pct {
-            paint(SGR_RED, fill)
-        } else if r.filled_pct >= style.warn_pct {
-            paint(SGR_YELLOW, fill)
-        } else {
-            paint(SGR_GREEN, fill)
+        let fill = match style.thresholds.level(r.filled_pct as f64) {
+            Level::Crit => paint(SGR_RED, fill),
+            Level::Warn => paint(SGR_YELLOW, fill),
+            Level::Ok => paint(SGR_GREEN, fill),
         };
         out.push_str(&format!(
             "{}  {}  {}  {}  {}  {}  {}  {}  {}\n",

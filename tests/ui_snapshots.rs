@@ -520,8 +520,7 @@ fn gauge_colours_step_at_the_thresholds() {
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Green);
 
     let mut f = Fixture::new(UiOptions {
-        warn_pct: 50,
-        crit_pct: 70,
+        thresholds: captop::model::Thresholds { warn: 50, crit: 70 },
         ..UiOptions::default()
     })
     .normal();

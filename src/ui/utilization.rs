@@ -17,14 +17,14 @@ use unicode_width::UnicodeWidthStr;
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let dot = theme.glyphs().dot;
     let mut title = vec![Span::styled(" Utilization ", theme.title())];
-    let feed = &app.utilization;
+    let feed = app.figures.utilization();
     if let Some(latest) = &feed.latest {
         title.push(Span::styled(
             format!("{} ", latest.report.date),
             theme.muted(),
         ));
     }
-    let cap_at = app.capacity.latest.as_ref().map(|l| l.received_at);
+    let cap_at = app.figures.capacity().received_at();
     if let Some(age) = super::panel_age(
         app,
         feed.latest.as_ref().map(|l| l.received_at),
@@ -59,12 +59,14 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Span::styled(" min", theme.muted()),
     ]));
 
-    let pct = app.utilization_pct();
+    let pct = app.figures.utilization_pct();
     let pct_text = match pct {
         Some(p) => format!(" {:>5.1} %", p),
         None => format!("    {} %", theme.glyphs().dash),
     };
-    let level_style = pct.map_or(theme.muted(), |p| theme.level(app.options.level(p)));
+    let level_style = pct.map_or(theme.muted(), |p| {
+        theme.level(app.options.thresholds.level(p))
+    });
     let gauge_w = w.saturating_sub(pct_text.len() as u16 + 1);
     let mut gauge = inline_gauge(pct.unwrap_or(0.0) / 100.0, gauge_w, level_style, theme);
     gauge.push(Span::styled(pct_text, level_style));
@@ -89,7 +91,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         };
         let num = |v: i64| {
             if compact {
-                super::compact(v)
+                crate::format::compact(v)
             } else {
                 thousands(v)
             }
@@ -125,14 +127,28 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
 
     let spark_area = super::lines_then_rest(frame, inner, lines);
-    if spark_area.height > 0 && !app.history.is_empty() {
+    if spark_area.height > 0 && !app.figures.history().tenths().is_empty() {
         sparkline(frame, spark_area, app, theme);
     }
 }
 
 fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let lo = app.history.iter().copied().min().unwrap_or(0);
-    let hi = app.history.iter().copied().max().unwrap_or(0);
+    let lo = app
+        .figures
+        .history()
+        .tenths()
+        .iter()
+        .copied()
+        .min()
+        .unwrap_or(0);
+    let hi = app
+        .figures
+        .history()
+        .tenths()
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0);
     let range = if lo == hi {
         format!("{:.1} %", lo as f64 / 10.0)
     } else {
@@ -147,7 +163,9 @@ fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let spark_w = area.width.saturating_sub(label_w);
     // The newest figures, scaled between the session's low and high so small moves show.
     let data: Vec<u64> = app
-        .history
+        .figures
+        .history()
+        .tenths()
         .iter()
         .rev()
         .take(usize::from(spark_w))
