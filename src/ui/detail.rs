@@ -2,13 +2,14 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Sparkline};
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
 use crate::app::App;
-use crate::model::describe_change;
+use crate::model::{RouteRow, describe_change};
 use crate::text::{pad, pad_left, thousands};
 
 /// Draws the detail view centred in `area`.
@@ -78,7 +79,15 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         num(p.total),
     ]));
     lines.push(Line::raw(""));
-    let change = match app.figures.last_change(&row.slug) {
+    lines.push(last_change(app, row, theme));
+    let rest = super::lines_then_rest(frame, inner, lines);
+    fill_history(frame, rest, app, row, level, theme);
+}
+
+/// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.
+fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
+    let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
+    match app.figures.last_change(&row.slug) {
         Some(c) => Line::from(vec![
             label("last change"),
             Span::styled(describe_change(c), theme.highlight()),
@@ -91,9 +100,18 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             label("last change"),
             Span::styled("none this minute", theme.muted()),
         ]),
-    };
-    lines.push(change);
-    let rest = super::lines_then_rest(frame, inner, lines);
+    }
+}
+
+/// The route's fill over the session, as a labelled sparkline in `rest`.
+fn fill_history(
+    frame: &mut Frame<'_>,
+    rest: Rect,
+    app: &App,
+    row: &RouteRow,
+    level: Style,
+    theme: &Theme,
+) {
     let history: Option<Vec<u8>> = app
         .figures
         .route_history()

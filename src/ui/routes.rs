@@ -9,7 +9,7 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
+use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::gauge::inline_gauge;
@@ -172,6 +172,74 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
 
 /// Draws the table into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let block = panel_block(app, theme);
+    let cap = app.figures.capacity();
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height < 3 || inner.width < 20 {
+        return;
+    }
+
+    if cap.latest.is_none() {
+        let msg = if cap.failure.is_some() {
+            "no figures: /capacity fails"
+        } else {
+            "waiting for /capacity"
+        };
+        message(frame, inner, vec![Line::styled(msg, theme.muted())]);
+        return;
+    }
+    if app.figures.rows().is_empty() {
+        message(
+            frame,
+            inner,
+            vec![
+                Line::styled("No active routes", theme.strong()),
+                Line::styled(
+                    "The service reports no route with capacity right now.",
+                    theme.muted(),
+                ),
+            ],
+        );
+        return;
+    }
+
+    let body_h = usize::from(crate::layout::table_body_height(area));
+    let offset = app
+        .routes
+        .offset
+        .min(app.routes.view.len().saturating_sub(1));
+    let visible: Vec<&RouteRow> = app
+        .routes
+        .view
+        .iter()
+        .skip(offset)
+        .take(body_h)
+        .filter_map(|&i| app.figures.rows().get(i))
+        .collect();
+    let columns = choose_columns(inner.width, app, &visible);
+    let buf = frame.buffer_mut();
+
+    // Heading.
+    let heading = heading_line(&columns, app, theme);
+    buf.set_line(inner.x, inner.y, &heading, inner.width);
+
+    draw_rows(frame, inner, app, theme, &columns, &visible, offset);
+
+    // Totals, pinned on the last line.
+    let y = inner.y + inner.height - 1;
+    let totals = totals_line(&columns, app, theme);
+    frame
+        .buffer_mut()
+        .set_line(inner.x, y, &totals, inner.width);
+
+    if app.routes.view.len() > body_h {
+        scrollbar(frame, area, inner, app, theme, (body_h, offset));
+    }
+}
+
+/// The panel: its title (count, sort, filter, age) and the position of the selection.
+fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
     let glyphs = theme.glyphs();
     let dot = glyphs.dot;
     let mut title = vec![
@@ -226,56 +294,19 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             .alignment(Alignment::Right),
         );
     }
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if inner.height < 3 || inner.width < 20 {
-        return;
-    }
+    block
+}
 
-    if cap.latest.is_none() {
-        let msg = if cap.failure.is_some() {
-            "no figures: /capacity fails"
-        } else {
-            "waiting for /capacity"
-        };
-        message(frame, inner, vec![Line::styled(msg, theme.muted())]);
-        return;
-    }
-    if app.figures.rows().is_empty() {
-        message(
-            frame,
-            inner,
-            vec![
-                Line::styled("No active routes", theme.strong()),
-                Line::styled(
-                    "The service reports no route with capacity right now.",
-                    theme.muted(),
-                ),
-            ],
-        );
-        return;
-    }
-
-    let body_h = usize::from(crate::layout::table_body_height(area));
-    let offset = app
-        .routes
-        .offset
-        .min(app.routes.view.len().saturating_sub(1));
-    let visible: Vec<&RouteRow> = app
-        .routes
-        .view
-        .iter()
-        .skip(offset)
-        .take(body_h)
-        .filter_map(|&i| app.figures.rows().get(i))
-        .collect();
-    let columns = choose_columns(inner.width, app, &visible);
-    let buf = frame.buffer_mut();
-
-    // Heading.
-    let heading = heading_line(&columns, app, theme);
-    buf.set_line(inner.x, inner.y, &heading, inner.width);
-
+/// The visible rows under the heading, the selected one highlighted; or why there are none.
+fn draw_rows(
+    frame: &mut Frame<'_>,
+    inner: Rect,
+    app: &App,
+    theme: &Theme,
+    columns: &Columns,
+    visible: &[&RouteRow],
+    offset: usize,
+) {
     if visible.is_empty() {
         let body = Rect {
             y: inner.y + 1,
@@ -300,10 +331,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         for (n, row) in visible.iter().enumerate() {
             let y = inner.y + 1 + n as u16;
             let selected = offset + n == app.routes.selected;
-            let line = row_line(&columns, app, theme, row, selected);
-            buf.set_line(inner.x, y, &line, inner.width);
+            let line = row_line(columns, app, theme, row, selected);
+            frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
             if selected {
-                buf.set_style(
+                frame.buffer_mut().set_style(
                     Rect {
                         y,
                         height: 1,
@@ -314,44 +345,46 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             }
         }
     }
+}
 
-    // Totals, pinned on the last line.
-    let y = inner.y + inner.height - 1;
-    let totals = totals_line(&columns, app, theme);
-    frame
-        .buffer_mut()
-        .set_line(inner.x, y, &totals, inner.width);
-
-    if app.routes.view.len() > body_h {
-        let set = if theme.ascii {
-            ratatui::symbols::scrollbar::Set {
-                track: "|",
-                thumb: "#",
-                begin: "^",
-                end: "v",
-            }
-        } else {
-            ratatui::symbols::scrollbar::VERTICAL
-        };
-        let mut state =
-            ScrollbarState::new(app.routes.view.len().saturating_sub(body_h)).position(offset);
-        let bar_area = Rect {
-            x: area.x,
-            y: inner.y + 1,
-            width: area.width,
-            height: body_h as u16,
-        };
-        frame.render_stateful_widget(
-            Scrollbar::new(ScrollbarOrientation::VerticalRight)
-                .symbols(set)
-                .begin_symbol(None)
-                .end_symbol(None)
-                .track_style(theme.border())
-                .thumb_style(theme.title()),
-            bar_area,
-            &mut state,
-        );
-    }
+/// The scrollbar on the right border, when the view is longer than the `body_h` rows shown
+/// from `offset`.
+fn scrollbar(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    inner: Rect,
+    app: &App,
+    theme: &Theme,
+    (body_h, offset): (usize, usize),
+) {
+    let set = if theme.ascii {
+        ratatui::symbols::scrollbar::Set {
+            track: "|",
+            thumb: "#",
+            begin: "^",
+            end: "v",
+        }
+    } else {
+        ratatui::symbols::scrollbar::VERTICAL
+    };
+    let mut state =
+        ScrollbarState::new(app.routes.view.len().saturating_sub(body_h)).position(offset);
+    let bar_area = Rect {
+        x: area.x,
+        y: inner.y + 1,
+        width: area.width,
+        height: body_h as u16,
+    };
+    frame.render_stateful_widget(
+        Scrollbar::new(ScrollbarOrientation::VerticalRight)
+            .symbols(set)
+            .begin_symbol(None)
+            .end_symbol(None)
+            .track_style(theme.border())
+            .thumb_style(theme.title()),
+        bar_area,
+        &mut state,
+    );
 }
 
 /// `↓` when the biggest values come first, `↑` when the smallest (or A) do.
