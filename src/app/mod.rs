@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Nothing here touches a terminal or the network: the runtime ([`crate::tui`]) turns the
-//! outside world into [`Event`]s and draws the state with `crate::ui::render`, which only
+//! outside world into [`Event`]s and draws the state with the renderer (`ui`), which only
 //! reads it. Where panels go comes from [`crate::layout`], which both sides use.
 
 pub mod keys;

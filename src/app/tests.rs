@@ -3,9 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 use super::*;
 use crate::api::model::{CapacityStatus, RouteCapacity, UtilizationReport};
@@ -29,8 +27,9 @@ fn app() -> App {
     App::new(UiOptions::default(), t(0), Instant::now())
 }
 
-fn key(c: KeyCode) -> Event {
-    Event::Key(KeyEvent::new(c, KeyModifiers::NONE))
+/// A key press, spelled as the key table spells chords (`j`, `End`, `ctrl-c`).
+fn key(chord: &str) -> Event {
+    Event::Key(keys::Chord::parse(chord).unwrap().key_event().unwrap())
 }
 
 fn names(app: &App) -> Vec<String> {
@@ -99,30 +98,30 @@ fn sort_filter_and_selection_follow_the_route() {
         ],
     ));
     assert_eq!(names(&app), ["Bravo", "Charlie", "Alpha"]);
-    app.update(key(KeyCode::Char('j')));
+    app.update(key("j"));
     assert_eq!(app.selected_row().unwrap().name, "Charlie");
-    app.update(key(KeyCode::Char('s'))); // remaining: fewest first
+    app.update(key("s")); // remaining: fewest first
     assert_eq!(names(&app), ["Bravo", "Charlie", "Alpha"]);
-    app.update(key(KeyCode::Char('s'))); // name
+    app.update(key("s")); // name
     assert_eq!(names(&app), ["Alpha", "Bravo", "Charlie"]);
     assert_eq!(
         app.selected_row().unwrap().name,
         "Charlie",
         "selection follows the route"
     );
-    app.update(key(KeyCode::Char('S')));
+    app.update(key("S"));
     assert_eq!(names(&app), ["Charlie", "Bravo", "Alpha"]);
-    app.update(key(KeyCode::Char('/')));
+    app.update(key("/"));
     for c in "alp".chars() {
-        app.update(key(KeyCode::Char(c)));
+        app.update(key(&c.to_string()));
     }
     assert_eq!(names(&app), ["Alpha"]);
     assert_eq!(
-        app.update(key(KeyCode::Char('q'))),
+        app.update(key("q")),
         None,
         "q types into the filter while editing"
     );
-    app.update(key(KeyCode::Esc));
+    app.update(key("Esc"));
     assert!(app.routes.filter.is_empty() && !app.routes.filter_editing);
     assert_eq!(app.routes.view.len(), 3);
 }
@@ -137,13 +136,13 @@ fn scrolling_keeps_the_selection_on_screen() {
     app.update(cap_event(1, 0, routes));
     let page = app.page_rows();
     assert!(page > 3);
-    app.update(key(KeyCode::End));
+    app.update(key("End"));
     assert_eq!(app.routes.selected, 499);
     assert_eq!(app.routes.offset, 500 - page);
-    app.update(key(KeyCode::PageUp));
+    app.update(key("PageUp"));
     assert_eq!(app.routes.selected, 499 - page);
     assert!(app.routes.offset <= app.routes.selected);
-    app.update(key(KeyCode::Home));
+    app.update(key("Home"));
     assert_eq!((app.routes.selected, app.routes.offset), (0, 0));
     app.update(Event::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollDown,
@@ -152,7 +151,7 @@ fn scrolling_keeps_the_selection_on_screen() {
         modifiers: KeyModifiers::NONE,
     }));
     assert_eq!(app.routes.selected, 3);
-    let ctrl_d = Event::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL));
+    let ctrl_d = key("ctrl-d");
     app.update(ctrl_d);
     assert_eq!(app.routes.selected, 3 + page / 2);
 }
@@ -178,7 +177,7 @@ fn a_click_selects_the_route_under_it() {
     assert_eq!(app.routes.selected, 2);
     app.update(click(3)); // the utilization panel: nothing happens
     assert_eq!(app.routes.selected, 2);
-    app.update(key(KeyCode::Char('?')));
+    app.update(key("?"));
     app.update(click(14));
     assert_eq!(
         app.routes.selected, 2,
@@ -285,42 +284,38 @@ fn countdowns_count_to_the_monotonic_clock() {
 fn keys_map_to_actions() {
     let mut app = app();
     assert_eq!(
-        app.update(key(KeyCode::Char('r'))),
+        app.update(key("r")),
         Some(Action::Poll(PollCommand::RefreshNow))
     );
     assert_eq!(
-        app.update(key(KeyCode::Char('p'))),
+        app.update(key("p")),
         Some(Action::Poll(PollCommand::TogglePause))
     );
-    app.update(key(KeyCode::Char('?')));
+    app.update(key("?"));
     assert_eq!(app.overlay, Overlay::Help);
-    assert_eq!(
-        app.update(key(KeyCode::Esc)),
-        None,
-        "Esc closes the help first"
-    );
-    assert_eq!(app.update(key(KeyCode::Esc)), Some(Action::Quit));
+    assert_eq!(app.update(key("Esc")), None, "Esc closes the help first");
+    assert_eq!(app.update(key("Esc")), Some(Action::Quit));
     let mut app2 = self::app();
-    let ctrl_c = Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    app2.update(key(KeyCode::Char('/')));
+    let ctrl_c = key("ctrl-c");
+    app2.update(key("/"));
     assert_eq!(app2.update(ctrl_c), Some(Action::Quit));
 }
 
 #[test]
 fn the_detail_view_opens_on_a_route_and_passes_other_keys_on() {
     let mut app = app();
-    app.update(key(KeyCode::Enter));
+    app.update(key("Enter"));
     assert_eq!(app.overlay, Overlay::None, "no route, no detail");
     app.update(cap_event(
         1,
         0,
         vec![r("a", "A", 10, 100, 1), r("b", "B", 20, 100, 1)],
     ));
-    app.update(key(KeyCode::Enter));
+    app.update(key("Enter"));
     assert_eq!(app.overlay, Overlay::Detail);
-    app.update(key(KeyCode::Char('j')));
+    app.update(key("j"));
     assert_eq!(app.routes.selected, 1, "j moves on under the detail view");
-    app.update(key(KeyCode::Backspace));
+    app.update(key("Backspace"));
     assert_eq!(app.overlay, Overlay::None);
 }
 

@@ -24,6 +24,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::{App, Overlay};
 use crate::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
+use crate::model::Feed;
 use theme::Theme;
 
 /// Draws the whole dashboard for `app`.
@@ -201,15 +202,12 @@ impl PanelAge {
     }
 }
 
-/// The age to show in a panel title: when its last poll failed, or when its figures are two
-/// seconds or more apart from the other panel's.
-pub fn panel_age(
-    app: &App,
-    this: Option<chrono::DateTime<chrono::Utc>>,
-    other: Option<chrono::DateTime<chrono::Utc>>,
-    stale: bool,
-) -> Option<PanelAge> {
-    let this = this?;
+/// The age to show in the title of the panel of feed `this`: when its last poll failed, or
+/// when its figures are two seconds or more apart from those of feed `other`.
+pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<PanelAge> {
+    let stale = this.is_stale();
+    let other = other.received_at();
+    let this = this.received_at()?;
     let differs = other.is_some_and(|o| (this - o).num_seconds().abs() >= 2);
     if !stale && !differs {
         return None;

@@ -270,14 +270,8 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
             theme.muted(),
         ));
     }
-    let cap = app.figures.capacity();
-    let util_at = app.figures.utilization().received_at();
-    if let Some(age) = super::panel_age(
-        app,
-        cap.latest.as_ref().map(|l| l.received_at),
-        util_at,
-        cap.is_stale(),
-    ) {
+    let (cap, util) = (app.figures.capacity(), app.figures.utilization());
+    if let Some(age) = super::panel_age(app, cap, util) {
         title.push(age.styled(theme));
     }
     let mut block = super::panel(Line::from(title), theme);

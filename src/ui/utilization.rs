@@ -74,13 +74,7 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
             theme.muted(),
         ));
     }
-    let cap_at = app.figures.capacity().received_at();
-    if let Some(age) = super::panel_age(
-        app,
-        feed.latest.as_ref().map(|l| l.received_at),
-        cap_at,
-        feed.is_stale(),
-    ) {
+    if let Some(age) = super::panel_age(app, feed, app.figures.capacity()) {
         title.push(age.styled(theme));
     }
     super::panel(Line::from(title), theme)

@@ -107,6 +107,15 @@ impl Chord {
         out
     }
 
+    /// The key press this chord stands for (`None` for a mouse gesture), as tests and
+    /// replays send it.
+    pub fn key_event(&self) -> Option<KeyEvent> {
+        match *self {
+            Chord::Key(code, mods) => Some(KeyEvent::new(code, mods)),
+            _ => None,
+        }
+    }
+
     /// Whether a key event is this chord exactly (`Some(true)`), only leniently (a chord without
     /// modifiers, pressed with some: `Some(false)`), or not at all.
     pub(super) fn fits(&self, key: &KeyEvent) -> Option<bool> {
