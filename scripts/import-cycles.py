@@ -3,8 +3,8 @@
 
 A module is a file (src/a/b.rs and src/a/b/mod.rs are `a::b`). An edge a -> b is any path
 `crate::b…`, `super::…` or `self::…` that a's code (tests excluded) names, resolved to the
-longest module that exists. A module naming its own child or parent through `pub mod` is not
-an edge: only uses are. Prints every cycle (strongly connected group of more than one module)
+longest module that exists. A module using its own ancestor (a panel file using a helper of
+`ui`) is not an edge: a module and its submodules are one unit to their parent. Prints every cycle (strongly connected group of more than one module)
 and exits 1 if there is one; `--edges` prints the graph too.
 
     scripts/import-cycles.py [--edges] [src]
@@ -46,7 +46,7 @@ PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 GROUP = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*?)\}", re.S)
 
 
-def resolve(mod, is_dir, head, rest, mods):
+def resolve(mod, head, rest, mods):
     if head == "crate":
         base = ()
     elif head == "self":
@@ -65,7 +65,6 @@ def edges(src):
     mods = modules(src)
     graph = {m: set() for m in mods}
     for mod, path in mods.items():
-        is_dir = path.endswith("mod.rs") or path.endswith("lib.rs")
         code = code_of(path)
         found = []
         for head, prefix, inner in GROUP.findall(code):
@@ -78,7 +77,7 @@ def edges(src):
         for head, rest in PATH.findall(code):
             found.append((head, [p for p in rest.split("::") if p]))
         for head, rest in found:
-            target = resolve(mod, is_dir, head, rest, mods)
+            target = resolve(mod, head, rest, mods)
             if target != mod and target != () and not is_ancestor(target, mod):
                 graph[mod].add(target)
     return graph

@@ -1,4 +1,4 @@
-//! The routes of a capacity report as the dashboard and the relay list them: sanitized,
+//! The routes of a capacity report as every reader of the figures lists them: sanitized,
 //! clamped, with a totals row that falls back to sums where the service left totals out.
 
 use crate::api::model::{
