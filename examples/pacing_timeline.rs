@@ -92,7 +92,8 @@ fn dashboard(server: &DemoServer, dir: &std::path::Path, opts: &Opts) -> Result<
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
             if let (PollEvent::Schedule(s), Ok(mut shown)) = (event, shown.lock()) {
-                let every = captop::api::error::humantime(s.interval);
+                let every =
+                    captop::format::duration(s.interval, captop::format::Precision::Sentence);
                 *shown = if s.shared_by > 1 {
                     format!("every {every} (shared by {})", s.shared_by)
                 } else {

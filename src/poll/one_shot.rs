@@ -16,7 +16,6 @@ use super::clock::unix_ms;
 use super::pacing::{Pace, SharedAnswer, Verdict};
 use super::shared::{self, SharedBudget};
 use crate::api::ApiError;
-use crate::api::error::humantime;
 
 /// Requests a one-shot fetch sends: `/capacity` and `/utilization`.
 const REQUESTS: u32 = 2;
@@ -36,7 +35,12 @@ pub enum Gate {
 
 /// Decides from `answer` at `now_ms`, waiting at most `patience` for room.
 pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Gate {
-    let wait = |until_ms: u64| humantime(Duration::from_millis(until_ms.saturating_sub(now_ms)));
+    let wait = |until_ms: u64| {
+        crate::format::duration(
+            Duration::from_millis(until_ms.saturating_sub(now_ms)),
+            crate::format::Precision::Sentence,
+        )
+    };
     let soon = |at: u64| Duration::from_millis(at.saturating_sub(now_ms)) <= patience;
     let used = answer.used;
     match answer.verdict {
@@ -50,17 +54,18 @@ pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Gate {
         | Verdict::Full {
             room_at_ms: Some(at),
         } if soon(at) => Gate::WaitUntil(at),
-        Verdict::Slot { at_ms } => Gate::Refuse(format!(
-            "the request budget is taken by other captop processes polling this service — \
-             next turn in {}",
-            wait(at_ms)
-        )),
-        Verdict::Full { room_at_ms } => Gate::Refuse(format!(
-            "the request budget is used up by other captop processes ({used} requests in the \
-             last minute){}",
-            room_at_ms.map_or(String::new(), |at| format!(" — room again in {}", wait(at)))
-        )),
+        // The next turn is the next room: at the budget's rate, the others' polls fill it.
+        Verdict::Slot { at_ms } => Gate::Refuse(used_up(used, Some(wait(at_ms)))),
+        Verdict::Full { room_at_ms } => Gate::Refuse(used_up(used, room_at_ms.map(wait))),
     }
+}
+
+fn used_up(used: u32, room_in: Option<String>) -> String {
+    format!(
+        "the request budget is used up by other captop processes ({used} requests in the last \
+         minute){}",
+        room_in.map_or(String::new(), |wait| format!(" — room again in {wait}"))
+    )
 }
 
 /// The shared budget as a one-shot fetch uses it.
