@@ -9,7 +9,7 @@ mod support;
 use std::time::Duration;
 
 use captop::api::{ApiError, Client, ClientOptions, Endpoint, RetryAfter};
-use captop::secret::ApiKey;
+use captop::credentials::ApiKey;
 use support::fault_server::{Body, FaultServer, Framing, Reply, Response, refused_addr};
 use support::fixtures;
 

@@ -12,8 +12,7 @@ mod support;
 
 use std::sync::Arc;
 
-use captop::keyring::{Keyring, KeyringError, StoreChoice, StoreKind};
-use captop::secret::ApiKey;
+use captop::credentials::{ApiKey, Keyring, KeyringError, StoreChoice, StoreKind};
 
 fn account(test: &str) -> String {
     support::unique_name(&format!("test-{test}"))

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use captop::api::{Client, ClientOptions};
+use captop::credentials::ApiKey;
 use captop::demo::{DemoConfig, DemoServer, LoggedRequest, RetryAfterStyle};
 use captop::poll::{BudgetSharing, PollCommand, PollConfig, PollEvent};
-use captop::secret::ApiKey;
 
 const WINDOW: Duration = Duration::from_secs(5);
 const SERVICE_LIMIT: u32 = 20;

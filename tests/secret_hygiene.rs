@@ -36,8 +36,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use support::profiles::{demo_service, profile_config};
 
-use captop::keyring::{Keyring, StoreChoice};
-use captop::secret::ApiKey;
+use captop::credentials::{ApiKey, Keyring, StoreChoice};
 use portable_pty::CommandBuilder;
 use support::fault_server::{Body, FaultServer, RecordedRequest, Reply, Response, refused_addr};
 use support::fixtures::{CAPACITY, HEALTH, UTILIZATION};

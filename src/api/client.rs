@@ -36,7 +36,7 @@ use url::{Host, Url};
 use super::error::{ApiError, Endpoint};
 use super::model::{self, CapacityReport, ErrorBody, Health, ServerText, UtilizationReport};
 use super::retry_after::RetryAfter;
-use crate::secret::ApiKey;
+use crate::credentials::ApiKey;
 use crate::text;
 
 /// Default whole-request timeout, body included.
