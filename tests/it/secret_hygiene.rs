@@ -27,7 +27,7 @@
     clippy::indexing_slicing
 )]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

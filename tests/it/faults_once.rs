@@ -6,7 +6,7 @@
 //! control character or the API key in the output, and an exit within a generous wall deadline
 //! (the process is killed and the test fails after [`WALL_DEADLINE`]; nothing is timed tighter).
 //! The oversized-body tests also measure the process's peak memory with `/usr/bin/time` when it
-//! is installed and print it (`cargo test --test faults_once -- --nocapture` shows the figures).
+//! is installed and print it (`cargo test --test it faults_once:: -- --nocapture` shows the figures).
 
 #![allow(
     clippy::unwrap_used,
@@ -15,7 +15,7 @@
     clippy::indexing_slicing
 )]
 
-mod support;
+use crate::support;
 
 use std::io::Read;
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! can fail — with the rule that no message ever contains the key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

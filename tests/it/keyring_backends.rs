@@ -8,7 +8,7 @@
 #![allow(clippy::panic, clippy::indexing_slicing)]
 #![cfg(target_os = "linux")]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

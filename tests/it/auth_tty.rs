@@ -11,7 +11,7 @@
     clippy::indexing_slicing
 )]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

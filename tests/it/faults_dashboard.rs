@@ -1,5 +1,5 @@
 //! The fault matrix for the live dashboard: the real binary in a real pseudo-terminal (120×40)
-//! against a local server that cycles through every fault of `tests/faults_once.rs`.
+//! against a local server that cycles through every fault of `tests/it/faults_once/`.
 //!
 //! Each fault is one step: the server switches to it, the test presses `r`, and the dashboard
 //! must show the error in its footer while the last good figures stay on screen; then the
@@ -11,7 +11,7 @@
 //! exit 0 and the terminal handed back, and nothing captop wrote to the terminal may hold an
 //! escape sequence or bidi control from the server, or the key.
 //!
-//! `cargo test --test faults_dashboard -- --nocapture` prints the footer seen for every fault.
+//! `cargo test --test it faults_dashboard:: -- --nocapture` prints the footer seen for every fault.
 
 #![allow(
     clippy::unwrap_used,
@@ -20,7 +20,7 @@
     clippy::indexing_slicing
 )]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

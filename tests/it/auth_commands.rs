@@ -4,7 +4,7 @@
 //! test. Every captured byte is checked for the key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::io::Cursor;
 use std::path::Path;
