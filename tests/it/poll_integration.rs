@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use captop::api::{Client, ClientOptions};
+use captop::credentials::ApiKey;
 use captop::demo::{DemoConfig, DemoServer, LoggedRequest, RetryAfterStyle};
 use captop::poll::{BudgetSharing, PollCommand, PollConfig, PollEvent};
-use captop::secret::ApiKey;
 
 const WINDOW: Duration = Duration::from_secs(5);
 const SERVICE_LIMIT: u32 = 20;
@@ -196,7 +196,13 @@ async fn three_processes_sharing_a_state_file_stay_under_one_budget() {
     let children: Vec<_> = (0..3)
         .map(|_| {
             std::process::Command::new(&exe)
-                .args(["child_poller", "--exact", "--ignored", "--quiet"])
+                // The test's full name in the `it` binary: its module, then its own name.
+                .args([
+                    "poll_integration::child_poller",
+                    "--exact",
+                    "--ignored",
+                    "--quiet",
+                ])
                 .env("CAPTOP_TEST_BASE_URL", server.base_url())
                 .env("CAPTOP_TEST_API_KEY", server.api_key())
                 .env("CAPTOP_TEST_STATE_DIR", &dir.0)

@@ -1,11 +1,11 @@
 //! The poller's schedule under tokio's paused clock: a scripted source stands in for the
 //! service, so an hour of polling runs in well under a second and every instant is exact.
-//! (HTTP against the simulated service is `tests/poll_integration.rs`.)
+//! (HTTP against the simulated service is `tests/it/poll_integration.rs`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::panic, clippy::indexing_slicing)]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

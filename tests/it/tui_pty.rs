@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::panic, clippy::indexing_slicing)]
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -39,7 +39,7 @@ fn demo_once_json_matches_the_published_schema_and_adds_up() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
 
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../schemas/once-report.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../schemas/once-report.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(&doc)
@@ -70,7 +70,7 @@ fn demo_once_json_matches_the_published_schema_and_adds_up() {
 #[test]
 fn the_schema_rejects_a_report_without_warnings() {
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../schemas/once-report.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../schemas/once-report.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     assert!(!validator.is_valid(&serde_json::json!({"capacity": {}, "utilization": {}})));
 }

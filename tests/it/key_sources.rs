@@ -2,15 +2,16 @@
 //! can fail — with the rule that no message ever contains the key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;
 use support::profiles::settings;
 
 use captop::cli::GlobalArgs;
-use captop::keyring::{Keyring, StoreChoice, StoreKind};
-use captop::secret::{ApiKey, KeyError, KeySource, run_key_command};
+use captop::credentials::{
+    ApiKey, KeyError, KeySource, Keyring, StoreChoice, StoreKind, run_key_command,
+};
 
 const FILE_KEY: &str = "sk-from-file-7c1e9a0b55d2";
 const ENV_KEY: &str = "sk-from-env-3f8d2b6a91c4";
@@ -54,7 +55,7 @@ async fn each_source_in_order_the_first_that_yields_wins() {
         all.clone(),
         &[("CAPTOP_API_KEY", ENV_KEY)],
     );
-    let found = s.api_key().await.unwrap();
+    let found = s.key_request().find().await.unwrap();
     assert_eq!(found.key.expose(), FILE_KEY);
     assert!(matches!(found.source, KeySource::File(_)));
     assert!(found.warnings.is_empty(), "mode 600 needs no warning");
@@ -66,7 +67,7 @@ async fn each_source_in_order_the_first_that_yields_wins() {
         no_file.clone(),
         &[("CAPTOP_API_KEY", ENV_KEY)],
     );
-    let found = s.api_key().await.unwrap();
+    let found = s.key_request().find().await.unwrap();
     assert_eq!(
         (found.key.expose(), &found.source),
         (ENV_KEY, &KeySource::Env)
@@ -74,7 +75,7 @@ async fn each_source_in_order_the_first_that_yields_wins() {
 
     // 3. api_key_command beats the keyring.
     let s = settings(dir.path(), &config, no_file.clone(), &[]);
-    let found = s.api_key().await.unwrap();
+    let found = s.key_request().find().await.unwrap();
     assert_eq!(
         (found.key.expose(), &found.source),
         (CMD_KEY, &KeySource::Command)
@@ -87,7 +88,7 @@ async fn each_source_in_order_the_first_that_yields_wins() {
         no_file.clone(),
         &[],
     );
-    let found = s.api_key().await.unwrap();
+    let found = s.key_request().find().await.unwrap();
     assert_eq!(found.key, keyring_key);
     assert_eq!(found.source, KeySource::Keyring(StoreKind::Keyutils));
     assert_eq!(found.source.to_string(), "keyring: keyutils");
@@ -95,7 +96,7 @@ async fn each_source_in_order_the_first_that_yields_wins() {
     keyring.delete_key(&profile).unwrap();
 
     // 5. Nothing: one message listing every way to provide a key.
-    let e = s.api_key().await.unwrap_err();
+    let e = s.key_request().find().await.unwrap_err();
     assert!(matches!(e, KeyError::NoKey { .. }), "{e:?}");
     let shown = e.to_string();
     let login = format!("captop auth login --profile {profile}");
@@ -116,7 +117,11 @@ async fn a_key_file_others_can_read_is_used_with_a_warning() {
         api_key_file: Some(key_file(dir.path(), 0o644)),
         ..GlobalArgs::default()
     };
-    let found = settings(dir.path(), "", args, &[]).api_key().await.unwrap();
+    let found = settings(dir.path(), "", args, &[])
+        .key_request()
+        .find()
+        .await
+        .unwrap();
     assert_eq!(found.key.expose(), FILE_KEY);
     assert_eq!(found.warnings.len(), 1);
     assert!(
@@ -136,7 +141,8 @@ async fn key_file_problems_are_named() {
         ..GlobalArgs::default()
     };
     let e = settings(dir.path(), "", missing, &[])
-        .api_key()
+        .key_request()
+        .find()
         .await
         .unwrap_err()
         .to_string();
@@ -152,7 +158,8 @@ async fn key_file_problems_are_named() {
         ..GlobalArgs::default()
     };
     let e = settings(dir.path(), "", args, &[])
-        .api_key()
+        .key_request()
+        .find()
         .await
         .unwrap_err()
         .to_string();
@@ -164,7 +171,8 @@ async fn key_file_problems_are_named() {
         GlobalArgs::default(),
         &[("CAPTOP_API_KEY", "  ")],
     )
-    .api_key()
+    .key_request()
+    .find()
     .await
     .unwrap_err()
     .to_string();
@@ -237,7 +245,7 @@ async fn command_timeout_comes_from_the_profile() {
         &[],
     );
     assert_eq!(s.api_key_command_timeout, Duration::from_millis(200));
-    let e = s.api_key().await.unwrap_err();
+    let e = s.key_request().find().await.unwrap_err();
     assert!(matches!(e, KeyError::CommandTimeout { .. }), "{e:?}");
 }
 

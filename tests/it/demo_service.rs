@@ -592,7 +592,7 @@ async fn concurrent_requests_never_exceed_the_limit() {
 async fn captops_own_client_reads_the_service() {
     use captop::api::ApiError;
     use captop::api::client::{Client, ClientOptions};
-    use captop::secret::ApiKey;
+    use captop::credentials::ApiKey;
 
     let server = start(DemoConfig {
         rate_limit: 2,

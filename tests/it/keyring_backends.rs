@@ -8,12 +8,11 @@
 #![allow(clippy::panic, clippy::indexing_slicing)]
 #![cfg(target_os = "linux")]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 
-use captop::keyring::{Keyring, KeyringError, StoreChoice, StoreKind};
-use captop::secret::ApiKey;
+use captop::credentials::{ApiKey, Keyring, KeyringError, StoreChoice, StoreKind};
 
 fn account(test: &str) -> String {
     support::unique_name(&format!("test-{test}"))

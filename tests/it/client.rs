@@ -4,12 +4,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::panic, clippy::indexing_slicing)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 
 use captop::api::{ApiError, Client, ClientOptions, Endpoint, RetryAfter};
-use captop::secret::ApiKey;
+use captop::credentials::ApiKey;
 use support::fault_server::{Body, FaultServer, Framing, Reply, Response, refused_addr};
 use support::fixtures;
 

@@ -172,7 +172,7 @@ impl Fixture {
 }
 
 fn snap(name: &str, terminal: &Terminal<TestBackend>) {
-    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_snapshot!(name, terminal.backend());
     });
 }

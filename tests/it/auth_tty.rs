@@ -11,13 +11,13 @@
     clippy::indexing_slicing
 )]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;
 use support::profiles::{demo_service, write_profile_config};
 
-use captop::keyring::{Keyring, StoreChoice};
+use captop::credentials::{Keyring, StoreChoice};
 use support::pty::{Pty, captop};
 
 const KEY: &str = "sk-tty-test-0a1b2c3d4e5f6789";

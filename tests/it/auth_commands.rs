@@ -4,7 +4,7 @@
 //! test. Every captured byte is checked for the key.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::io::Cursor;
 use std::path::Path;
@@ -14,9 +14,8 @@ use captop::cli::{AuthCommand, ConfigCommand, GlobalArgs};
 use captop::commands::auth::{KeyInput, run_auth};
 use captop::commands::config::run_config_with;
 use captop::config::{Environment, Settings};
+use captop::credentials::{ApiKey, Keyring, StoreChoice};
 use captop::demo::DemoServer;
-use captop::keyring::{Keyring, StoreChoice};
-use captop::secret::ApiKey;
 
 const GOOD_KEY: &str = "sk-live-9f3a7c2e5b8d1f4a6c0e";
 const BAD_KEY: &str = "sk-live-00000000deadbeef0000";
