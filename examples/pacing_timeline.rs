@@ -18,10 +18,10 @@ use clap::Parser;
 
 use captop::api::model::Health;
 use captop::api::{ApiError, Client, ClientOptions};
+use captop::credentials::ApiKey;
 use captop::demo::{DemoConfig, DemoServer};
 use captop::poll::driver::PollResults;
 use captop::poll::{BudgetSharing, MeteredSource, PollCommand, PollConfig, PollEvent};
-use captop::secret::ApiKey;
 
 /// Request timelines of 1, 2 and 3 dashboards sharing a budget.
 #[derive(Debug, Parser)]

@@ -25,17 +25,16 @@ pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod credentials;
 pub mod demo;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod format;
-pub mod keyring;
 pub mod layout;
 pub mod model;
 pub mod once;
 pub mod poll;
 pub mod run;
-pub mod secret;
 pub mod text;
 pub mod tui;
 pub mod ui;

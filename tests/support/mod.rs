@@ -4,7 +4,6 @@
 //! binary in a pseudo-terminal ([`pty`]), and a scripted stand-in for the service under tokio's
 //! paused clock ([`scripted`]).
 
-#![allow(dead_code)] // Each test file uses a different part of the kit.
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
 
