@@ -177,15 +177,6 @@ impl Client {
         self.inner.timeout
     }
 
-    /// The host the service runs on: what the request budget is shared by, since the service
-    /// limits requests per address.
-    pub fn host(&self) -> String {
-        url::Url::parse(self.base_url())
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_else(|| self.base_url().to_owned())
-    }
-
     /// The base URL as captop shows it (normalized, no trailing slash, never credentials).
     pub fn base_url(&self) -> &str {
         &self.inner.display_url
