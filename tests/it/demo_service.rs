@@ -184,6 +184,10 @@ fn validator_over(
 }
 
 #[tokio::test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one walk through every endpoint and status of the contract, read top to bottom"
+)]
 async fn real_responses_match_the_openapi_document() {
     let contract = Contract::load();
     let server = start(DemoConfig {

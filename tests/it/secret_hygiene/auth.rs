@@ -3,6 +3,10 @@
 use super::*;
 
 #[tokio::test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one table of runs of the auth commands, each checked the same way"
+)]
 async fn auth_login_status_logout_from_a_pipe_never_show_the_key() {
     let server = demo_service(KEY).await;
     let url = server.base_url();
