@@ -91,6 +91,8 @@ pub struct Settings {
     pub config_search_path: Option<PathBuf>,
     /// The store `CAPTOP_KEYRING` asked for.
     pub keyring: StoreChoice,
+    /// The profile's `[check]` table (check mode's threshold defaults).
+    pub check: crate::check::CheckProfile,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
     env_api_key: Option<EnvKey>,
     /// What resolved these settings, to resolve another profile from the same inputs.
@@ -244,6 +246,8 @@ pub struct Profile {
     pub ascii: Option<bool>,
     /// `allow_insecure_http`.
     pub allow_insecure_http: Option<bool>,
+    /// The `[check]` table: check mode's thresholds.
+    pub check: Option<crate::check::CheckProfile>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -371,6 +375,7 @@ struct RawFile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
+    check: Option<crate::check::CheckProfile>,
 }
 
 /// A `[profiles.NAME]` table.
@@ -388,6 +393,7 @@ struct RawProfile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
+    check: Option<crate::check::CheckProfile>,
 }
 
 /// Converts a raw profile (top-level or named) and checks `warn_pct` < `crit_pct`.
@@ -423,6 +429,7 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         color: raw.color,
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
+        check: raw.check,
     })
 }
 
@@ -521,6 +528,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         color: raw.color,
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
+        check: raw.check,
     };
     let top = profile_from_raw(top, text, path)?;
     Ok(LoadedConfig {
@@ -706,6 +714,7 @@ impl Settings {
             config_path: file.map(|f| f.path.clone()),
             config_search_path,
             keyring,
+            check: profile.check.clone().unwrap_or_default(),
             env_api_key,
             inputs,
         })

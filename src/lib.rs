@@ -6,10 +6,12 @@
 
 pub mod api;
 pub mod app;
+pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod demo;
+pub mod forecast;
 pub mod keyring;
 pub mod once;
 pub mod poll;

@@ -25,14 +25,36 @@ pub async fn run(cli: Cli) -> u8 {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         )),
-        None => figures(&cli.global).await,
+        Some(Command::Check) => figures(&cli.global, true).await,
+        None => figures(&cli.global, cli.global.format == crate::cli::Format::Nagios).await,
     }
 }
 
-/// The dashboard, or `--once` (also when stdout is not a terminal).
-async fn figures(args: &GlobalArgs) -> u8 {
+/// The dashboard, or `--once` (also when stdout is not a terminal), or check mode.
+///
+/// In check mode every failure before the figures (a bad threshold, config or key) is the
+/// plugin's UNKNOWN on stdout with exit 3, as monitoring systems expect, not a usage error.
+async fn figures(args: &GlobalArgs, check: bool) -> u8 {
+    let unknown = |message: &str| {
+        print!("{}", crate::once::nagios::unknown(message));
+        crate::check::Status::Unknown.code()
+    };
     let settings = match Settings::resolve(args) {
         Ok(settings) => settings,
+        Err(e) if check => return unknown(&e.to_string()),
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let thresholds = match crate::check::Thresholds::resolve(
+        &args.check,
+        &settings.check,
+        settings.warn_pct,
+        settings.crit_pct,
+    ) {
+        Ok(thresholds) => thresholds,
+        Err(e) if check => return unknown(&e),
         Err(e) => {
             eprintln!("captop: {e}");
             return EXIT_USAGE;
@@ -41,6 +63,9 @@ async fn figures(args: &GlobalArgs) -> u8 {
     let demo = if args.demo {
         match DemoServer::start(DemoConfig::default()).await {
             Ok(server) => Some(server),
+            Err(e) if check => {
+                return unknown(&format!("cannot start the demo service on loopback: {e}"));
+            }
             Err(e) => {
                 eprintln!("captop: cannot start the demo service on loopback: {e}");
                 return EXIT_FAILURE;
@@ -49,14 +74,17 @@ async fn figures(args: &GlobalArgs) -> u8 {
     } else {
         None
     };
-    let client = match connect(&settings, demo.as_ref()).await {
+    let client = match connect(&settings, demo.as_ref(), check).await {
         Ok(client) => client,
         Err(code) => return code,
     };
-    let code = if !args.once && std::io::stdout().is_terminal() {
+    let code = if check {
+        let format = crate::cli::Format::Nagios;
+        once(&settings, format, thresholds, &client).await
+    } else if !args.once && std::io::stdout().is_terminal() {
         dashboard(&settings, client, demo.as_ref()).await
     } else {
-        once(&settings, args.format, &client).await
+        once(&settings, args.format, thresholds, &client).await
     };
     if let Some(server) = demo {
         server.shutdown().await;
@@ -88,32 +116,47 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
     }
 }
 
-/// `--once`: the figures printed once, as a table or JSON.
-async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) -> u8 {
-    let style = crate::once::TableStyle {
-        color: settings.color,
-        warn_pct: i64::from(settings.warn_pct),
-        crit_pct: i64::from(settings.crit_pct),
+/// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.
+async fn once(
+    settings: &Settings,
+    format: crate::cli::Format,
+    thresholds: crate::check::Thresholds,
+    client: &Client,
+) -> u8 {
+    let options = crate::once::OnceOptions {
+        format,
+        style: crate::once::TableStyle {
+            color: settings.color,
+            warn_pct: i64::from(settings.warn_pct),
+            crit_pct: i64::from(settings.crit_pct),
+        },
+        thresholds,
     };
     let budget = crate::poll::one_shot::OneShot::open(&client.host(), settings.budget);
-    let code = crate::once::run(
+    crate::once::run(
         client,
         &budget,
-        format,
-        style,
+        &options,
         &mut std::io::stdout().lock(),
         &mut std::io::stderr().lock(),
     )
-    .await;
-    u8::try_from(code).unwrap_or(EXIT_FAILURE)
+    .await
 }
 
 /// Builds the client for the service to watch: the demo service when one runs, otherwise the
 /// configured base URL and key. The URL is checked before the key is looked for, since a
 /// refused URL is the more useful thing to hear first. Errors are printed; the exit code is
-/// returned.
-async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Client, u8> {
+/// returned (in check mode, the plugin's UNKNOWN on stdout).
+async fn connect(
+    settings: &Settings,
+    demo: Option<&DemoServer>,
+    check: bool,
+) -> Result<Client, u8> {
     let fail = |message: String| {
+        if check {
+            print!("{}", crate::once::nagios::unknown(&message));
+            return crate::check::Status::Unknown.code();
+        }
         eprintln!("captop: {message}");
         EXIT_USAGE
     };
