@@ -1,5 +1,5 @@
 //! Sell-out forecasts per route, from the sold-minutes samples seen: pure maths, no clock, no
-//! I/O (the samples come from [`crate::history`] or the dashboard's polls).
+//! I/O (the samples come from [`crate::history`]).
 //!
 //! # Method
 //!
@@ -155,6 +155,17 @@ pub fn forecast(samples: &[Sample]) -> Option<Forecast> {
         samples: used.len(),
         window: Duration::from_millis(u64::try_from(span_ms).unwrap_or(0)),
     })
+}
+
+/// Forecasts by route slug, for the routes that have one.
+pub type Forecasts = std::collections::BTreeMap<String, Forecast>;
+
+/// The forecast of every route whose series makes one.
+pub fn for_series(series: &crate::history::Series) -> Forecasts {
+    series
+        .iter()
+        .filter_map(|(route, samples)| forecast(samples).map(|f| (route.clone(), f)))
+        .collect()
 }
 
 /// How long until a route is full, as people read it: `~3 h 10 m`, `~45 m`, `~2 d 4 h`,

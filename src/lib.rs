@@ -12,6 +12,7 @@ pub mod commands;
 pub mod config;
 pub mod demo;
 pub mod forecast;
+pub mod history;
 pub mod keyring;
 pub mod once;
 pub mod poll;

@@ -80,11 +80,11 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
     };
     let code = if check {
         let format = crate::cli::Format::Nagios;
-        once(&settings, format, thresholds, &client).await
+        once(&settings, format, thresholds, &client, demo.is_some()).await
     } else if !args.once && std::io::stdout().is_terminal() {
         dashboard(&settings, client, demo.as_ref()).await
     } else {
-        once(&settings, args.format, thresholds, &client).await
+        once(&settings, args.format, thresholds, &client, demo.is_some()).await
     };
     if let Some(server) = demo {
         server.shutdown().await;
@@ -122,6 +122,7 @@ async fn once(
     format: crate::cli::Format,
     thresholds: crate::check::Thresholds,
     client: &Client,
+    demo: bool,
 ) -> u8 {
     let options = crate::once::OnceOptions {
         format,
@@ -131,6 +132,7 @@ async fn once(
             crit_pct: i64::from(settings.crit_pct),
         },
         thresholds,
+        history: history_for(client, demo),
     };
     let budget = crate::poll::one_shot::OneShot::open(&client.host(), settings.budget);
     crate::once::run(
@@ -141,6 +143,15 @@ async fn once(
         &mut std::io::stderr().lock(),
     )
     .await
+}
+
+/// The forecast history of the service `client` asks, unless it is the demo's (whose port,
+/// and so whose origin, is new on every run).
+fn history_for(client: &Client, demo: bool) -> Option<crate::history::History> {
+    if demo {
+        return None;
+    }
+    crate::history::default_dir().map(|dir| crate::history::History::new(&dir, client.base_url()))
 }
 
 /// Builds the client for the service to watch: the demo service when one runs, otherwise the

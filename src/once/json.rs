@@ -5,8 +5,10 @@ use serde::Serialize;
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
+use crate::forecast::{Forecast, Forecasts};
 
-/// The `--format json` document: the service's own shapes plus the validation warnings.
+/// The `--format json` document: the service's own shapes plus the validation warnings and
+/// captop's sell-out forecasts.
 #[derive(Debug, Serialize)]
 pub struct OnceReport<'a> {
     /// The `/capacity` report as the service sent it (unknown fields dropped).
@@ -15,6 +17,35 @@ pub struct OnceReport<'a> {
     pub utilization: &'a UtilizationReport,
     /// Figures that break the spec's rules or arithmetic.
     pub warnings: &'a [Warning],
+    /// One entry per route of the report, by route slug: its forecast, or `null` when the
+    /// samples kept so far make none (too few, flat or too noisy).
+    pub forecasts: std::collections::BTreeMap<&'a str, Option<ForecastJson>>,
+}
+
+/// A route's forecast as `--format json` writes it.
+#[derive(Debug, Serialize)]
+pub struct ForecastJson {
+    /// Minutes sold per hour, at the pace of the samples fitted.
+    pub rate_per_hour: f64,
+    /// When the route sells out at that pace (RFC 3339, UTC); `null` beyond 30 days.
+    pub sells_out_at: Option<String>,
+    /// Samples the fit used.
+    pub samples: usize,
+    /// Seconds from the oldest to the newest sample used.
+    pub window_seconds: u64,
+}
+
+impl From<&Forecast> for ForecastJson {
+    fn from(f: &Forecast) -> Self {
+        ForecastJson {
+            rate_per_hour: (f.rate_per_hour * 10.0).round() / 10.0,
+            sells_out_at: f
+                .sells_out_at
+                .map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            samples: f.samples,
+            window_seconds: f.window.as_secs(),
+        }
+    }
 }
 
 /// The JSON document, pretty-printed, with a trailing newline.
@@ -29,10 +60,31 @@ pub fn render_json(
     utilization: &UtilizationReport,
     warnings: &[Warning],
 ) -> Result<String, serde_json::Error> {
+    render_json_with(capacity, utilization, warnings, &Forecasts::new())
+}
+
+/// [`render_json`] with the routes' forecasts.
+pub fn render_json_with(
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+    warnings: &[Warning],
+    forecasts: &Forecasts,
+) -> Result<String, serde_json::Error> {
+    let forecasts = capacity
+        .routes
+        .iter()
+        .map(|r| {
+            (
+                r.route.as_str(),
+                forecasts.get(&r.route).map(ForecastJson::from),
+            )
+        })
+        .collect();
     let raw = serde_json::to_string_pretty(&OnceReport {
         capacity,
         utilization,
         warnings,
+        forecasts,
     })?;
     let mut out = escape_unsafe_in_json(&raw);
     out.push('\n');

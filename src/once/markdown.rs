@@ -11,13 +11,19 @@
 //! `]`, which a cell never is.
 
 use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::forecast::Forecasts;
 use crate::text::thousands;
 
 /// Longest cell of server text, in characters, before it is cut with `…`.
 const CELL_CHARS: usize = 60;
 
 /// The Markdown report, ending in a newline.
-pub fn render(capacity: &CapacityReport, utilization: &UtilizationReport, source: &str) -> String {
+pub fn render(
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+    source: &str,
+    forecasts: &Forecasts,
+) -> String {
     let routes = &capacity.routes;
     let sold_out = routes
         .iter()
@@ -47,12 +53,20 @@ pub fn render(capacity: &CapacityReport, utilization: &UtilizationReport, source
     }
     out.push_str("\n\n");
     out.push_str(
-        "| Route | Dial | Fill | Minutes left | Minutes sold | Minutes total | Ports free | Ports sold | Ports total |\n\
-         |---|---|--:|--:|--:|--:|--:|--:|--:|\n",
+        "| Route | Dial | Fill | Minutes left | Minutes sold | Minutes total | Ports free | Ports sold | Ports total | Sold / h | Full in |\n\
+         |---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
     );
     for r in routes {
+        let forecast = forecasts.get(&r.route);
+        let rate = forecast.map_or_else(
+            || "—".to_owned(),
+            |f| thousands(f.rate_per_hour.round() as i64),
+        );
+        let full_in = forecast
+            .and_then(|f| f.left(capacity.generated_at))
+            .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
         out.push_str(&format!(
-            "| {} | {} | {} % | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} % | {} | {} | {} | {} | {} | {} | {rate} | {full_in} |\n",
             cell(&r.name),
             cell(&r.dial_code),
             r.filled_pct,
@@ -69,7 +83,7 @@ pub fn render(capacity: &CapacityReport, utilization: &UtilizationReport, source
     let ports = t.ports.unwrap_or_default();
     let opt = |v: Option<i64>| v.map_or_else(|| "—".to_owned(), thousands);
     out.push_str(&format!(
-        "| **Total ({} routes)** |  | {} | {} | {} | {} | {} | {} | {} |\n",
+        "| **Total ({} routes)** |  | {} | {} | {} | {} | {} | {} | {} |  |  |\n",
         t.routes.unwrap_or(routes.len() as i64),
         t.filled_pct
             .map_or_else(|| "—".to_owned(), |v| format!("{v} %")),
@@ -170,7 +184,7 @@ mod tests {
         for (r, name) in cap.routes.iter_mut().zip(hostile) {
             r.name = name.to_owned();
         }
-        let md = render(&cap, &util, "http://x/v1");
+        let md = render(&cap, &util, "http://x/v1", &Forecasts::new());
         let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
         let header_cells = cells(rows[0]).len();
         assert_eq!(
@@ -198,7 +212,7 @@ mod tests {
     #[test]
     fn same_figures_as_the_table() {
         let (cap, util) = sample_reports();
-        let md = render(&cap, &util, "http://x/v1");
+        let md = render(&cap, &util, "http://x/v1", &Forecasts::new());
         let r = &cap.routes[0];
         let row = md
             .lines()

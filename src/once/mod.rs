@@ -13,6 +13,7 @@ use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::{self, Warning};
 use crate::cli::Format;
+use crate::forecast::Forecasts;
 use crate::poll::one_shot::OneShot;
 use crate::text::sanitize;
 
@@ -43,6 +44,40 @@ pub struct OnceOptions {
     pub style: TableStyle,
     /// Check mode's thresholds (read by `--format nagios` only).
     pub thresholds: crate::check::Thresholds,
+    /// Where the samples for forecasts are kept (`None`: no forecasts, e.g. with `--demo`,
+    /// whose service lives only as long as the run).
+    pub history: Option<crate::history::History>,
+}
+
+/// Adds the report to the history and makes the forecasts; trouble with the file is a
+/// warning on stderr, never a failure.
+async fn forecasts(
+    history: Option<&crate::history::History>,
+    capacity: &CapacityReport,
+    stderr: &mut dyn Write,
+) -> Forecasts {
+    let Some(history) = history.cloned() else {
+        return Forecasts::new();
+    };
+    let report = capacity.clone();
+    let recorded = tokio::task::spawn_blocking(move || history.record(&report)).await;
+    match recorded {
+        Ok(Ok(recorded)) => {
+            if let Some(warning) = recorded.warning {
+                let _ = writeln!(stderr, "captop: warning: {}", sanitize(&warning));
+            }
+            crate::forecast::for_series(&recorded.series)
+        }
+        Ok(Err(e)) => {
+            let _ = writeln!(
+                stderr,
+                "captop: warning: could not keep the forecast history: {}",
+                sanitize(&e.to_string())
+            );
+            Forecasts::new()
+        }
+        Err(_) => Forecasts::new(),
+    }
 }
 
 /// Fetches both reports inside the shared budget; `Err` is the one-line reason they could not
@@ -85,18 +120,21 @@ pub async fn run(
         }
     };
     let warnings = warnings(&capacity, &utilization);
+    let forecasts = forecasts(options.history.as_ref(), &capacity, stderr).await;
     let text = match options.format {
-        Format::Json => match render_json(&capacity, &utilization, &warnings) {
-            Ok(text) => text,
-            Err(e) => {
-                let _ = writeln!(stderr, "captop: could not encode the report: {e}");
-                return 1;
+        Format::Json => {
+            match json::render_json_with(&capacity, &utilization, &warnings, &forecasts) {
+                Ok(text) => text,
+                Err(e) => {
+                    let _ = writeln!(stderr, "captop: could not encode the report: {e}");
+                    return 1;
+                }
             }
-        },
+        }
         Format::Table | Format::Markdown | Format::Nagios => {
             print_warnings(&warnings, stderr);
             if options.format == Format::Markdown {
-                markdown::render(&capacity, &utilization, client.base_url())
+                markdown::render(&capacity, &utilization, client.base_url(), &forecasts)
             } else {
                 render_table(&capacity, &utilization, client.base_url(), options.style)
             }
@@ -127,9 +165,12 @@ async fn check(
         ),
         Ok(Err(why)) => (nagios::unknown(&why), crate::check::Status::Unknown),
         Ok(Ok((capacity, utilization))) => {
-            let none = |_: &crate::api::model::RouteCapacity| None;
+            let forecasts = forecasts(options.history.as_ref(), &capacity, stderr).await;
+            let sells_out_at = |r: &crate::api::model::RouteCapacity| {
+                forecasts.get(&r.route).and_then(|f| f.sells_out_at)
+            };
             let evaluation =
-                crate::check::evaluate(&capacity, &utilization, &options.thresholds, &none);
+                crate::check::evaluate(&capacity, &utilization, &options.thresholds, &sells_out_at);
             (nagios::render(&evaluation), evaluation.status)
         }
     };
