@@ -93,6 +93,8 @@ pub struct Settings {
     pub keyring: StoreChoice,
     /// The profile's `[check]` table (check mode's threshold defaults).
     pub check: crate::check::CheckProfile,
+    /// The profile's `[actions]` table (bell and command on dashboard events).
+    pub actions: crate::actions::ActionsConfig,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
     env_api_key: Option<EnvKey>,
     /// What resolved these settings, to resolve another profile from the same inputs.
@@ -248,6 +250,8 @@ pub struct Profile {
     pub allow_insecure_http: Option<bool>,
     /// The `[check]` table: check mode's thresholds.
     pub check: Option<crate::check::CheckProfile>,
+    /// The `[actions]` table: what the dashboard does on events.
+    pub actions: Option<crate::actions::ActionsConfig>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,6 +380,7 @@ struct RawFile {
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
     check: Option<crate::check::CheckProfile>,
+    actions: Option<crate::actions::ActionsConfig>,
 }
 
 /// A `[profiles.NAME]` table.
@@ -394,6 +399,7 @@ struct RawProfile {
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
     check: Option<crate::check::CheckProfile>,
+    actions: Option<crate::actions::ActionsConfig>,
 }
 
 /// Converts a raw profile (top-level or named) and checks `warn_pct` < `crit_pct`.
@@ -430,6 +436,7 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
         check: raw.check,
+        actions: raw.actions,
     })
 }
 
@@ -529,6 +536,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
         check: raw.check,
+        actions: raw.actions,
     };
     let top = profile_from_raw(top, text, path)?;
     Ok(LoadedConfig {
@@ -715,6 +723,7 @@ impl Settings {
             config_search_path,
             keyring,
             check: profile.check.clone().unwrap_or_default(),
+            actions: profile.actions.clone().unwrap_or_default(),
             env_api_key,
             inputs,
         })

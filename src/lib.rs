@@ -4,6 +4,7 @@
 //! [`api::client`], the results become events for the UI state, and the UI draws that state.
 //! `--once` takes the same figures and prints them instead.
 
+pub mod actions;
 pub mod api;
 pub mod app;
 pub mod check;

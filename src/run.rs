@@ -100,9 +100,12 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
     };
     let options = crate::app::UiOptions::from_settings(settings, label);
     let config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    let history = history_for(&client, demo.is_some());
     let (commands, events, poller) = crate::poll::spawn(client, config);
+    let (events, watcher) = watch(settings, history, events);
     let result = crate::tui::run(options, events, commands).await;
     poller.abort();
+    watcher.abort();
     match result {
         Ok(crate::tui::Exit::PollerGone) => {
             eprintln!("captop: the poller stopped unexpectedly");
@@ -114,6 +117,70 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
             EXIT_FAILURE
         }
     }
+}
+
+/// Taps the poller's messages on their way to the dashboard: each `/capacity` report goes
+/// into the forecast history, and the events it makes run the profile's `[actions]` (see
+/// [`crate::actions`]). The tap never holds a message back for an action: commands run
+/// detached, and the history is written on a blocking thread.
+///
+/// The bell is a BEL byte on stderr, the same terminal as the dashboard's but a stream of its
+/// own: a terminal executes a BEL met inside a control sequence without breaking it, so it
+/// cannot garble a frame being drawn.
+fn watch(
+    settings: &Settings,
+    history: Option<crate::history::History>,
+    mut events: tokio::sync::mpsc::Receiver<crate::poll::PollEvent>,
+) -> (
+    tokio::sync::mpsc::Receiver<crate::poll::PollEvent>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    let actions = settings.actions.clone();
+    let mut watcher = crate::actions::Watcher::new(
+        settings.warn_pct,
+        settings.crit_pct,
+        actions.sells_out_within,
+    );
+    let runner = crate::actions::Runner::new(actions);
+    let task = tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            let fired = match &event {
+                crate::poll::PollEvent::Capacity {
+                    result: Ok(report), ..
+                } => {
+                    let forecasts = match history.clone() {
+                        Some(history) => {
+                            let report = report.clone();
+                            tokio::task::spawn_blocking(move || history.record(&report))
+                                .await
+                                .ok()
+                                .and_then(Result::ok)
+                                .map(|r| crate::forecast::for_series(&r.series))
+                                .unwrap_or_default()
+                        }
+                        None => crate::forecast::Forecasts::new(),
+                    };
+                    watcher.report(report, &forecasts)
+                }
+                crate::poll::PollEvent::Capacity { result: Err(e), .. } => {
+                    watcher.failure(&e.to_string())
+                }
+                _ => Vec::new(),
+            };
+            if tx.send(event).await.is_err() {
+                return;
+            }
+            for action in &fired {
+                if runner.bell() {
+                    use std::io::Write;
+                    let _ = std::io::stderr().write_all(b"\x07");
+                }
+                drop(runner.run(action));
+            }
+        }
+    });
+    (rx, task)
 }
 
 /// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.
