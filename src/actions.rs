@@ -150,10 +150,9 @@ impl ActionEvent {
 }
 
 /// A route's state as last seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RouteState {
-    /// 0 normal, 1 warning, 2 critical.
-    level: u8,
+    level: crate::model::Level,
     sold_out: bool,
     soon: bool,
 }
@@ -161,8 +160,7 @@ struct RouteState {
 /// Turns successive reports and failures into events (see the module doc).
 #[derive(Debug, Clone, Default)]
 pub struct Watcher {
-    warn_pct: i64,
-    crit_pct: i64,
+    thresholds: crate::model::Thresholds,
     within: Option<Duration>,
     routes: Option<HashMap<String, RouteState>>,
     service_up: Option<bool>,
@@ -170,10 +168,12 @@ pub struct Watcher {
 
 impl Watcher {
     /// A watcher with the dashboard's fill thresholds and the forecast horizon in hours.
-    pub fn new(warn_pct: u8, crit_pct: u8, sells_out_within_hours: Option<f64>) -> Watcher {
+    pub fn new(
+        thresholds: crate::model::Thresholds,
+        sells_out_within_hours: Option<f64>,
+    ) -> Watcher {
         Watcher {
-            warn_pct: i64::from(warn_pct),
-            crit_pct: i64::from(crit_pct),
+            thresholds,
             within: sells_out_within_hours
                 .filter(|h| h.is_finite() && *h > 0.0)
                 .map(|h| Duration::from_secs_f64(h.min(8784.0) * 3600.0)),
@@ -198,13 +198,7 @@ impl Watcher {
         for r in &report.routes {
             let sells_out_at = forecasts.get(&r.route).and_then(|f| f.sells_out_at);
             let state = RouteState {
-                level: if r.filled_pct >= self.crit_pct {
-                    2
-                } else if r.filled_pct >= self.warn_pct {
-                    1
-                } else {
-                    0
-                },
+                level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: crate::check::is_sold_out(r),
                 soon: match (self.within, sells_out_at) {
                     (Some(within), Some(at)) => (at - report.generated_at)
@@ -213,7 +207,11 @@ impl Watcher {
                     _ => false,
                 },
             };
-            let before = old.get(&r.route).copied().unwrap_or_default();
+            let before = old.get(&r.route).copied().unwrap_or(RouteState {
+                level: crate::model::Level::Ok,
+                sold_out: false,
+                soon: false,
+            });
             new.insert(r.route.clone(), state);
             if baseline {
                 continue;
@@ -233,7 +231,7 @@ impl Watcher {
             if state.sold_out && !before.sold_out {
                 fire(EventKind::SoldOut, "sold out".to_owned());
             } else if state.level > before.level {
-                let kind = if state.level == 2 {
+                let kind = if state.level == crate::model::Level::Crit {
                     EventKind::Critical
                 } else {
                     EventKind::Warning
@@ -374,7 +372,7 @@ mod tests {
             r.filled_pct = 10;
         }
         cap.routes[0].filled_pct = 90;
-        let mut w = Watcher::new(80, 95, Some(6.0));
+        let mut w = Watcher::new(Default::default(), Some(6.0));
         assert!(w.report(&cap, &Forecasts::new()).is_empty(), "baseline");
         cap.routes[1].filled_pct = 85;
         cap.routes[0].filled_pct = 96;
@@ -399,7 +397,7 @@ mod tests {
         );
         let e = w.report(&cap, &forecasts);
         assert_eq!(kinds(&e), [("sells-out-soon", slug1.clone())]);
-        assert!(e[0].message.contains("~2 h 0 m"), "{}", e[0].message);
+        assert!(e[0].message.contains("~2 h 0 min"), "{}", e[0].message);
 
         cap.routes[0].capacity_minutes.remaining = 0;
         assert_eq!(kinds(&w.report(&cap, &forecasts)), [("sold-out", slug0)]);

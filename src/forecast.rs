@@ -168,26 +168,22 @@ pub fn for_series(series: &crate::history::Series) -> Forecasts {
         .collect()
 }
 
-/// How long until a route is full, as people read it: `~3 h 10 m`, `~45 m`, `~2 d 4 h`,
-/// `< 1 m`. The `~` says it is an estimate.
+/// How long until a route is full, as people read it: `~3 h 10 min`, `~45 min`, `~2 d 4 h`,
+/// `< 1 min` ([`crate::format::duration`] at a glance); the `~` says it is an estimate.
 pub fn full_in(left: Duration) -> String {
-    let mins = left.as_secs() / 60;
-    match mins {
-        0 => "< 1 m".to_owned(),
-        1..60 => format!("~{mins} m"),
-        60..2880 => format!("~{} h {} m", mins / 60, mins % 60),
-        _ => format!("~{} d {} h", mins / 1440, mins % 1440 / 60),
+    if left < Duration::from_secs(60) {
+        "< 1 min".to_owned()
+    } else {
+        format!(
+            "~{}",
+            crate::format::duration(left, crate::format::Precision::Glance)
+        )
     }
 }
 
-/// A window as people read it: `42 s`, `12 min`, `1 h 5 min`.
+/// A fit's window as people read it: `42 s`, `12 min`, `1 h 5 min`.
 pub fn window_text(window: Duration) -> String {
-    let secs = window.as_secs();
-    match secs {
-        0..120 => format!("{secs} s"),
-        120..3600 => format!("{} min", secs / 60),
-        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
-    }
+    crate::format::duration(window, crate::format::Precision::Glance)
 }
 
 #[cfg(test)]
@@ -323,9 +319,9 @@ mod tests {
 
     #[test]
     fn texts() {
-        assert_eq!(full_in(Duration::from_secs(30)), "< 1 m");
-        assert_eq!(full_in(Duration::from_secs(45 * 60)), "~45 m");
-        assert_eq!(full_in(Duration::from_secs(3 * 3600 + 600)), "~3 h 10 m");
+        assert_eq!(full_in(Duration::from_secs(30)), "< 1 min");
+        assert_eq!(full_in(Duration::from_secs(45 * 60)), "~45 min");
+        assert_eq!(full_in(Duration::from_secs(3 * 3600 + 600)), "~3 h 10 min");
         assert_eq!(full_in(Duration::from_secs(52 * 3600)), "~2 d 4 h");
         assert_eq!(window_text(Duration::from_secs(42)), "42 s");
         assert_eq!(window_text(Duration::from_secs(3900)), "1 h 5 min");

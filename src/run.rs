@@ -47,11 +47,10 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let thresholds = match crate::check::Thresholds::resolve(
+    let thresholds = match crate::check::CheckThresholds::resolve(
         &args.check,
         &settings.check,
-        settings.warn_pct,
-        settings.crit_pct,
+        crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
     ) {
         Ok(thresholds) => thresholds,
         Err(e) if check => return unknown(&e),
@@ -138,8 +137,7 @@ fn watch(
     let (tx, rx) = tokio::sync::mpsc::channel(64);
     let actions = settings.actions.clone();
     let mut watcher = crate::actions::Watcher::new(
-        settings.warn_pct,
-        settings.crit_pct,
+        crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
         actions.sells_out_within,
     );
     let runner = crate::actions::Runner::new(actions);
@@ -187,7 +185,7 @@ fn watch(
 async fn once(
     settings: &Settings,
     format: crate::cli::Format,
-    thresholds: crate::check::Thresholds,
+    thresholds: crate::check::CheckThresholds,
     client: &Client,
     demo: bool,
 ) -> u8 {
@@ -195,8 +193,7 @@ async fn once(
         format,
         style: crate::once::TableStyle {
             color: settings.color,
-            warn_pct: i64::from(settings.warn_pct),
-            crit_pct: i64::from(settings.crit_pct),
+            thresholds: crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
         },
         thresholds,
         history: history_for(client, demo),

@@ -34,7 +34,7 @@ fn hostile_event() -> captop::actions::ActionEvent {
         r.filled_pct = 10;
     }
     cap.routes[0].name = HOSTILE.to_owned();
-    let mut watcher = Watcher::new(80, 95, None);
+    let mut watcher = Watcher::new(Default::default(), None);
     assert!(watcher.report(&cap, &Forecasts::new()).is_empty());
     cap.routes[0].filled_pct = 97;
     let mut events = watcher.report(&cap, &Forecasts::new());

@@ -140,12 +140,12 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
 
     let md = String::from_utf8(markdown.stdout).unwrap();
     let row = md.lines().find(|l| l.starts_with("| Nigeria")).unwrap();
-    assert!(row.ends_with("| 30,000 | ~2 h 26 m |"), "{row}");
+    assert!(row.ends_with("| 30,000 | ~2 h 26 min |"), "{row}");
 
     let line = String::from_utf8(check.stdout).unwrap();
     assert_eq!(check.status.code(), Some(2), "{line}");
     assert!(
-        line.starts_with("CAPTOP CRITICAL - 1 critical: Nigeria – Lagos full in ~2 h 25 m"),
+        line.starts_with("CAPTOP CRITICAL - 1 critical: Nigeria – Lagos full in ~2 h 25 min"),
         "{line}"
     );
     assert!(

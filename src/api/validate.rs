@@ -71,7 +71,10 @@ fn check_generated_at(at: DateTime<Utc>, now: DateTime<Utc>, out: &mut Vec<Warni
     let ahead = at.signed_duration_since(now);
     if ahead > FUTURE_TOLERANCE {
         let shown = match ahead.to_std() {
-            Ok(d) => super::error::humantime(std::time::Duration::from_secs(d.as_secs())),
+            Ok(d) => crate::format::duration(
+                std::time::Duration::from_secs(d.as_secs()),
+                crate::format::Precision::Sentence,
+            ),
             Err(_) => "far".to_owned(),
         };
         out.push(Warning::new(

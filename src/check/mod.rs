@@ -1,7 +1,7 @@
 //! Check mode (`captop --once --format nagios`, `captop check`): the figures judged against
 //! thresholds as a monitoring plugin judges them, for Nagios, Icinga, Sensu, Zabbix, Checkmk.
 //!
-//! Pure: reports and [`Thresholds`] in, an [`Evaluation`] out; [`crate::once::nagios`] prints
+//! Pure: reports and [`CheckThresholds`] in, an [`Evaluation`] out; [`crate::once::nagios`] prints
 //! it. The thresholds are [`range::Range`]s in the plugins' syntax. Each one comes from its
 //! flag, else from the profile's `[check]` table in the config file, else a default: route fill
 //! defaults to the profile's `warn_pct` / `crit_pct` (a route at `warn_pct` is a warning, as on
@@ -128,7 +128,7 @@ impl Pair {
 
 /// Every threshold of a check, after flags, profile and defaults.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Thresholds {
+pub struct CheckThresholds {
     /// Each route's fill %.
     pub fill: Pair,
     /// Today's utilization %.
@@ -141,16 +141,15 @@ pub struct Thresholds {
     pub sells_out_within: (Option<Hours>, Option<Hours>),
 }
 
-impl Thresholds {
-    /// Merges the flags over the profile's `[check]` table over the defaults; `warn_pct` and
-    /// `crit_pct` are the profile's dashboard thresholds, the fill defaults. `Err` names the
+impl CheckThresholds {
+    /// Merges the flags over the profile's `[check]` table over the defaults;
+    /// `fill` holds the profile's dashboard thresholds, the fill defaults. `Err` names the
     /// flag whose range is not one.
     pub fn resolve(
         args: &CheckArgs,
         profile: &CheckProfile,
-        warn_pct: u8,
-        crit_pct: u8,
-    ) -> Result<Thresholds, String> {
+        fill: crate::model::Thresholds,
+    ) -> Result<CheckThresholds, String> {
         let pick = |flag: &Option<String>, name: &str, file: &Option<Range>| match flag {
             Some(text) => text
                 .parse::<Range>()
@@ -166,12 +165,12 @@ impl Thresholds {
         };
         // Fill % is an integer: "from warn_pct on" is "above warn_pct - 1".
         let from = |pct: u8| Range::above(f64::from(pct) - 1.0);
-        Ok(Thresholds {
+        Ok(CheckThresholds {
             fill: Pair {
                 warning: pick(&args.warning, "--warning", &profile.fill_warning)?
-                    .or_else(|| Some(from(warn_pct))),
+                    .or_else(|| Some(from(fill.warn))),
                 critical: pick(&args.critical, "--critical", &profile.fill_critical)?
-                    .or_else(|| Some(from(crit_pct))),
+                    .or_else(|| Some(from(fill.crit))),
             },
             utilization: Pair {
                 warning: pick(
@@ -297,7 +296,7 @@ pub type SellOut<'a> = &'a dyn Fn(&RouteCapacity) -> Option<DateTime<Utc>>;
 pub fn evaluate(
     capacity: &CapacityReport,
     utilization: &UtilizationReport,
-    thresholds: &Thresholds,
+    thresholds: &CheckThresholds,
     sells_out_at: SellOut<'_>,
 ) -> Evaluation {
     let mut findings = Vec::new();
@@ -580,13 +579,13 @@ mod tests {
     use super::*;
     use crate::once::sample_reports;
 
-    fn thresholds(w: &str, c: &str) -> Thresholds {
+    fn thresholds(w: &str, c: &str) -> CheckThresholds {
         let args = CheckArgs {
             warning: Some(w.to_owned()),
             critical: Some(c.to_owned()),
             ..CheckArgs::default()
         };
-        Thresholds::resolve(&args, &CheckProfile::default(), 80, 95).unwrap()
+        CheckThresholds::resolve(&args, &CheckProfile::default(), Default::default()).unwrap()
     }
 
     #[test]
@@ -613,8 +612,12 @@ mod tests {
 
     #[test]
     fn defaults_match_the_dashboard_from_warn_pct_on() {
-        let t =
-            Thresholds::resolve(&CheckArgs::default(), &CheckProfile::default(), 80, 95).unwrap();
+        let t = CheckThresholds::resolve(
+            &CheckArgs::default(),
+            &CheckProfile::default(),
+            Default::default(),
+        )
+        .unwrap();
         assert_eq!(t.fill.judge(79.0), Status::Ok);
         assert_eq!(t.fill.judge(80.0), Status::Warning);
         assert_eq!(t.fill.judge(95.0), Status::Critical);
@@ -622,13 +625,14 @@ mod tests {
             fill_warning: Some("50".parse().unwrap()),
             ..CheckProfile::default()
         };
-        let t = Thresholds::resolve(&CheckArgs::default(), &profile, 80, 95).unwrap();
+        let t =
+            CheckThresholds::resolve(&CheckArgs::default(), &profile, Default::default()).unwrap();
         assert_eq!(t.fill.judge(51.0), Status::Warning, "the profile's [check]");
         let args = CheckArgs {
             warning: Some("nope".to_owned()),
             ..CheckArgs::default()
         };
-        let e = Thresholds::resolve(&args, &profile, 80, 95).unwrap_err();
+        let e = CheckThresholds::resolve(&args, &profile, Default::default()).unwrap_err();
         assert!(e.starts_with("--warning: "), "{e}");
     }
 

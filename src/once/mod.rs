@@ -43,7 +43,7 @@ pub struct OnceOptions {
     /// How the table is drawn.
     pub style: TableStyle,
     /// Check mode's thresholds (read by `--format nagios` only).
-    pub thresholds: crate::check::Thresholds,
+    pub thresholds: crate::check::CheckThresholds,
     /// Where the samples for forecasts are kept (`None`: no forecasts, e.g. with `--demo`,
     /// whose service lives only as long as the run).
     pub history: Option<crate::history::History>,
@@ -159,7 +159,7 @@ async fn check(
         Err(_) => (
             nagios::unknown(&format!(
                 "timed out: no answer within {} (-t)",
-                crate::api::error::humantime(deadline)
+                crate::format::duration(deadline, crate::format::Precision::Sentence)
             )),
             crate::check::Status::Unknown,
         ),

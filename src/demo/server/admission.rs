@@ -11,13 +11,9 @@ use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::request_log::Arrival;
+use super::request_log::{AnnouncedWait, Arrival};
 use super::{RetryAfterStyle, Shared, lock};
 use crate::api::model::ErrorBody;
-
-/// The wait a 429 announced, handed from the handler to the logging layer.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct AnnouncedWait(pub(super) Duration);
 
 /// Why a metered request is not answered with a report.
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,6 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use super::admission::AnnouncedWait;
 use super::{Shared, lock};
 
 /// Most requests the log keeps; older entries are dropped first.
@@ -39,6 +38,10 @@ pub(super) struct Arrival {
     pub(super) wall: SystemTime,
     pub(super) ip: IpAddr,
 }
+
+/// The wait a 429 announced, handed from the handler to the logging layer.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct AnnouncedWait(pub(super) Duration);
 
 /// Stamps the arrival, runs the request, logs the outcome.
 pub(super) async fn log_request(
