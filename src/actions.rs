@@ -34,7 +34,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use crate::api::model::CapacityReport;
-use crate::forecast::Forecasts;
+use crate::model::forecast::Forecasts;
 
 /// Most commands running at once; further events are skipped while they run.
 pub const MAX_RUNNING: usize = 4;
@@ -241,7 +241,7 @@ impl Watcher {
             if state.soon && !before.soon && !state.sold_out {
                 let left = sells_out_at
                     .and_then(|at| (at - report.generated_at).to_std().ok())
-                    .map_or_else(String::new, crate::forecast::full_in);
+                    .map_or_else(String::new, crate::model::forecast::full_in);
                 fire(
                     EventKind::SellsOutSoon,
                     format!("forecast to sell out in {left}"),
@@ -356,7 +356,7 @@ pub enum RunOutcome {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
-    use crate::forecast::Forecast;
+    use crate::model::forecast::Forecast;
 
     fn kinds(events: &[ActionEvent]) -> Vec<(&'static str, String)> {
         events

@@ -8,14 +8,13 @@
 //!   "routes": { "br-sao-paulo": [ { "at_ms": 1795000000000, "sold": 4358400, "total": 4800000 }, … ] } }
 //! ```
 //!
-//! Bounded: only the routes of the latest report, each with the samples of the last [`KEEP`]
-//! and at most [`MAX_SAMPLES_PER_ROUTE`] of them, at most [`MAX_ROUTES`] routes; a file over
+//! Bounded as [`add_report`] bounds the samples (the latest report's routes, two hours, at
+//! most 480 samples per route and 1000 routes); a file over
 //! [`MAX_FILE_BYTES`] is not read. Writers take an exclusive lock on a lock file beside it,
 //! read, add, write a temporary file and rename it over the old one, so a reader never sees
 //! half a file and two writers never lose each other's samples. A file that cannot be parsed
 //! is started afresh, and the caller is told so it can warn.
 
-use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -24,18 +23,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::api::model::CapacityReport;
-use crate::forecast::Sample;
+pub use crate::model::forecast::Series;
+use crate::model::forecast::add_report;
 
-/// How far back samples are kept (twice the forecast's window).
-pub const KEEP: Duration = Duration::from_secs(2 * 3600);
-/// Most samples kept per route.
-pub const MAX_SAMPLES_PER_ROUTE: usize = 480;
-/// Most routes kept.
-pub const MAX_ROUTES: usize = 1000;
 /// Largest file read; a bigger one is started afresh.
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
-/// Longest route slug kept (longer ones are not tracked).
-const MAX_SLUG_BYTES: usize = 200;
 const LOCK_ATTEMPTS: u32 = 250;
 const LOCK_RETRY: Duration = Duration::from_millis(4);
 const VERSION: u32 = 1;
@@ -46,11 +38,8 @@ const VERSION: u32 = 1;
 struct HistoryFile {
     version: u32,
     origin: String,
-    routes: BTreeMap<String, Vec<Sample>>,
+    routes: Series,
 }
-
-/// The samples of each route after a report was added: route slug → samples, oldest first.
-pub type Series = BTreeMap<String, Vec<Sample>>;
 
 /// What recording a report gave.
 #[derive(Debug, Default)]
@@ -126,27 +115,7 @@ impl History {
 
     fn record_locked(&self, report: &CapacityReport) -> io::Result<Recorded> {
         let (mut file, warning) = self.load();
-        let at_ms = report.generated_at.timestamp_millis();
-        let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
-        let mut routes = BTreeMap::new();
-        for r in report.routes.iter().take(MAX_ROUTES) {
-            if r.route.len() > MAX_SLUG_BYTES {
-                continue;
-            }
-            let mut samples = file.routes.remove(&r.route).unwrap_or_default();
-            if samples.last().is_none_or(|last| last.at_ms < at_ms) {
-                samples.push(Sample {
-                    at_ms,
-                    sold: r.capacity_minutes.sold,
-                    total: r.capacity_minutes.total,
-                });
-            }
-            samples.retain(|s| at_ms.saturating_sub(s.at_ms) <= keep_ms);
-            let extra = samples.len().saturating_sub(MAX_SAMPLES_PER_ROUTE);
-            samples.drain(..extra);
-            routes.insert(r.route.clone(), samples);
-        }
-        file.routes = routes;
+        add_report(&mut file.routes, report);
         file.version = VERSION;
         file.origin.clone_from(&self.origin);
         self.store(&file)?;
@@ -161,7 +130,7 @@ impl History {
         let fresh = || HistoryFile {
             version: VERSION,
             origin: self.origin.clone(),
-            routes: BTreeMap::new(),
+            routes: Series::new(),
         };
         let mut text = String::new();
         match File::open(&self.path) {

@@ -30,7 +30,6 @@ pub mod config;
 pub mod demo;
 #[doc(hidden)]
 pub mod fixtures;
-pub mod forecast;
 pub mod format;
 pub mod history;
 pub mod keyring;

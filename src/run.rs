@@ -97,9 +97,16 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
         Some(server) => format!("demo {}", server.base_url()),
         None => client.base_url().to_owned(),
     };
-    let options = crate::app::UiOptions::from_settings(settings, label);
-    let config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    let mut options = crate::app::UiOptions::from_settings(settings, label);
     let history = history_for(&client, demo.is_some());
+    if let Some(history) = &history {
+        let kept = history.read();
+        if let Some(warning) = kept.warning {
+            eprintln!("captop: warning: {warning}");
+        }
+        options.forecast_seed = kept.series;
+    }
+    let config = crate::poll::PollConfig::new(settings.interval, settings.budget);
     let (commands, events, poller) = crate::poll::spawn(client, config);
     let (events, watcher) = watch(settings, history, events);
     let result = crate::tui::run(options, events, commands).await;
@@ -154,10 +161,10 @@ fn watch(
                                 .await
                                 .ok()
                                 .and_then(Result::ok)
-                                .map(|r| crate::forecast::for_series(&r.series))
+                                .map(|r| crate::model::forecast::for_series(&r.series))
                                 .unwrap_or_default()
                         }
-                        None => crate::forecast::Forecasts::new(),
+                        None => crate::model::forecast::Forecasts::new(),
                     };
                     watcher.report(report, &forecasts)
                 }

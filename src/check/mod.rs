@@ -338,8 +338,9 @@ pub fn evaluate(
                 } else {
                     warn
                 };
-                let left =
-                    crate::forecast::full_in(std::time::Duration::from_secs_f64(hours * 3600.0));
+                let left = crate::model::forecast::full_in(std::time::Duration::from_secs_f64(
+                    hours * 3600.0,
+                ));
                 findings.push(Finding {
                     status,
                     subject: name.clone(),

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
-use crate::forecast::{Forecast, Forecasts};
+use crate::model::forecast::{Forecast, Forecasts};
 
 /// The `--format json` document: the service's own shapes plus the validation warnings and
 /// captop's sell-out forecasts.

@@ -11,7 +11,7 @@
 //! `]`, which a cell never is.
 
 use crate::api::model::{CapacityReport, UtilizationReport};
-use crate::forecast::Forecasts;
+use crate::model::forecast::Forecasts;
 use crate::text::thousands;
 
 /// Longest cell of server text, in characters, before it is cut with `…`.
@@ -64,7 +64,7 @@ pub fn render(
         );
         let full_in = forecast
             .and_then(|f| f.left(capacity.generated_at))
-            .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
+            .map_or_else(|| "—".to_owned(), crate::model::forecast::full_in);
         out.push_str(&format!(
             "| {} | {} | {} % | {} | {} | {} | {} | {} | {} | {rate} | {full_in} |\n",
             cell(&r.name),

@@ -13,7 +13,7 @@ use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::{self, Warning};
 use crate::cli::Format;
-use crate::forecast::Forecasts;
+use crate::model::forecast::Forecasts;
 use crate::poll::one_shot::OneShot;
 use crate::text::sanitize;
 
@@ -66,7 +66,7 @@ async fn forecasts(
             if let Some(warning) = recorded.warning {
                 let _ = writeln!(stderr, "captop: warning: {}", sanitize(&warning));
             }
-            crate::forecast::for_series(&recorded.series)
+            crate::model::forecast::for_series(&recorded.series)
         }
         Ok(Err(e)) => {
             let _ = writeln!(

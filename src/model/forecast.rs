@@ -1,5 +1,6 @@
 //! Sell-out forecasts per route, from the sold-minutes samples seen: pure maths, no clock, no
-//! I/O (the samples come from [`crate::history`]).
+//! I/O. The samples come from the reports ([`add_report`]), kept between runs by
+//! [`crate::history`].
 //!
 //! # Method
 //!
@@ -160,8 +161,47 @@ pub fn forecast(samples: &[Sample]) -> Option<Forecast> {
 /// Forecasts by route slug, for the routes that have one.
 pub type Forecasts = std::collections::BTreeMap<String, Forecast>;
 
+/// The samples of each route: route slug → samples, oldest first.
+pub type Series = std::collections::BTreeMap<String, Vec<Sample>>;
+
+/// How far back samples are kept (twice the fit's window).
+pub const KEEP: Duration = Duration::from_secs(2 * 3600);
+/// Most samples kept per route.
+pub const MAX_SAMPLES_PER_ROUTE: usize = 480;
+/// Most routes kept.
+pub const MAX_ROUTES: usize = 1000;
+/// Longest route slug kept (longer ones are not tracked).
+const MAX_SLUG_BYTES: usize = 200;
+
+/// Adds a report's samples to `series`: only the report's routes stay, each with the samples
+/// of the last [`KEEP`], at most [`MAX_SAMPLES_PER_ROUTE`]; a sample no newer than a route's
+/// newest is not added.
+pub fn add_report(series: &mut Series, report: &crate::api::model::CapacityReport) {
+    let at_ms = report.generated_at.timestamp_millis();
+    let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
+    let mut routes = Series::new();
+    for r in report.routes.iter().take(MAX_ROUTES) {
+        if r.route.len() > MAX_SLUG_BYTES {
+            continue;
+        }
+        let mut samples = series.remove(&r.route).unwrap_or_default();
+        if samples.last().is_none_or(|last| last.at_ms < at_ms) {
+            samples.push(Sample {
+                at_ms,
+                sold: r.capacity_minutes.sold,
+                total: r.capacity_minutes.total,
+            });
+        }
+        samples.retain(|s| at_ms.saturating_sub(s.at_ms) <= keep_ms);
+        let extra = samples.len().saturating_sub(MAX_SAMPLES_PER_ROUTE);
+        samples.drain(..extra);
+        routes.insert(r.route.clone(), samples);
+    }
+    *series = routes;
+}
+
 /// The forecast of every route whose series makes one.
-pub fn for_series(series: &crate::history::Series) -> Forecasts {
+pub fn for_series(series: &Series) -> Forecasts {
     series
         .iter()
         .filter_map(|(route, samples)| forecast(samples).map(|f| (route.clone(), f)))
