@@ -14,6 +14,11 @@ pub const EXIT_FAILURE: u8 = 1;
 /// Exit code: usage or configuration error.
 pub const EXIT_USAGE: u8 = 2;
 
+/// Simulated seconds per real second in `--demo`: a simulated hour a minute, so purchases
+/// come often enough for the sell-out forecasts to show within a minute or two (about half
+/// the routes after one minute, nearly all after two); a simulated day lasts 24 minutes.
+pub const DEMO_TIME_SCALE: f64 = 60.0;
+
 /// Runs what the command line asks for.
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
@@ -60,7 +65,11 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         }
     };
     let demo = if args.demo {
-        match DemoServer::start(DemoConfig::default()).await {
+        let config = DemoConfig {
+            time_scale: DEMO_TIME_SCALE,
+            ..DemoConfig::default()
+        };
+        match DemoServer::start(config).await {
             Ok(server) => Some(server),
             Err(e) if check => {
                 return unknown(&format!("cannot start the demo service on loopback: {e}"));
