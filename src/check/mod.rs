@@ -413,7 +413,6 @@ pub fn evaluate(
         );
     }
     findings.sort_by(|a, b| b.status.cmp(&a.status).then(b.rank.total_cmp(&a.rank)));
-    // A route both too full and selling out fast is named once in the summary, at its worst.
     let status = findings.first().map_or(Status::Ok, |f| f.status);
 
     let summary = summarize(capacity, &findings, util, free_ports, sold_out);
@@ -491,10 +490,16 @@ fn summarize(
 ) -> String {
     let n = capacity.routes.len();
     let mut parts = Vec::new();
+    // A route both too full and selling out fast is counted and named once, at its worst
+    // (the findings come worst first); the long output still has a line for each.
+    let mut seen = std::collections::HashSet::new();
     for status in [Status::Critical, Status::Warning] {
         let mut named: Vec<String> = Vec::new();
         let mut count = 0;
         for f in findings.iter().filter(|f| f.status == status) {
+            if !seen.insert(f.subject.as_str()) {
+                continue;
+            }
             count += 1;
             if named.len() < MAX_NAMED {
                 named.push(format!("{} {}", f.subject, f.figure));
@@ -635,6 +640,30 @@ mod tests {
         };
         let e = CheckThresholds::resolve(&args, &profile, Default::default()).unwrap_err();
         assert!(e.starts_with("--warning: "), "{e}");
+    }
+
+    #[test]
+    fn a_route_in_alarm_twice_is_named_once_at_its_worst() {
+        let (mut cap, util) = sample_reports();
+        for r in &mut cap.routes {
+            r.filled_pct = 10;
+        }
+        cap.routes[0].filled_pct = 85;
+        let slug = cap.routes[0].route.clone();
+        let name = plain(&cap.routes[0].name);
+        let soon = cap.generated_at + chrono::Duration::hours(1);
+        let sells_out_at = |r: &RouteCapacity| (r.route == slug).then_some(soon);
+        let mut t = thresholds("80", "95");
+        t.sells_out_within = (None, Some(Hours(2.0)));
+        let e = evaluate(&cap, &util, &t, &sells_out_at);
+        assert_eq!(e.status, Status::Critical);
+        assert_eq!(e.findings.len(), 2, "two lines of long output");
+        assert_eq!(e.summary.matches(name.as_str()).count(), 1, "{}", e.summary);
+        assert!(
+            e.summary
+                .starts_with(&format!("1 critical: {name} full in ~1 h 0 min;"))
+        );
+        assert!(!e.summary.contains("warning"), "{}", e.summary);
     }
 
     #[test]
