@@ -15,21 +15,19 @@
 //! half a file and two writers never lose each other's samples. A file that cannot be parsed
 //! is started afresh, and the caller is told so it can warn.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::api::model::CapacityReport;
 pub use crate::model::forecast::Series;
 use crate::model::forecast::add_report;
+use crate::poll::shared::{lock_with_retries, open_private_file};
 
 /// Largest file read; a bigger one is started afresh.
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
-const LOCK_ATTEMPTS: u32 = 250;
-const LOCK_RETRY: Duration = Duration::from_millis(4);
 const VERSION: u32 = 1;
 
 /// The file's contents.
@@ -95,7 +93,7 @@ impl History {
         if let Some(dir) = self.path.parent() {
             create_dir(dir)?;
         }
-        let lock = open_private(&self.lock_path)?;
+        let lock = open_private_file(&self.lock_path)?;
         lock_with_retries(&lock)?;
         let result = self.record_locked(report);
         let unlocked = lock.unlock();
@@ -170,7 +168,7 @@ impl History {
             .path
             .with_extension(format!("json.{}.tmp", std::process::id()));
         let written = (|| {
-            let mut out = open_private(&tmp)?;
+            let mut out = open_private_file(&tmp)?;
             out.set_len(0)?;
             out.write_all(&text)?;
             out.sync_all()?;
@@ -183,20 +181,9 @@ impl History {
     }
 }
 
-fn lock_with_retries(file: &File) -> io::Result<()> {
-    for _ in 0..LOCK_ATTEMPTS {
-        match file.try_lock() {
-            Ok(()) => return Ok(()),
-            Err(fs::TryLockError::WouldBlock) => std::thread::sleep(LOCK_RETRY),
-            Err(fs::TryLockError::Error(e)) => return Err(e),
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::WouldBlock,
-        "the forecast history stayed locked",
-    ))
-}
-
+/// Creates the state dir (mode 0700 for what it makes). Unlike the runtime dir's budget file,
+/// which lives in a shared temp dir as a fallback, the state dir is the user's own, so an
+/// existing one is used as it is.
 fn create_dir(dir: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
@@ -206,17 +193,6 @@ fn create_dir(dir: &Path) -> io::Result<()> {
         builder.mode(0o700);
     }
     builder.create(dir)
-}
-
-fn open_private(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path)
 }
 
 #[cfg(test)]
