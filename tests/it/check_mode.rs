@@ -19,10 +19,11 @@ use crate::support::fixtures::{CAPACITY, UTILIZATION};
 
 const KEY: &str = "sk-check-mode-0123456789abcdef";
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+/// What one run of the binary left behind.
+pub(crate) struct Run {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Run {
@@ -53,8 +54,9 @@ impl Run {
     }
 }
 
-/// `captop args` with the key in the environment and a runtime dir of `runtime`'s.
-fn captop_in(args: &[String], runtime: &std::path::Path) -> Run {
+/// `captop args` with the key in the environment, and its runtime dir (request budget) and
+/// state dir (forecast history) under `runtime`. Also used by `forecasts_once`.
+pub(crate) fn captop_in(args: &[String], runtime: &std::path::Path) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_captop"))
         .args(args)
         .env("CAPTOP_API_KEY", KEY)

@@ -6,14 +6,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use crate::check_mode::{Run, captop_in};
 use crate::support::fault_server::{FaultServer, Reply};
 use crate::support::fixtures::{CAPACITY, UTILIZATION};
-
-const KEY: &str = "sk-forecast-0123456789abcdef";
 
 /// A server whose Lagos route sells 500 minutes each time its clock (one minute per
 /// `/capacity` request) moves: 30,000 minutes an hour; 75,000 left at the start.
@@ -46,28 +44,14 @@ async fn selling_server() -> FaultServer {
     .await
 }
 
-fn captop(args: &[&str], dir: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_captop"))
-        .args(args)
-        .env("CAPTOP_API_KEY", KEY)
-        .env("CAPTOP_CONFIG", "/dev/null")
-        .env("CAPTOP_RUNTIME_DIR", dir.join("runtime"))
-        .env("CAPTOP_STATE_DIR", dir.join("state"))
-        .env_remove("CAPTOP_BASE_URL")
-        .env_remove("CAPTOP_PROFILE")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run captop")
+fn captop(args: &[&str], dir: &std::path::Path) -> Run {
+    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+    captop_in(&args, dir)
 }
 
-fn json_of(out: &Output) -> serde_json::Value {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+fn json_of(run: &Run) -> serde_json::Value {
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("JSON")
 }
 
 #[tokio::test]
@@ -109,12 +93,7 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
         let damaged = captop(&json, dir.path());
         let after = json_of(&damaged);
         assert!(after["forecasts"]["ng-lagos"].is_null(), "started afresh");
-        (
-            docs,
-            markdown,
-            check,
-            String::from_utf8_lossy(&damaged.stderr).into_owned(),
-        )
+        (docs, markdown, check, damaged.stderr)
     })
     .await
     .unwrap();
@@ -136,12 +115,12 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
     assert_eq!(f["sells_out_at"], "2026-11-22T08:30:00Z");
     assert!(docs[3]["forecasts"]["br-sao-paulo"].is_null());
 
-    let md = String::from_utf8(markdown.stdout).unwrap();
+    let md = markdown.stdout;
     let row = md.lines().find(|l| l.starts_with("| Nigeria")).unwrap();
     assert!(row.ends_with("| 30,000 | ~2 h 26 min |"), "{row}");
 
-    let line = String::from_utf8(check.stdout).unwrap();
-    assert_eq!(check.status.code(), Some(2), "{line}");
+    let line = check.stdout;
+    assert_eq!(check.code, Some(2), "{line}");
     assert!(
         line.starts_with("CAPTOP CRITICAL - 1 critical: Nigeria – Lagos full in ~2 h 25 min"),
         "{line}"
