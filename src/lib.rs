@@ -20,8 +20,10 @@
 //! clicks), [`format`] words durations and counts, [`tui`] owns the terminal. `--once`
 //! ([`once`]) takes the same reports and prints them instead.
 
+pub mod actions;
 pub mod api;
 pub mod app;
+pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -30,6 +32,7 @@ pub mod demo;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod format;
+pub mod history;
 pub mod layout;
 pub mod model;
 pub mod once;

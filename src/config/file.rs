@@ -64,6 +64,10 @@ pub struct Profile {
     pub ascii: Option<bool>,
     /// `allow_insecure_http`.
     pub allow_insecure_http: Option<bool>,
+    /// The `[check]` table: check mode's thresholds.
+    pub check: Option<crate::check::CheckProfile>,
+    /// The `[actions]` table: what the dashboard does on events.
+    pub actions: Option<crate::actions::ActionsConfig>,
 }
 
 impl Profile {
@@ -80,6 +84,8 @@ impl Profile {
         color: None,
         ascii: None,
         allow_insecure_http: None,
+        check: None,
+        actions: None,
     };
 }
 
@@ -103,6 +109,8 @@ struct RawFile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
+    check: Option<crate::check::CheckProfile>,
+    actions: Option<crate::actions::ActionsConfig>,
 }
 
 /// A `[profiles.NAME]` table.
@@ -120,6 +128,8 @@ struct RawProfile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
+    check: Option<crate::check::CheckProfile>,
+    actions: Option<crate::actions::ActionsConfig>,
 }
 
 /// Converts a raw profile (top-level or named) and checks `warn_pct` < `crit_pct`.
@@ -155,6 +165,8 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         color: raw.color,
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
+        check: raw.check,
+        actions: raw.actions,
     })
 }
 
@@ -253,6 +265,8 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         color: raw.color,
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
+        check: raw.check,
+        actions: raw.actions,
     };
     let top = profile_from_raw(top, text, path)?;
     Ok(LoadedConfig {

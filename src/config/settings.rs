@@ -57,6 +57,10 @@ pub struct Settings {
     pub config_search_path: Option<PathBuf>,
     /// The store `CAPTOP_KEYRING` asked for.
     pub keyring: StoreChoice,
+    /// The profile's `[check]` table (check mode's threshold defaults).
+    pub check: crate::check::CheckProfile,
+    /// The profile's `[actions]` table (bell and command on dashboard events).
+    pub actions: crate::actions::ActionsConfig,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
     env_api_key: Option<EnvKey>,
     /// What resolved these settings, to resolve another profile from the same inputs.
@@ -188,6 +192,8 @@ impl Settings {
             config_path: file.map(|f| f.path.clone()),
             config_search_path,
             keyring,
+            check: profile.check.clone().unwrap_or_default(),
+            actions: profile.actions.clone().unwrap_or_default(),
             env_api_key,
             inputs,
         })

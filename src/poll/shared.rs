@@ -238,7 +238,9 @@ fn read_state(file: &mut File) -> PaceState {
     }
 }
 
-fn lock_with_retries(file: &File) -> io::Result<()> {
+/// Takes the exclusive lock on `file`, retrying for a short while (also used by the forecast
+/// history, [`crate::history`]).
+pub(crate) fn lock_with_retries(file: &File) -> io::Result<()> {
     for _ in 0..LOCK_ATTEMPTS {
         match file.try_lock() {
             Ok(()) => return Ok(()),
@@ -248,7 +250,7 @@ fn lock_with_retries(file: &File) -> io::Result<()> {
     }
     Err(io::Error::new(
         io::ErrorKind::WouldBlock,
-        "the budget file stayed locked",
+        "the state file stayed locked by another captop",
     ))
 }
 
@@ -278,7 +280,8 @@ fn create_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn open_private_file(path: &Path) -> io::Result<File> {
+/// Opens `path` for reading and writing, creating it with mode 0600.
+pub(crate) fn open_private_file(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(true).create(true).truncate(false);
     #[cfg(unix)]

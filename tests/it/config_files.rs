@@ -107,6 +107,11 @@ fn the_example_config_parses_and_documents_every_key() {
         "color",
         "ascii",
         "allow_insecure_http",
+        "[check]",
+        "fill_warning",
+        "sells_out_within_critical",
+        "[actions]",
+        "command",
         "[profiles.",
     ] {
         assert!(

@@ -9,14 +9,17 @@
 //!
 //! | module              | what it exercises                                                   |
 //! |---------------------|---------------------------------------------------------------------|
+//! | `actions_command`   | the dashboard's action command: argv only, timeout, few at once     |
 //! | `auth_cli`          | the binary's `auth login/status/logout`, key piped on stdin         |
 //! | `auth_commands`     | `auth` and `config` subcommands in-process, kernel keyring          |
 //! | `auth_tty`          | `auth login` at a real terminal                                     |
+//! | `check_mode`        | `--format nagios` / `captop check`: exit codes, status, perfdata    |
 //! | `client`            | the API client against the scripted fault server                    |
 //! | `config_files`      | config fixtures, precedence                                         |
 //! | `demo_service`      | the simulated service over HTTP                                     |
 //! | `faults_dashboard`  | the fault matrix, live dashboard in a pty                           |
 //! | `faults_once`       | the fault matrix, `--once`                                          |
+//! | `forecasts_once`    | sell-out forecasts from cron-like `--once` runs, every format       |
 //! | `key_sources`       | where the API key comes from                                        |
 //! | `keyring_backends`  | the real keyring stores (Secret Service ones are `#[ignore]`d)      |
 //! | `once_cli`          | `--once` as a script runs it                                        |
@@ -27,6 +30,7 @@
 //! | `properties`        | property tests of decoding and drawing                              |
 //! | `secret_hygiene`    | the key never shows anywhere, mode by mode                          |
 //! | `tui_pty`           | the dashboard end to end in a pty                                   |
+//! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
 //! | `ui_snapshots`      | whole frames against `snapshots/`                                   |
 //!
 //! The Secret Service tests run with `scripts/secret-service-tests.sh`, which selects them by
@@ -35,14 +39,17 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod actions_command;
 mod auth_cli;
 mod auth_commands;
 mod auth_tty;
+mod check_mode;
 mod client;
 mod config_files;
 mod demo_service;
 mod faults_dashboard;
 mod faults_once;
+mod forecasts_once;
 mod key_sources;
 mod keyring_backends;
 mod once_cli;
@@ -53,4 +60,5 @@ mod poll_sharing;
 mod properties;
 mod secret_hygiene;
 mod tui_pty;
+mod ui_forecast_snapshots;
 mod ui_snapshots;

@@ -17,6 +17,7 @@ fn captop_with_key(args: &[&str], key: Option<&str>) -> Output {
         .env("CAPTOP_CONFIG", "/dev/null")
         .env("CAPTOP_KEYRING", "keyutils")
         .env("CAPTOP_RUNTIME_DIR", runtime.path().join("captop"))
+        .env("CAPTOP_STATE_DIR", runtime.path().join("state"))
         .env_remove("NO_COLOR");
     if let Some(key) = key {
         cmd.env("CAPTOP_API_KEY", key);

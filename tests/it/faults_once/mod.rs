@@ -173,6 +173,8 @@ fn run_blocking(
         .env("CAPTOP_CONFIG", "/dev/null") // an empty config: defaults only
         // A directory captop makes itself, so it is private (it refuses any other).
         .env("CAPTOP_RUNTIME_DIR", runtime_dir.join("captop"))
+        // The forecast history too, so no run writes into the user's state dir.
+        .env("CAPTOP_STATE_DIR", runtime_dir.join("state"))
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")
         .env_remove("NO_COLOR")

@@ -1,20 +1,8 @@
-//! `captop --once`: fetch both reports concurrently, print them, exit.
-//!
-//! Rendering is pure (reports in, text out) so it is tested without a network; [`run`] is the
-//! thin edge that fetches and writes, inside the request budget shared with every other captop
-//! of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings included), 1 the
-//! figures could not be had.
+//! `--format table` (the default): an aligned plain-text report, coloured only when asked.
 
-use std::io::Write;
-
-use serde::Serialize;
-
-use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
-use crate::api::validate::{self, Warning};
 use crate::model::{Level, Thresholds};
-use crate::poll::one_shot::OneShot;
-use crate::text::{fit, pad, pad_left, sanitize, thousands};
+use crate::text::{fit, pad, pad_left, thousands};
 
 /// How the table is drawn.
 #[derive(Debug, Clone, Copy, Default)]
@@ -24,71 +12,6 @@ pub struct TableStyle {
     /// Fill percentages from which a route is shown as nearly full and full.
     pub thresholds: Thresholds,
 }
-
-/// The `--format json` document: the service's own shapes plus the validation warnings.
-#[derive(Debug, Serialize)]
-pub struct OnceReport<'a> {
-    /// The `/capacity` report as the service sent it (unknown fields dropped).
-    pub capacity: &'a CapacityReport,
-    /// The `/utilization` report as the service sent it.
-    pub utilization: &'a UtilizationReport,
-    /// Figures that break the spec's rules or arithmetic.
-    pub warnings: &'a [Warning],
-}
-
-/// All validation warnings of both reports.
-pub fn warnings(capacity: &CapacityReport, utilization: &UtilizationReport) -> Vec<Warning> {
-    let mut all = validate::capacity_warnings(capacity);
-    all.extend(validate::utilization_warnings(utilization));
-    all
-}
-
-/// The JSON document, pretty-printed, with a trailing newline.
-///
-/// Server strings are handed on unchanged, but every character a terminal could act on (see
-/// [`crate::text::is_unsafe`]: C1 controls such as U+009B, DEL, bidi overrides, zero-width
-/// characters) is written as a `\uXXXX` escape, which any JSON reader decodes to the same
-/// text. serde_json escapes only C0 controls, and a C1 CSI sent raw to a terminal starts an
-/// escape sequence just as ESC does.
-pub fn render_json(
-    capacity: &CapacityReport,
-    utilization: &UtilizationReport,
-    warnings: &[Warning],
-) -> Result<String, serde_json::Error> {
-    let raw = serde_json::to_string_pretty(&OnceReport {
-        capacity,
-        utilization,
-        warnings,
-    })?;
-    let mut out = escape_unsafe_in_json(&raw);
-    out.push('\n');
-    Ok(out)
-}
-
-/// Rewrites every unsafe character but the layout's own line breaks as a JSON `\u` escape.
-///
-/// Only valid in serialized JSON, where such characters can occur inside strings alone (the
-/// structure is ASCII, and serde_json already escaped `\n` and other C0 controls in strings).
-fn escape_unsafe_in_json(json: &str) -> String {
-    if !json.chars().any(|c| c != '\n' && crate::text::is_unsafe(c)) {
-        return json.to_owned();
-    }
-    let mut out = String::with_capacity(json.len() + 64);
-    for c in json.chars() {
-        if c != '\n' && crate::text::is_unsafe(c) {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Most warnings printed one per line under the table; the rest are counted in one more line.
-const MAX_WARNING_LINES: usize = 20;
 
 const NAME_MAX: usize = 28;
 const SGR_RESET: &str = "\x1b[0m";
@@ -300,77 +223,10 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map(f).unwrap_or_else(|| "—".to_owned())
 }
 
-/// Fetches both reports and prints them to `stdout` (warnings and errors to `stderr`).
-/// Returns the process exit code.
-pub async fn run(
-    client: &Client,
-    budget: &OneShot,
-    format: crate::cli::Format,
-    style: TableStyle,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> i32 {
-    if let Err(why) = budget.ask(client.timeout()).await {
-        let _ = writeln!(stderr, "captop: {}", sanitize(&why));
-        return 1;
-    }
-    let (capacity, utilization) = client.poll().await;
-    budget.after(&capacity);
-    budget.after(&utilization);
-    let (capacity, utilization) = match (capacity, utilization) {
-        (Ok(c), Ok(u)) => (c, u),
-        (Err(e), _) | (_, Err(e)) => {
-            let _ = writeln!(stderr, "captop: {}", sanitize(&e.to_string()));
-            return 1;
-        }
-    };
-    let warnings = warnings(&capacity, &utilization);
-    let text = match format {
-        crate::cli::Format::Json => match render_json(&capacity, &utilization, &warnings) {
-            Ok(text) => text,
-            Err(e) => {
-                let _ = writeln!(stderr, "captop: could not encode the report: {e}");
-                return 1;
-            }
-        },
-        crate::cli::Format::Table => {
-            for w in warnings.iter().take(MAX_WARNING_LINES) {
-                let _ = writeln!(stderr, "warning: {}", sanitize(&w.to_string()));
-            }
-            if let Some(more) = warnings.len().checked_sub(MAX_WARNING_LINES)
-                && more > 0
-            {
-                let _ = writeln!(
-                    stderr,
-                    "warning: … and {more} more warning{} (all of them are in --format json)",
-                    if more == 1 { "" } else { "s" }
-                );
-            }
-            render_table(&capacity, &utilization, client.base_url(), style)
-        }
-    };
-    if let Err(e) = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        let _ = writeln!(stderr, "captop: could not write the report: {e}");
-        return 1;
-    }
-    0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::demo::sim::Simulation;
-    use chrono::{TimeZone, Utc};
-
-    fn reports() -> (CapacityReport, UtilizationReport) {
-        let start = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
-        let mut sim = Simulation::new(7, 14, start);
-        (sim.capacity_at(start), sim.utilization_at(start))
-    }
+    use crate::once::sample_reports as reports;
 
     #[test]
     fn hostile_route_names_never_reach_stdout_raw() {
@@ -401,30 +257,5 @@ mod tests {
             ..TableStyle::default()
         };
         assert!(render_table(&capacity, &utilization, "x", style).contains("\u{1b}[1m"));
-    }
-
-    #[test]
-    fn json_escapes_what_a_terminal_would_act_on_and_keeps_the_text() {
-        let (mut capacity, utilization) = reports();
-        let hostile = "a\u{1b}[2J\u{9b}31m\u{7f}\u{202e}b\u{200b}\u{e0041}\n東";
-        capacity.routes[0].name = hostile.to_owned();
-        let json = render_json(&capacity, &utilization, &[]).unwrap();
-        assert!(
-            !json.chars().any(|c| c != '\n' && crate::text::is_unsafe(c)),
-            "{json}"
-        );
-        assert!(json.contains("\\u009b") && json.contains("\\udb40\\udc41"));
-        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(doc["capacity"]["routes"][0]["name"], hostile);
-    }
-
-    #[test]
-    fn json_keeps_the_service_field_names() {
-        let (capacity, utilization) = reports();
-        let json = render_json(&capacity, &utilization, &[]).unwrap();
-        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert!(doc["capacity"]["routes"][0]["capacity_minutes"]["remaining"].is_i64());
-        assert!(doc["utilization"]["capacity_status"]["active_ports"].is_i64());
-        assert_eq!(doc["warnings"], serde_json::json!([]));
     }
 }
