@@ -17,14 +17,17 @@
 //! | free ports                   | ports still available, all routes      | `--free-ports-warning`…   |
 //! | sells out within (hours)     | each route's forecast sell-out         | `--sells-out-within-…`    |
 
+mod perfdata;
 pub mod range;
+mod thresholds;
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
 
 use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
-use crate::cli::CheckArgs;
+use perfdata::perfdata;
+pub use perfdata::{Perf, label};
 pub use range::{Range, RangeError};
+pub use thresholds::{CheckProfile, CheckThresholds, Hours, Pair};
 
 /// A plugin's verdict, with its exit code as the discriminant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -56,174 +59,6 @@ impl Status {
     }
 }
 
-/// The `[check]` table of a profile in the config file: the defaults of the check's flags.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CheckProfile {
-    /// Route fill % warning range (`-w`).
-    pub fill_warning: Option<Range>,
-    /// Route fill % critical range (`-c`).
-    pub fill_critical: Option<Range>,
-    /// Utilization % warning range.
-    pub utilization_warning: Option<Range>,
-    /// Utilization % critical range.
-    pub utilization_critical: Option<Range>,
-    /// Warning range for the number of routes sold out.
-    pub sold_out_warning: Option<Range>,
-    /// Critical range for the number of routes sold out.
-    pub sold_out_critical: Option<Range>,
-    /// Warning range for the free ports of all routes together.
-    pub free_ports_warning: Option<Range>,
-    /// Critical range for the free ports of all routes together.
-    pub free_ports_critical: Option<Range>,
-    /// Warning when a route is forecast to sell out within this many hours.
-    pub sells_out_within_warning: Option<Hours>,
-    /// Critical when a route is forecast to sell out within this many hours.
-    pub sells_out_within_critical: Option<Hours>,
-}
-
-/// A positive number of hours (up to a year).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(try_from = "f64")]
-pub struct Hours(pub f64);
-
-impl TryFrom<f64> for Hours {
-    type Error = String;
-    fn try_from(v: f64) -> Result<Hours, String> {
-        if v.is_finite() && v > 0.0 && v <= 8784.0 {
-            Ok(Hours(v))
-        } else {
-            Err(format!("must be a number of hours above 0, not {v}"))
-        }
-    }
-}
-
-/// A warning and a critical range for one figure; either may be off.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Pair {
-    /// The warning range.
-    pub warning: Option<Range>,
-    /// The critical range.
-    pub critical: Option<Range>,
-}
-
-impl Pair {
-    /// The status `value` earns: critical before warning.
-    pub fn judge(&self, value: f64) -> Status {
-        if self.critical.as_ref().is_some_and(|r| r.alerts(value)) {
-            Status::Critical
-        } else if self.warning.as_ref().is_some_and(|r| r.alerts(value)) {
-            Status::Warning
-        } else {
-            Status::Ok
-        }
-    }
-
-    /// `;warn;crit` as perfdata writes them (empty when off).
-    fn perf(&self) -> String {
-        let show = |r: &Option<Range>| r.as_ref().map_or(String::new(), |r| r.to_string());
-        format!(";{};{}", show(&self.warning), show(&self.critical))
-    }
-}
-
-/// Every threshold of a check, after flags, profile and defaults.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CheckThresholds {
-    /// Each route's fill %.
-    pub fill: Pair,
-    /// Today's utilization %.
-    pub utilization: Pair,
-    /// The number of routes sold out.
-    pub sold_out: Pair,
-    /// Free ports of all routes together.
-    pub free_ports: Pair,
-    /// Hours until a route's forecast sell-out: warning, critical.
-    pub sells_out_within: (Option<Hours>, Option<Hours>),
-}
-
-impl CheckThresholds {
-    /// Merges the flags over the profile's `[check]` table over the defaults;
-    /// `fill` holds the profile's dashboard thresholds, the fill defaults. `Err` names the
-    /// flag whose range is not one.
-    pub fn resolve(
-        args: &CheckArgs,
-        profile: &CheckProfile,
-        fill: crate::model::Thresholds,
-    ) -> Result<CheckThresholds, String> {
-        let pick = |flag: &Option<String>, name: &str, file: &Option<Range>| match flag {
-            Some(text) => text
-                .parse::<Range>()
-                .map(Some)
-                .map_err(|e| format!("{name}: {e}")),
-            None => Ok(file.clone()),
-        };
-        let hours = |flag: Option<f64>, name: &str, file: Option<Hours>| match flag {
-            Some(v) => Hours::try_from(v)
-                .map(Some)
-                .map_err(|e| format!("{name}: {e}")),
-            None => Ok(file),
-        };
-        // Fill % is an integer: "from warn_pct on" is "above warn_pct - 1".
-        let from = |pct: u8| Range::above(f64::from(pct) - 1.0);
-        Ok(CheckThresholds {
-            fill: Pair {
-                warning: pick(&args.warning, "--warning", &profile.fill_warning)?
-                    .or_else(|| Some(from(fill.warn))),
-                critical: pick(&args.critical, "--critical", &profile.fill_critical)?
-                    .or_else(|| Some(from(fill.crit))),
-            },
-            utilization: Pair {
-                warning: pick(
-                    &args.utilization_warning,
-                    "--utilization-warning",
-                    &profile.utilization_warning,
-                )?,
-                critical: pick(
-                    &args.utilization_critical,
-                    "--utilization-critical",
-                    &profile.utilization_critical,
-                )?,
-            },
-            sold_out: Pair {
-                warning: pick(
-                    &args.sold_out_warning,
-                    "--sold-out-warning",
-                    &profile.sold_out_warning,
-                )?,
-                critical: pick(
-                    &args.sold_out_critical,
-                    "--sold-out-critical",
-                    &profile.sold_out_critical,
-                )?,
-            },
-            free_ports: Pair {
-                warning: pick(
-                    &args.free_ports_warning,
-                    "--free-ports-warning",
-                    &profile.free_ports_warning,
-                )?,
-                critical: pick(
-                    &args.free_ports_critical,
-                    "--free-ports-critical",
-                    &profile.free_ports_critical,
-                )?,
-            },
-            sells_out_within: (
-                hours(
-                    args.sells_out_within_warning,
-                    "--sells-out-within-warning",
-                    profile.sells_out_within_warning,
-                )?,
-                hours(
-                    args.sells_out_within_critical,
-                    "--sells-out-within-critical",
-                    profile.sells_out_within_critical,
-                )?,
-            ),
-        })
-    }
-}
-
 /// One thing in alarm: a route, or a system-wide figure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
@@ -237,35 +72,6 @@ pub struct Finding {
     pub detail: String,
     /// Sort key within a status: higher is worse.
     rank: f64,
-}
-
-/// One perfdata item: `'label'=value[uom];warn;crit;min;max`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Perf {
-    /// The label, already cleaned of what perfdata cannot hold.
-    pub label: String,
-    /// The value.
-    pub value: f64,
-    /// Unit of measurement: `%`, or empty for counts.
-    pub uom: &'static str,
-    /// `;warn;crit` (empty fields when off).
-    pub thresholds: String,
-    /// `;min;max` (empty fields when unknown).
-    pub bounds: String,
-}
-
-impl std::fmt::Display for Perf {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "'{}'={}{}{}{}",
-            self.label,
-            range::number(self.value),
-            self.uom,
-            self.thresholds,
-            self.bounds
-        )
-    }
 }
 
 /// The verdict of one check: status, what is in alarm (worst first), a summary, perfdata.
@@ -302,178 +108,166 @@ pub fn evaluate(
     let mut findings = Vec::new();
     for r in &capacity.routes {
         let name = crate::text::fit(&plain(&r.name), NAME_CELLS);
-        let status = thresholds.fill.judge(r.filled_pct as f64);
-        if status != Status::Ok {
-            findings.push(Finding {
-                status,
-                subject: name.clone(),
-                figure: format!("{} %", r.filled_pct),
-                detail: format!(
-                    "{}: {} ({}) {} % filled, {} of {} minutes left, {} of {} ports free",
-                    status.word(),
-                    name,
-                    crate::text::fit(&plain(&r.dial_code), 12),
-                    r.filled_pct,
-                    crate::text::thousands(r.capacity_minutes.remaining),
-                    crate::text::thousands(r.capacity_minutes.total),
-                    crate::text::thousands(r.ports.available),
-                    crate::text::thousands(r.ports.total),
-                ),
-                rank: r.filled_pct as f64,
-            });
-        }
+        findings.extend(fill_finding(r, &name, &thresholds.fill));
         if let Some(at) = sells_out_at(r) {
             let hours = (at - capacity.generated_at).num_seconds().max(0) as f64 / 3600.0;
-            let (warn, crit) = thresholds.sells_out_within;
-            let status = if crit.is_some_and(|h| hours <= h.0) {
-                Status::Critical
-            } else if warn.is_some_and(|h| hours <= h.0) {
-                Status::Warning
-            } else {
-                Status::Ok
-            };
-            if status != Status::Ok {
-                let within = if status == Status::Critical {
-                    crit
-                } else {
-                    warn
-                };
-                let left = crate::model::forecast::full_in(std::time::Duration::from_secs_f64(
-                    hours * 3600.0,
-                ));
-                findings.push(Finding {
-                    status,
-                    subject: name.clone(),
-                    figure: format!("full in {left}"),
-                    detail: format!(
-                        "{}: {} forecast to sell out in {} (at {}), within {} h",
-                        status.word(),
-                        name,
-                        left,
-                        at.format("%Y-%m-%d %H:%M UTC"),
-                        range::number(within.map_or(0.0, |h| h.0)),
-                    ),
-                    rank: -hours,
-                });
-            }
+            findings.extend(sell_out_finding(
+                &name,
+                at,
+                hours,
+                thresholds.sells_out_within,
+            ));
         }
     }
-
-    let sold_out = capacity.routes.iter().filter(|r| is_sold_out(r)).count();
-    let free_ports: i64 = capacity
-        .routes
-        .iter()
-        .map(|r| r.ports.available.max(0))
-        .fold(0i64, i64::saturating_add);
-    let total_ports: i64 = capacity
-        .routes
-        .iter()
-        .map(|r| r.ports.total.max(0))
-        .fold(0i64, i64::saturating_add);
-    let util = utilization.utilization.utilization_pct;
-    let mut system = |pair: &Pair, value: f64, subject: &str, figure: String| {
-        let status = pair.judge(value);
-        if status != Status::Ok {
-            let limit = if status == Status::Critical {
-                &pair.critical
-            } else {
-                &pair.warning
-            };
-            findings.push(Finding {
-                status,
-                subject: subject.to_owned(),
-                figure: figure.clone(),
-                detail: format!(
-                    "{}: {subject} {figure} (outside {})",
-                    status.word(),
-                    limit.as_ref().map_or("", Range::as_str)
-                ),
-                rank: f64::MAX,
-            });
-        }
-    };
-    system(
-        &thresholds.sold_out,
-        sold_out as f64,
-        "routes sold out",
-        sold_out.to_string(),
-    );
-    system(
-        &thresholds.free_ports,
-        free_ports as f64,
-        "free ports",
-        crate::text::thousands(free_ports),
-    );
-    if let Some(pct) = util {
-        system(
-            &thresholds.utilization,
-            pct,
-            "utilization",
-            format!("{pct:.1} %"),
-        );
-    }
+    let system = SystemFigures::of(capacity, utilization);
+    findings.extend(system.findings(thresholds));
     findings.sort_by(|a, b| b.status.cmp(&a.status).then(b.rank.total_cmp(&a.rank)));
     let status = findings.first().map_or(Status::Ok, |f| f.status);
-
-    let summary = summarize(capacity, &findings, util, free_ports, sold_out);
-    let mut perf = vec![
-        Perf {
-            label: "routes".to_owned(),
-            value: capacity.routes.len() as f64,
-            uom: "",
-            thresholds: ";;".to_owned(),
-            bounds: ";0".to_owned(),
-        },
-        Perf {
-            label: "sold_out".to_owned(),
-            value: sold_out as f64,
-            uom: "",
-            thresholds: thresholds.sold_out.perf(),
-            bounds: format!(";0;{}", capacity.routes.len()),
-        },
-        Perf {
-            label: "free_ports".to_owned(),
-            value: free_ports as f64,
-            uom: "",
-            thresholds: thresholds.free_ports.perf(),
-            bounds: format!(";0;{total_ports}"),
-        },
-    ];
-    if let Some(pct) = util {
-        perf.push(Perf {
-            label: "utilization".to_owned(),
-            value: pct,
-            uom: "%",
-            thresholds: thresholds.utilization.perf(),
-            bounds: ";0;100".to_owned(),
-        });
-    }
-    if let Some(pct) = capacity.totals.filled_pct {
-        perf.push(Perf {
-            label: "fill_total".to_owned(),
-            value: pct as f64,
-            uom: "%",
-            thresholds: ";;".to_owned(),
-            bounds: ";0;100".to_owned(),
-        });
-    }
-    let mut fullest: Vec<&RouteCapacity> = capacity.routes.iter().collect();
-    fullest.sort_by_key(|r| std::cmp::Reverse(r.filled_pct));
-    for r in fullest.into_iter().take(MAX_ROUTE_PERF) {
-        perf.push(Perf {
-            label: format!("fill {}", label(&r.route)),
-            value: r.filled_pct as f64,
-            uom: "%",
-            thresholds: thresholds.fill.perf(),
-            bounds: ";0;100".to_owned(),
-        });
-    }
+    let summary = summarize(
+        capacity,
+        &findings,
+        system.utilization_pct,
+        system.free_ports,
+        system.sold_out,
+    );
+    let perf = perfdata(capacity, thresholds, &system);
     Evaluation {
         status,
         findings,
         summary,
         perf,
     }
+}
+
+/// A route's fill against `-w`/`-c`, when it is outside them.
+fn fill_finding(r: &RouteCapacity, name: &str, fill: &Pair) -> Option<Finding> {
+    let status = fill.judge(r.filled_pct as f64);
+    (status != Status::Ok).then(|| Finding {
+        status,
+        subject: name.to_owned(),
+        figure: format!("{} %", r.filled_pct),
+        detail: format!(
+            "{}: {} ({}) {} % filled, {} of {} minutes left, {} of {} ports free",
+            status.word(),
+            name,
+            crate::text::fit(&plain(&r.dial_code), 12),
+            r.filled_pct,
+            crate::text::thousands(r.capacity_minutes.remaining),
+            crate::text::thousands(r.capacity_minutes.total),
+            crate::text::thousands(r.ports.available),
+            crate::text::thousands(r.ports.total),
+        ),
+        rank: r.filled_pct as f64,
+    })
+}
+
+/// A route forecast to sell out `hours` from now (at `at`), when that is within a threshold.
+fn sell_out_finding(
+    name: &str,
+    at: DateTime<Utc>,
+    hours: f64,
+    (warn, crit): (Option<Hours>, Option<Hours>),
+) -> Option<Finding> {
+    let (status, within) = if crit.is_some_and(|h| hours <= h.0) {
+        (Status::Critical, crit)
+    } else if warn.is_some_and(|h| hours <= h.0) {
+        (Status::Warning, warn)
+    } else {
+        return None;
+    };
+    let left = crate::model::forecast::full_in(std::time::Duration::from_secs_f64(hours * 3600.0));
+    Some(Finding {
+        status,
+        subject: name.to_owned(),
+        figure: format!("full in {left}"),
+        detail: format!(
+            "{}: {} forecast to sell out in {} (at {}), within {} h",
+            status.word(),
+            name,
+            left,
+            at.format("%Y-%m-%d %H:%M UTC"),
+            range::number(within.map_or(0.0, |h| h.0)),
+        ),
+        rank: -hours,
+    })
+}
+
+/// The figures of the whole network the check judges besides the routes.
+struct SystemFigures {
+    /// Routes with nothing left to sell.
+    sold_out: usize,
+    /// Ports still available, over all routes.
+    free_ports: i64,
+    /// Ports in all, over all routes.
+    total_ports: i64,
+    /// Today's utilization, when the service gave it.
+    utilization_pct: Option<f64>,
+}
+
+impl SystemFigures {
+    fn of(capacity: &CapacityReport, utilization: &UtilizationReport) -> Self {
+        let sum = |f: fn(&RouteCapacity) -> i64| {
+            capacity
+                .routes
+                .iter()
+                .map(|r| f(r).max(0))
+                .fold(0i64, i64::saturating_add)
+        };
+        SystemFigures {
+            sold_out: capacity.routes.iter().filter(|r| is_sold_out(r)).count(),
+            free_ports: sum(|r| r.ports.available),
+            total_ports: sum(|r| r.ports.total),
+            utilization_pct: utilization.utilization.utilization_pct,
+        }
+    }
+
+    /// The system figures outside their thresholds.
+    fn findings(&self, thresholds: &CheckThresholds) -> Vec<Finding> {
+        let mut judged = vec![
+            system_finding(
+                &thresholds.sold_out,
+                self.sold_out as f64,
+                "routes sold out",
+                self.sold_out.to_string(),
+            ),
+            system_finding(
+                &thresholds.free_ports,
+                self.free_ports as f64,
+                "free ports",
+                crate::text::thousands(self.free_ports),
+            ),
+        ];
+        if let Some(pct) = self.utilization_pct {
+            judged.push(system_finding(
+                &thresholds.utilization,
+                pct,
+                "utilization",
+                format!("{pct:.1} %"),
+            ));
+        }
+        judged.into_iter().flatten().collect()
+    }
+}
+
+/// One system figure against its pair of thresholds.
+fn system_finding(pair: &Pair, value: f64, subject: &str, figure: String) -> Option<Finding> {
+    let status = pair.judge(value);
+    let limit = match status {
+        Status::Ok | Status::Unknown => return None,
+        Status::Critical => &pair.critical,
+        Status::Warning => &pair.warning,
+    };
+    Some(Finding {
+        status,
+        subject: subject.to_owned(),
+        detail: format!(
+            "{}: {subject} {figure} (outside {})",
+            status.word(),
+            limit.as_ref().map_or("", Range::as_str)
+        ),
+        figure,
+        rank: f64::MAX,
+    })
 }
 
 /// Whether a route has nothing left to sell: no minutes, or no ports.
@@ -557,32 +351,11 @@ pub fn plain(s: &str) -> String {
     crate::text::sanitize(s).replace('|', "¦")
 }
 
-/// A perfdata label from server text: only what the format allows inside quotes (no `'`, `=`,
-/// `|`, controls, spaces), at most 40 characters.
-pub fn label(s: &str) -> String {
-    let cleaned: String = s
-        .chars()
-        .filter(|c| !crate::text::is_unsafe(*c))
-        .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '+' | ':') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(40)
-        .collect();
-    if cleaned.is_empty() {
-        "_".to_owned()
-    } else {
-        cleaned
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+    use crate::cli::CheckArgs;
     use crate::once::sample_reports;
 
     fn thresholds(w: &str, c: &str) -> CheckThresholds {

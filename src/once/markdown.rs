@@ -10,7 +10,9 @@
 //! The rest (`#`, `+`, `-`, `!`, `(`) only means something at the start of a line or after a
 //! `]`, which a cell never is.
 
-use crate::api::model::{CapacityReport, UtilizationReport};
+use chrono::{DateTime, Utc};
+
+use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 use crate::model::forecast::Forecasts;
 use crate::text::thousands;
 
@@ -24,12 +26,27 @@ pub fn render(
     source: &str,
     forecasts: &Forecasts,
 ) -> String {
+    let mut out = summary(capacity, utilization, source);
+    out.push_str("\n\n");
+    out.push_str(
+        "| Route | Dial | Fill | Minutes left | Minutes sold | Minutes total | Ports free | Ports sold | Ports total | Sold / h | Full in |\n\
+         |---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for r in &capacity.routes {
+        out.push_str(&route_row(r, forecasts, capacity.generated_at));
+    }
+    out.push_str(&totals_row(capacity));
+    out.push_str(&today(utilization));
+    out
+}
+
+/// The one-line summary above the table.
+fn summary(capacity: &CapacityReport, utilization: &UtilizationReport, source: &str) -> String {
     let routes = &capacity.routes;
     let sold_out = routes
         .iter()
         .filter(|r| crate::check::is_sold_out(r))
         .count();
-    let fullest = routes.iter().max_by_key(|r| r.filled_pct);
     let mut out = format!(
         "**captop** · {} · figures of {} — {} route{}, {} sold out",
         cell(source),
@@ -38,7 +55,7 @@ pub fn render(
         if routes.len() == 1 { "" } else { "s" },
         sold_out,
     );
-    if let Some(r) = fullest {
+    if let Some(r) = routes.iter().max_by_key(|r| r.filled_pct) {
         out.push_str(&format!(
             ", fullest {} at {} %",
             cell(&r.name),
@@ -51,66 +68,75 @@ pub fn render(
     if let Some(pct) = utilization.utilization.utilization_pct {
         out.push_str(&format!(", utilization {pct:.1} % today"));
     }
-    out.push_str("\n\n");
-    out.push_str(
-        "| Route | Dial | Fill | Minutes left | Minutes sold | Minutes total | Ports free | Ports sold | Ports total | Sold / h | Full in |\n\
-         |---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    out
+}
+
+/// One route's row, with its forecast when there is one.
+fn route_row(r: &RouteCapacity, forecasts: &Forecasts, now: DateTime<Utc>) -> String {
+    let forecast = forecasts.get(&r.route);
+    let rate = forecast.map_or_else(
+        || "—".to_owned(),
+        |f| thousands(f.rate_per_hour.round() as i64),
     );
-    for r in routes {
-        let forecast = forecasts.get(&r.route);
-        let rate = forecast.map_or_else(
-            || "—".to_owned(),
-            |f| thousands(f.rate_per_hour.round() as i64),
-        );
-        let full_in = forecast
-            .and_then(|f| f.left(capacity.generated_at))
-            .map_or_else(|| "—".to_owned(), crate::model::forecast::full_in);
-        out.push_str(&format!(
-            "| {} | {} | {} % | {} | {} | {} | {} | {} | {} | {rate} | {full_in} |\n",
-            cell(&r.name),
-            cell(&r.dial_code),
-            r.filled_pct,
-            thousands(r.capacity_minutes.remaining),
-            thousands(r.capacity_minutes.sold),
-            thousands(r.capacity_minutes.total),
-            thousands(r.ports.available),
-            thousands(r.ports.sold),
-            thousands(r.ports.total),
-        ));
-    }
+    let full_in = forecast
+        .and_then(|f| f.left(now))
+        .map_or_else(|| "—".to_owned(), crate::model::forecast::full_in);
+    format!(
+        "| {} | {} | {} % | {} | {} | {} | {} | {} | {} | {rate} | {full_in} |\n",
+        cell(&r.name),
+        cell(&r.dial_code),
+        r.filled_pct,
+        thousands(r.capacity_minutes.remaining),
+        thousands(r.capacity_minutes.sold),
+        thousands(r.capacity_minutes.total),
+        thousands(r.ports.available),
+        thousands(r.ports.sold),
+        thousands(r.ports.total),
+    )
+}
+
+/// The service's totals as the last row, `—` where it gave none.
+fn totals_row(capacity: &CapacityReport) -> String {
     let t = &capacity.totals;
     let minutes = t.capacity_minutes.unwrap_or_default();
     let ports = t.ports.unwrap_or_default();
-    let opt = |v: Option<i64>| v.map_or_else(|| "—".to_owned(), thousands);
-    out.push_str(&format!(
+    format!(
         "| **Total ({} routes)** |  | {} | {} | {} | {} | {} | {} | {} |  |  |\n",
-        t.routes.unwrap_or(routes.len() as i64),
+        t.routes.unwrap_or(capacity.routes.len() as i64),
         t.filled_pct
             .map_or_else(|| "—".to_owned(), |v| format!("{v} %")),
-        opt(minutes.remaining),
-        opt(minutes.sold),
-        opt(minutes.total),
-        opt(ports.available),
-        opt(ports.sold),
-        opt(ports.total),
-    ));
-    let u = utilization;
-    out.push_str(&format!(
+        or_dash(minutes.remaining),
+        or_dash(minutes.sold),
+        or_dash(minutes.total),
+        or_dash(ports.available),
+        or_dash(ports.sold),
+        or_dash(ports.total),
+    )
+}
+
+/// The line under the table: today's minutes, utilization and the port split.
+fn today(u: &UtilizationReport) -> String {
+    let mut out = format!(
         "\nToday ({}): {} minutes run",
         u.date,
         thousands(u.minutes_run_today)
-    ));
+    );
     if let Some(pct) = u.utilization.utilization_pct {
         out.push_str(&format!(", utilization {pct:.1} %"));
     }
     let s = &u.capacity_status;
     out.push_str(&format!(
         "; ports active {} · paused {} · provisioning {}\n",
-        opt(s.active_ports),
-        opt(s.paused_ports),
-        opt(s.provisioning_ports),
+        or_dash(s.active_ports),
+        or_dash(s.paused_ports),
+        or_dash(s.provisioning_ports),
     ));
     out
+}
+
+/// A count with thousands separators, or `—` when the service left it out.
+fn or_dash(v: Option<i64>) -> String {
+    v.map_or_else(|| "—".to_owned(), thousands)
 }
 
 /// Server text as one inert Markdown table cell (see the module doc).
