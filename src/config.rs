@@ -711,6 +711,18 @@ impl Settings {
         })
     }
 
+    /// Whether the budget was asked for (`--budget` or the profile's `budget`) rather than left
+    /// at the default, so `captop serve` can use a larger default of its own.
+    pub fn budget_given(&self) -> bool {
+        let file = self.inputs.file.as_ref();
+        let profile = if self.profile == DEFAULT_PROFILE {
+            file.map(|f| &f.top)
+        } else {
+            file.and_then(|f| f.profiles.get(&self.profile))
+        };
+        self.inputs.args.budget.is_some() || profile.is_some_and(|p| p.budget.is_some())
+    }
+
     /// Whether `CAPTOP_API_KEY` is set (it then wins over `api_key_command` and the keyring).
     pub fn has_env_key(&self) -> bool {
         self.env_api_key.is_some()

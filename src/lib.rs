@@ -15,6 +15,7 @@ pub mod once;
 pub mod poll;
 pub mod run;
 pub mod secret;
+pub mod serve;
 pub mod text;
 pub mod tui;
 pub mod ui;

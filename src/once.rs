@@ -328,6 +328,7 @@ pub async fn run(
                 return 1;
             }
         },
+        crate::cli::Format::Prometheus => crate::serve::metrics::once_text(&capacity, &utilization),
         crate::cli::Format::Table => {
             for w in warnings.iter().take(MAX_WARNING_LINES) {
                 let _ = writeln!(stderr, "warning: {}", sanitize(&w.to_string()));

@@ -3,7 +3,7 @@
 //! 0 success, 1 the figures could not be had, 2 usage or configuration error.
 
 use crate::api::{Client, ClientOptions};
-use crate::cli::{Cli, Command, DemoServerArgs, GlobalArgs};
+use crate::cli::{Cli, Command, DemoServerArgs, GlobalArgs, ServeArgs};
 use crate::config::Settings;
 use crate::demo::{DemoConfig, DemoServer};
 use crate::secret::ApiKey;
@@ -18,6 +18,7 @@ pub const EXIT_USAGE: u8 = 2;
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => demo_server(args).await,
+        Some(Command::Serve(args)) => serve(&args, &cli.global).await,
         Some(Command::Auth(cmd)) => auth(&cmd, &cli.global).await,
         Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config(
             &cmd,
@@ -168,6 +169,77 @@ async fn auth(cmd: &crate::cli::AuthCommand, args: &GlobalArgs) -> u8 {
 /// A command's `i32` exit code as the process's.
 fn exit_code(code: i32) -> u8 {
     u8::try_from(code).unwrap_or(EXIT_FAILURE)
+}
+
+/// `captop serve`: the relay, with the dashboard's service, key, interval and budget (the
+/// budget defaulting to [`crate::serve::DEFAULT_SERVE_BUDGET`]), until SIGTERM or Ctrl-C.
+async fn serve(args: &ServeArgs, global: &GlobalArgs) -> u8 {
+    let fail = |message: &dyn std::fmt::Display| {
+        eprintln!("captop: {message}");
+        EXIT_USAGE
+    };
+    let settings = match Settings::resolve(global) {
+        Ok(settings) => settings,
+        Err(e) => return fail(&e),
+    };
+    if let Err(e) = crate::serve::check_exposure(
+        args.listen,
+        args.token_file.is_some(),
+        args.tls_cert.is_some(),
+        args.allow_insecure_listen,
+    ) {
+        return fail(&e);
+    }
+    let tokens = match &args.token_file {
+        Some(path) => match crate::serve::auth::ReaderTokens::from_file(path) {
+            Ok(tokens) => Some(tokens),
+            Err(e) => return fail(&e),
+        },
+        None => None,
+    };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => match crate::serve::tls::acceptor(cert, key) {
+            Ok(acceptor) => Some(crate::serve::TlsAcceptorDebug(acceptor)),
+            Err(e) => return fail(&e),
+        },
+        _ => None,
+    };
+    let demo = if global.demo {
+        match DemoServer::start(DemoConfig::default()).await {
+            Ok(server) => Some(server),
+            Err(e) => {
+                eprintln!("captop: cannot start the demo service on loopback: {e}");
+                return EXIT_FAILURE;
+            }
+        }
+    } else {
+        None
+    };
+    let client = match connect(&settings, demo.as_ref()).await {
+        Ok(client) => client,
+        Err(code) => return code,
+    };
+    let budget = if settings.budget_given() {
+        settings.budget
+    } else {
+        crate::serve::DEFAULT_SERVE_BUDGET
+    };
+    let options = crate::serve::ServeOptions {
+        listen: args.listen,
+        tokens,
+        tls,
+        limits: crate::serve::server::Limits {
+            max_connections: args.max_connections,
+            ..crate::serve::server::Limits::default()
+        },
+        logger: crate::serve::log::Logger::new(args.log_format),
+        poll: crate::poll::PollConfig::new(settings.interval, budget),
+    };
+    let code = crate::serve::run(client, options).await;
+    if let Some(server) = demo {
+        server.shutdown().await;
+    }
+    code
 }
 
 /// `captop demo-server`: run the simulated service until Ctrl-C.
