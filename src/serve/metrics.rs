@@ -6,7 +6,8 @@
 //! the classic text format (0.0.4) most scrapers ask for. A scrape then costs a copy of bytes,
 //! whatever the number of routes.
 //!
-//! Names follow the Prometheus naming guide: `captop_` prefix, the unit in the name, ratios as
+//! Names follow the Prometheus naming guide: `captop_` prefix, base units in the name (the
+//! service's call minutes become `_seconds`, × 60, as `promtool check metrics` asks), ratios as
 //! `_ratio` (0 to 1, not percent), counters ending in `_total`, timestamps in
 //! `_timestamp_seconds`. Where a figure is split by state, the metric carries only the parts
 //! (`state="sold"|"remaining"`) and never their total, so `sum()` over a metric is meaningful.
@@ -124,6 +125,11 @@ type FloatGauge = Gauge<f64, std::sync::atomic::AtomicU64>;
 /// Said at the end of every HELP text.
 const CACHED: &str = "(as of the last poll; cached between polls)";
 
+/// The service's minutes in seconds, the base unit Prometheus names call for.
+fn seconds_of(minutes: i64) -> i64 {
+    minutes.saturating_mul(60)
+}
+
 fn seconds(at: DateTime<Utc>) -> f64 {
     at.timestamp_millis() as f64 / 1000.0
 }
@@ -142,10 +148,10 @@ fn register_routes(registry: &mut Registry, capacity: &CapacityReport) {
         };
         minutes
             .get_or_create(&by("sold"))
-            .set(r.capacity_minutes.sold);
+            .set(seconds_of(r.capacity_minutes.sold));
         minutes
             .get_or_create(&by("remaining"))
-            .set(r.capacity_minutes.remaining);
+            .set(seconds_of(r.capacity_minutes.remaining));
         ports.get_or_create(&by("sold")).set(r.ports.sold);
         ports.get_or_create(&by("available")).set(r.ports.available);
         fill.get_or_create(&RouteLabels {
@@ -160,8 +166,8 @@ fn register_routes(registry: &mut Registry, capacity: &CapacityReport) {
         .set(1);
     }
     registry.register(
-        "captop_route_capacity_minutes",
-        format!("Call minutes of capacity on each route by state, sold or remaining; their sum is the route's total {CACHED}"),
+        "captop_route_capacity_seconds",
+        format!("Call time capacity of each route in seconds (the service's minutes × 60) by state, sold or remaining; their sum is the route's total {CACHED}"),
         minutes,
     );
     registry.register(
@@ -184,10 +190,10 @@ fn register_routes(registry: &mut Registry, capacity: &CapacityReport) {
 /// Registers the service-wide utilization families.
 fn register_utilization(registry: &mut Registry, utilization: &UtilizationReport) {
     let run_today = Gauge::<i64>::default();
-    run_today.set(utilization.minutes_run_today);
+    run_today.set(seconds_of(utilization.minutes_run_today));
     registry.register(
-        "captop_minutes_run_today",
-        format!("Call minutes carried today (UTC) across the service {CACHED}"),
+        "captop_run_today_seconds",
+        format!("Call time carried today (UTC) across the service, in seconds (minutes_run_today × 60) {CACHED}"),
         run_today,
     );
     let daily = Family::<StateLabels, Gauge>::default();
@@ -197,20 +203,22 @@ fn register_utilization(registry: &mut Registry, utilization: &UtilizationReport
     ];
     for (state, value) in parts {
         if let Some(value) = value {
-            daily.get_or_create(&StateLabels { state }).set(value);
+            daily
+                .get_or_create(&StateLabels { state })
+                .set(seconds_of(value));
         }
     }
     registry.register(
-        "captop_daily_capacity_minutes",
-        format!("Sold daily capacity in minutes per day by state, active or paused; their sum is the sold capacity {CACHED}"),
+        "captop_daily_capacity_seconds",
+        format!("Sold daily capacity in seconds of calls per day by state, active or paused; their sum is the sold capacity {CACHED}"),
         daily,
     );
     if let Some(available) = utilization.utilization.available_minutes {
         let gauge = Gauge::<i64>::default();
-        gauge.set(available);
+        gauge.set(seconds_of(available));
         registry.register(
-            "captop_daily_available_minutes",
-            format!("Sold daily capacity not yet used today, in minutes {CACHED}"),
+            "captop_daily_available_seconds",
+            format!("Sold daily capacity not yet used today, in seconds of calls {CACHED}"),
             gauge,
         );
     }
@@ -411,12 +419,13 @@ mod tests {
         let text = once_text(&capacity, &utilization);
         let route = &capacity.routes[0];
         let sold = format!(
-            "captop_route_capacity_minutes{{route=\"{}\",state=\"sold\"}} {}",
-            route.route, route.capacity_minutes.sold
+            "captop_route_capacity_seconds{{route=\"{}\",state=\"sold\"}} {}",
+            route.route,
+            route.capacity_minutes.sold * 60
         );
         assert!(text.contains(&sold), "{text}");
         assert!(!text.contains("state=\"total\""));
-        assert!(!text.contains("captop_daily_capacity_minutes{state=\"sold\"}"));
+        assert!(!text.contains("captop_daily_capacity_seconds{state=\"sold\"}"));
         assert_eq!(
             text.lines()
                 .filter(|l| l.starts_with("captop_route_info{"))
