@@ -39,16 +39,9 @@ async fn figures(args: &GlobalArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let demo = if args.demo {
-        match DemoServer::start(DemoConfig::default()).await {
-            Ok(server) => Some(server),
-            Err(e) => {
-                eprintln!("captop: cannot start the demo service on loopback: {e}");
-                return EXIT_FAILURE;
-            }
-        }
-    } else {
-        None
+    let demo = match start_demo(args.demo).await {
+        Ok(demo) => demo,
+        Err(code) => return code,
     };
     let client = match connect(&settings, demo.as_ref()).await {
         Ok(client) => client,
@@ -107,6 +100,21 @@ async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) 
     )
     .await;
     u8::try_from(code).unwrap_or(EXIT_FAILURE)
+}
+
+/// The embedded simulated service when `--demo` asks for it; a failure is printed and its exit
+/// code returned.
+async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, u8> {
+    if !wanted {
+        return Ok(None);
+    }
+    match DemoServer::start(DemoConfig::default()).await {
+        Ok(server) => Ok(Some(server)),
+        Err(e) => {
+            eprintln!("captop: cannot start the demo service on loopback: {e}");
+            Err(EXIT_FAILURE)
+        }
+    }
 }
 
 /// Builds the client for the service to watch: the demo service when one runs, otherwise the
@@ -204,16 +212,9 @@ async fn serve(args: &ServeArgs, global: &GlobalArgs) -> u8 {
         },
         _ => None,
     };
-    let demo = if global.demo {
-        match DemoServer::start(DemoConfig::default()).await {
-            Ok(server) => Some(server),
-            Err(e) => {
-                eprintln!("captop: cannot start the demo service on loopback: {e}");
-                return EXIT_FAILURE;
-            }
-        }
-    } else {
-        None
+    let demo = match start_demo(global.demo).await {
+        Ok(demo) => demo,
+        Err(code) => return code,
     };
     let client = match connect(&settings, demo.as_ref()).await {
         Ok(client) => client,
