@@ -256,10 +256,12 @@ async fn demo_server(args: DemoServerArgs) -> u8 {
             return EXIT_FAILURE;
         }
     };
+    // Handlers first: a Ctrl-C right after the lines below must stop it cleanly.
+    let stop = crate::serve::shutdown_signal();
     println!("base URL: {}", server.base_url());
     println!("API key:  {}", server.api_key());
     println!("(Ctrl-C stops it)");
-    let _ = tokio::signal::ctrl_c().await;
+    stop.await;
     server.shutdown().await;
     0
 }

@@ -119,6 +119,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
             return 1;
         }
     };
+    let shutdown = shutdown_signal();
     let local = listener.local_addr().unwrap_or(options.listen);
     let scheme = if options.tls.is_some() {
         "https"
@@ -163,7 +164,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         routes,
         options.tls.map(|t| t.0),
         options.limits,
-        shutdown_signal(),
+        shutdown,
     )
     .await;
     let _ = commands.send(PollCommand::Shutdown);
@@ -231,26 +232,35 @@ fn state_name(state: &Upstream) -> &'static str {
     }
 }
 
-/// Completes at SIGTERM or Ctrl-C (SIGINT).
-async fn shutdown_signal() {
+/// A future that completes at SIGTERM or Ctrl-C (SIGINT). The handlers are installed when this
+/// is called, not when the future is first polled, so a signal sent right after a process says
+/// it is ready (a line on stdout or stderr) is caught rather than killing it.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {},
-                    _ = tokio::signal::ctrl_c() => {},
+        let term = signal(SignalKind::terminate()).ok();
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending().await,
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+            };
+            tokio::select! {
+                () = wait(term) => {},
+                () = wait(interrupt) => {},
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
