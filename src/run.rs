@@ -4,9 +4,9 @@
 
 use crate::api::{Client, ClientOptions};
 use crate::cli::{Cli, Command, DemoServerArgs, GlobalArgs, ServeArgs};
-use crate::config::Settings;
+use crate::config::{Environment, Settings};
+use crate::credentials::ApiKey;
 use crate::demo::{DemoConfig, DemoServer};
-use crate::secret::ApiKey;
 use std::io::IsTerminal;
 
 /// Exit code: the figures could not be had.
@@ -20,9 +20,10 @@ pub async fn run(cli: Cli) -> u8 {
         Some(Command::DemoServer(args)) => demo_server(args).await,
         Some(Command::Serve(args)) => serve(&args, &cli.global).await,
         Some(Command::Auth(cmd)) => auth(&cmd, &cli.global).await,
-        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config(
+        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config_with(
             &cmd,
             &cli.global,
+            &real_environment(),
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         )),
@@ -30,9 +31,25 @@ pub async fn run(cli: Cli) -> u8 {
     }
 }
 
+/// The process's real environment: its variables, the default config file, and whether stdout
+/// is a terminal. Read here, at the edge, so the config code can take it as a parameter.
+pub fn real_environment() -> Environment<'static> {
+    Environment {
+        var: &|name| std::env::var(name).ok(),
+        default_config: default_config_path(),
+        stdout_is_tty: std::io::stdout().is_terminal(),
+    }
+}
+
+/// The default config file: `config.toml` in the platform config dir for captop.
+pub fn default_config_path() -> Option<std::path::PathBuf> {
+    directories::ProjectDirs::from("", "", "captop")
+        .map(|dirs| dirs.config_dir().join("config.toml"))
+}
+
 /// The dashboard, or `--once` (also when stdout is not a terminal).
 async fn figures(args: &GlobalArgs) -> u8 {
-    let settings = match Settings::resolve(args) {
+    let settings = match Settings::resolve_with(args, &real_environment()) {
         Ok(settings) => settings,
         Err(e) => {
             eprintln!("captop: {e}");
@@ -86,8 +103,7 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
 async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) -> u8 {
     let style = crate::once::TableStyle {
         color: settings.color,
-        warn_pct: i64::from(settings.warn_pct),
-        crit_pct: i64::from(settings.crit_pct),
+        thresholds: crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
     };
     let budget = crate::poll::one_shot::OneShot::open(&client.host(), settings.budget);
     let code = crate::once::run(
@@ -142,7 +158,11 @@ async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Clien
     options.api_key = match demo {
         Some(server) => ApiKey::new(server.api_key()),
         None => {
-            let found = settings.api_key().await.map_err(|e| fail(e.to_string()))?;
+            let found = settings
+                .key_request()
+                .find()
+                .await
+                .map_err(|e| fail(e.to_string()))?;
             for warning in &found.warnings {
                 eprintln!("captop: warning: {warning}");
             }
@@ -155,7 +175,7 @@ async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Clien
 /// `captop auth login|logout|status` with the settings of the command line, environment and
 /// config file.
 async fn auth(cmd: &crate::cli::AuthCommand, args: &GlobalArgs) -> u8 {
-    let settings = match Settings::resolve(args) {
+    let settings = match Settings::resolve_with(args, &real_environment()) {
         Ok(settings) => settings,
         Err(e) => {
             eprintln!("captop: {e}");
@@ -186,7 +206,7 @@ async fn serve(args: &ServeArgs, global: &GlobalArgs) -> u8 {
         eprintln!("captop: {message}");
         EXIT_USAGE
     };
-    let settings = match Settings::resolve(global) {
+    let settings = match Settings::resolve_with(global, &real_environment()) {
         Ok(settings) => settings,
         Err(e) => return fail(&e),
     };
@@ -246,6 +266,18 @@ async fn serve(args: &ServeArgs, global: &GlobalArgs) -> u8 {
 /// `captop demo-server`: run the simulated service until Ctrl-C.
 async fn demo_server(args: DemoServerArgs) -> u8 {
     let config = DemoConfig::from_args(&args);
+    // Listen for Ctrl-C before saying that it stops the service: `ctrl_c()` installs its
+    // handler only when first polled, and a SIGINT sent as soon as the message is read would
+    // otherwise kill the process before the service is shut down.
+    #[cfg(unix)]
+    let mut interrupt =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) {
+            Ok(interrupt) => interrupt,
+            Err(e) => {
+                eprintln!("captop: cannot listen for Ctrl-C: {e}");
+                return EXIT_FAILURE;
+            }
+        };
     let server = match DemoServer::start(config).await {
         Ok(server) => server,
         Err(e) => {
@@ -256,12 +288,13 @@ async fn demo_server(args: DemoServerArgs) -> u8 {
             return EXIT_FAILURE;
         }
     };
-    // Handlers first: a Ctrl-C right after the lines below must stop it cleanly.
-    let stop = crate::serve::shutdown_signal();
     println!("base URL: {}", server.base_url());
     println!("API key:  {}", server.api_key());
     println!("(Ctrl-C stops it)");
-    stop.await;
+    #[cfg(unix)]
+    let _ = interrupt.recv().await;
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
     server.shutdown().await;
     0
 }

@@ -3,7 +3,6 @@
 //! simulated service and config profiles the auth tests share ([`profiles`]), and the real
 //! binary in a pseudo-terminal ([`pty`]).
 
-#![allow(dead_code)] // Each test file uses a different part of the kit.
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
 
