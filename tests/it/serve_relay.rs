@@ -86,6 +86,26 @@ async fn demo(config: DemoConfig) -> DemoServer {
     DemoServer::start(config).await.unwrap()
 }
 
+/// The simulated service (real time, 14 routes), a relay of it with `extra` flags that has its
+/// first figures, and a client for the relay; the temp home must outlive the relay.
+async fn ready_relay(
+    extra: &[&str],
+) -> (
+    DemoServer,
+    String,
+    tempfile::TempDir,
+    RelayProcess,
+    reqwest::Client,
+) {
+    let server = demo(DemoConfig::default()).await;
+    let key = server.api_key();
+    let home = tempfile::tempdir().unwrap();
+    let relay = RelayProcess::start(home.path(), &server.base_url(), &key, extra);
+    let client = reqwest::Client::new();
+    wait_ready(&client, &relay).await;
+    (server, key, home, relay, client)
+}
+
 async fn wait_ready(client: &reqwest::Client, relay: &RelayProcess) {
     let url = relay.url("/ready");
     eventually("the relay to be ready", || async {
@@ -282,17 +302,7 @@ async fn relayed_figures_are_the_services_and_need_a_reader_token() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rate_limits_and_outages_upstream_keep_the_last_figures_served() {
-    let server = demo(DemoConfig::default()).await;
-    let key = server.api_key();
-    let home = tempfile::tempdir().unwrap();
-    let mut relay = RelayProcess::start(
-        home.path(),
-        &server.base_url(),
-        &key,
-        &["--interval", "0.5"],
-    );
-    let client = reqwest::Client::new();
-    wait_ready(&client, &relay).await;
+    let (server, key, _home, mut relay, client) = ready_relay(&["--interval", "0.5"]).await;
 
     server.force_rate_limit(4, Duration::from_secs(2));
     relay.wait_log("the 429 logged", |l| l.contains("429"));
@@ -356,17 +366,8 @@ async fn rate_limits_and_outages_upstream_keep_the_last_figures_served() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rejected_key_gives_502_with_an_error_body_and_json_log_lines() {
-    let server = demo(DemoConfig::default()).await;
-    let key = server.api_key();
-    let home = tempfile::tempdir().unwrap();
-    let mut relay = RelayProcess::start(
-        home.path(),
-        &server.base_url(),
-        &key,
-        &["--interval", "0.5", "--log-format", "json"],
-    );
-    let client = reqwest::Client::new();
-    wait_ready(&client, &relay).await;
+    let (server, key, _home, mut relay, client) =
+        ready_relay(&["--interval", "0.5", "--log-format", "json"]).await;
     server.revoke_api_key();
     relay.wait_log("the rejected key logged", |l| l.contains("key_rejected"));
     let refused = get(&client, &relay.url("/v1/capacity"), &authorized()).await;
