@@ -268,6 +268,8 @@ async fn a_429_from_one_port_leaves_a_dashboard_of_another_port_at_its_pace() {
 
 /// The files `captop --once` left in the runtime dir `dir`.
 async fn once_leaves(dir: &StateDir, args: &[&str], key: &str) -> Vec<String> {
+    // The forecast history goes to a directory of its own, not the user's state dir.
+    let state = tempfile::tempdir().unwrap();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_captop"));
     command
         .args(["--once"])
@@ -275,6 +277,7 @@ async fn once_leaves(dir: &StateDir, args: &[&str], key: &str) -> Vec<String> {
         .env("CAPTOP_API_KEY", key)
         .env("CAPTOP_CONFIG", "/dev/null")
         .env("CAPTOP_RUNTIME_DIR", &dir.path)
+        .env("CAPTOP_STATE_DIR", state.path())
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")
         .stdin(std::process::Stdio::null());
