@@ -98,6 +98,18 @@ pub enum Command {
     Config(ConfigCommand),
     /// Run the simulated service standalone and print its base URL and key.
     DemoServer(DemoServerArgs),
+    /// Print a shell completion script for bash, zsh, fish, elvish or PowerShell.
+    Completions(CompletionsArgs),
+    /// Print the manual page in roff: `captop man > captop.1`, then `man ./captop.1`.
+    Man,
+}
+
+/// `captop completions SHELL`
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `captop auth ...`

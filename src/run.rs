@@ -25,6 +25,13 @@ pub async fn run(cli: Cli) -> u8 {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         )),
+        Some(Command::Completions(args)) => exit_code(crate::commands::generate::completions(
+            args.shell,
+            &mut std::io::stdout().lock(),
+        )),
+        Some(Command::Man) => exit_code(crate::commands::generate::man_page(
+            &mut std::io::stdout().lock(),
+        )),
         None => figures(&cli.global).await,
     }
 }
