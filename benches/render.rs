@@ -5,41 +5,14 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use captop::api::model::{
-    CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
-    Totals, Utilization, UtilizationReport,
-};
+use captop::api::model::{CapacityReport, Totals};
 use captop::app::{App, Event, UiOptions};
+use captop::fixtures::{many_routes, utilization};
 use captop::poll::PollEvent;
 use chrono::Utc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-
-fn routes(n: usize) -> Vec<RouteCapacity> {
-    (0..n)
-        .map(|i| {
-            let total = 10_000 + (i as i64 * 7919) % 500_000;
-            let sold = total * ((i as i64 * 37) % 101) / 100;
-            RouteCapacity {
-                route: format!("route-{i:05}"),
-                name: format!("Route {i:05} Mobile"),
-                dial_code: format!("+{}", 1 + i % 998),
-                capacity_minutes: MinutesCapacity {
-                    total,
-                    sold,
-                    remaining: total - sold,
-                },
-                ports: PortCapacity {
-                    total: 100,
-                    sold: (i % 101) as i64,
-                    available: 100 - (i % 101) as i64,
-                },
-                filled_pct: sold * 100 / total,
-            }
-        })
-        .collect()
-}
 
 fn app_with(n: usize) -> App {
     let mut app = App::new(UiOptions::default(), Utc::now(), Instant::now());
@@ -50,33 +23,14 @@ fn app_with(n: usize) -> App {
         result: Ok(CapacityReport {
             generated_at: Utc::now(),
             unit_notes: None,
-            routes: routes(n),
+            routes: many_routes(n),
             totals: Totals::default(),
         }),
     }));
     app.update(Event::Poll(PollEvent::Utilization {
         seq: 1,
         received_at: Utc::now(),
-        result: Ok(UtilizationReport {
-            generated_at: Utc::now(),
-            date: Utc::now().date_naive(),
-            minutes_run_today: 1_234_567,
-            daily_capacity_minutes: DailyCapacity {
-                sold: Some(2_000_000),
-                active: Some(1_800_000),
-                paused: Some(200_000),
-            },
-            utilization: Utilization {
-                utilized_minutes: Some(1_234_567),
-                available_minutes: Some(765_433),
-                utilization_pct: Some(61.7),
-            },
-            capacity_status: CapacityStatus {
-                active_ports: Some(9000),
-                paused_ports: Some(700),
-                provisioning_ports: Some(300),
-            },
-        }),
+        result: Ok(utilization(Utc::now(), 61.7, 9000)),
     }));
     app
 }
@@ -97,7 +51,7 @@ fn bench_render(c: &mut Criterion) {
     // Applying a new report of 10 000 routes (sanitize, diff, sort) — paid once per poll.
     c.bench_function("apply_capacity_10000_routes", |b| {
         let mut app = app_with(10_000);
-        let report = routes(10_000);
+        let report = many_routes(10_000);
         let mut seq = 1;
         b.iter(|| {
             seq += 1;

@@ -1,8 +1,24 @@
 //! captop: a terminal dashboard for the live capacity metrics of a network of call routes.
 //!
-//! Data flows one way. The poller fetches `/capacity` and `/utilization` through
-//! [`api::client`], the results become events for the UI state, and the UI draws that state.
-//! `--once` takes the same figures and prints them instead.
+//! Data flows one way, and so do the imports: [`model`] ← [`app`] ← [`ui`].
+//!
+//! ```text
+//!  poller (poll) ── PollEvent ─────────────────────────────────────────┐
+//!  terminal ── tui::input (bytes → keys) ── app::keys (table) ── Msg ──┤
+//!                                                                      ▼
+//!                App::update ──► model::Figures::apply  (poll results: rows, diffs, log, histories)
+//!                     │          app::RoutesTable, overlay  (messages: sort, filter, selection)
+//!                     ├──► ui::render(&App) ──► frame    (reads the state, never changes it)
+//!                     └──► Action ──► poller             (refresh, pause, quit)
+//! ```
+//!
+//! The poller ([`poll`]) fetches `/capacity` and `/utilization` through [`api::client`] and
+//! sends the results as messages. [`model`] keeps the figures with no terminal in them: the
+//! dashboard reads them, and so can anything that serves them on. [`app`] is the dashboard:
+//! the figures plus the state of the screen, changed only by `App::update`. [`ui`] draws it,
+//! [`layout`] says where each panel goes (for the drawing and for the state's page sizes and
+//! clicks), [`format`] words durations and counts, [`tui`] owns the terminal. `--once`
+//! ([`once`]) takes the same reports and prints them instead.
 
 pub mod api;
 pub mod app;
@@ -10,7 +26,12 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod demo;
+#[doc(hidden)]
+pub mod fixtures;
+pub mod format;
 pub mod keyring;
+pub mod layout;
+pub mod model;
 pub mod once;
 pub mod poll;
 pub mod run;

@@ -12,28 +12,17 @@ use serde::Serialize;
 use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::{self, Warning};
+use crate::model::{Level, Thresholds};
 use crate::poll::one_shot::OneShot;
 use crate::text::{fit, pad, pad_left, sanitize, thousands};
 
 /// How the table is drawn.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct TableStyle {
     /// ANSI colours (only when stdout is a terminal and `NO_COLOR` is unset).
     pub color: bool,
-    /// Fill % from which a route is shown as nearly full.
-    pub warn_pct: i64,
-    /// Fill % from which a route is shown as full.
-    pub crit_pct: i64,
-}
-
-impl Default for TableStyle {
-    fn default() -> Self {
-        Self {
-            color: false,
-            warn_pct: 80,
-            crit_pct: 95,
-        }
-    }
+    /// Fill percentages from which a route is shown as nearly full and full.
+    pub thresholds: Thresholds,
 }
 
 /// The `--format json` document: the service's own shapes plus the validation warnings.
@@ -151,39 +140,18 @@ pub fn render_table(
         .max()
         .unwrap_or(0)
         .clamp(4, 8);
-    // Column groups first, so the three minute and three port columns read as what they are.
-    let lead = name_w + 2 + dial_w + 2 + 5;
-    let groups = format!(
-        "{}  {}  {}",
-        " ".repeat(lead),
-        centered("MINUTES", 11 * 3 + 4),
-        centered("PORTS", 6 * 3 + 4)
-    );
-    out.push_str(&paint(SGR_DIM, groups.trim_end().to_owned()));
+    let (groups, header) = column_heads(name_w, dial_w);
+    out.push_str(&paint(SGR_DIM, groups));
     out.push('\n');
-    let header = format!(
-        "{}  {}  {:>5}  {:>11}  {:>11}  {:>11}  {:>6}  {:>6}  {:>6}",
-        pad("ROUTE", name_w),
-        pad("DIAL", dial_w),
-        "FILL",
-        "LEFT",
-        "SOLD",
-        "TOTAL",
-        "FREE",
-        "SOLD",
-        "TOTAL"
-    );
     out.push_str(&paint(SGR_DIM, header));
     out.push('\n');
 
     for r in &capacity.routes {
         let fill = pad_left(&format!("{} %", r.filled_pct), 5);
-        let fill = if r.filled_pct >= style.crit_pct {
-            paint(SGR_RED, fill)
-        } else if r.filled_pct >= style.warn_pct {
-            paint(SGR_YELLOW, fill)
-        } else {
-            paint(SGR_GREEN, fill)
+        let fill = match style.thresholds.level(r.filled_pct as f64) {
+            Level::Crit => paint(SGR_RED, fill),
+            Level::Warn => paint(SGR_YELLOW, fill),
+            Level::Ok => paint(SGR_GREEN, fill),
         };
         out.push_str(&format!(
             "{}  {}  {}  {}  {}  {}  {}  {}  {}\n",
@@ -202,11 +170,50 @@ pub fn render_table(
         out.push_str("(no active routes)\n");
     }
 
+    let totals = totals_line(capacity, name_w, dial_w);
+    out.push_str(&paint(SGR_BOLD, totals));
+    out.push_str("\n\n");
+
+    out.push_str(&utilization_lines(utilization));
+    if let Some(notes) = &capacity.unit_notes {
+        out.push_str(&paint(SGR_DIM, format!("Note: {}", fit(notes, 200))));
+        out.push('\n');
+    }
+    out
+}
+
+/// The two heading lines of the table: the column groups, then the columns.
+fn column_heads(name_w: usize, dial_w: usize) -> (String, String) {
+    // Column groups first, so the three minute and three port columns read as what they are.
+    let lead = name_w + 2 + dial_w + 2 + 5;
+    let groups = format!(
+        "{}  {}  {}",
+        " ".repeat(lead),
+        centered("MINUTES", 11 * 3 + 4),
+        centered("PORTS", 6 * 3 + 4)
+    );
+    let header = format!(
+        "{}  {}  {:>5}  {:>11}  {:>11}  {:>11}  {:>6}  {:>6}  {:>6}",
+        pad("ROUTE", name_w),
+        pad("DIAL", dial_w),
+        "FILL",
+        "LEFT",
+        "SOLD",
+        "TOTAL",
+        "FREE",
+        "SOLD",
+        "TOTAL"
+    );
+    (groups.trim_end().to_owned(), header)
+}
+
+/// The totals row as the service sent it (`—` for what it left out).
+fn totals_line(capacity: &CapacityReport, name_w: usize, dial_w: usize) -> String {
     let t = &capacity.totals;
     let minutes = t.capacity_minutes.unwrap_or_default();
     let ports = t.ports.unwrap_or_default();
     let routes = t.routes.unwrap_or(capacity.routes.len() as i64);
-    let totals = format!(
+    format!(
         "{}  {}  {}  {}  {}  {}  {}  {}  {}",
         pad(
             &format!(
@@ -224,11 +231,13 @@ pub fn render_table(
         opt_num(ports.available, 6),
         opt_num(ports.sold, 6),
         opt_num(ports.total, 6),
-    );
-    out.push_str(&paint(SGR_BOLD, totals));
-    out.push_str("\n\n");
+    )
+}
 
+/// Today's utilization, daily capacity by state and the port split, one line each.
+fn utilization_lines(utilization: &UtilizationReport) -> String {
     let u = utilization;
+    let mut out = String::new();
     out.push_str(&format!(
         "Today ({})   {} minutes run",
         u.date,
@@ -269,10 +278,6 @@ pub fn render_table(
         share(s.paused_ports),
         share(s.provisioning_ports),
     ));
-    if let Some(notes) = &capacity.unit_notes {
-        out.push_str(&paint(SGR_DIM, format!("Note: {}", fit(notes, 200))));
-        out.push('\n');
-    }
     out
 }
 

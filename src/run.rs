@@ -99,8 +99,7 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
 async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) -> u8 {
     let style = crate::once::TableStyle {
         color: settings.color,
-        warn_pct: i64::from(settings.warn_pct),
-        crit_pct: i64::from(settings.crit_pct),
+        thresholds: crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
     };
     let budget = crate::poll::one_shot::OneShot::open(&client.host(), settings.budget);
     let code = crate::once::run(

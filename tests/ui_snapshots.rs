@@ -8,50 +8,15 @@
 
 use std::time::{Duration, Instant};
 
-use captop::api::model::{
-    CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
-    TotalMinutes, TotalPorts, Totals, Utilization, UtilizationReport,
-};
+use captop::api::model::RouteCapacity;
 use captop::api::{ApiError, Endpoint, RetryAfter};
 use captop::app::{App, Event, UiOptions};
+use captop::fixtures::{capacity, route, t, utilization};
 use captop::poll::{Pause, PollEvent, ScheduleStatus};
-use chrono::{DateTime, TimeZone, Utc};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier};
-
-/// 12:00:00 UTC plus `s` seconds.
-fn t(s: i64) -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap() + chrono::Duration::seconds(s)
-}
-
-fn route(
-    slug: &str,
-    name: &str,
-    dial: &str,
-    total: i64,
-    sold: i64,
-    ports_total: i64,
-    ports_sold: i64,
-) -> RouteCapacity {
-    RouteCapacity {
-        route: slug.to_owned(),
-        name: name.to_owned(),
-        dial_code: dial.to_owned(),
-        capacity_minutes: MinutesCapacity {
-            total,
-            sold,
-            remaining: total - sold,
-        },
-        ports: PortCapacity {
-            total: ports_total,
-            sold: ports_sold,
-            available: ports_total - ports_sold,
-        },
-        filled_pct: if total > 0 { sold * 100 / total } else { 0 },
-    }
-}
 
 fn demo_routes() -> Vec<RouteCapacity> {
     vec![
@@ -86,58 +51,6 @@ fn demo_routes() -> Vec<RouteCapacity> {
         route("sg-singapore", "Singapore", "+65", 140_000, 126_000, 36, 32),
         route("fr-paris", "Paris", "+33", 210_000, 136_500, 56, 36),
     ]
-}
-
-fn capacity(at: i64, routes: Vec<RouteCapacity>) -> CapacityReport {
-    let sum = |f: fn(&RouteCapacity) -> i64| routes.iter().map(f).sum::<i64>();
-    let total = sum(|r| r.capacity_minutes.total);
-    let sold = sum(|r| r.capacity_minutes.sold);
-    CapacityReport {
-        generated_at: t(at),
-        unit_notes: None,
-        totals: Totals {
-            routes: Some(routes.len() as i64),
-            capacity_minutes: Some(TotalMinutes {
-                total: Some(total),
-                sold: Some(sold),
-                remaining: Some(sum(|r| r.capacity_minutes.remaining)),
-            }),
-            ports: Some(TotalPorts {
-                total: Some(sum(|r| r.ports.total)),
-                sold: Some(sum(|r| r.ports.sold)),
-                available: Some(sum(|r| r.ports.available)),
-            }),
-            filled_pct: Some(if total > 0 { sold * 100 / total } else { 0 }),
-        },
-        routes,
-    }
-}
-
-/// A consistent `/utilization` report at `pct` % of 1.9 M sold minutes (the dashboard warns
-/// about figures that break the spec's rules, and these must not).
-fn utilization(at: i64, pct: f64, active: i64) -> UtilizationReport {
-    let sold = 1_900_000;
-    let utilized = (pct * sold as f64 / 100.0).round() as i64;
-    UtilizationReport {
-        generated_at: t(at),
-        date: t(at).date_naive(),
-        minutes_run_today: utilized,
-        daily_capacity_minutes: DailyCapacity {
-            sold: Some(sold),
-            active: Some(1_650_000),
-            paused: Some(250_000),
-        },
-        utilization: Utilization {
-            utilized_minutes: Some(utilized),
-            available_minutes: Some(sold - utilized),
-            utilization_pct: Some(pct),
-        },
-        capacity_status: CapacityStatus {
-            active_ports: Some(active),
-            paused_ports: Some(96),
-            provisioning_ports: Some(24),
-        },
-    }
 }
 
 struct Fixture {
@@ -192,7 +105,7 @@ impl Fixture {
         self.send(Event::Poll(PollEvent::Capacity {
             seq,
             received_at: t(at),
-            result: Ok(capacity(at, routes)),
+            result: Ok(capacity(t(at), routes)),
         }));
     }
 
@@ -200,7 +113,7 @@ impl Fixture {
         self.send(Event::Poll(PollEvent::Utilization {
             seq,
             received_at: t(at),
-            result: Ok(utilization(at, pct, active)),
+            result: Ok(utilization(t(at), pct, active)),
         }));
     }
 
@@ -520,8 +433,7 @@ fn gauge_colours_step_at_the_thresholds() {
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Green);
 
     let mut f = Fixture::new(UiOptions {
-        warn_pct: 50,
-        crit_pct: 70,
+        thresholds: captop::model::Thresholds { warn: 50, crit: 70 },
         ..UiOptions::default()
     })
     .normal();

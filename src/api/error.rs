@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use super::retry_after::RetryAfter;
+use crate::format::{Precision, byte_size, duration};
 
 /// Which endpoint a request was for, so a message can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,7 +86,7 @@ pub enum ApiError {
         source: super::model::DecodeError,
     },
     /// No complete answer within the timeout.
-    #[error("{endpoint} timed out after {}", humantime(*after))]
+    #[error("{endpoint} timed out after {}", duration(*after, Precision::Sentence))]
     Timeout {
         /// The endpoint asked.
         endpoint: Endpoint,
@@ -143,78 +144,5 @@ impl ApiError {
             ApiError::Decode { .. } | ApiError::BodyTooLarge { .. } => true,
             _ => false,
         }
-    }
-}
-
-/// `4 MiB`, `512 KiB`, `100 bytes`: a size as a person reads it (exact units only, else the
-/// next smaller one).
-pub fn byte_size(bytes: usize) -> String {
-    const KIB: usize = 1024;
-    const MIB: usize = 1024 * 1024;
-    if bytes >= MIB && bytes.is_multiple_of(MIB) {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= KIB {
-        format!("{} KiB", bytes / KIB)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
-
-/// `1.5 s`, `30 s`, `2 min 5 s`, `3 h 20 min`, `400 days`: a duration as a person reads it.
-///
-/// Long waits are rounded to whole minutes or days, since a server may announce absurd ones
-/// (`Retry-After: 99999999999`) and a count of seconds that long says nothing.
-pub fn humantime(d: Duration) -> String {
-    let secs = d.as_secs();
-    if secs >= 2 * 86_400 {
-        format!("{} days", secs / 86_400)
-    } else if secs >= 3_600 {
-        let (h, m) = (secs / 3_600, secs % 3_600 / 60);
-        if m == 0 {
-            format!("{h} h")
-        } else {
-            format!("{h} h {m} min")
-        }
-    } else if secs >= 60 {
-        let (m, s) = (secs / 60, secs % 60);
-        if s == 0 {
-            format!("{m} min")
-        } else {
-            format!("{m} min {s} s")
-        }
-    } else if d.subsec_millis() != 0 && secs < 10 {
-        format!("{:.1} s", d.as_secs_f64())
-    } else {
-        format!("{secs} s")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn humantime_reads_well_from_subsecond_to_absurd() {
-        assert_eq!(humantime(Duration::from_millis(1500)), "1.5 s");
-        assert_eq!(humantime(Duration::from_secs(30)), "30 s");
-        assert_eq!(humantime(Duration::from_secs(125)), "2 min 5 s");
-        assert_eq!(humantime(Duration::from_secs(7_200)), "2 h");
-        assert_eq!(humantime(Duration::from_secs(12_000)), "3 h 20 min");
-        assert_eq!(
-            humantime(Duration::from_secs(99_999_999_999)),
-            "1157407 days"
-        );
-        assert_eq!(
-            humantime(Duration::from_secs(u64::MAX)),
-            "213503982334601 days"
-        );
-    }
-
-    #[test]
-    fn byte_size_uses_the_largest_exact_unit() {
-        assert_eq!(byte_size(4 * 1024 * 1024), "4 MiB");
-        assert_eq!(byte_size(1024), "1 KiB");
-        assert_eq!(byte_size(1536), "1 KiB");
-        assert_eq!(byte_size(100), "100 bytes");
     }
 }

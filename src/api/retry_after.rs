@@ -39,7 +39,10 @@ impl RetryAfter {
 
     /// `12 s` for display, measured from now.
     pub fn describe(self) -> String {
-        super::error::humantime(self.delay_from(SystemTime::now()))
+        crate::format::duration(
+            self.delay_from(SystemTime::now()),
+            crate::format::Precision::Sentence,
+        )
     }
 }
 

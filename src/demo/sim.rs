@@ -35,13 +35,28 @@
 //! - `active_ports + paused_ports + provisioning_ports` equals the sum of the routes'
 //!   `ports.sold`.
 
+//!
+//! # Where the parts are
+//!
+//! `rng` (the seeded streams), `load` (occupancy by local time of day), `route` (a route's fixed
+//! figures, its state and where it starts) and `events` (midnight, provisioning, purchases,
+//! pause and resume); this file turns the routes' states into the two reports.
+
 use chrono::{DateTime, TimeZone, Utc};
 
-use super::routes::{self, RouteIdentity};
+mod events;
+mod load;
+mod rng;
+mod route;
+
 use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
     TotalMinutes, TotalPorts, Totals, Utilization, UtilizationReport,
 };
+use events::advance_route;
+use load::LoadProfile;
+use rng::Rng;
+use route::{RouteState, RouteStatic, carried_until, initial_state, route_static};
 
 /// Minutes one port can carry in a day: one call at a time, 24 hours.
 pub const PORT_DAILY_MINUTES: i64 = 1440;
@@ -77,134 +92,6 @@ pub fn utilization_pct(utilized: i64, capacity: i64) -> f64 {
     let (utilized, capacity) = (i128::from(utilized), i128::from(capacity));
     let tenths = (2000 * utilized + capacity).div_euclid(2 * capacity);
     tenths as f64 / 10.0
-}
-
-/// splitmix64: small, fast, and good enough for figures that only need to look alive.
-#[derive(Debug, Clone)]
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64, stream: u64) -> Self {
-        let mut rng = Rng(seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03));
-        rng.next();
-        rng
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi` (the modulo bias is far below anything visible).
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        if hi <= lo {
-            return lo;
-        }
-        let span = (hi - lo) as u64 + 1;
-        lo + (self.next() % span) as i64
-    }
-}
-
-/// Occupancy of an active port by local minute of day, in permille, and its running sum.
-#[derive(Debug)]
-struct LoadProfile {
-    occupancy: Vec<i64>,
-    /// `cumulative[m]` = sum of occupancy over minutes `0..m`, in permille·ms.
-    cumulative: Vec<i128>,
-}
-
-impl LoadProfile {
-    fn new() -> Self {
-        let gauss = |h: f64, mu: f64, sigma: f64| (-((h - mu) / sigma).powi(2) / 2.0).exp();
-        let occupancy: Vec<i64> = (0..1440)
-            .map(|m| {
-                let h = (f64::from(m) + 0.5) / 60.0;
-                let load = 0.05
-                    + 0.45 * gauss(h, 11.0, 2.2)
-                    + 0.35 * gauss(h, 15.5, 2.0)
-                    + 0.55 * gauss(h, 20.3, 1.7)
-                    + 0.10 * gauss(h - 24.0, 0.0, 1.5);
-                ((load.min(0.85) * 1000.0).round() as i64).clamp(0, 850)
-            })
-            .collect();
-        let mut cumulative = Vec::with_capacity(1441);
-        let mut sum: i128 = 0;
-        cumulative.push(0);
-        for occ in &occupancy {
-            sum += i128::from(*occ) * i128::from(MINUTE_MS);
-            cumulative.push(sum);
-        }
-        LoadProfile {
-            occupancy,
-            cumulative,
-        }
-    }
-
-    /// Integral of occupancy from local time 0 (of day 0) to `x` ms, monotonic over all `x`.
-    fn integral(&self, x: i64) -> i128 {
-        let day = i128::from(x.div_euclid(DAY_MS));
-        let in_day = x.rem_euclid(DAY_MS);
-        let minute = (in_day / MINUTE_MS) as usize;
-        let within = in_day - minute as i64 * MINUTE_MS;
-        // Both tables cover every minute of the day (and the day's end), so `get` never misses.
-        let cumulative = |m: usize| self.cumulative.get(m).copied().unwrap_or_default();
-        let occupancy = self.occupancy.get(minute).copied().unwrap_or_default();
-        day * cumulative(1440) + cumulative(minute) + i128::from(occupancy) * i128::from(within)
-    }
-}
-
-/// What never changes about a route.
-#[derive(Debug, Clone)]
-struct RouteStatic {
-    identity: RouteIdentity,
-    offset_ms: i64,
-    total_ports: i64,
-    minutes_per_port: i64,
-    total_minutes: i64,
-    /// How busy the route's ports are compared to the profile, permille (700..=1150).
-    load_scale: i64,
-}
-
-/// A batch of bought ports being set up.
-#[derive(Debug, Clone, Copy)]
-struct Provisioning {
-    ready_ms: i64,
-    ports: i64,
-}
-
-/// What the events change.
-#[derive(Debug, Clone)]
-struct RouteState {
-    rng: Rng,
-    active: i64,
-    paused: i64,
-    provisioning: Vec<Provisioning>,
-    sold_minutes: i64,
-    /// Carried traffic since UTC midnight up to `last_ms`, in port·permille·permille·ms.
-    carried: i128,
-    last_ms: i64,
-    next_event_ms: i64,
-}
-
-impl RouteState {
-    fn provisioning_ports(&self) -> i64 {
-        self.provisioning.iter().map(|p| p.ports).sum()
-    }
-
-    fn sold_ports(&self) -> i64 {
-        self.active + self.paused + self.provisioning_ports()
-    }
-}
-
-/// Which event comes next on a route; the order of the variants breaks ties.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum EventKind {
-    Midnight,
-    ProvisioningDone(usize),
-    Random,
 }
 
 fn round_down_to(value: i64, step: i64) -> i64 {
@@ -367,158 +254,6 @@ impl Simulation {
 
 fn millis_to_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
-}
-
-fn route_static(seed: u64, index: usize) -> RouteStatic {
-    let mut rng = Rng::new(seed, (index as u64) << 1);
-    let identity = routes::identity(index);
-    let total_ports = 30 * rng.range(2, 24);
-    let minutes_per_port = match rng.range(0, 3) {
-        0 => 12_000,
-        1 => 15_000,
-        2 => 18_000,
-        _ => 20_000,
-    };
-    RouteStatic {
-        offset_ms: i64::from(identity.utc_offset_minutes) * MINUTE_MS,
-        identity,
-        total_ports,
-        minutes_per_port,
-        total_minutes: total_ports * minutes_per_port,
-        load_scale: rng.range(700, 1150),
-    }
-}
-
-fn initial_state(
-    seed: u64,
-    index: usize,
-    st: &RouteStatic,
-    start_ms: i64,
-    profile: &LoadProfile,
-) -> RouteState {
-    let mut rng = Rng::new(seed, ((index as u64) << 1) | 1);
-    let fill = rng.range(350, 900);
-    let sold = st.total_ports * fill / 1000;
-    let provisioning_ports = rng.range(0, sold / 40);
-    let paused = rng
-        .range(sold / 50, sold / 10)
-        .min(sold - provisioning_ports);
-    let active = sold - provisioning_ports - paused;
-    let minutes_fill = (fill + rng.range(-60, 80)).clamp(0, 1000);
-    let sold_minutes = round_down_to(st.total_minutes * minutes_fill / 1000, 100);
-    let mut provisioning = Vec::new();
-    if provisioning_ports > 0 {
-        provisioning.push(Provisioning {
-            ready_ms: start_ms + rng.range(3, 30) * MINUTE_MS,
-            ports: provisioning_ports,
-        });
-    }
-    // As if today's active ports had been active since midnight.
-    let midnight = round_down_to(start_ms, DAY_MS);
-    let carried = i128::from(active)
-        * i128::from(st.load_scale)
-        * (profile.integral(start_ms + st.offset_ms) - profile.integral(midnight + st.offset_ms));
-    let next_event_ms = start_ms + next_gap(&mut rng);
-    RouteState {
-        rng,
-        active,
-        paused,
-        provisioning,
-        sold_minutes,
-        carried,
-        last_ms: start_ms,
-        next_event_ms,
-    }
-}
-
-/// Traffic carried since midnight up to `t` (>= `last_ms`), without changing the state.
-fn carried_until(profile: &LoadProfile, st: &RouteStatic, state: &RouteState, t: i64) -> i128 {
-    state.carried
-        + i128::from(state.active)
-            * i128::from(st.load_scale)
-            * (profile.integral(t + st.offset_ms) - profile.integral(state.last_ms + st.offset_ms))
-}
-
-fn advance_route(profile: &LoadProfile, st: &RouteStatic, state: &mut RouteState, t: i64) {
-    loop {
-        let midnight = round_down_to(state.last_ms, DAY_MS) + DAY_MS;
-        let mut next = (midnight, EventKind::Midnight);
-        for (i, batch) in state.provisioning.iter().enumerate() {
-            next = next.min((batch.ready_ms, EventKind::ProvisioningDone(i)));
-        }
-        next = next.min((state.next_event_ms, EventKind::Random));
-        let (when, kind) = next;
-        if when > t {
-            return;
-        }
-        state.carried = carried_until(profile, st, state, when);
-        state.last_ms = when;
-        match kind {
-            EventKind::Midnight => contracts_end(state),
-            EventKind::ProvisioningDone(i) => {
-                let batch = state.provisioning.swap_remove(i);
-                state.active += batch.ports;
-            }
-            EventKind::Random => {
-                random_event(st, state, when);
-                state.next_event_ms = when + next_gap(&mut state.rng);
-            }
-        }
-    }
-}
-
-/// UTC midnight: a new day of carried minutes, and some contracts end.
-fn contracts_end(state: &mut RouteState) {
-    state.carried = 0;
-    let share = state.rng.range(60, 140); // permille of sold capacity released
-    let in_service = state.active + state.paused;
-    let released = in_service * share / 1000;
-    let from_paused = (state.paused * share / 1000).min(released);
-    let from_active = (released - from_paused).min(state.active);
-    state.paused -= from_paused;
-    state.active -= from_active;
-    let minutes = round_down_to(state.sold_minutes * share / 1000, 100);
-    state.sold_minutes = (state.sold_minutes - minutes).max(0);
-}
-
-fn random_event(st: &RouteStatic, state: &mut RouteState, now: i64) {
-    let roll = state.rng.range(0, 99);
-    match roll {
-        0..=4 => {
-            // A port purchase: a few ports, now and then a whole E1 of 30.
-            let available = st.total_ports - state.sold_ports();
-            if available <= 0 {
-                return;
-            }
-            let wanted = if state.rng.range(0, 99) < 4 {
-                30
-            } else {
-                state.rng.range(1, 1 + st.total_ports / 240)
-            };
-            let ports = wanted.min(available);
-            let ready_ms = now + state.rng.range(3, 30) * MINUTE_MS;
-            state.provisioning.push(Provisioning { ready_ms, ports });
-            // The ports come with most of their minutes.
-            let minutes = round_down_to(ports * st.minutes_per_port * 4 / 5, 100);
-            state.sold_minutes = (state.sold_minutes + minutes).min(st.total_minutes);
-        }
-        5..=14 => {
-            // A bundle of minutes: 0.05 % to 0.15 % of the route, in whole thousands.
-            let bundle = round_down_to(st.total_minutes * state.rng.range(1, 3) / 2000, 1000);
-            state.sold_minutes = (state.sold_minutes + bundle.max(1000)).min(st.total_minutes);
-        }
-        15..=24 if state.active > 0 => {
-            let ports = state.rng.range(1, (state.active / 40).max(1));
-            state.active -= ports;
-            state.paused += ports;
-        }
-        25..=34 if state.paused > 0 => {
-            let ports = state.rng.range(1, (state.paused / 3).max(1));
-            state.paused -= ports;
-            state.active += ports;
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,6 @@ use std::time::{Duration, SystemTime};
 use super::clock::unix_ms;
 use super::shared::{self, SharedAnswer, SharedBudget};
 use crate::api::ApiError;
-use crate::api::error::humantime;
 
 /// Requests a one-shot fetch sends: `/capacity` and `/utilization`.
 const REQUESTS: u32 = 2;
@@ -34,7 +33,12 @@ pub enum Gate {
 
 /// Decides from `answer` at `now_ms`, waiting at most `patience` for room.
 pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Gate {
-    let wait = |until_ms: u64| humantime(Duration::from_millis(until_ms.saturating_sub(now_ms)));
+    let wait = |until_ms: u64| {
+        crate::format::duration(
+            Duration::from_millis(until_ms.saturating_sub(now_ms)),
+            crate::format::Precision::Sentence,
+        )
+    };
     match answer {
         SharedAnswer::Granted { .. } => Gate::Go,
         SharedAnswer::Paused { until_ms } => Gate::Refuse(format!(

@@ -2,12 +2,14 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Sparkline};
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
-use crate::app::{App, age, describe_change, format_age};
+use crate::app::App;
+use crate::model::{RouteRow, describe_change};
 use crate::text::{pad, pad_left, thousands};
 
 /// Draws the detail view centred in `area`.
@@ -32,7 +34,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(target).inner(Margin::new(1, 0));
     frame.render_widget(block, target);
 
-    let level = theme.level(app.options.level(f64::from(row.filled_pct)));
+    let level = theme.level(app.options.thresholds.level(f64::from(row.filled_pct)));
     let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
     let num = |v: i64| Span::styled(pad_left(&thousands(v), 12), theme.strong());
     let mut lines = vec![
@@ -77,12 +79,20 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         num(p.total),
     ]));
     lines.push(Line::raw(""));
-    let change = match app.changes.get(&row.slug) {
+    lines.push(last_change(app, row, theme));
+    let rest = super::lines_then_rest(frame, inner, lines);
+    fill_history(frame, rest, app, row, level, theme);
+}
+
+/// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.
+fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
+    let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
+    match app.figures.last_change(&row.slug) {
         Some(c) => Line::from(vec![
             label("last change"),
             Span::styled(describe_change(c), theme.highlight()),
             Span::styled(
-                format!("  {} ago", format_age(age(app.now, c.at))),
+                format!("  {} ago", crate::format::age_text(app.now, c.at)),
                 theme.muted(),
             ),
         ]),
@@ -90,14 +100,24 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             label("last change"),
             Span::styled("none this minute", theme.muted()),
         ]),
-    };
-    lines.push(change);
-    let rest = super::lines_then_rest(frame, inner, lines);
-    if let Some(history) = app
-        .route_history
-        .get(&row.slug)
-        .filter(|_| rest.height >= 2)
-    {
+    }
+}
+
+/// The route's fill over the session, as a labelled sparkline in `rest`.
+fn fill_history(
+    frame: &mut Frame<'_>,
+    rest: Rect,
+    app: &App,
+    row: &RouteRow,
+    level: Style,
+    theme: &Theme,
+) {
+    let history: Option<Vec<u8>> = app
+        .figures
+        .route_history()
+        .of(&row.slug)
+        .map(|samples| samples.iter().map(|s| s.filled_pct).collect());
+    if let Some(history) = history.filter(|_| rest.height >= 2) {
         let label_area = Rect { height: 1, ..rest };
         frame.render_widget(
             Paragraph::new(Line::styled(

@@ -6,7 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::theme::Theme;
-use crate::app::{App, LogKind};
+use crate::app::App;
+use crate::model::LogKind;
 
 /// Draws the pane into `area` (borders included); only as many entries as fit are formatted.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
@@ -19,7 +20,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     );
     let inner = block.inner(area).inner(Margin::new(1, 0));
     frame.render_widget(block, area);
-    if app.log.is_empty() {
+    if app.figures.log().is_empty() {
         frame.render_widget(
             Paragraph::new(Line::styled(
                 "Nothing yet: purchases, routes and ports moving, thresholds crossed and errors show here.",
@@ -32,7 +33,8 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let text_w = usize::from(inner.width.saturating_sub(11));
     let lines: Vec<Line<'static>> = app
-        .log
+        .figures
+        .log()
         .iter()
         .rev()
         .take(usize::from(inner.height))

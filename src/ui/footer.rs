@@ -1,5 +1,5 @@
 //! The footer line: why the last poll failed (with the figures' age), or the filter being typed,
-//! then as many key hints as fit.
+//! then as many of the key table's hints for the current mode as fit.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,63 +8,48 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
-use crate::app::{App, LogKind, Overlay, age, format_age};
+use crate::app::App;
+use crate::model::LogKind;
 
 /// Draws the footer into the one-line `area`.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
     let mut left: Vec<Span<'static>> = vec![Span::raw(" ")];
-    let hints: &[(&str, &str)] = if app.filter_editing {
+    if app.routes.filter_editing {
         left.push(Span::styled("filter ", theme.muted()));
         left.push(Span::styled(
-            format!("/{}_", crate::text::fit(&app.filter, 40)),
+            format!("/{}_", crate::text::fit(&app.routes.filter, 40)),
             theme.key(),
         ));
-        &[("Enter", "keep"), ("Esc", "clear"), ("↑↓", "move")]
-    } else {
-        if let Some((kind, text)) = app.status_line() {
-            let marker = match (kind, theme.ascii) {
-                (LogKind::Error, false) => "✖ ",
-                (LogKind::Error, true) => "x ",
-                (LogKind::Warn, _) => "! ",
-                _ => "",
-            };
-            left.push(Span::styled(format!("{marker}{text}"), theme.log(kind)));
-            if let Some(at) = app.stale_since() {
-                left.push(Span::styled(
-                    format!(
-                        " {} figures {} old",
-                        theme.glyphs().dot,
-                        format_age(age(app.now, at))
-                    ),
-                    theme.muted(),
-                ));
-            }
+    } else if let Some((kind, text)) = app.status_line() {
+        let marker = match (kind, theme.ascii) {
+            (LogKind::Error, false) => "✖ ",
+            (LogKind::Error, true) => "x ",
+            (LogKind::Warn, _) => "! ",
+            _ => "",
+        };
+        left.push(Span::styled(format!("{marker}{text}"), theme.log(kind)));
+        if let Some(at) = app.figures.stale_since() {
+            left.push(Span::styled(
+                format!(
+                    " {} figures {} old",
+                    theme.glyphs().dot,
+                    crate::format::age_text(app.now, at)
+                ),
+                theme.muted(),
+            ));
         }
-        match app.overlay {
-            Overlay::Help => &[("Esc", "close")],
-            Overlay::Detail => &[("Esc", "close"), ("↑↓", "route")],
-            Overlay::None => &[
-                ("?", "help"),
-                ("q", "quit"),
-                ("/", "filter"),
-                ("s", "sort"),
-                ("Enter", "detail"),
-                ("e", "events"),
-                ("r", "refresh"),
-                ("p", "pause"),
-            ],
-        }
-    };
+    }
+    let hints = app.options.keys.hints(app.mode());
     let left_w: usize = left.iter().map(|s| s.content.width()).sum();
     let ascii = theme.ascii;
     let mut right: Vec<Span<'static>> = Vec::new();
     let mut right_w = 0;
-    for (key, what) in hints {
-        let key = if ascii && *key == "↑↓" {
+    for (key, what) in &hints {
+        let key = if ascii && key == "↑↓" {
             "up/dn"
         } else {
-            key
+            key.as_str()
         };
         let w = key.width() + what.width() + 3;
         if left_w + right_w + w + 1 > width {

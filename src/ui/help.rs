@@ -1,4 +1,4 @@
-//! The help overlay (`?`): every key, and what the colours and columns mean.
+//! The help overlay (`?`): every key of the key table, and what the colours and columns mean.
 
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
@@ -8,61 +8,44 @@ use ratatui::widgets::{Clear, Paragraph};
 use super::theme::Theme;
 use crate::app::App;
 
-/// Every key the dashboard knows, as the overlay lists it.
-pub const KEYS: &[(&str, &str)] = &[
-    (
-        "q  Esc  Ctrl-C",
-        "quit (Esc first closes a view or clears the filter)",
-    ),
-    ("?", "this help"),
-    ("↑ ↓  j k", "select a route"),
-    ("PgUp PgDn", "page through the routes"),
-    ("Home End  g G", "first / last route"),
-    ("mouse", "wheel scrolls, a click selects"),
-    ("s", "sort by fill, remaining, name"),
-    ("S", "reverse the sort"),
-    ("/", "filter by name, slug or dial code"),
-    ("Enter", "details of the selected route"),
-    ("r", "refresh now (within the request budget)"),
-    ("p", "pause / resume polling"),
-    ("e", "show / hide the events pane"),
-];
-
 /// Draws the overlay centred in `area`.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let ascii = theme.ascii;
     let key_w = 16;
-    let mut lines: Vec<Line<'static>> = KEYS
-        .iter()
-        .map(|(k, what)| {
+    let mut lines: Vec<Line<'static>> = app
+        .options
+        .keys
+        .help_lines()
+        .into_iter()
+        .map(|help| {
             let k = if ascii {
-                k.replace("↑ ↓", "Up Dn")
+                help.keys.replace("↑ ↓", "Up Dn")
             } else {
-                (*k).to_owned()
+                help.keys.to_owned()
             };
             Line::from(vec![
                 Span::styled(crate::text::pad(&k, key_w), theme.key()),
-                Span::styled((*what).to_owned(), theme.text()),
+                Span::styled(help.text.to_owned(), theme.text()),
             ])
         })
         .collect();
-    let o = &app.options;
+    let o = &app.options.thresholds;
     lines.push(Line::raw(""));
     lines.push(Line::from(vec![
         Span::styled("Fill  ", theme.muted()),
         Span::styled(
-            format!("below {} %", o.warn_pct),
-            theme.level(crate::app::Level::Ok),
+            format!("below {} %", o.warn),
+            theme.level(crate::model::Level::Ok),
         ),
         Span::styled("  ", theme.muted()),
         Span::styled(
-            format!("from {} %", o.warn_pct),
-            theme.level(crate::app::Level::Warn),
+            format!("from {} %", o.warn),
+            theme.level(crate::model::Level::Warn),
         ),
         Span::styled("  ", theme.muted()),
         Span::styled(
-            format!("from {} %", o.crit_pct),
-            theme.level(crate::app::Level::Crit),
+            format!("from {} %", o.crit),
+            theme.level(crate::model::Level::Crit),
         ),
     ]));
     lines.push(Line::styled(

@@ -2,9 +2,9 @@
 //!
 //! Every panel is a free function `render(frame, area, &App, &Theme)` that reads the state and
 //! never changes it; the reusable pieces (inline gauge, split bar) live in [`gauge`], and every
-//! colour and symbol in [`theme`]. [`layout`] decides where each panel goes from the terminal
-//! size alone, so the state can ask how many table rows a page holds ([`routes_body_height`])
-//! without a frame.
+//! colour and symbol in [`theme`]. Where each panel goes comes from [`crate::layout`], which
+//! the state uses too (for page sizes and clicks); words and numbers come from
+//! [`crate::format`] and the figures model, so nothing here decides what the figures say.
 
 pub mod detail;
 pub mod events;
@@ -18,80 +18,14 @@ pub mod theme;
 pub mod utilization;
 
 use ratatui::Frame;
-use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use crate::app::{App, Overlay};
+use crate::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
+use crate::model::Feed;
 use theme::Theme;
-
-/// Narrowest terminal the dashboard draws in.
-pub const MIN_WIDTH: u16 = 60;
-/// Shortest terminal the dashboard draws in.
-pub const MIN_HEIGHT: u16 = 16;
-/// Width from which the events pane sits beside the routes instead of below them.
-const EVENTS_BESIDE_FROM: u16 = 130;
-
-/// Where each panel goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Areas {
-    /// One line: service, version, time of the figures, schedule.
-    pub header: Rect,
-    /// Minutes run today, utilization gauge, daily capacity, sparkline.
-    pub utilization: Rect,
-    /// Port split.
-    pub ports: Rect,
-    /// The routes table.
-    pub routes: Rect,
-    /// The events pane, when shown.
-    pub events: Option<Rect>,
-    /// One line: status and key hints.
-    pub footer: Rect,
-}
-
-/// Splits the screen. Pure, so state and tests can ask for it without a frame.
-pub fn layout(area: Rect, show_events: bool) -> Areas {
-    let top_height = if area.height >= 40 { 9 } else { 7 };
-    let [header, top, body, footer] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(top_height),
-        Constraint::Min(0),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    // The port split needs 32 cells; the utilization panel takes the rest on narrow screens.
-    let ports_width = if area.width < 110 {
-        Constraint::Length(32)
-    } else {
-        Constraint::Percentage(42)
-    };
-    let [utilization, ports] = Layout::horizontal([Constraint::Min(0), ports_width]).areas(top);
-    let (routes, events) = if !show_events {
-        (body, None)
-    } else if area.width >= EVENTS_BESIDE_FROM {
-        let [r, e] = Layout::horizontal([Constraint::Min(0), Constraint::Length(48)]).areas(body);
-        (r, Some(e))
-    } else {
-        let events_height = (body.height / 3).clamp(4, 10);
-        let [r, e] =
-            Layout::vertical([Constraint::Min(0), Constraint::Length(events_height)]).areas(body);
-        (r, Some(e))
-    };
-    Areas {
-        header,
-        utilization,
-        ports,
-        routes,
-        events,
-        footer,
-    }
-}
-
-/// How many route rows the table shows at the app's terminal size.
-pub fn routes_body_height(app: &App) -> u16 {
-    let area = Rect::new(0, 0, app.size.0, app.size.1);
-    routes::body_height(layout(area, app.show_events).routes)
-}
 
 /// Draws the whole dashboard for `app`.
 ///
@@ -126,7 +60,7 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
     let areas = layout(area, app.show_events);
     header::render(frame, areas.header, app, &theme);
     footer::render(frame, areas.footer, app, &theme);
-    if app.capacity.latest.is_none() && app.utilization.latest.is_none() {
+    if !app.figures.has_figures() {
         let body = Rect::new(
             area.x,
             areas.utilization.y,
@@ -225,7 +159,7 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::raw(""));
             lines.push(Line::styled(why, theme.log(kind)));
             let stopped = matches!(
-                app.schedule.as_ref().and_then(|s| s.pause.as_ref()),
+                app.figures.schedule().and_then(|s| s.pause.as_ref()),
                 Some(crate::poll::Pause::Unauthorized)
             );
             let next = if stopped {
@@ -260,7 +194,7 @@ impl PanelAge {
     /// The title span: muted when merely older, the error style when the last poll failed.
     pub fn styled(&self, theme: &Theme) -> Span<'static> {
         let style = if self.stale {
-            theme.log(crate::app::LogKind::Error)
+            theme.log(crate::model::LogKind::Error)
         } else {
             theme.muted()
         };
@@ -268,20 +202,17 @@ impl PanelAge {
     }
 }
 
-/// The age to show in a panel title: when its last poll failed, or when its figures are two
-/// seconds or more apart from the other panel's.
-pub fn panel_age(
-    app: &App,
-    this: Option<chrono::DateTime<chrono::Utc>>,
-    other: Option<chrono::DateTime<chrono::Utc>>,
-    stale: bool,
-) -> Option<PanelAge> {
-    let this = this?;
+/// The age to show in the title of the panel of feed `this`: when its last poll failed, or
+/// when its figures are two seconds or more apart from those of feed `other`.
+pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<PanelAge> {
+    let stale = this.is_stale();
+    let other = other.received_at();
+    let this = this.received_at()?;
     let differs = other.is_some_and(|o| (this - o).num_seconds().abs() >= 2);
     if !stale && !differs {
         return None;
     }
-    let ago = crate::app::format_age(crate::app::age(app.now, this));
+    let ago = crate::format::age_text(app.now, this);
     let dot = theme::Theme::new(&app.options).glyphs().dot;
     Some(PanelAge {
         text: if stale {
@@ -291,26 +222,6 @@ pub fn panel_age(
         },
         stale,
     })
-}
-
-/// `950`, `12.3 k`, `1.90 M`: a count in at most seven cells, for lines that would overflow
-/// with every digit.
-pub fn compact(n: i64) -> String {
-    let a = n.unsigned_abs() as f64;
-    let sign = if n < 0 { "-" } else { "" };
-    if a < 10_000.0 {
-        crate::text::thousands(n)
-    } else if a < 1e5 {
-        format!("{sign}{:.1} k", a / 1e3)
-    } else if a < 1e6 {
-        format!("{sign}{:.0} k", a / 1e3)
-    } else if a < 1e9 {
-        format!("{sign}{:.2} M", a / 1e6)
-    } else if a < 1e12 {
-        format!("{sign}{:.2} G", a / 1e9)
-    } else {
-        format!("{sign}{:.2e}", a)
-    }
 }
 
 /// Draws `lines` at the top of `area` (as many as fit) and returns the part of `area` below

@@ -9,19 +9,14 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
+use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
-use crate::app::{App, Change, RouteRow, SortKey};
+use crate::app::{App, SortKey};
+use crate::model::{Change, RouteRow};
 use crate::text::{pad, pad_left, thousands};
-
-/// Rows of routes a table in `area` (borders included) shows: less the borders, heading and
-/// totals row.
-pub fn body_height(area: Rect) -> u16 {
-    area.height.saturating_sub(4)
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Col {
@@ -99,7 +94,7 @@ fn change_text(c: &Change) -> String {
 }
 
 fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
-    let t = &app.totals;
+    let t = app.figures.totals();
     let num = |v: i64, head: &str| thousands(v).len().max(head.len()) as u16;
     let natural = |col: Col| -> u16 {
         match col {
@@ -117,7 +112,7 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
             Col::Ports => ports_text(&t.ports).len().max("Ports a/s/t".len()) as u16,
             Col::Change => visible
                 .iter()
-                .filter_map(|r| app.change_of(&r.slug))
+                .filter_map(|r| app.figures.change_of(&r.slug, app.now))
                 .map(|c| change_text(&c).len())
                 .max()
                 .unwrap_or(0)
@@ -177,60 +172,8 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
 
 /// Draws the table into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let glyphs = theme.glyphs();
-    let dot = glyphs.dot;
-    let mut title = vec![
-        Span::styled(" Routes ", theme.title()),
-        Span::styled(
-            format!("{} ", thousands(app.rows.len() as i64)),
-            theme.strong(),
-        ),
-    ];
-    let arrow = sort_arrow(app, theme);
-    title.push(Span::styled(
-        format!("{dot} sort {} {arrow} ", app.sort.label()),
-        theme.muted(),
-    ));
-    if app.filter_editing || !app.filter.is_empty() {
-        title.push(Span::styled(format!("{dot} filter "), theme.muted()));
-        let cursor = if app.filter_editing { "_" } else { "" };
-        title.push(Span::styled(
-            format!("/{}{cursor}", crate::text::fit(&app.filter, 24)),
-            theme.key(),
-        ));
-        title.push(Span::styled(
-            format!(
-                " {} of {} ",
-                thousands(app.view.len() as i64),
-                thousands(app.rows.len() as i64)
-            ),
-            theme.muted(),
-        ));
-    }
-    let cap = &app.capacity;
-    let util_at = app.utilization.latest.as_ref().map(|l| l.received_at);
-    if let Some(age) = super::panel_age(
-        app,
-        cap.latest.as_ref().map(|l| l.received_at),
-        util_at,
-        cap.is_stale(),
-    ) {
-        title.push(age.styled(theme));
-    }
-    let mut block = super::panel(Line::from(title), theme);
-    if !app.view.is_empty() {
-        block = block.title_bottom(
-            Line::styled(
-                format!(
-                    " {} of {} ",
-                    thousands(app.selected as i64 + 1),
-                    thousands(app.view.len() as i64)
-                ),
-                theme.muted(),
-            )
-            .alignment(Alignment::Right),
-        );
-    }
+    let block = panel_block(app, theme);
+    let cap = app.figures.capacity();
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height < 3 || inner.width < 20 {
@@ -246,7 +189,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         message(frame, inner, vec![Line::styled(msg, theme.muted())]);
         return;
     }
-    if app.rows.is_empty() {
+    if app.figures.rows().is_empty() {
         message(
             frame,
             inner,
@@ -261,14 +204,18 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         return;
     }
 
-    let body_h = usize::from(body_height(area));
-    let offset = app.offset.min(app.view.len().saturating_sub(1));
+    let body_h = usize::from(crate::layout::table_body_height(area));
+    let offset = app
+        .routes
+        .offset
+        .min(app.routes.view.len().saturating_sub(1));
     let visible: Vec<&RouteRow> = app
+        .routes
         .view
         .iter()
         .skip(offset)
         .take(body_h)
-        .filter_map(|&i| app.rows.get(i))
+        .filter_map(|&i| app.figures.rows().get(i))
         .collect();
     let columns = choose_columns(inner.width, app, &visible);
     let buf = frame.buffer_mut();
@@ -277,6 +224,83 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let heading = heading_line(&columns, app, theme);
     buf.set_line(inner.x, inner.y, &heading, inner.width);
 
+    draw_rows(frame, inner, app, theme, &columns, &visible, offset);
+
+    // Totals, pinned on the last line.
+    let y = inner.y + inner.height - 1;
+    let totals = totals_line(&columns, app, theme);
+    frame
+        .buffer_mut()
+        .set_line(inner.x, y, &totals, inner.width);
+
+    if app.routes.view.len() > body_h {
+        scrollbar(frame, area, inner, app, theme, (body_h, offset));
+    }
+}
+
+/// The panel: its title (count, sort, filter, age) and the position of the selection.
+fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
+    let glyphs = theme.glyphs();
+    let dot = glyphs.dot;
+    let mut title = vec![
+        Span::styled(" Routes ", theme.title()),
+        Span::styled(
+            format!("{} ", thousands(app.figures.rows().len() as i64)),
+            theme.strong(),
+        ),
+    ];
+    let arrow = sort_arrow(app, theme);
+    title.push(Span::styled(
+        format!("{dot} sort {} {arrow} ", app.routes.sort.label()),
+        theme.muted(),
+    ));
+    if app.routes.filter_editing || !app.routes.filter.is_empty() {
+        title.push(Span::styled(format!("{dot} filter "), theme.muted()));
+        let cursor = if app.routes.filter_editing { "_" } else { "" };
+        title.push(Span::styled(
+            format!("/{}{cursor}", crate::text::fit(&app.routes.filter, 24)),
+            theme.key(),
+        ));
+        title.push(Span::styled(
+            format!(
+                " {} of {} ",
+                thousands(app.routes.view.len() as i64),
+                thousands(app.figures.rows().len() as i64)
+            ),
+            theme.muted(),
+        ));
+    }
+    let (cap, util) = (app.figures.capacity(), app.figures.utilization());
+    if let Some(age) = super::panel_age(app, cap, util) {
+        title.push(age.styled(theme));
+    }
+    let mut block = super::panel(Line::from(title), theme);
+    if !app.routes.view.is_empty() {
+        block = block.title_bottom(
+            Line::styled(
+                format!(
+                    " {} of {} ",
+                    thousands(app.routes.selected as i64 + 1),
+                    thousands(app.routes.view.len() as i64)
+                ),
+                theme.muted(),
+            )
+            .alignment(Alignment::Right),
+        );
+    }
+    block
+}
+
+/// The visible rows under the heading, the selected one highlighted; or why there are none.
+fn draw_rows(
+    frame: &mut Frame<'_>,
+    inner: Rect,
+    app: &App,
+    theme: &Theme,
+    columns: &Columns,
+    visible: &[&RouteRow],
+    offset: usize,
+) {
     if visible.is_empty() {
         let body = Rect {
             y: inner.y + 1,
@@ -288,7 +312,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             body,
             vec![
                 Line::styled(
-                    format!("No route matches /{}", crate::text::fit(&app.filter, 30)),
+                    format!(
+                        "No route matches /{}",
+                        crate::text::fit(&app.routes.filter, 30)
+                    ),
                     theme.strong(),
                 ),
                 Line::styled("Esc clears the filter", theme.muted()),
@@ -297,11 +324,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     } else {
         for (n, row) in visible.iter().enumerate() {
             let y = inner.y + 1 + n as u16;
-            let selected = offset + n == app.selected;
-            let line = row_line(&columns, app, theme, row, selected);
-            buf.set_line(inner.x, y, &line, inner.width);
+            let selected = offset + n == app.routes.selected;
+            let line = row_line(columns, app, theme, row, selected);
+            frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
             if selected {
-                buf.set_style(
+                frame.buffer_mut().set_style(
                     Rect {
                         y,
                         height: 1,
@@ -312,49 +339,52 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             }
         }
     }
+}
 
-    // Totals, pinned on the last line.
-    let y = inner.y + inner.height - 1;
-    let totals = totals_line(&columns, app, theme);
-    frame
-        .buffer_mut()
-        .set_line(inner.x, y, &totals, inner.width);
-
-    if app.view.len() > body_h {
-        let set = if theme.ascii {
-            ratatui::symbols::scrollbar::Set {
-                track: "|",
-                thumb: "#",
-                begin: "^",
-                end: "v",
-            }
-        } else {
-            ratatui::symbols::scrollbar::VERTICAL
-        };
-        let mut state = ScrollbarState::new(app.view.len().saturating_sub(body_h)).position(offset);
-        let bar_area = Rect {
-            x: area.x,
-            y: inner.y + 1,
-            width: area.width,
-            height: body_h as u16,
-        };
-        frame.render_stateful_widget(
-            Scrollbar::new(ScrollbarOrientation::VerticalRight)
-                .symbols(set)
-                .begin_symbol(None)
-                .end_symbol(None)
-                .track_style(theme.border())
-                .thumb_style(theme.title()),
-            bar_area,
-            &mut state,
-        );
-    }
+/// The scrollbar on the right border, when the view is longer than the `body_h` rows shown
+/// from `offset`.
+fn scrollbar(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    inner: Rect,
+    app: &App,
+    theme: &Theme,
+    (body_h, offset): (usize, usize),
+) {
+    let set = if theme.ascii {
+        ratatui::symbols::scrollbar::Set {
+            track: "|",
+            thumb: "#",
+            begin: "^",
+            end: "v",
+        }
+    } else {
+        ratatui::symbols::scrollbar::VERTICAL
+    };
+    let mut state =
+        ScrollbarState::new(app.routes.view.len().saturating_sub(body_h)).position(offset);
+    let bar_area = Rect {
+        x: area.x,
+        y: inner.y + 1,
+        width: area.width,
+        height: body_h as u16,
+    };
+    frame.render_stateful_widget(
+        Scrollbar::new(ScrollbarOrientation::VerticalRight)
+            .symbols(set)
+            .begin_symbol(None)
+            .end_symbol(None)
+            .track_style(theme.border())
+            .thumb_style(theme.title()),
+        bar_area,
+        &mut state,
+    );
 }
 
 /// `↓` when the biggest values come first, `↑` when the smallest (or A) do.
 fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
     let arrows = theme.glyphs().arrows;
-    if app.sort.descending() != app.reverse {
+    if app.routes.sort.descending() != app.routes.reverse {
         arrows.0
     } else {
         arrows.1
@@ -383,7 +413,7 @@ fn push_gap(spans: &mut Vec<Span<'static>>) {
 fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     let arrow = sort_arrow(app, theme);
     let marked = |label: &str, key: SortKey| {
-        if app.sort == key {
+        if app.routes.sort == key {
             format!("{label} {arrow}")
         } else {
             label.to_owned()
@@ -426,7 +456,7 @@ fn figures(
     name_style: Style,
 ) {
     let (name, dial, pct, minutes, ports) = fig;
-    let level_style = theme.level(app.options.level(f64::from(pct)));
+    let level_style = theme.level(app.options.thresholds.level(f64::from(pct)));
     for &(col, w) in &columns.cols {
         if col != Col::Name {
             push_gap(spans);
@@ -477,7 +507,7 @@ fn row_line(
         " "
     };
     let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
-    let change = app.change_of(&row.slug);
+    let change = app.figures.change_of(&row.slug, app.now);
     let name_style = if change.is_some_and(|c| c.is_purchase()) {
         theme.highlight()
     } else {
@@ -502,7 +532,7 @@ fn row_line(
 }
 
 fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
-    let t = &app.totals;
+    let t = app.figures.totals();
     let w = columns.width_of(Col::Name).map_or(5, usize::from);
     let n = thousands(t.routes);
     let label = [

@@ -9,7 +9,8 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols;
 
-use crate::app::{Level, LogKind, UiOptions};
+use crate::app::UiOptions;
+use crate::model::{Level, LogKind};
 
 /// Styles and symbols for one run.
 #[derive(Debug, Clone, Copy)]

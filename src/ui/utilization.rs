@@ -5,35 +5,19 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Sparkline};
+use ratatui::widgets::{Block, Paragraph, Sparkline};
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
+use crate::api::model::UtilizationReport;
 use crate::app::App;
 use crate::text::thousands;
 use unicode_width::UnicodeWidthStr;
 
 /// Draws the panel into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let dot = theme.glyphs().dot;
-    let mut title = vec![Span::styled(" Utilization ", theme.title())];
-    let feed = &app.utilization;
-    if let Some(latest) = &feed.latest {
-        title.push(Span::styled(
-            format!("{} ", latest.report.date),
-            theme.muted(),
-        ));
-    }
-    let cap_at = app.capacity.latest.as_ref().map(|l| l.received_at);
-    if let Some(age) = super::panel_age(
-        app,
-        feed.latest.as_ref().map(|l| l.received_at),
-        cap_at,
-        feed.is_stale(),
-    ) {
-        title.push(age.styled(theme));
-    }
-    let block = super::panel(Line::from(title), theme);
+    let feed = app.figures.utilization();
+    let block = panel_block(app, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(latest) = &feed.latest else {
@@ -59,24 +43,53 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Span::styled(" min", theme.muted()),
     ]));
 
-    let pct = app.utilization_pct();
+    let pct = app.figures.utilization_pct();
     let pct_text = match pct {
         Some(p) => format!(" {:>5.1} %", p),
         None => format!("    {} %", theme.glyphs().dash),
     };
-    let level_style = pct.map_or(theme.muted(), |p| theme.level(app.options.level(p)));
+    let level_style = pct.map_or(theme.muted(), |p| {
+        theme.level(app.options.thresholds.level(p))
+    });
     let gauge_w = w.saturating_sub(pct_text.len() as u16 + 1);
     let mut gauge = inline_gauge(pct.unwrap_or(0.0) / 100.0, gauge_w, level_style, theme);
     gauge.push(Span::styled(pct_text, level_style));
     lines.push(Line::from(gauge));
 
+    lines.extend(minutes_lines(r, w, theme));
+
+    let spark_area = super::lines_then_rest(frame, inner, lines);
+    if spark_area.height > 0 && !app.figures.history().tenths().is_empty() {
+        sparkline(frame, spark_area, app, theme);
+    }
+}
+
+/// The panel with its title: the report's date and, when it differs, its age.
+fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
+    let mut title = vec![Span::styled(" Utilization ", theme.title())];
+    let feed = app.figures.utilization();
+    if let Some(latest) = &feed.latest {
+        title.push(Span::styled(
+            format!("{} ", latest.report.date),
+            theme.muted(),
+        ));
+    }
+    if let Some(age) = super::panel_age(app, feed, app.figures.capacity()) {
+        title.push(age.styled(theme));
+    }
+    super::panel(Line::from(title), theme)
+}
+
+/// What ran and what was sold today, `w` cells wide: full figures when they fit, else compact
+/// ones (`1.90 M`), else tighter separators.
+fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>; 2] {
     let utilized = r
         .utilization
         .utilized_minutes
         .unwrap_or(r.minutes_run_today);
     let d = &r.daily_capacity_minutes;
     let dash = theme.glyphs().dash;
-    // Full figures when they fit, else compact ones (`1.90 M`), else tighter separators.
+    let dot = theme.glyphs().dot;
     let fits = |spans: &[Span<'_>]| {
         spans.iter().map(|s| s.content.width()).sum::<usize>() <= usize::from(w)
     };
@@ -89,7 +102,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         };
         let num = |v: i64| {
             if compact {
-                super::compact(v)
+                crate::format::compact(v)
             } else {
                 thousands(v)
             }
@@ -118,21 +131,29 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             daily.push(Span::styled(v.map_or(dash.to_owned(), num), theme.text()));
         }
         if variant == 2 || (fits(&used) && fits(&daily)) {
-            lines.push(Line::from(used));
-            lines.push(Line::from(daily));
-            break;
+            return [Line::from(used), Line::from(daily)];
         }
     }
-
-    let spark_area = super::lines_then_rest(frame, inner, lines);
-    if spark_area.height > 0 && !app.history.is_empty() {
-        sparkline(frame, spark_area, app, theme);
-    }
+    [Line::default(), Line::default()]
 }
 
 fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let lo = app.history.iter().copied().min().unwrap_or(0);
-    let hi = app.history.iter().copied().max().unwrap_or(0);
+    let lo = app
+        .figures
+        .history()
+        .tenths()
+        .iter()
+        .copied()
+        .min()
+        .unwrap_or(0);
+    let hi = app
+        .figures
+        .history()
+        .tenths()
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0);
     let range = if lo == hi {
         format!("{:.1} %", lo as f64 / 10.0)
     } else {
@@ -147,7 +168,9 @@ fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let spark_w = area.width.saturating_sub(label_w);
     // The newest figures, scaled between the session's low and high so small moves show.
     let data: Vec<u64> = app
-        .history
+        .figures
+        .history()
+        .tenths()
         .iter()
         .rev()
         .take(usize::from(spark_w))

@@ -1,265 +1,23 @@
-//! The terminal runtime: owns the terminal, turns the outside world into [`Event`]s for the
-//! [`App`], and draws after each batch of events.
-//!
-//! ```text
-//!  stdin reader thread ─┐ (keys, mouse; EOF or a read error = the terminal is gone)
-//!  signal task ─────────┤ (SIGWINCH → resize; SIGTERM, SIGINT, SIGHUP → leave)
-//!  poll forwarder ──────┼──► one channel ──► App::update ──► ui::render ──► terminal
-//!  1 s tick (only while │                        │
-//!  something counts) ───┘                        └──► PollCommand (r, p, quit) ──► poller
-//! ```
+//! Keys and mouse from the terminal: a reader thread and a parser of the bytes a terminal
+//! sends in raw mode, producing key and mouse [`Event`]s for the key table to translate.
 //!
 //! Keys are read by a small reader of our own on a plain thread rather than crossterm's
 //! `EventStream`: crossterm's reader loops on a hung-up tty (a read of 0 bytes or `EIO` is
 //! retried forever at 100 % CPU and never reported). Here a read of 0 bytes or any read error
-//! ends the dashboard. The terminal is restored on every way out: quit, error, signal, hang-up
-//! (through [`TerminalGuard`]'s `Drop`) and panic (through a hook that runs before the previous
-//! one).
+//! ends the dashboard.
 
-use std::io::{self, IsTerminal, Read, Write};
-use std::sync::Once;
-use std::time::{Duration, Instant};
+use std::io::{self, IsTerminal, Read};
 
 use anyhow::Context;
-use chrono::Utc;
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
-use ratatui::crossterm::{cursor, execute, terminal};
-use tokio::sync::mpsc;
 
-use crate::app::{Action, App, Event, UiOptions};
-use crate::poll::{Pause, PollCommand, PollEvent};
+use crate::app::Event;
 
-/// Why the dashboard ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
-    /// The user quit (`q`, `Esc`, `Ctrl-C`).
-    Quit,
-    /// SIGTERM or SIGINT.
-    Terminated,
-    /// SIGHUP, or the terminal stopped answering (EOF or an error reading or writing it).
-    HangUp,
-    /// The poller's channel closed.
-    PollerGone,
-}
-
-/// What the runtime's one loop waits for.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "moved once through the channel; see app::Event"
-)]
-enum Input {
-    App(Event),
-    End(Exit),
-}
-
-/// Mouse reporting: button events (which include the wheel) in SGR encoding. Not `?1003`
-/// (any motion), which would wake the loop on every mouse move.
-const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1006h";
-const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
-
-/// Puts the terminal into dashboard mode and takes it out again when dropped.
-pub struct TerminalGuard {
-    terminal: Terminal<CrosstermBackend<io::Stdout>>,
-}
-
-impl TerminalGuard {
-    /// Raw mode, alternate screen, hidden cursor, mouse reporting; installs the panic hook.
-    pub fn enter() -> anyhow::Result<Self> {
-        install_panic_hook();
-        terminal::enable_raw_mode().context("cannot put the terminal into raw mode")?;
-        let mut stdout = io::stdout();
-        let entered = execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)
-            .and_then(|()| stdout.write_all(MOUSE_ON.as_bytes()))
-            .and_then(|()| stdout.flush());
-        if let Err(err) = entered {
-            restore();
-            return Err(err).context("cannot set up the terminal");
-        }
-        match Terminal::new(CrosstermBackend::new(io::stdout())) {
-            Ok(terminal) => Ok(TerminalGuard { terminal }),
-            Err(err) => {
-                restore();
-                Err(err).context("cannot set up the terminal")
-            }
-        }
-    }
-}
-
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        restore();
-    }
-}
-
-/// Leaves dashboard mode: mouse reporting off, main screen back, cursor shown, raw mode off.
-/// Safe to call more than once and on a terminal that is gone (errors are ignored then).
-pub fn restore() {
-    let mut stdout = io::stdout();
-    let _ = stdout.write_all(MOUSE_OFF.as_bytes());
-    let _ = execute!(stdout, terminal::LeaveAlternateScreen, cursor::Show);
-    let _ = stdout.flush();
-    let _ = terminal::disable_raw_mode();
-}
-
-fn install_panic_hook() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            restore();
-            previous(info);
-        }));
-    });
-}
-
-/// Runs the dashboard until the user quits, a signal arrives or the terminal goes away.
-///
-/// `polls` brings the poller's messages; `commands` carries `r` (refresh), `p` (pause) and,
-/// on the way out, [`PollCommand::Shutdown`] — the two ends `crate::poll::spawn` returns. The
-/// terminal is restored before this returns; the caller decides the exit code from [`Exit`].
-pub async fn run(
-    options: UiOptions,
-    mut polls: mpsc::Receiver<PollEvent>,
-    commands: mpsc::UnboundedSender<PollCommand>,
-) -> anyhow::Result<Exit> {
-    let mut guard = TerminalGuard::enter()?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
-
-    spawn_reader(tx.clone())?;
-    spawn_signals(tx.clone())?;
-    let poll_tx = tx.clone();
-    tokio::spawn(async move {
-        while let Some(event) = polls.recv().await {
-            if poll_tx.send(Input::App(Event::Poll(event))).is_err() {
-                return;
-            }
-        }
-        let _ = poll_tx.send(Input::End(Exit::PollerGone));
-    });
-    drop(tx);
-
-    let mut app = App::new(options, Utc::now(), Instant::now());
-    if let Ok((w, h)) = terminal::size() {
-        app.update(Event::Resize(w, h));
-    }
-    let exit = event_loop(&mut guard, &mut app, &mut rx, &commands).await;
-    let _ = commands.send(PollCommand::Shutdown);
-    drop(guard);
-    exit
-}
-
-async fn event_loop(
-    guard: &mut TerminalGuard,
-    app: &mut App,
-    rx: &mut mpsc::UnboundedReceiver<Input>,
-    commands: &mpsc::UnboundedSender<PollCommand>,
-) -> anyhow::Result<Exit> {
-    if draw(guard, app).is_err() {
-        return Ok(Exit::HangUp);
-    }
-    loop {
-        let tick = app.needs_tick().then(|| next_tick_in(app));
-        let first = tokio::select! {
-            input = rx.recv() => input,
-            () = sleep_opt(tick) => Some(Input::App(Event::Tick)),
-        };
-        let mut batch = vec![first.unwrap_or(Input::End(Exit::PollerGone))];
-        // Take everything already queued, so a burst costs one frame.
-        while let Ok(more) = rx.try_recv() {
-            batch.push(more);
-        }
-        for input in batch {
-            match input {
-                Input::End(exit) => return Ok(exit),
-                Input::App(event) => {
-                    app.set_clock(Utc::now(), Instant::now());
-                    match app.update(event) {
-                        Some(Action::Quit) => return Ok(Exit::Quit),
-                        Some(Action::Poll(cmd)) => {
-                            // The poller coalesces repeated presses; if it is gone the
-                            // dashboard ends through `PollerGone` anyway.
-                            let _ = commands.send(cmd);
-                        }
-                        None => {}
-                    }
-                }
-            }
-        }
-        app.set_clock(Utc::now(), Instant::now());
-        if draw(guard, app).is_err() {
-            return Ok(Exit::HangUp);
-        }
-    }
-}
-
-fn draw(guard: &mut TerminalGuard, app: &App) -> io::Result<()> {
-    guard
-        .terminal
-        .draw(|frame| crate::ui::render(frame, app))
-        .map(|_| ())
-}
-
-async fn sleep_opt(d: Option<Duration>) {
-    match d {
-        Some(d) => tokio::time::sleep(d).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Time to the next whole second of the countdown on screen (just after it, so the shown
-/// figure has changed), or one second when nothing counts down.
-fn next_tick_in(app: &App) -> Duration {
-    let target = app.schedule.as_ref().and_then(|s| match &s.pause {
-        Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => Some(*until),
-        _ => s.next_poll_at,
-    });
-    let now = Instant::now();
-    match target {
-        Some(at) if at > now => {
-            let left = at - now;
-            let frac = Duration::from_nanos(u64::from(left.subsec_nanos()));
-            let frac = if frac.is_zero() {
-                Duration::from_secs(1)
-            } else {
-                frac
-            };
-            frac + Duration::from_millis(5)
-        }
-        _ => Duration::from_secs(1),
-    }
-}
-
-fn spawn_signals(tx: mpsc::UnboundedSender<Input>) -> anyhow::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).context("SIGTERM handler")?;
-    let mut int = signal(SignalKind::interrupt()).context("SIGINT handler")?;
-    let mut hup = signal(SignalKind::hangup()).context("SIGHUP handler")?;
-    let mut winch = signal(SignalKind::window_change()).context("SIGWINCH handler")?;
-    tokio::spawn(async move {
-        loop {
-            let input = tokio::select! {
-                _ = term.recv() => Input::End(Exit::Terminated),
-                _ = int.recv() => Input::End(Exit::Terminated),
-                _ = hup.recv() => Input::End(Exit::HangUp),
-                _ = winch.recv() => match terminal::size() {
-                    Ok((w, h)) => Input::App(Event::Resize(w, h)),
-                    Err(_) => Input::End(Exit::HangUp),
-                },
-            };
-            if tx.send(input).is_err() {
-                return;
-            }
-        }
-    });
-    Ok(())
-}
-
-/// Reads the terminal on a plain thread; ends the dashboard on EOF or a read error.
-fn spawn_reader(tx: mpsc::UnboundedSender<Input>) -> anyhow::Result<()> {
+/// Reads the terminal on a plain thread and hands each event to `send` (which returns `false`
+/// once nobody listens); `send(None)` on EOF or a read error, which end the dashboard.
+pub fn spawn_reader(send: impl Fn(Option<Event>) -> bool + Send + 'static) -> anyhow::Result<()> {
     let mut source: Box<dyn Read + Send> = if io::stdin().is_terminal() {
         Box::new(io::stdin())
     } else {
@@ -277,7 +35,7 @@ fn spawn_reader(tx: mpsc::UnboundedSender<Input>) -> anyhow::Result<()> {
                         // A reader claiming more than the buffer holds is broken: stop.
                         let Some(chunk) = buf.get(..n) else { break };
                         for event in parser.feed(chunk) {
-                            if tx.send(Input::App(event)).is_err() {
+                            if !send(Some(event)) {
                                 return;
                             }
                         }
@@ -286,7 +44,7 @@ fn spawn_reader(tx: mpsc::UnboundedSender<Input>) -> anyhow::Result<()> {
                     Err(_) => break,
                 }
             }
-            let _ = tx.send(Input::End(Exit::HangUp));
+            send(None);
         })
         .context("cannot start the key reader")?;
     Ok(())

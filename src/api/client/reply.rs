@@ -1,0 +1,121 @@
+//! What a response becomes once its status is known: a 200 is decoded into the report (refused
+//! when compressed, its server text redacted of the key, its content type named when it is not
+//! JSON); any other status is mapped to the one [`ApiError`] cause that says what happened —
+//! a redirect and where to, a 429 and its `Retry-After`, a 401 and the service's reason, or the
+//! status with an excerpt of the body.
+
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE, HeaderMap, LOCATION, RETRY_AFTER};
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use super::Client;
+use super::server_text::{describe_location, error_text, excerpt, redact_in_place};
+use crate::api::error::{ApiError, Endpoint};
+use crate::api::model::{self, ServerText};
+use crate::api::retry_after::RetryAfter;
+use crate::text;
+
+impl Client {
+    /// The report in a 200 answer, or why it could not be read.
+    pub(super) async fn decode_report<T: DeserializeOwned + ServerText>(
+        &self,
+        endpoint: Endpoint,
+        response: &mut reqwest::Response,
+    ) -> Result<T, ApiError> {
+        let key = self.inner.api_key.as_ref();
+        if let Some(coding) = content_coding(response.headers()) {
+            // captop asks for no compression and unpacks none, so the bytes are not JSON;
+            // refusing here also means no compressed body is ever expanded in memory.
+            return Err(ApiError::Decode {
+                endpoint,
+                source: model::DecodeError {
+                    path: ".".to_owned(),
+                    reason: format!(
+                        "the body is compressed (Content-Encoding: {coding}), which captop did not ask for"
+                    ),
+                },
+            });
+        }
+        let content_type = not_json_content_type(response.headers());
+        let body = self.read_body(endpoint, response).await?;
+        match model::decode::<T>(&body) {
+            Ok(mut report) => {
+                // A server that echoes the key (in a route name, say) must not get it shown.
+                report.each_text_mut(&mut |text| redact_in_place(text, key));
+                Ok(report)
+            }
+            Err(mut source) => {
+                // serde quotes the offending value, which may be the key itself.
+                redact_in_place(&mut source.reason, key);
+                redact_in_place(&mut source.path, key);
+                // Decoded by content, not by label; but when the content is not JSON, the
+                // label usually says why (a captive portal's text/html page, a proxy's
+                // text/plain).
+                if let Some(content_type) = content_type {
+                    source.reason =
+                        format!("{} (the body is {content_type}, not JSON)", source.reason);
+                }
+                Err(ApiError::Decode { endpoint, source })
+            }
+        }
+    }
+
+    /// The cause of any answer but a 200 to a request for `url`.
+    pub(super) async fn refusal(
+        &self,
+        endpoint: Endpoint,
+        url: &Url,
+        response: &mut reqwest::Response,
+    ) -> ApiError {
+        let status = response.status();
+        let key = self.inner.api_key.as_ref();
+        if status.is_redirection() {
+            return ApiError::Redirect {
+                endpoint,
+                status: status.as_u16(),
+                location: describe_location(response.headers().get(LOCATION), url, key),
+            };
+        }
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            let retry_after = response
+                .headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(RetryAfter::parse);
+            return ApiError::RateLimited {
+                endpoint,
+                retry_after,
+            };
+        }
+        let body = self.read_error_body(response).await;
+        if status == StatusCode::UNAUTHORIZED {
+            let message =
+                error_text(&body, key).unwrap_or_else(|| "the service gave no reason".to_owned());
+            return ApiError::Unauthorized { endpoint, message };
+        }
+        ApiError::Status {
+            endpoint,
+            status: status.as_u16(),
+            excerpt: error_text(&body, key).unwrap_or_else(|| excerpt(&body, key)),
+        }
+    }
+}
+
+/// The `Content-Encoding` of a response, sanitized and cut, unless absent or `identity`.
+fn content_coding(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CONTENT_ENCODING)?;
+    let value = String::from_utf8_lossy(value.as_bytes());
+    let value = value.trim();
+    (!value.is_empty() && !value.eq_ignore_ascii_case("identity")).then(|| text::fit(value, 40))
+}
+
+/// The `Content-Type` of a response, sanitized and cut, if it is present and names no JSON
+/// type (`application/json`, `application/problem+json`, …).
+fn not_json_content_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CONTENT_TYPE)?;
+    let value = String::from_utf8_lossy(value.as_bytes());
+    let media_type = value.split(';').next().unwrap_or_default().trim();
+    let is_json = media_type.to_ascii_lowercase().ends_with("json");
+    (!is_json && !media_type.is_empty()).then(|| text::fit(media_type, 40))
+}

@@ -1,0 +1,236 @@
+//! The rules of `/capacity`: per route, no negative counts; minutes and ports sold at most
+//! total; `remaining = total − sold`; `available = total − sold` ports; `filled_pct` within
+//! 0..=100 and equal, give or take 1 for the service's own rounding, to `sold × 100 / total`
+//! rounded half up (0 when total is 0); `dial_code` is `+` and digits; slugs are unique. On the
+//! totals, each field present equals the sum over the routes (`routes` the count of them).
+
+use chrono::{DateTime, Utc};
+
+use super::{SLUG_CELLS, Warning, big, check_generated_at, negatives};
+use crate::api::model::{CapacityReport, RouteCapacity};
+use crate::text::{self, thousands};
+
+/// [`capacity_warnings`](super::capacity_warnings) with the clock given, for tests.
+pub fn capacity_warnings_at(r: &CapacityReport, now: DateTime<Utc>) -> Vec<Warning> {
+    let mut out = Vec::new();
+    check_generated_at(r.generated_at, now, &mut out);
+    for (i, route) in r.routes.iter().enumerate() {
+        check_route(i, route, &mut out);
+    }
+    check_duplicate_slugs(r, &mut out);
+    check_totals(r, &mut out);
+    out
+}
+
+fn route_label(i: usize, route: &RouteCapacity) -> String {
+    format!("routes[{i}] ({})", text::fit(&route.route, SLUG_CELLS))
+}
+
+fn check_route(i: usize, route: &RouteCapacity, out: &mut Vec<Warning>) {
+    let path = route_label(i, route);
+    let m = &route.capacity_minutes;
+    let p = &route.ports;
+    negatives(
+        &path,
+        &[
+            ("capacity_minutes.total", Some(m.total)),
+            ("capacity_minutes.sold", Some(m.sold)),
+            ("capacity_minutes.remaining", Some(m.remaining)),
+            ("ports.total", Some(p.total)),
+            ("ports.sold", Some(p.sold)),
+            ("ports.available", Some(p.available)),
+            ("filled_pct", Some(route.filled_pct)),
+        ],
+        out,
+    );
+    check_parts(
+        "minutes",
+        "remaining",
+        m.total,
+        m.sold,
+        m.remaining,
+        &path,
+        out,
+    );
+    check_parts(
+        "ports",
+        "available",
+        p.total,
+        p.sold,
+        p.available,
+        &path,
+        out,
+    );
+    check_filled_pct(route.filled_pct, m.sold.into(), m.total.into(), &path, out);
+    if !is_dial_code(&route.dial_code) {
+        out.push(Warning::new(
+            path,
+            format!(
+                "dial_code `{}` is not + followed by digits",
+                text::fit(&route.dial_code, 16)
+            ),
+        ));
+    }
+}
+
+/// `sold ≤ total` and `left = total − sold`, for minutes (`remaining`) or ports (`available`).
+fn check_parts(
+    what: &str,
+    left_name: &str,
+    total: i64,
+    sold: i64,
+    left: i64,
+    path: &str,
+    out: &mut Vec<Warning>,
+) {
+    if sold > total {
+        out.push(Warning::new(
+            path,
+            format!(
+                "{what} sold {} > total {}",
+                thousands(sold),
+                thousands(total)
+            ),
+        ));
+    }
+    let expected = i128::from(total) - i128::from(sold);
+    if i128::from(left) != expected {
+        out.push(Warning::new(
+            path,
+            format!(
+                "{what} {left_name} {} ≠ total {} − sold {} = {}",
+                thousands(left),
+                thousands(total),
+                thousands(sold),
+                big(expected)
+            ),
+        ));
+    }
+}
+
+/// `sold × 100 / total` rounded half up, 0 when total is 0; `None` when the figures are already
+/// reported as wrong (negative, or sold over total) and a percentage of them means nothing.
+pub(super) fn expected_pct(sold: i128, total: i128) -> Option<i128> {
+    if sold < 0 || total < 0 || sold > total {
+        return None;
+    }
+    if total == 0 {
+        return Some(0);
+    }
+    Some((sold * 200 + total) / (total * 2))
+}
+
+fn check_filled_pct(pct: i64, sold: i128, total: i128, path: &str, out: &mut Vec<Warning>) {
+    if !(0..=100).contains(&pct) {
+        out.push(Warning::new(
+            path,
+            format!("filled_pct {pct} is outside 0–100"),
+        ));
+        return;
+    }
+    if let Some(expected) = expected_pct(sold, total)
+        && (i128::from(pct) - expected).abs() > 1
+    {
+        out.push(Warning::new(
+            path,
+            format!(
+                "filled_pct {pct} but sold {} / total {} is {expected}%",
+                big(sold),
+                big(total)
+            ),
+        ));
+    }
+}
+
+pub(super) fn is_dial_code(code: &str) -> bool {
+    code.strip_prefix('+')
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn check_duplicate_slugs(r: &CapacityReport, out: &mut Vec<Warning>) {
+    let mut first_seen = std::collections::HashMap::new();
+    for (i, route) in r.routes.iter().enumerate() {
+        if let Some(first) = first_seen.insert(route.route.as_str(), i) {
+            // Keep pointing at the first one, so a third copy names it too.
+            first_seen.insert(route.route.as_str(), first);
+            out.push(Warning::new(
+                route_label(i, route),
+                format!("duplicate route slug, also routes[{first}]"),
+            ));
+        }
+    }
+}
+
+fn check_totals(r: &CapacityReport, out: &mut Vec<Warning>) {
+    let t = &r.totals;
+    let sum = |f: fn(&RouteCapacity) -> i64| -> i128 {
+        r.routes.iter().map(|route| i128::from(f(route))).sum()
+    };
+    if let Some(routes) = t.routes {
+        let count = r.routes.len();
+        if i128::from(routes) != count as i128 {
+            out.push(Warning::new(
+                "totals",
+                format!("routes {routes} but the report lists {count}"),
+            ));
+        }
+    }
+    let minutes = (
+        sum(|r| r.capacity_minutes.total),
+        sum(|r| r.capacity_minutes.sold),
+    );
+    if let Some(m) = &t.capacity_minutes {
+        negatives(
+            "totals.capacity_minutes",
+            &[
+                ("total", m.total),
+                ("sold", m.sold),
+                ("remaining", m.remaining),
+            ],
+            out,
+        );
+        let fields = [
+            ("total", m.total, minutes.0),
+            ("sold", m.sold, minutes.1),
+            (
+                "remaining",
+                m.remaining,
+                sum(|r| r.capacity_minutes.remaining),
+            ),
+        ];
+        check_sums("totals.capacity_minutes", &fields, out);
+    }
+    if let Some(p) = &t.ports {
+        negatives(
+            "totals.ports",
+            &[
+                ("total", p.total),
+                ("sold", p.sold),
+                ("available", p.available),
+            ],
+            out,
+        );
+        let fields = [
+            ("total", p.total, sum(|r| r.ports.total)),
+            ("sold", p.sold, sum(|r| r.ports.sold)),
+            ("available", p.available, sum(|r| r.ports.available)),
+        ];
+        check_sums("totals.ports", &fields, out);
+    }
+    if let Some(pct) = t.filled_pct {
+        check_filled_pct(pct, minutes.1, minutes.0, "totals", out);
+    }
+}
+
+fn check_sums(path: &str, fields: &[(&str, Option<i64>, i128)], out: &mut Vec<Warning>) {
+    for &(name, given, sum) in fields {
+        if let Some(given) = given
+            && i128::from(given) != sum
+        {
+            out.push(Warning::new(
+                path,
+                format!("{name} {} ≠ sum over routes {}", thousands(given), big(sum)),
+            ));
+        }
+    }
+}

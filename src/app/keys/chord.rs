@@ -1,0 +1,134 @@
+//! Chords: a key with its modifiers, or a mouse gesture, read from text as a config file would
+//! spell it (`ctrl-c`, `PageDown`, `G`, `wheel-up`).
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// A key with its modifiers, or a mouse gesture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chord {
+    /// A key; with no modifiers it matches the key whatever modifiers are held, unless a
+    /// binding names those modifiers.
+    Key(KeyCode, KeyModifiers),
+    /// The wheel turned up.
+    WheelUp,
+    /// The wheel turned down.
+    WheelDown,
+    /// A left click.
+    Click,
+}
+
+const NAMED_KEYS: &[(&str, KeyCode, &str)] = &[
+    ("esc", KeyCode::Esc, "Esc"),
+    ("enter", KeyCode::Enter, "Enter"),
+    ("backspace", KeyCode::Backspace, "Backspace"),
+    ("tab", KeyCode::Tab, "Tab"),
+    ("delete", KeyCode::Delete, "Del"),
+    ("up", KeyCode::Up, "↑"),
+    ("down", KeyCode::Down, "↓"),
+    ("left", KeyCode::Left, "←"),
+    ("right", KeyCode::Right, "→"),
+    ("pageup", KeyCode::PageUp, "PgUp"),
+    ("pagedown", KeyCode::PageDown, "PgDn"),
+    ("home", KeyCode::Home, "Home"),
+    ("end", KeyCode::End, "End"),
+];
+
+impl Chord {
+    /// Reads `q`, `G`, `?`, `ctrl-c`, `Esc`, `PageDown`, `wheel-up`, `click`: names of keys
+    /// and modifiers are case-insensitive, a single character is taken as it is.
+    pub fn parse(text: &str) -> Result<Chord, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "wheel-up" => return Ok(Chord::WheelUp),
+            "wheel-down" => return Ok(Chord::WheelDown),
+            "click" => return Ok(Chord::Click),
+            _ => {}
+        }
+        let mut mods = KeyModifiers::NONE;
+        let mut rest = text;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            let (flag, len) = if lower.starts_with("ctrl-") && rest.len() > 5 {
+                (KeyModifiers::CONTROL, 5)
+            } else if lower.starts_with("alt-") && rest.len() > 4 {
+                (KeyModifiers::ALT, 4)
+            } else if lower.starts_with("shift-") && rest.len() > 6 {
+                (KeyModifiers::SHIFT, 6)
+            } else {
+                break;
+            };
+            mods |= flag;
+            rest = rest.get(len..).unwrap_or_default();
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) if mods.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            (Some(c), None) => KeyCode::Char(c),
+            _ => NAMED_KEYS
+                .iter()
+                .find(|(name, _, _)| name.eq_ignore_ascii_case(rest))
+                .map(|&(_, code, _)| code)
+                .ok_or_else(|| format!("unknown key {text:?}"))?,
+        };
+        Ok(Chord::Key(code, mods))
+    }
+
+    /// How the footer names the chord: `q`, `Enter`, `PgDn`, `Ctrl-C`.
+    pub fn label(&self) -> String {
+        let (code, mods) = match self {
+            Chord::WheelUp => return "wheel up".to_owned(),
+            Chord::WheelDown => return "wheel down".to_owned(),
+            Chord::Click => return "click".to_owned(),
+            Chord::Key(code, mods) => (*code, *mods),
+        };
+        let mut out = String::new();
+        for (flag, name) in [
+            (KeyModifiers::CONTROL, "Ctrl-"),
+            (KeyModifiers::ALT, "Alt-"),
+            (KeyModifiers::SHIFT, "Shift-"),
+        ] {
+            if mods.contains(flag) {
+                out.push_str(name);
+            }
+        }
+        match code {
+            KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
+                out.push(c.to_ascii_uppercase());
+            }
+            KeyCode::Char(c) => out.push(c),
+            other => out.push_str(
+                NAMED_KEYS
+                    .iter()
+                    .find(|(_, code, _)| *code == other)
+                    .map_or("?", |&(_, _, label)| label),
+            ),
+        }
+        out
+    }
+
+    /// The key press this chord stands for (`None` for a mouse gesture), as tests and
+    /// replays send it.
+    pub fn key_event(&self) -> Option<KeyEvent> {
+        match *self {
+            Chord::Key(code, mods) => Some(KeyEvent::new(code, mods)),
+            _ => None,
+        }
+    }
+
+    /// Whether a key event is this chord exactly (`Some(true)`), only leniently (a chord without
+    /// modifiers, pressed with some: `Some(false)`), or not at all.
+    pub(super) fn fits(&self, key: &KeyEvent) -> Option<bool> {
+        let Chord::Key(code, mods) = *self else {
+            return None;
+        };
+        if code != key.code {
+            return None;
+        }
+        if mods == key.modifiers {
+            Some(true)
+        } else {
+            mods.is_empty().then_some(false)
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The key table itself: every binding with its chords as text, its message, its help line
+//! and its footer hint.
+
+use super::{Layer, Msg};
+
+/// A line of the help overlay: the keys as it names them, and what they do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelpLine {
+    /// The keys, e.g. `↑ ↓  j k`.
+    pub keys: &'static str,
+    /// What they do.
+    pub text: &'static str,
+}
+
+/// A hint of the footer: a key and one word, in the order of `rank`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    /// Position among the footer's hints (lowest first; the ones that do not fit are left out).
+    pub rank: u8,
+    /// How the footer names the key, where it names two at once (`↑↓`); else the first chord.
+    pub keys: Option<&'static str>,
+    /// What it does, in a word.
+    pub word: &'static str,
+}
+
+/// One row of the key table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding {
+    /// Where the chords work.
+    pub layer: Layer,
+    /// The chords, as [`Chord::parse`] reads them.
+    pub keys: &'static [&'static str],
+    /// What they send.
+    pub msg: Msg,
+    /// How the help explains them. Rows with the same line next to each other are listed once;
+    /// only the global and dashboard layers are listed in the overlay.
+    pub help: HelpLine,
+    /// Their hint in the footer, if they have one.
+    pub hint: Option<Hint>,
+}
+
+const fn line(keys: &'static str, text: &'static str) -> HelpLine {
+    HelpLine { keys, text }
+}
+
+const fn hint(rank: u8, word: &'static str) -> Option<Hint> {
+    Some(Hint {
+        rank,
+        keys: None,
+        word,
+    })
+}
+
+const fn hint_as(rank: u8, keys: &'static str, word: &'static str) -> Option<Hint> {
+    Some(Hint {
+        rank,
+        keys: Some(keys),
+        word,
+    })
+}
+
+const fn bind(
+    layer: Layer,
+    keys: &'static [&'static str],
+    msg: Msg,
+    help: HelpLine,
+    hint: Option<Hint>,
+) -> Binding {
+    Binding {
+        layer,
+        keys,
+        msg,
+        help,
+        hint,
+    }
+}
+
+const QUIT: HelpLine = line(
+    "q  Esc  Ctrl-C",
+    "quit (Esc first closes a view or clears the filter)",
+);
+const SELECT: HelpLine = line("↑ ↓  j k", "select a route");
+const PAGE: HelpLine = line("PgUp PgDn", "page through the routes");
+const ENDS: HelpLine = line("Home End  g G", "first / last route");
+const MOUSE: HelpLine = line("mouse", "wheel scrolls, a click selects");
+const CLOSE: HelpLine = line("Esc", "close this view");
+
+use Layer::{Dashboard as D, Detail as V, Filter as F, Global as G, Help as H};
+
+/// The key table: every binding of the dashboard, in the order the help overlay lists them.
+pub const BINDINGS: &[Binding] = &[
+    bind(D, &["q"], Msg::Quit, QUIT, hint(1, "quit")),
+    bind(D, &["Esc"], Msg::Back, QUIT, None),
+    bind(G, &["ctrl-c"], Msg::Quit, QUIT, None),
+    bind(
+        D,
+        &["?"],
+        Msg::Help,
+        line("?", "this help"),
+        hint(0, "help"),
+    ),
+    bind(D, &["Up", "k"], Msg::Up, SELECT, None),
+    bind(D, &["Down", "j"], Msg::Down, SELECT, None),
+    bind(D, &["PageUp"], Msg::PageUp, PAGE, None),
+    bind(D, &["PageDown"], Msg::PageDown, PAGE, None),
+    bind(D, &["ctrl-u"], Msg::HalfPageUp, PAGE, None),
+    bind(D, &["ctrl-d"], Msg::HalfPageDown, PAGE, None),
+    bind(D, &["Home", "g"], Msg::First, ENDS, None),
+    bind(D, &["End", "G"], Msg::Last, ENDS, None),
+    bind(G, &["wheel-down"], Msg::ScrollDown, MOUSE, None),
+    bind(G, &["wheel-up"], Msg::ScrollUp, MOUSE, None),
+    bind(G, &["click"], Msg::Click { column: 0, row: 0 }, MOUSE, None),
+    bind(
+        D,
+        &["s"],
+        Msg::CycleSort,
+        line("s", "sort by fill, remaining, name"),
+        hint(3, "sort"),
+    ),
+    bind(
+        D,
+        &["S"],
+        Msg::ReverseSort,
+        line("S", "reverse the sort"),
+        None,
+    ),
+    bind(
+        D,
+        &["/"],
+        Msg::StartFilter,
+        line("/", "filter by name, slug or dial code"),
+        hint(2, "filter"),
+    ),
+    bind(
+        D,
+        &["Enter"],
+        Msg::Detail,
+        line("Enter", "details of the selected route"),
+        hint(4, "detail"),
+    ),
+    bind(
+        D,
+        &["r"],
+        Msg::Refresh,
+        line("r", "refresh now (within the request budget)"),
+        hint(6, "refresh"),
+    ),
+    bind(
+        D,
+        &["p"],
+        Msg::TogglePause,
+        line("p", "pause / resume polling"),
+        hint(7, "pause"),
+    ),
+    bind(
+        D,
+        &["e"],
+        Msg::ToggleEvents,
+        line("e", "show / hide the events pane"),
+        hint(5, "events"),
+    ),
+    // Typing a filter: printable text goes into it (`Msg::Type`), these keys do not.
+    bind(
+        F,
+        &["Enter"],
+        Msg::KeepFilter,
+        line("Enter", "keep the filter"),
+        hint(0, "keep"),
+    ),
+    bind(
+        F,
+        &["Esc"],
+        Msg::ClearFilter,
+        line("Esc", "clear the filter"),
+        hint(1, "clear"),
+    ),
+    bind(
+        F,
+        &["Backspace"],
+        Msg::DeleteChar,
+        line("Backspace", "delete a character"),
+        None,
+    ),
+    bind(
+        F,
+        &["ctrl-u"],
+        Msg::EraseFilter,
+        line("Ctrl-U", "erase the filter"),
+        None,
+    ),
+    bind(
+        F,
+        &["Down"],
+        Msg::Down,
+        line("↑ ↓", "select a route"),
+        hint_as(2, "↑↓", "move"),
+    ),
+    bind(F, &["Up"], Msg::Up, line("↑ ↓", "select a route"), None),
+    // The overlays.
+    bind(
+        H,
+        &["Esc", "?", "Enter", "q"],
+        Msg::Close,
+        CLOSE,
+        hint(0, "close"),
+    ),
+    bind(
+        V,
+        &["Esc", "Enter", "q", "Backspace"],
+        Msg::Close,
+        CLOSE,
+        hint(0, "close"),
+    ),
+    bind(
+        V,
+        &["Down"],
+        Msg::Down,
+        line("↑ ↓", "next route"),
+        hint_as(1, "↑↓", "route"),
+    ),
+    bind(V, &["Up"], Msg::Up, line("↑ ↓", "previous route"), None),
+];

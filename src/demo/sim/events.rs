@@ -1,0 +1,104 @@
+//! What happens to a route over time, in order: UTC midnight (a new day of carried minutes,
+//! contracts ending), provisioned ports going live, and the random events — purchases of ports
+//! or minute bundles, ports paused and resumed. Carried minutes are brought up to each event
+//! before it changes the state.
+
+use super::MINUTE_MS;
+use super::load::LoadProfile;
+use super::route::{Provisioning, RouteState, RouteStatic, carried_until};
+use super::{DAY_MS, next_gap, round_down_to};
+
+/// Which event comes next on a route; the order of the variants breaks ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum EventKind {
+    Midnight,
+    ProvisioningDone(usize),
+    Random,
+}
+
+pub(super) fn advance_route(
+    profile: &LoadProfile,
+    st: &RouteStatic,
+    state: &mut RouteState,
+    t: i64,
+) {
+    loop {
+        let midnight = round_down_to(state.last_ms, DAY_MS) + DAY_MS;
+        let mut next = (midnight, EventKind::Midnight);
+        for (i, batch) in state.provisioning.iter().enumerate() {
+            next = next.min((batch.ready_ms, EventKind::ProvisioningDone(i)));
+        }
+        next = next.min((state.next_event_ms, EventKind::Random));
+        let (when, kind) = next;
+        if when > t {
+            return;
+        }
+        state.carried = carried_until(profile, st, state, when);
+        state.last_ms = when;
+        match kind {
+            EventKind::Midnight => contracts_end(state),
+            EventKind::ProvisioningDone(i) => {
+                let batch = state.provisioning.swap_remove(i);
+                state.active += batch.ports;
+            }
+            EventKind::Random => {
+                random_event(st, state, when);
+                state.next_event_ms = when + next_gap(&mut state.rng);
+            }
+        }
+    }
+}
+
+/// UTC midnight: a new day of carried minutes, and some contracts end.
+fn contracts_end(state: &mut RouteState) {
+    state.carried = 0;
+    let share = state.rng.range(60, 140); // permille of sold capacity released
+    let in_service = state.active + state.paused;
+    let released = in_service * share / 1000;
+    let from_paused = (state.paused * share / 1000).min(released);
+    let from_active = (released - from_paused).min(state.active);
+    state.paused -= from_paused;
+    state.active -= from_active;
+    let minutes = round_down_to(state.sold_minutes * share / 1000, 100);
+    state.sold_minutes = (state.sold_minutes - minutes).max(0);
+}
+
+fn random_event(st: &RouteStatic, state: &mut RouteState, now: i64) {
+    let roll = state.rng.range(0, 99);
+    match roll {
+        0..=4 => {
+            // A port purchase: a few ports, now and then a whole E1 of 30.
+            let available = st.total_ports - state.sold_ports();
+            if available <= 0 {
+                return;
+            }
+            let wanted = if state.rng.range(0, 99) < 4 {
+                30
+            } else {
+                state.rng.range(1, 1 + st.total_ports / 240)
+            };
+            let ports = wanted.min(available);
+            let ready_ms = now + state.rng.range(3, 30) * MINUTE_MS;
+            state.provisioning.push(Provisioning { ready_ms, ports });
+            // The ports come with most of their minutes.
+            let minutes = round_down_to(ports * st.minutes_per_port * 4 / 5, 100);
+            state.sold_minutes = (state.sold_minutes + minutes).min(st.total_minutes);
+        }
+        5..=14 => {
+            // A bundle of minutes: 0.05 % to 0.15 % of the route, in whole thousands.
+            let bundle = round_down_to(st.total_minutes * state.rng.range(1, 3) / 2000, 1000);
+            state.sold_minutes = (state.sold_minutes + bundle.max(1000)).min(st.total_minutes);
+        }
+        15..=24 if state.active > 0 => {
+            let ports = state.rng.range(1, (state.active / 40).max(1));
+            state.active -= ports;
+            state.paused += ports;
+        }
+        25..=34 if state.paused > 0 => {
+            let ports = state.rng.range(1, (state.paused / 3).max(1));
+            state.paused -= ports;
+            state.active += ports;
+        }
+        _ => {}
+    }
+}

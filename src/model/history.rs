@@ -1,0 +1,84 @@
+//! What the figures were earlier this session: utilization for the sparkline, and per route
+//! the samples the detail view draws (and a sell-out forecast can extrapolate).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use chrono::{DateTime, Utc};
+
+use super::rows::RouteRow;
+
+/// How many utilization figures the session sparkline keeps.
+pub const HISTORY_LEN: usize = 240;
+/// How many samples of each route the history keeps.
+pub const ROUTE_HISTORY_LEN: usize = 120;
+
+/// One route at one poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteSample {
+    /// When the poll that showed it arrived.
+    pub at: DateTime<Utc>,
+    /// Percent of capacity sold, clamped into 0..=100.
+    pub filled_pct: u8,
+    /// Minutes sold.
+    pub minutes_sold: i64,
+    /// Minutes of capacity.
+    pub minutes_total: i64,
+}
+
+/// The session's samples of every route still reported, oldest first, at most
+/// [`ROUTE_HISTORY_LEN`] each.
+#[derive(Debug, Clone, Default)]
+pub struct RouteHistory {
+    by_slug: HashMap<String, VecDeque<RouteSample>>,
+}
+
+impl RouteHistory {
+    /// Adds the rows of a poll that arrived `at`; forgets routes no longer reported.
+    pub fn record(&mut self, rows: &[RouteRow], at: DateTime<Utc>) {
+        for row in rows {
+            let h = self.by_slug.entry(row.slug.clone()).or_default();
+            if h.len() == ROUTE_HISTORY_LEN {
+                h.pop_front();
+            }
+            h.push_back(RouteSample {
+                at,
+                filled_pct: row.filled_pct,
+                minutes_sold: row.minutes.sold,
+                minutes_total: row.minutes.total,
+            });
+        }
+        if self.by_slug.len() > rows.len() {
+            let present: HashSet<&str> = rows.iter().map(|r| r.slug.as_str()).collect();
+            self.by_slug
+                .retain(|slug, _| present.contains(slug.as_str()));
+        }
+    }
+
+    /// The samples of one route, oldest first.
+    pub fn of(&self, slug: &str) -> Option<&VecDeque<RouteSample>> {
+        self.by_slug.get(slug)
+    }
+}
+
+/// Utilization percentages (× 10, so a tenth shows) of the session, oldest first, at most
+/// [`HISTORY_LEN`].
+#[derive(Debug, Clone, Default)]
+pub struct UtilizationHistory {
+    tenths: VecDeque<u64>,
+}
+
+impl UtilizationHistory {
+    /// Adds one percentage, clamped into 0..=100.
+    pub fn record(&mut self, pct: f64) {
+        if self.tenths.len() == HISTORY_LEN {
+            self.tenths.pop_front();
+        }
+        self.tenths
+            .push_back((pct.clamp(0.0, 100.0) * 10.0).round() as u64);
+    }
+
+    /// The figures, oldest first, in tenths of a percent.
+    pub fn tenths(&self) -> &VecDeque<u64> {
+        &self.tenths
+    }
+}
