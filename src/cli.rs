@@ -56,6 +56,11 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "N", global = true)]
     pub budget: Option<u32>,
 
+    /// Largest response body to read, in MiB (default 8; raise it for networks of more than
+    /// about 38,000 routes).
+    #[arg(long, value_name = "MIB", global = true)]
+    pub max_body_mib: Option<u32>,
+
     /// Named profile of the config file.
     #[arg(long, env = "CAPTOP_PROFILE", value_name = "NAME", global = true)]
     pub profile: Option<String>,

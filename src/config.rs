@@ -66,6 +66,8 @@ pub struct Settings {
     pub interval: Duration,
     /// Requests per minute captop allows itself (2 to 120: each poll costs 2).
     pub budget: u32,
+    /// Largest response body captop reads, in bytes (`max_body_mib`, `--max-body-mib`).
+    pub max_body_bytes: usize,
     /// Whole-request timeout.
     pub timeout: Duration,
     /// Fill percentage from which a route shows as a warning.
@@ -228,6 +230,8 @@ pub struct Profile {
     pub interval: Option<Duration>,
     /// `budget`.
     pub budget: Option<u32>,
+    /// `max_body_mib`.
+    pub max_body_mib: Option<u32>,
     /// `timeout`.
     pub timeout: Option<Duration>,
     /// `warn_pct`.
@@ -288,6 +292,34 @@ fn budget(v: i64) -> Result<u32, String> {
         Ok(n) if (2..=MAX_BUDGET).contains(&n) => Ok(n),
         _ => Err(format!(
             "must be from 2 to {MAX_BUDGET} requests per minute (each poll costs 2; the service allows {MAX_BUDGET} per IP address), not {v}"
+        )),
+    }
+}
+
+/// Default of `max_body_mib`: the client's default cap, room for about 38,000 routes (10,000
+/// take 2.1 MiB compact).
+pub const DEFAULT_MAX_BODY_MIB: u32 =
+    (crate::api::client::DEFAULT_MAX_BODY_BYTES / (1024 * 1024)) as u32;
+/// Ceiling of `max_body_mib`: a body is held in memory whole, then decoded.
+pub const MAX_BODY_MIB: u32 = 1024;
+
+/// `max_body_mib`: 1 to [`MAX_BODY_MIB`].
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(try_from = "i64")]
+struct BodyMib(u32);
+
+impl TryFrom<i64> for BodyMib {
+    type Error = String;
+    fn try_from(v: i64) -> Result<Self, String> {
+        body_mib(v).map(BodyMib)
+    }
+}
+
+fn body_mib(v: i64) -> Result<u32, String> {
+    match u32::try_from(v) {
+        Ok(n) if (1..=MAX_BODY_MIB).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "must be a whole number of MiB from 1 to {MAX_BODY_MIB}, not {v}"
         )),
     }
 }
@@ -363,6 +395,7 @@ struct RawFile {
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
     budget: Option<Budget>,
+    max_body_mib: Option<BodyMib>,
     timeout: Option<Secs<300>>,
     warn_pct: Option<Spanned<Pct>>,
     crit_pct: Option<Spanned<Pct>>,
@@ -380,6 +413,7 @@ struct RawProfile {
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
     budget: Option<Budget>,
+    max_body_mib: Option<BodyMib>,
     timeout: Option<Secs<300>>,
     warn_pct: Option<Spanned<Pct>>,
     crit_pct: Option<Spanned<Pct>>,
@@ -415,6 +449,7 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         base_url: raw.base_url.map(|u| u.0),
         interval: raw.interval.map(|s| s.0),
         budget: raw.budget.map(|b| b.0),
+        max_body_mib: raw.max_body_mib.map(|m| m.0),
         timeout: raw.timeout.map(|s| s.0),
         warn_pct: warn.map(|(v, _)| v),
         crit_pct: crit.map(|(v, _)| v),
@@ -513,6 +548,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         base_url: raw.base_url,
         interval: raw.interval,
         budget: raw.budget,
+        max_body_mib: raw.max_body_mib,
         timeout: raw.timeout,
         warn_pct: raw.warn_pct,
         crit_pct: raw.crit_pct,
@@ -677,6 +713,10 @@ impl Settings {
             Some(v) => budget(i64::from(v)).map_err(|m| bad("--budget", m))?,
             None => profile.budget.unwrap_or(DEFAULT_BUDGET),
         };
+        let max_body_mib = match args.max_body_mib {
+            Some(v) => body_mib(i64::from(v)).map_err(|m| bad("--max-body-mib", m))?,
+            None => profile.max_body_mib.unwrap_or(DEFAULT_MAX_BODY_MIB),
+        };
         let color = if args.no_color || inputs.no_color_env {
             false
         } else {
@@ -691,6 +731,7 @@ impl Settings {
             profile: name,
             interval,
             budget,
+            max_body_bytes: max_body_mib as usize * 1024 * 1024,
             timeout,
             warn_pct: profile.warn_pct.unwrap_or(DEFAULT_WARN_PCT),
             crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),

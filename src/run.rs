@@ -134,6 +134,7 @@ async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Clien
     };
     let mut options = ClientOptions::new(base_url, None);
     options.timeout = settings.timeout;
+    options.max_body_bytes = settings.max_body_bytes;
     options.allow_insecure_http = settings.allow_insecure_http;
     options.check_base_url().map_err(|e| fail(e.to_string()))?;
     options.api_key = match demo {
