@@ -60,7 +60,12 @@ pub fn render_json(
         utilization,
         warnings,
     })?;
-    let mut out = escape_unsafe_in_json(&raw);
+    let mut out = if raw.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)) {
+        // Printable ASCII and line breaks only (the usual report): nothing to escape, no copy.
+        raw
+    } else {
+        escape_unsafe_in_json(&raw)
+    };
     out.push('\n');
     Ok(out)
 }
