@@ -17,9 +17,9 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 
 use captop::api::{Client, ClientOptions};
+use captop::credentials::ApiKey;
 use captop::demo::{DemoConfig, DemoServer};
 use captop::poll::{BudgetSharing, PollCommand, PollConfig};
-use captop::secret::ApiKey;
 
 /// Requests per minute of 1 and 3 pollers against the simulated service.
 #[derive(Debug, Parser)]

@@ -21,10 +21,9 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -m 700 "$scratch/run" "$scratch/data" "$scratch/cache"
 export XDG_RUNTIME_DIR="$scratch/run" XDG_DATA_HOME="$scratch/data" XDG_CACHE_HOME="$scratch/cache"
 
-# The test targets that hold Secret Service tests.
-targets=(--test keyring_backends)
-targets+=(--test auth_commands)
-targets+=(--test auth_cli)
+# The modules of the `it` test binary that hold Secret Service tests (libtest filters: a test
+# runs when its name contains any of them).
+modules=(keyring_backends:: auth_commands:: auth_cli::)
 
 # Runs `cargo test "$@"` inside a new D-Bus session with a fresh, unlocked gnome-keyring.
 with_keyring() {
@@ -37,7 +36,8 @@ with_keyring() {
     ' secret-service-tests "$@" 2> >(grep -v "Failed to set fd limit" >&2)
 }
 
-# Everything but the test that locks the collection, which would lock out the others...
-with_keyring "${targets[@]}" "$@" -- --include-ignored --skip locked_collection
+# Everything in those modules but the test that locks the collection, which would lock out the
+# others...
+with_keyring --test it "$@" -- --include-ignored --skip locked_collection "${modules[@]}"
 # ...and that one in a session of its own.
-with_keyring --test keyring_backends "$@" -- --include-ignored locked_collection
+with_keyring --test it "$@" -- --include-ignored keyring_backends::a_locked_collection

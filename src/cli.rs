@@ -32,8 +32,9 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "PATH", global = true)]
     pub api_key_file: Option<PathBuf>,
 
-    /// Whole-request timeout in seconds.
-    #[arg(long, value_name = "SECS", global = true)]
+    /// Whole-request timeout in seconds (in check mode, the whole check's: UNKNOWN when it
+    /// runs out).
+    #[arg(short = 't', long, value_name = "SECS", global = true)]
     pub timeout: Option<f64>,
 
     /// Run against an embedded simulated service on loopback: no key, no server needed.
@@ -80,6 +81,57 @@ pub struct GlobalArgs {
     /// Allow plain http:// to a host other than loopback: the key then travels in clear.
     #[arg(long, global = true)]
     pub allow_insecure_http: bool,
+
+    /// Thresholds of check mode (`--format nagios`, `captop check`).
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// Thresholds of check mode, in the monitoring plugins' range syntax: `80` alerts above 80,
+/// `10:` below 10, `~:90` above 90, `10:20` outside 10..20, `@10:20` inside it. Each defaults
+/// to the profile's `[check]` table in the config file.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Check mode (--format nagios, captop check)")]
+pub struct CheckArgs {
+    /// Warning range for each route's fill % [default: from the profile's warn_pct on].
+    #[arg(short = 'w', long, value_name = "RANGE", global = true)]
+    pub warning: Option<String>,
+
+    /// Critical range for each route's fill % [default: from the profile's crit_pct on].
+    #[arg(short = 'c', long, value_name = "RANGE", global = true)]
+    pub critical: Option<String>,
+
+    /// Warning range for today's utilization %.
+    #[arg(long, value_name = "RANGE", global = true)]
+    pub utilization_warning: Option<String>,
+
+    /// Critical range for today's utilization %.
+    #[arg(long, value_name = "RANGE", global = true)]
+    pub utilization_critical: Option<String>,
+
+    /// Warning range for the number of routes sold out (e.g. `0` warns from one on).
+    #[arg(long, value_name = "RANGE", global = true)]
+    pub sold_out_warning: Option<String>,
+
+    /// Critical range for the number of routes sold out.
+    #[arg(long, value_name = "RANGE", global = true)]
+    pub sold_out_critical: Option<String>,
+
+    /// Warning range for the free ports of all routes together (e.g. `100:` warns below 100).
+    #[arg(long, value_name = "RANGE", global = true)]
+    pub free_ports_warning: Option<String>,
+
+    /// Critical range for the free ports of all routes together.
+    #[arg(long, value_name = "RANGE", global = true)]
+    pub free_ports_critical: Option<String>,
+
+    /// Warning when a route is forecast to sell out within this many hours.
+    #[arg(long, value_name = "HOURS", global = true)]
+    pub sells_out_within_warning: Option<f64>,
+
+    /// Critical when a route is forecast to sell out within this many hours.
+    #[arg(long, value_name = "HOURS", global = true)]
+    pub sells_out_within_critical: Option<f64>,
 }
 
 /// Output formats of `--once`.
@@ -90,6 +142,10 @@ pub enum Format {
     Table,
     /// One JSON object: capacity, utilization, warnings.
     Json,
+    /// A one-line summary and a Markdown table, for tickets and chat.
+    Markdown,
+    /// A monitoring plugin's output and exit code (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
+    Nagios,
 }
 
 /// Maintenance commands.
@@ -107,6 +163,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page in roff: `captop man > captop.1`, then `man ./captop.1`.
     Man,
+    /// Check mode for Nagios, Icinga and the like: `--once --format nagios` by another name.
+    Check,
 }
 
 /// `captop completions SHELL`

@@ -20,22 +20,24 @@
 //! clicks), [`format`] words durations and counts, [`tui`] owns the terminal. `--once`
 //! ([`once`]) takes the same reports and prints them instead.
 
+pub mod actions;
 pub mod api;
 pub mod app;
+pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod credentials;
 pub mod demo;
 #[doc(hidden)]
 pub mod fixtures;
 pub mod format;
-pub mod keyring;
+pub mod history;
 pub mod layout;
 pub mod model;
 pub mod once;
 pub mod poll;
 pub mod run;
-pub mod secret;
 pub mod text;
 pub mod tui;
 pub mod ui;

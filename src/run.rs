@@ -4,9 +4,9 @@
 
 use crate::api::{Client, ClientOptions};
 use crate::cli::{Cli, Command, DemoServerArgs, GlobalArgs};
-use crate::config::Settings;
+use crate::config::{Environment, Settings};
+use crate::credentials::ApiKey;
 use crate::demo::{DemoConfig, DemoServer};
-use crate::secret::ApiKey;
 use std::io::IsTerminal;
 
 /// Exit code: the figures could not be had.
@@ -14,14 +14,20 @@ pub const EXIT_FAILURE: u8 = 1;
 /// Exit code: usage or configuration error.
 pub const EXIT_USAGE: u8 = 2;
 
+/// Simulated seconds per real second in `--demo`: a simulated hour a minute, so purchases
+/// come often enough for the sell-out forecasts to show within a minute or two (about half
+/// the routes after one minute, nearly all after two); a simulated day lasts 24 minutes.
+pub const DEMO_TIME_SCALE: f64 = 60.0;
+
 /// Runs what the command line asks for.
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => demo_server(args).await,
         Some(Command::Auth(cmd)) => auth(&cmd, &cli.global).await,
-        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config(
+        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config_with(
             &cmd,
             &cli.global,
+            &real_environment(),
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         )),
@@ -32,22 +38,66 @@ pub async fn run(cli: Cli) -> u8 {
         Some(Command::Man) => exit_code(crate::commands::generate::man_page(
             &mut std::io::stdout().lock(),
         )),
-        None => figures(&cli.global).await,
+        Some(Command::Check) => figures(&cli.global, true).await,
+        None => figures(&cli.global, cli.global.format == crate::cli::Format::Nagios).await,
     }
 }
 
-/// The dashboard, or `--once` (also when stdout is not a terminal).
-async fn figures(args: &GlobalArgs) -> u8 {
-    let settings = match Settings::resolve(args) {
+/// The process's real environment: its variables, the default config file, and whether stdout
+/// is a terminal. Read here, at the edge, so the config code can take it as a parameter.
+pub fn real_environment() -> Environment<'static> {
+    Environment {
+        var: &|name| std::env::var(name).ok(),
+        default_config: default_config_path(),
+        stdout_is_tty: std::io::stdout().is_terminal(),
+    }
+}
+
+/// The default config file: `config.toml` in the platform config dir for captop.
+pub fn default_config_path() -> Option<std::path::PathBuf> {
+    directories::ProjectDirs::from("", "", "captop")
+        .map(|dirs| dirs.config_dir().join("config.toml"))
+}
+
+/// The dashboard, or `--once` (also when stdout is not a terminal), or check mode.
+///
+/// In check mode every failure before the figures (a bad threshold, config or key) is the
+/// plugin's UNKNOWN on stdout with exit 3, as monitoring systems expect, not a usage error.
+async fn figures(args: &GlobalArgs, check: bool) -> u8 {
+    let unknown = |message: &str| {
+        print!("{}", crate::once::nagios::unknown(message));
+        crate::check::Status::Unknown.code()
+    };
+    let settings = match Settings::resolve_with(args, &real_environment()) {
         Ok(settings) => settings,
+        Err(e) if check => return unknown(&e.to_string()),
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let thresholds = match crate::check::CheckThresholds::resolve(
+        &args.check,
+        &settings.check,
+        crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
+    ) {
+        Ok(thresholds) => thresholds,
+        Err(e) if check => return unknown(&e),
         Err(e) => {
             eprintln!("captop: {e}");
             return EXIT_USAGE;
         }
     };
     let demo = if args.demo {
-        match DemoServer::start(DemoConfig::default()).await {
+        let config = DemoConfig {
+            time_scale: DEMO_TIME_SCALE,
+            ..DemoConfig::default()
+        };
+        match DemoServer::start(config).await {
             Ok(server) => Some(server),
+            Err(e) if check => {
+                return unknown(&format!("cannot start the demo service on loopback: {e}"));
+            }
             Err(e) => {
                 eprintln!("captop: cannot start the demo service on loopback: {e}");
                 return EXIT_FAILURE;
@@ -56,14 +106,17 @@ async fn figures(args: &GlobalArgs) -> u8 {
     } else {
         None
     };
-    let client = match connect(&settings, demo.as_ref()).await {
+    let client = match connect(&settings, demo.as_ref(), check).await {
         Ok(client) => client,
         Err(code) => return code,
     };
-    let code = if !args.once && std::io::stdout().is_terminal() {
+    let code = if check {
+        let format = crate::cli::Format::Nagios;
+        once(&settings, format, thresholds, &client, demo.is_some()).await
+    } else if !args.once && std::io::stdout().is_terminal() {
         dashboard(&settings, client, demo.as_ref()).await
     } else {
-        once(&settings, args.format, &client).await
+        once(&settings, args.format, thresholds, &client, demo.is_some()).await
     };
     if let Some(server) = demo {
         server.shutdown().await;
@@ -77,11 +130,25 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
         Some(server) => format!("demo {}", server.base_url()),
         None => client.base_url().to_owned(),
     };
-    let options = crate::app::UiOptions::from_settings(settings, label);
-    let config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    let mut options = crate::app::UiOptions::from_settings(settings, label);
+    let history = history_for(&client, demo.is_some());
+    if let Some(history) = &history {
+        let kept = history.read();
+        if let Some(warning) = kept.warning {
+            eprintln!("captop: warning: {warning}");
+        }
+        options.forecast_seed = kept.series;
+    }
+    let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    if demo.is_some() {
+        // The in-process demo service talks to this process only: its budget stays here.
+        config.sharing = crate::poll::BudgetSharing::Off;
+    }
     let (commands, events, poller) = crate::poll::spawn(client, config);
+    let (events, watcher) = watch(settings, history, events);
     let result = crate::tui::run(options, events, commands).await;
     poller.abort();
+    watcher.abort();
     match result {
         Ok(crate::tui::Exit::PollerGone) => {
             eprintln!("captop: the poller stopped unexpectedly");
@@ -95,31 +162,124 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
     }
 }
 
-/// `--once`: the figures printed once, as a table or JSON.
-async fn once(settings: &Settings, format: crate::cli::Format, client: &Client) -> u8 {
-    let style = crate::once::TableStyle {
-        color: settings.color,
-        thresholds: crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
+/// Taps the poller's messages on their way to the dashboard: each `/capacity` report goes
+/// into the forecast history, and the events it makes run the profile's `[actions]` (see
+/// [`crate::actions`]). The tap never holds a message back for an action: commands run
+/// detached, and the history is written on a blocking thread.
+///
+/// The bell is a BEL byte on stderr, the same terminal as the dashboard's but a stream of its
+/// own: a terminal executes a BEL met inside a control sequence without breaking it, so it
+/// cannot garble a frame being drawn.
+fn watch(
+    settings: &Settings,
+    history: Option<crate::history::History>,
+    mut events: tokio::sync::mpsc::Receiver<crate::poll::PollEvent>,
+) -> (
+    tokio::sync::mpsc::Receiver<crate::poll::PollEvent>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    let actions = settings.actions.clone();
+    let mut watcher = crate::actions::Watcher::new(
+        crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
+        actions.sells_out_within,
+    );
+    let runner = crate::actions::Runner::new(actions);
+    let task = tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            let fired = match &event {
+                crate::poll::PollEvent::Capacity {
+                    result: Ok(report), ..
+                } => {
+                    let forecasts = match history.clone() {
+                        Some(history) => {
+                            let report = report.clone();
+                            tokio::task::spawn_blocking(move || history.record(&report))
+                                .await
+                                .ok()
+                                .and_then(Result::ok)
+                                .map(|r| crate::model::forecast::for_series(&r.series))
+                                .unwrap_or_default()
+                        }
+                        None => crate::model::forecast::Forecasts::new(),
+                    };
+                    watcher.report(report, &forecasts)
+                }
+                crate::poll::PollEvent::Capacity { result: Err(e), .. } => {
+                    watcher.failure(&e.to_string())
+                }
+                _ => Vec::new(),
+            };
+            if tx.send(event).await.is_err() {
+                return;
+            }
+            for action in &fired {
+                if runner.bell() {
+                    use std::io::Write;
+                    let _ = std::io::stderr().write_all(b"\x07");
+                }
+                drop(runner.run(action));
+            }
+        }
+    });
+    (rx, task)
+}
+
+/// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.
+async fn once(
+    settings: &Settings,
+    format: crate::cli::Format,
+    thresholds: crate::check::CheckThresholds,
+    client: &Client,
+    demo: bool,
+) -> u8 {
+    let options = crate::once::OnceOptions {
+        format,
+        style: crate::once::TableStyle {
+            color: settings.color,
+            thresholds: crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
+        },
+        thresholds,
+        history: history_for(client, demo),
     };
-    let budget = crate::poll::one_shot::OneShot::open(&client.host(), settings.budget);
-    let code = crate::once::run(
+    let budget = if demo {
+        crate::poll::one_shot::OneShot::unshared()
+    } else {
+        crate::poll::one_shot::OneShot::open(client.base_url(), settings.budget)
+    };
+    crate::once::run(
         client,
         &budget,
-        format,
-        style,
+        &options,
         &mut std::io::stdout().lock(),
         &mut std::io::stderr().lock(),
     )
-    .await;
-    u8::try_from(code).unwrap_or(EXIT_FAILURE)
+    .await
+}
+
+/// The forecast history of the service `client` asks, unless it is the demo's (whose port,
+/// and so whose origin, is new on every run).
+fn history_for(client: &Client, demo: bool) -> Option<crate::history::History> {
+    if demo {
+        return None;
+    }
+    crate::history::default_dir().map(|dir| crate::history::History::new(&dir, client.base_url()))
 }
 
 /// Builds the client for the service to watch: the demo service when one runs, otherwise the
 /// configured base URL and key. The URL is checked before the key is looked for, since a
 /// refused URL is the more useful thing to hear first. Errors are printed; the exit code is
-/// returned.
-async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Client, u8> {
+/// returned (in check mode, the plugin's UNKNOWN on stdout).
+async fn connect(
+    settings: &Settings,
+    demo: Option<&DemoServer>,
+    check: bool,
+) -> Result<Client, u8> {
     let fail = |message: String| {
+        if check {
+            print!("{}", crate::once::nagios::unknown(&message));
+            return crate::check::Status::Unknown.code();
+        }
         eprintln!("captop: {message}");
         EXIT_USAGE
     };
@@ -140,7 +300,11 @@ async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Clien
     options.api_key = match demo {
         Some(server) => ApiKey::new(server.api_key()),
         None => {
-            let found = settings.api_key().await.map_err(|e| fail(e.to_string()))?;
+            let found = settings
+                .key_request()
+                .find()
+                .await
+                .map_err(|e| fail(e.to_string()))?;
             for warning in &found.warnings {
                 eprintln!("captop: warning: {warning}");
             }
@@ -153,7 +317,7 @@ async fn connect(settings: &Settings, demo: Option<&DemoServer>) -> Result<Clien
 /// `captop auth login|logout|status` with the settings of the command line, environment and
 /// config file.
 async fn auth(cmd: &crate::cli::AuthCommand, args: &GlobalArgs) -> u8 {
-    let settings = match Settings::resolve(args) {
+    let settings = match Settings::resolve_with(args, &real_environment()) {
         Ok(settings) => settings,
         Err(e) => {
             eprintln!("captop: {e}");
@@ -180,6 +344,18 @@ fn exit_code(code: i32) -> u8 {
 /// `captop demo-server`: run the simulated service until Ctrl-C.
 async fn demo_server(args: DemoServerArgs) -> u8 {
     let config = DemoConfig::from_args(&args);
+    // Listen for Ctrl-C before saying that it stops the service: `ctrl_c()` installs its
+    // handler only when first polled, and a SIGINT sent as soon as the message is read would
+    // otherwise kill the process before the service is shut down.
+    #[cfg(unix)]
+    let mut interrupt =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) {
+            Ok(interrupt) => interrupt,
+            Err(e) => {
+                eprintln!("captop: cannot listen for Ctrl-C: {e}");
+                return EXIT_FAILURE;
+            }
+        };
     let server = match DemoServer::start(config).await {
         Ok(server) => server,
         Err(e) => {
@@ -193,6 +369,9 @@ async fn demo_server(args: DemoServerArgs) -> u8 {
     println!("base URL: {}", server.base_url());
     println!("API key:  {}", server.api_key());
     println!("(Ctrl-C stops it)");
+    #[cfg(unix)]
+    let _ = interrupt.recv().await;
+    #[cfg(not(unix))]
     let _ = tokio::signal::ctrl_c().await;
     server.shutdown().await;
     0

@@ -36,7 +36,7 @@ use url::Url;
 
 use super::error::{ApiError, Endpoint};
 use super::model::{CapacityReport, Health, ServerText, UtilizationReport};
-use crate::secret::ApiKey;
+use crate::credentials::ApiKey;
 
 mod base_url;
 mod body;
@@ -52,7 +52,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Default cap on a response body. A `/capacity` report takes about 220 bytes per route as
 /// compact JSON (2.1 MiB for 10 000 routes, 3.4 MiB pretty-printed, measured by
-/// `tests/faults_once.rs`), so 8 MiB fits ten thousand routes with room for longer names and
+/// `tests/it/faults_once/`), so 8 MiB fits ten thousand routes with room for longer names and
 /// indentation, and refuses a hundred thousand (21 MiB). Peak memory stays near 25 MiB either way.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
@@ -182,15 +182,6 @@ impl Client {
     /// The whole-request timeout.
     pub fn timeout(&self) -> Duration {
         self.inner.timeout
-    }
-
-    /// The host the service runs on: what the request budget is shared by, since the service
-    /// limits requests per address.
-    pub fn host(&self) -> String {
-        url::Url::parse(self.base_url())
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_else(|| self.base_url().to_owned())
     }
 
     /// The base URL as captop shows it (normalized, no trailing slash, never credentials).

@@ -40,6 +40,8 @@ pub struct UiOptions {
     pub service_label: String,
     /// The key bindings.
     pub keys: Keymap,
+    /// Samples kept by earlier runs (the history file), so forecasts show from the start.
+    pub forecast_seed: crate::model::forecast::Series,
 }
 
 impl Default for UiOptions {
@@ -50,6 +52,7 @@ impl Default for UiOptions {
             thresholds: Thresholds::default(),
             service_label: String::new(),
             keys: Keymap::default(),
+            forecast_seed: crate::model::forecast::Series::new(),
         }
     }
 }
@@ -67,6 +70,7 @@ impl UiOptions {
             thresholds: Thresholds::new(settings.warn_pct, settings.crit_pct),
             service_label: service_label.into(),
             keys: Keymap::default(),
+            forecast_seed: crate::model::forecast::Series::new(),
         }
     }
 }
@@ -135,9 +139,11 @@ pub struct App {
 
 impl App {
     /// A dashboard with no figures yet, its clock set to `now` / `now_mono`.
-    pub fn new(options: UiOptions, now: DateTime<Utc>, now_mono: Instant) -> Self {
+    pub fn new(mut options: UiOptions, now: DateTime<Utc>, now_mono: Instant) -> Self {
+        let mut figures = Figures::new(options.thresholds);
+        figures.seed_forecasts(std::mem::take(&mut options.forecast_seed));
         App {
-            figures: Figures::new(options.thresholds),
+            figures,
             options,
             routes: RoutesTable::default(),
             now,

@@ -192,6 +192,7 @@ fn warnings_are_logged_once_and_leave_the_footer_after_a_while() {
         requested_interval: Duration::from_secs(5),
         budget_interval: Duration::from_secs(5),
         interval: Duration::from_secs(5),
+        shared_by: 1,
         next_poll_at: None,
         budget_used: 0,
         budget_limit: 60,

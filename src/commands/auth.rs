@@ -14,8 +14,9 @@ use std::sync::Arc;
 use crate::api::{ApiError, Client, ClientOptions};
 use crate::cli::AuthCommand;
 use crate::config::Settings;
-use crate::keyring::{Keyring, StoreKind};
-use crate::secret::{ApiKey, FoundKey, KeyError, KeySource, KeyringHandle};
+use crate::credentials::{
+    ApiKey, FoundKey, KeyError, KeySource, Keyring, KeyringHandle, StoreKind,
+};
 
 /// The longest key input `auth login` reads from a pipe.
 const MAX_KEY_INPUT: u64 = 64 * 1024;
@@ -331,7 +332,7 @@ async fn status_row(
         check: String::new(),
         ok: false,
     };
-    let found: FoundKey = match settings.api_key_with(keyring).await {
+    let found: FoundKey = match settings.key_request().find_with(keyring).await {
         Ok(found) => found,
         Err(KeyError::NoKey { .. }) => {
             row.check = format!("no key — run `captop auth login{}`", profile_flag(&profile));

@@ -9,18 +9,9 @@ use std::io::Write;
 use crate::cli::{ConfigCommand, GlobalArgs};
 use crate::config::{Environment, Settings};
 
-/// Runs a `config` subcommand against the real environment; returns the exit code: 0, or 2
+/// Runs a `config` subcommand against the environment `env` describes (the real one from
+/// [`crate::run::real_environment`], or one built by a test); returns the exit code: 0, or 2
 /// for a config that does not resolve (the usage/configuration code of [`crate::run`]).
-pub fn run_config(
-    cmd: &ConfigCommand,
-    args: &GlobalArgs,
-    out: &mut impl Write,
-    err: &mut impl Write,
-) -> i32 {
-    run_config_with(cmd, args, &Environment::real(), out, err)
-}
-
-/// [`run_config`] with the environment injected (tests).
 pub fn run_config_with(
     cmd: &ConfigCommand,
     args: &GlobalArgs,

@@ -15,6 +15,7 @@
 
 pub mod diff;
 pub mod feed;
+pub mod forecast;
 pub mod history;
 pub mod log;
 pub mod rows;
@@ -75,6 +76,10 @@ pub struct Figures {
     history: UtilizationHistory,
     log: EventLog,
     warning: Option<(String, DateTime<Utc>)>,
+    /// Sold-minutes samples per route for the forecasts: seeded from the history file,
+    /// extended by every report.
+    forecast_series: forecast::Series,
+    forecasts: forecast::Forecasts,
 }
 
 impl Figures {
@@ -130,6 +135,22 @@ impl Figures {
             PollEvent::Warning(text) => self.warn(&text, now),
         }
         false
+    }
+
+    /// Starts the forecasts' samples from those kept by earlier runs (the history file).
+    pub fn seed_forecasts(&mut self, series: forecast::Series) {
+        self.forecast_series = series;
+        self.forecasts = forecast::for_series(&self.forecast_series);
+    }
+
+    /// The sell-out forecast of route `slug`, when its samples make one.
+    pub fn forecast(&self, slug: &str) -> Option<&forecast::Forecast> {
+        self.forecasts.get(slug)
+    }
+
+    /// Whether any route has a forecast.
+    pub fn has_forecasts(&self) -> bool {
+        !self.forecasts.is_empty()
     }
 
     /// Forgets changes older than [`HIGHLIGHT_FOR`] at `now`.
@@ -314,6 +335,8 @@ impl Figures {
             }
         }
         self.route_history.record(&rows, received_at);
+        forecast::add_report(&mut self.forecast_series, &report);
+        self.forecasts = forecast::for_series(&self.forecast_series);
         self.rows = rows;
         self.totals = TotalsRow::of(&report);
         self.capacity.latest = Some(Fetched {

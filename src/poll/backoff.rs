@@ -118,6 +118,15 @@ impl Widening {
         }
     }
 
+    /// A new unwidened interval (the budget's share changed); the widening in force applies to
+    /// it, still within the cap.
+    pub fn set_base(&mut self, base: Duration) {
+        let step = self.step;
+        let fraction = self.fraction;
+        *self = Self::new(base, self.cap.max(base), step);
+        self.fraction = fraction.max(self.min_fraction);
+    }
+
     /// The base interval widened by the current fraction (never wider than the cap).
     pub fn interval(&self) -> Duration {
         if self.fraction >= 1.0 {

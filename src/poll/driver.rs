@@ -20,8 +20,9 @@ use tokio::task::{JoinError, JoinHandle};
 
 use super::budget::SlidingWindow;
 use super::clock::PollClock;
+use super::pacing::{Pace, Verdict};
 use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
-use super::shared::{self, SharedAnswer, SharedBudget};
+use super::shared::{self, SharedBudget};
 use super::{MAX_BUDGET, PollCommand, PollEvent, ScheduleStatus};
 use crate::api::model::{CapacityReport, Health, UtilizationReport};
 use crate::api::{ApiError, Client};
@@ -38,7 +39,8 @@ pub trait MeteredSource: Send + Sync + 'static {
     fn poll(&self) -> impl Future<Output = PollResults> + Send;
     /// `/health` (not metered).
     fn health(&self) -> impl Future<Output = Result<Health, ApiError>> + Send;
-    /// What the shared budget is keyed by: the host of the service.
+    /// What the shared budget is keyed by: the origin of the service (scheme, host, port; see
+    /// [`shared::origin`]).
     fn budget_key(&self) -> String;
 }
 
@@ -52,7 +54,7 @@ impl MeteredSource for Client {
     }
 
     fn budget_key(&self) -> String {
-        self.host()
+        shared::origin(self.base_url())
     }
 }
 
@@ -63,7 +65,8 @@ pub enum BudgetSharing {
     Auto,
     /// In this directory (tests, or a user's choice).
     Dir(PathBuf),
-    /// Not at all: this process keeps its own budget.
+    /// Not at all: this process keeps its own budget (e.g. for the in-process `--demo`
+    /// service, which no other process talks to).
     Off,
 }
 
@@ -158,34 +161,11 @@ struct Driver<S> {
 
 async fn run<S: MeteredSource>(
     source: S,
-    mut config: PollConfig,
+    config: PollConfig,
     mut commands: mpsc::UnboundedReceiver<PollCommand>,
     events: mpsc::Sender<PollEvent>,
 ) {
-    let start = now();
-    let schedule = &mut config.schedule;
-    schedule.requests_per_poll = schedule.requests_per_poll.max(1);
-    schedule.budget_limit = schedule
-        .budget_limit
-        .clamp(schedule.requests_per_poll, MAX_BUDGET);
-    let (budget_limit, budget_window) = (schedule.budget_limit, schedule.budget_window);
-    let requests_per_poll = schedule.requests_per_poll;
-    let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
-    let (shared, note) = open_shared(&config, &source.budget_key());
-    let mut driver = Driver {
-        own_window: SlidingWindow::new(budget_limit, budget_window),
-        requests_per_poll,
-        scheduler: Scheduler::new(config.schedule.clone(), start),
-        source: Arc::new(source),
-        clock,
-        shared,
-        note,
-        events,
-        last_status: None,
-        health_gap: config.health_gap,
-        health_last: None,
-        health_wanted: true,
-    };
+    let mut driver = Driver::new(source, config, events);
     let mut poll_task: Option<JoinHandle<PollResults>> = None;
     let mut health_task: Option<JoinHandle<Result<Health, ApiError>>> = None;
     loop {
@@ -204,18 +184,7 @@ async fn run<S: MeteredSource>(
         if driver.publish_status(now).await.is_err() {
             break;
         }
-        let poll_wake = if poll_task.is_none() {
-            driver.scheduler.next_poll_at()
-        } else {
-            None
-        };
-        let health_wake = (driver.health_wanted && health_task.is_none())
-            .then(|| driver.health_last.map(|at| at + driver.health_gap))
-            .flatten();
-        let wake = match (poll_wake, health_wake) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let wake = driver.wake_at(poll_task.is_none(), health_task.is_none());
         let sleep = tokio::time::sleep_until(tokio::time::Instant::from_std(
             wake.unwrap_or(now + Duration::from_secs(3600)),
         ));
@@ -227,13 +196,7 @@ async fn run<S: MeteredSource>(
             },
             answer = join_slot(&mut poll_task) => {
                 poll_task = None;
-                let results = answer.unwrap_or_else(|e| {
-                    let reason = format!("poll task failed: {e}");
-                    (
-                        Err(ApiError::Connect { endpoint: crate::api::Endpoint::Capacity, reason: reason.clone() }),
-                        Err(ApiError::Connect { endpoint: crate::api::Endpoint::Utilization, reason }),
-                    )
-                });
+                let results = answer.unwrap_or_else(|e| task_failed(&e));
                 if driver.poll_answered(results).await.is_err() {
                     break;
                 }
@@ -262,8 +225,28 @@ async fn run<S: MeteredSource>(
     }
 }
 
-/// Opens the shared budget as configured; on failure says why in the note.
-fn open_shared(config: &PollConfig, key: &str) -> (Option<SharedBudget>, Option<String>) {
+/// The answers of a poll whose task failed (panicked or was cancelled).
+fn task_failed(error: &JoinError) -> PollResults {
+    let reason = format!("poll task failed: {error}");
+    (
+        Err(ApiError::Connect {
+            endpoint: crate::api::Endpoint::Capacity,
+            reason: reason.clone(),
+        }),
+        Err(ApiError::Connect {
+            endpoint: crate::api::Endpoint::Utilization,
+            reason,
+        }),
+    )
+}
+
+/// Opens the shared budget as configured and joins it at `now_ms`; on failure says why in the
+/// note.
+fn open_shared(
+    config: &PollConfig,
+    key: &str,
+    now_ms: u64,
+) -> (Option<SharedBudget>, Option<String>) {
     let dir = match &config.sharing {
         BudgetSharing::Off => return (None, None),
         BudgetSharing::Dir(dir) => Some(dir.clone()),
@@ -275,13 +258,16 @@ fn open_shared(config: &PollConfig, key: &str) -> (Option<SharedBudget>, Option<
             Some("request budget not shared with other captop processes: no runtime dir".into()),
         );
     };
-    match SharedBudget::open(
-        &dir,
-        key,
-        shared::next_id(),
-        config.schedule.budget_limit,
-        config.schedule.budget_window,
-    ) {
+    let schedule = &config.schedule;
+    let pace = Pace::new(
+        schedule.budget_limit,
+        schedule.budget_window,
+        schedule.requests_per_poll,
+    );
+    let every = schedule.requested_interval.max(schedule.budget_floor());
+    let joined = SharedBudget::open(&dir, key, shared::next_id(), pace)
+        .and_then(|shared| shared.join(now_ms, every).map(|()| shared));
+    match joined {
         Ok(shared) => (Some(shared), None),
         Err(e) => (None, Some(unshared_note(&e))),
     }
@@ -295,6 +281,47 @@ fn unshared_note(error: &std::io::Error) -> String {
 }
 
 impl<S: MeteredSource> Driver<S> {
+    /// The driver's state at start: budget clamped, clock anchored, shared budget joined.
+    fn new(source: S, mut config: PollConfig, events: mpsc::Sender<PollEvent>) -> Self {
+        let start = now();
+        let schedule = &mut config.schedule;
+        schedule.requests_per_poll = schedule.requests_per_poll.max(1);
+        schedule.budget_limit = schedule
+            .budget_limit
+            .clamp(schedule.requests_per_poll, MAX_BUDGET);
+        let (budget_limit, budget_window) = (schedule.budget_limit, schedule.budget_window);
+        let requests_per_poll = schedule.requests_per_poll;
+        let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
+        let (shared, note) = open_shared(&config, &source.budget_key(), clock.millis(start));
+        Driver {
+            own_window: SlidingWindow::new(budget_limit, budget_window),
+            requests_per_poll,
+            scheduler: Scheduler::new(config.schedule.clone(), start),
+            source: Arc::new(source),
+            clock,
+            shared,
+            note,
+            events,
+            last_status: None,
+            health_gap: config.health_gap,
+            health_last: None,
+            health_wanted: true,
+        }
+    }
+
+    /// When the loop must wake next on its own: the next poll (none while one is in flight)
+    /// or the next `/health` probe, whichever comes first.
+    fn wake_at(&self, poll_idle: bool, health_idle: bool) -> Option<Instant> {
+        let poll_wake = poll_idle.then(|| self.scheduler.next_poll_at()).flatten();
+        let health_wake = (self.health_wanted && health_idle)
+            .then(|| self.health_last.map(|at| at + self.health_gap))
+            .flatten();
+        match (poll_wake, health_wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn health_due(&self, now: Instant) -> bool {
         self.health_wanted
             && self
@@ -302,7 +329,8 @@ impl<S: MeteredSource> Driver<S> {
                 .is_none_or(|at| now >= at + self.health_gap)
     }
 
-    /// Takes one poll's requests from the budget, or tells the scheduler when to try again.
+    /// Takes one poll's requests from the budget, or tells the scheduler when to try again:
+    /// the poll's turn among the pollers sharing the budget, a pause, or room in the window.
     fn take_budget(&mut self, now: Instant) -> bool {
         let now_ms = self.clock.millis(now);
         let n = self.requests_per_poll;
@@ -317,37 +345,51 @@ impl<S: MeteredSource> Driver<S> {
             }
         }
         if let Some(shared) = &self.shared {
-            match shared.acquire(now_ms, n) {
-                Ok(SharedAnswer::Granted { .. }) => {}
-                Ok(SharedAnswer::Paused { until_ms }) => {
-                    self.scheduler
-                        .rate_limited_elsewhere(now, self.clock.instant(until_ms));
-                    return false;
+            match shared.claim(now_ms, Some(self.scheduler.interval())) {
+                Ok(answer) => {
+                    self.scheduler.set_shared_by(answer.members);
+                    let wait_until = match answer.verdict {
+                        Verdict::Granted => None,
+                        Verdict::Slot { at_ms } => Some(at_ms),
+                        Verdict::Paused { until_ms } => {
+                            self.scheduler
+                                .rate_limited_elsewhere(now, self.clock.instant(until_ms));
+                            return false;
+                        }
+                        Verdict::Full { room_at_ms } => {
+                            Some(room_at_ms.unwrap_or(now_ms.saturating_add(window_ms)))
+                        }
+                    };
+                    if let Some(at) = wait_until {
+                        self.scheduler.budget_wait(self.clock.instant(at));
+                        return false;
+                    }
                 }
-                Ok(SharedAnswer::Full { room_at_ms, .. }) => {
-                    let at = room_at_ms.unwrap_or(now_ms.saturating_add(window_ms));
-                    self.scheduler.budget_wait(self.clock.instant(at));
-                    return false;
-                }
-                Err(e) => {
-                    self.note = Some(unshared_note(&e));
-                    self.shared = None;
-                }
+                Err(e) => self.unshare(&e),
             }
         }
         self.own_window.record(now_ms, n);
         true
     }
 
+    /// The state file failed: go on with this process's own budget, and say so.
+    fn unshare(&mut self, error: &std::io::Error) {
+        self.note = Some(unshared_note(error));
+        self.shared = None;
+        self.scheduler.set_shared_by(1);
+    }
+
+    /// Requests in the budget's window; on the way, the pollers sharing it now, so that this
+    /// one's share follows others joining and leaving.
     fn budget_used(&mut self, now: Instant) -> u32 {
         let now_ms = self.clock.millis(now);
         if let Some(shared) = &self.shared {
-            match shared.used(now_ms) {
-                Ok(used) => return used,
-                Err(e) => {
-                    self.note = Some(unshared_note(&e));
-                    self.shared = None;
+            match shared.status(now_ms, true) {
+                Ok((used, members)) => {
+                    self.scheduler.set_shared_by(members);
+                    return used;
                 }
+                Err(e) => self.unshare(&e),
             }
         }
         self.own_window.used(now_ms)
@@ -384,8 +426,7 @@ impl<S: MeteredSource> Driver<S> {
                 {
                     let until_ms = self.clock.millis(until);
                     if let Err(e) = shared.publish_pause(self.clock.millis(now), until_ms) {
-                        self.note = Some(unshared_note(&e));
-                        self.shared = None;
+                        self.unshare(&e);
                     }
                 }
             }

@@ -7,14 +7,17 @@
 //! ```text
 //!   UI ──PollCommand──▶ driver (tokio task) ──PollEvent──▶ UI
 //!                         │  asks: scheduler (pure: interval, 429 holds, backoff, AIMD)
-//!                         │        budget (own sliding window + shared state file)
+//!                         │        budget (own sliding window + shared state file:
+//!                         │                turns among the pollers, pacing)
 //!                         ▼
 //!                   MeteredSource (the HTTP client; a scripted one in tests)
 //! ```
 //!
 //! - [`scheduler`]: when the next poll may go out; no I/O, no clock of its own.
-//! - [`budget`]: the sliding window of sent requests, [`shared`]: the same, shared by all captop
-//!   processes of the user through a locked state file.
+//! - [`budget`]: the sliding window of sent requests; [`pacing`]: turns of the pollers sharing
+//!   it, spaced evenly; [`shared`]: the locked state file through which all captop processes of
+//!   the user share them.
+//! - [`outcome`]: how one poll went, as the schedule sees it.
 //! - [`backoff`]: jittered exponential backoff and the AIMD widening after 429s.
 //! - [`driver`]: the task that ties them to the network and the UI ([`spawn`]).
 //!
@@ -40,11 +43,14 @@ pub mod budget;
 pub mod clock;
 pub mod driver;
 pub mod one_shot;
+pub mod outcome;
+pub mod pacing;
 pub mod scheduler;
 pub mod shared;
 
 pub use driver::{BudgetSharing, MeteredSource, PollConfig, spawn};
-pub use scheduler::{PollOutcome, Scheduler, SchedulerConfig};
+pub use outcome::PollOutcome;
+pub use scheduler::{Scheduler, SchedulerConfig};
 
 use std::time::{Duration, Instant};
 
@@ -96,10 +102,14 @@ pub const BUDGET_WINDOW: Duration = Duration::from_secs(60);
 pub struct ScheduleStatus {
     /// Interval the user asked for.
     pub requested_interval: Duration,
-    /// The requested interval raised to what the budget allows.
+    /// The requested interval raised to what the budget allows this poller: one budget floor
+    /// alone, [`shared_by`](Self::shared_by) of them when the budget is shared.
     pub budget_interval: Duration,
     /// Interval in force: [`budget_interval`](Self::budget_interval), widened after 429s.
     pub interval: Duration,
+    /// Pollers sharing the budget, this one included (1: alone, or not shared). The polls of
+    /// all of them are spaced a budget floor apart, in turn.
+    pub shared_by: u32,
     /// When the next poll is due (`None` while stopped, e.g. after a 401 or a user pause).
     pub next_poll_at: Option<Instant>,
     /// Metered requests sent in the last minute by all captop processes sharing the budget.

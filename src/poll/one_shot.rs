@@ -2,17 +2,19 @@
 //! systems call it next to running dashboards, from the same host and so under the same
 //! per-IP limit of the service.
 //!
-//! Before asking, a one-shot fetch records its two requests in the shared state file like a
-//! poll does. When another captop was told to wait by a 429, it does not ask at all and says
-//! so; when the budget is full for a moment, it waits for room if that comes within its
-//! patience (the request timeout), and otherwise says when there will be room. A 429 it gets
-//! itself is published, so the dashboards hold too. Without a usable runtime dir it simply
-//! asks, unshared.
+//! Before asking, a one-shot fetch takes a turn among the pollers and records its two requests
+//! in the shared state file like a poll does, but does not join the share: the dashboards'
+//! intervals do not change for it. When another captop was told to wait by a 429, it does not
+//! ask at all and says so; when its turn or room in the budget comes within its patience (the
+//! request timeout) it waits for it, and otherwise says when there will be room. A 429 it gets
+//! itself is published, so the dashboards hold too. Without a usable runtime dir (or for the
+//! in-process `--demo` service) it simply asks, unshared.
 
 use std::time::{Duration, SystemTime};
 
 use super::clock::unix_ms;
-use super::shared::{self, SharedAnswer, SharedBudget};
+use super::pacing::{Pace, SharedAnswer, Verdict};
+use super::shared::{self, SharedBudget};
 use crate::api::ApiError;
 
 /// Requests a one-shot fetch sends: `/capacity` and `/utilization`.
@@ -39,23 +41,31 @@ pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Gate {
             crate::format::Precision::Sentence,
         )
     };
-    match answer {
-        SharedAnswer::Granted { .. } => Gate::Go,
-        SharedAnswer::Paused { until_ms } => Gate::Refuse(format!(
+    let soon = |at: u64| Duration::from_millis(at.saturating_sub(now_ms)) <= patience;
+    let used = answer.used;
+    match answer.verdict {
+        Verdict::Granted => Gate::Go,
+        Verdict::Paused { until_ms } => Gate::Refuse(format!(
             "429 rate limited: another captop of yours was told to wait, so captop does not ask \
              before then — retry after {}",
             wait(until_ms)
         )),
-        SharedAnswer::Full {
+        Verdict::Slot { at_ms: at }
+        | Verdict::Full {
             room_at_ms: Some(at),
-            ..
-        } if Duration::from_millis(at.saturating_sub(now_ms)) <= patience => Gate::WaitUntil(at),
-        SharedAnswer::Full { room_at_ms, used } => Gate::Refuse(format!(
-            "the request budget is used up by other captop processes ({used} requests in the \
-             last minute){}",
-            room_at_ms.map_or(String::new(), |at| format!(" — room again in {}", wait(at)))
-        )),
+        } if soon(at) => Gate::WaitUntil(at),
+        // The next turn is the next room: at the budget's rate, the others' polls fill it.
+        Verdict::Slot { at_ms } => Gate::Refuse(used_up(used, Some(wait(at_ms)))),
+        Verdict::Full { room_at_ms } => Gate::Refuse(used_up(used, room_at_ms.map(wait))),
     }
+}
+
+fn used_up(used: u32, room_in: Option<String>) -> String {
+    format!(
+        "the request budget is used up by other captop processes ({used} requests in the last \
+         minute){}",
+        room_in.map_or(String::new(), |wait| format!(" — room again in {wait}"))
+    )
 }
 
 /// The shared budget as a one-shot fetch uses it.
@@ -65,13 +75,20 @@ pub struct OneShot {
 }
 
 impl OneShot {
-    /// The budget shared with every captop of this user polling `host`, at `limit` requests a
-    /// minute; unshared when the runtime dir cannot be used.
-    pub fn open(host: &str, limit: u32) -> OneShot {
+    /// The budget shared with every captop of this user polling the service at `base_url`
+    /// (keyed by its [`shared::origin`]), at `limit` requests a minute; unshared when the
+    /// runtime dir cannot be used.
+    pub fn open(base_url: &str, limit: u32) -> OneShot {
+        let pace = Pace::new(limit, super::BUDGET_WINDOW, REQUESTS);
         let budget = shared::default_dir().and_then(|dir| {
-            SharedBudget::open(&dir, host, shared::next_id(), limit, super::BUDGET_WINDOW).ok()
+            SharedBudget::open(&dir, &shared::origin(base_url), shared::next_id(), pace).ok()
         });
         OneShot { budget }
+    }
+
+    /// No sharing: for a service no other process talks to (the in-process `--demo` one).
+    pub fn unshared() -> OneShot {
+        OneShot { budget: None }
     }
 
     /// Records the fetch's requests, waiting up to `patience` for room; `Err` says why the
@@ -81,9 +98,10 @@ impl OneShot {
         let Some(budget) = &self.budget else {
             return Ok(());
         };
-        for _ in 0..2 {
+        // A turn, then room in the window, then go: three answers at most.
+        for _ in 0..3 {
             let now = unix_ms(SystemTime::now());
-            let Ok(answer) = budget.acquire(now, REQUESTS) else {
+            let Ok(answer) = budget.claim(now, None) else {
                 return Ok(());
             };
             match gate(answer, now, patience) {
@@ -117,22 +135,38 @@ mod tests {
 
     const PATIENCE: Duration = Duration::from_secs(10);
 
+    fn answer(verdict: Verdict, used: u32) -> SharedAnswer {
+        SharedAnswer {
+            verdict,
+            used,
+            members: 2,
+        }
+    }
+
     #[test]
     fn granted_goes_and_a_short_wait_is_waited_for() {
-        assert_eq!(
-            gate(SharedAnswer::Granted { used: 4 }, 1_000, PATIENCE),
-            Gate::Go
-        );
-        let soon = SharedAnswer::Full {
+        assert_eq!(gate(answer(Verdict::Granted, 4), 1_000, PATIENCE), Gate::Go);
+        let room = Verdict::Full {
             room_at_ms: Some(9_000),
-            used: 60,
         };
-        assert_eq!(gate(soon, 1_000, PATIENCE), Gate::WaitUntil(9_000));
+        assert_eq!(
+            gate(answer(room, 60), 1_000, PATIENCE),
+            Gate::WaitUntil(9_000)
+        );
+        let turn = Verdict::Slot { at_ms: 3_000 };
+        assert_eq!(
+            gate(answer(turn, 40), 1_000, PATIENCE),
+            Gate::WaitUntil(3_000)
+        );
     }
 
     #[test]
     fn a_shared_429_or_a_long_wait_refuses_with_the_time() {
-        let paused = gate(SharedAnswer::Paused { until_ms: 31_000 }, 1_000, PATIENCE);
+        let paused = gate(
+            answer(Verdict::Paused { until_ms: 31_000 }, 10),
+            1_000,
+            PATIENCE,
+        );
         let Gate::Refuse(why) = paused else {
             panic!("{paused:?}");
         };
@@ -140,11 +174,10 @@ mod tests {
             why.starts_with("429 rate limited") && why.ends_with("retry after 30 s"),
             "{why}"
         );
-        let full = SharedAnswer::Full {
+        let full = Verdict::Full {
             room_at_ms: Some(46_000),
-            used: 60,
         };
-        let Gate::Refuse(why) = gate(full, 1_000, PATIENCE) else {
+        let Gate::Refuse(why) = gate(answer(full, 60), 1_000, PATIENCE) else {
             panic!("a 45 s wait is longer than the patience");
         };
         assert!(

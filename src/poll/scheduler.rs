@@ -4,10 +4,12 @@
 //!
 //! ```text
 //!             next poll = the latest of
-//!   last poll + interval          interval = max(requested, budget floor), widened after 429s
+//!   last poll + interval          interval = max(requested, budget floor × pollers sharing it),
+//!                                 widened after 429s
 //!   backoff end                   after transient failures (full jitter, capped)
 //!   Retry-After end               after a 429, ours or another process's
-//!   budget room                   when the sliding window (shared or own) has room again
+//!   budget room / slot            the poll's turn among the pollers sharing the budget, or when
+//!                                 the sliding window (shared or own) has room again
 //!
 //!   `r` replaces "last poll + interval" by "last poll + budget floor" (never sooner), once.
 //!   A 401 or `p` stops the schedule; `r` retries once after a 401.
@@ -17,11 +19,11 @@
 //! be shared with other processes; the driver asks it before each poll and reports a refusal
 //! here with [`Scheduler::budget_wait`].
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::backoff::{Backoff, Widening};
+pub use super::outcome::PollOutcome;
 use super::{Pause, ScheduleStatus};
-use crate::api::ApiError;
 
 /// Everything that shapes the schedule.
 #[derive(Debug, Clone)]
@@ -78,61 +80,12 @@ impl SchedulerConfig {
     }
 }
 
-/// How one poll (both metered requests) went, as far as the schedule cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PollOutcome {
-    /// Both answers arrived.
-    Success,
-    /// At least one 429: wait this long before any metered request.
-    RateLimited {
-        /// The wait announced by `Retry-After` (the longer of the two), or the default.
-        wait: Duration,
-    },
-    /// The key was rejected (or there is none): only the user can fix it.
-    Unauthorized,
-    /// Anything else: network trouble, 5xx, a malformed answer.
-    Failed,
-}
-
-impl PollOutcome {
-    /// Classifies a poll's two results. A 429 wins over a 401 (the service checks the limit
-    /// first, so a 429 says nothing about the key), which wins over other failures.
-    /// `wall_now` turns a `Retry-After` date into a wait; `default_wait` stands in for a
-    /// missing or unparseable header.
-    pub fn classify(
-        errors: [Option<&ApiError>; 2],
-        wall_now: SystemTime,
-        default_wait: Duration,
-    ) -> Self {
-        let mut rate_limited: Option<Duration> = None;
-        let mut unauthorized = false;
-        let mut failed = false;
-        for error in errors.into_iter().flatten() {
-            match error {
-                ApiError::RateLimited { retry_after, .. } => {
-                    let wait = retry_after.map_or(default_wait, |r| r.delay_from(wall_now));
-                    rate_limited = Some(rate_limited.map_or(wait, |w| w.max(wait)));
-                }
-                ApiError::Unauthorized { .. } | ApiError::MissingKey | ApiError::InvalidKey => {
-                    unauthorized = true;
-                }
-                _ => failed = true,
-            }
-        }
-        match (rate_limited, unauthorized, failed) {
-            (Some(wait), _, _) => PollOutcome::RateLimited { wait },
-            (None, true, _) => PollOutcome::Unauthorized,
-            (None, false, true) => PollOutcome::Failed,
-            (None, false, false) => PollOutcome::Success,
-        }
-    }
-}
-
 /// The schedule of one poller.
 #[derive(Debug, Clone)]
 pub struct Scheduler {
     config: SchedulerConfig,
     base_interval: Duration,
+    shared_by: u32,
     widening: Widening,
     backoff: Backoff,
     started_at: Instant,
@@ -159,6 +112,7 @@ impl Scheduler {
             widening: Widening::new(base_interval, config.widen_cap, config.widen_step),
             backoff: Backoff::new(config.backoff_base, config.backoff_cap, config.seed),
             base_interval,
+            shared_by: 1,
             config,
             started_at: now,
             last_poll_at: None,
@@ -180,10 +134,33 @@ impl Scheduler {
         &self.config
     }
 
-    /// The interval in force: the requested one, raised to the budget floor, widened after
-    /// 429s.
+    /// The interval in force: the requested one, raised to the budget floor (times the
+    /// pollers sharing the budget), widened after 429s.
     pub fn interval(&self) -> Duration {
         self.widening.interval()
+    }
+
+    /// `n` pollers (this one included) share the budget now: each may poll every `n` budget
+    /// floors at most, so the interval is widened to that share, or narrowed back when others
+    /// leave. Takes effect for the next poll at once.
+    pub fn set_shared_by(&mut self, n: u32) {
+        let n = n.max(1);
+        if n == self.shared_by {
+            return;
+        }
+        self.shared_by = n;
+        let share = self
+            .config
+            .budget_floor()
+            .checked_mul(n)
+            .unwrap_or(Duration::MAX);
+        self.base_interval = self.config.requested_interval.max(share);
+        self.widening.set_base(self.base_interval);
+    }
+
+    /// Pollers sharing the budget, this one included.
+    pub fn shared_by(&self) -> u32 {
+        self.shared_by
     }
 
     /// The shortest gap a manual refresh may leave after the previous poll: the budget floor,
@@ -282,6 +259,7 @@ impl Scheduler {
             requested_interval: self.config.requested_interval,
             budget_interval: self.base_interval,
             interval: self.interval(),
+            shared_by: self.shared_by,
             next_poll_at: self.next_poll_at(),
             budget_used,
             budget_limit,
@@ -396,7 +374,6 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{Endpoint, RetryAfter};
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
@@ -588,50 +565,5 @@ mod tests {
         s.poll_finished(now, PollOutcome::Success);
         assert_eq!(s.pause(now), None);
         assert_eq!(s.next_poll_at(), Some(now + secs(2)));
-    }
-
-    #[test]
-    fn classify_prefers_429_then_401_and_reads_both_retry_after_forms() {
-        let now = SystemTime::UNIX_EPOCH + secs(1_000_000);
-        let limited = |r| ApiError::RateLimited {
-            endpoint: Endpoint::Capacity,
-            retry_after: r,
-        };
-        let unauthorized = ApiError::Unauthorized {
-            endpoint: Endpoint::Utilization,
-            message: String::new(),
-        };
-        let seven = limited(Some(RetryAfter::Seconds(7)));
-        let date = limited(Some(RetryAfter::Date(now + secs(9))));
-        let missing = limited(None);
-        let default = secs(30);
-        assert_eq!(
-            PollOutcome::classify([Some(&seven), Some(&unauthorized)], now, default),
-            PollOutcome::RateLimited { wait: secs(7) }
-        );
-        assert_eq!(
-            PollOutcome::classify([Some(&seven), Some(&date)], now, default),
-            PollOutcome::RateLimited { wait: secs(9) }
-        );
-        assert_eq!(
-            PollOutcome::classify([None, Some(&missing)], now, default),
-            PollOutcome::RateLimited { wait: default }
-        );
-        assert_eq!(
-            PollOutcome::classify([None, Some(&unauthorized)], now, default),
-            PollOutcome::Unauthorized
-        );
-        let timeout = ApiError::Timeout {
-            endpoint: Endpoint::Capacity,
-            after: secs(10),
-        };
-        assert_eq!(
-            PollOutcome::classify([Some(&timeout), None], now, default),
-            PollOutcome::Failed
-        );
-        assert_eq!(
-            PollOutcome::classify([None, None], now, default),
-            PollOutcome::Success
-        );
     }
 }

@@ -1,28 +1,31 @@
-//! The request budget shared by every captop process of one user on one host, through a small
-//! JSON state file in the per-user runtime directory, taken under an exclusive file lock.
+//! The request budget shared by every captop process of one user polling one service, through a
+//! small JSON state file in the per-user runtime directory, taken under an exclusive file lock.
+//! What the state means and how polls are paced with it is [`super::pacing`]; this module keeps
+//! the file.
 //!
 //! ```text
-//! $XDG_RUNTIME_DIR/captop/budget-<hash of the base URL's host>.json
-//! { "version": 1,
-//!   "paused_until_ms": 1795000000000,               <- a 429 seen by anyone pauses all
-//!   "instances": [ { "pid": 4242, "id": 77, "sent_ms": [ ... ] } ] }
+//! $XDG_RUNTIME_DIR/captop/budget-<hash of the service's origin: scheme, host, port>.json
+//! { "version": 2,
+//!   "paused_until_ms": 1795000000000,              <- a 429 seen by anyone pauses all
+//!   "last_slot_ms": 1794999990000,                 <- the last poll slot anyone claimed
+//!   "sent_ms": [ ... ],                            <- every request of the last window
+//!   "members": [ { "pid": 4242, "id": 77, "heartbeat_ms": ..., "every_ms": 6000,
+//!                  "slot_ms": null } ] }
 //! ```
 //!
-//! Before each poll an instance locks the file, drops send times older than the window, checks
-//! the count of all instances against the budget, adds its own send times if they fit, writes
-//! the file back and unlocks. The requests of a process that has ended (a `captop --once`, a
-//! crashed dashboard) still count until they leave the window, since the service counts them
-//! too; a pause is never honoured for longer than [`MAX_SHARED_PAUSE`].
-//! Times are UNIX milliseconds, so processes agree on them as far as their clocks agree.
+//! Every claim locks the file, reads and prunes the state, decides, writes it back and
+//! unlocks. The file is private to its user (`0600` in a `0700` directory): captop never opens
+//! a state file another user could write, so processes of different users on one host do not
+//! coordinate (the service limits them per address all the same; `captop serve` is the way to
+//! share one poller). A pause is never honoured for longer than [`MAX_SHARED_PAUSE`]. Times are
+//! UNIX milliseconds, so processes agree on them as far as their clocks agree.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use super::budget::{in_window, room_at};
+use super::pacing::{Pace, PaceState, SharedAnswer, Who};
 
 /// Longest pause read from the file; anything longer is taken as damage, not a server's word.
 pub const MAX_SHARED_PAUSE: Duration = Duration::from_secs(3600);
@@ -32,55 +35,13 @@ const MAX_FILE_BYTES: u64 = 1024 * 1024;
 const LOCK_ATTEMPTS: u32 = 100;
 const LOCK_RETRY: Duration = Duration::from_millis(2);
 
-/// The state file's contents.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct StateFile {
-    version: u32,
-    #[serde(default)]
-    paused_until_ms: Option<u64>,
-    #[serde(default)]
-    instances: Vec<InstanceEntry>,
-}
-
-/// One process's (one poller's) recent requests.
-#[derive(Debug, Serialize, Deserialize)]
-struct InstanceEntry {
-    pid: u32,
-    id: u64,
-    sent_ms: Vec<u64>,
-}
-
-/// What the shared budget answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SharedAnswer {
-    /// The requests were recorded; `used` counts all instances' requests in the window, these
-    /// included.
-    Granted {
-        /// Requests in the window now.
-        used: u32,
-    },
-    /// A 429 seen by some instance holds everyone until this time.
-    Paused {
-        /// UNIX milliseconds.
-        until_ms: u64,
-    },
-    /// No room before this time (`None`: the request alone is over the limit).
-    Full {
-        /// UNIX milliseconds.
-        room_at_ms: Option<u64>,
-        /// Requests in the window now.
-        used: u32,
-    },
-}
-
-/// A handle on the shared state file.
+/// A handle on the shared state file for one poller (or one `--once` fetch). Dropping it takes
+/// the poller out of the share.
 #[derive(Debug)]
 pub struct SharedBudget {
     path: PathBuf,
-    pid: u32,
-    id: u64,
-    limit: u32,
-    window_ms: u64,
+    who: Who,
+    pace: Pace,
 }
 
 /// A number no other budget handle of this process has, to tell its entries apart.
@@ -89,11 +50,25 @@ pub fn next_id() -> u64 {
     IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-/// A short stable hash (FNV-1a, 64 bits) of the host, so each service gets its own file and the
-/// name is the same for every captop build.
-pub fn host_hash(host: &str) -> String {
+/// What the budget is shared by: the origin of `base_url` (`scheme://host:port`, the port
+/// spelled out even when it is the scheme's default), since two services on two ports of one
+/// host are two services. A URL that does not parse stands for itself.
+pub fn origin(base_url: &str) -> String {
+    match url::Url::parse(base_url) {
+        Ok(url) => match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
+            (Some(host), None) => format!("{}://{host}", url.scheme()),
+            _ => base_url.to_owned(),
+        },
+        Err(_) => base_url.to_owned(),
+    }
+}
+
+/// A short stable hash (FNV-1a, 64 bits) of the budget's key (the origin), so each service gets
+/// its own file and the name is the same for every captop build.
+pub fn key_hash(key: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in host.to_ascii_lowercase().bytes() {
+    for byte in key.to_ascii_lowercase().bytes() {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
@@ -125,17 +100,33 @@ fn temp_dir_fallback() -> Option<PathBuf> {
     None
 }
 
+/// Whether process `pid` still runs. Only Linux can tell cheaply (`/proc`); elsewhere every
+/// process counts as alive and a crashed one leaves when its heartbeat goes stale.
+fn pid_alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        Path::new("/proc").join(pid.to_string()).exists()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
 impl SharedBudget {
-    /// Opens (creating if need be) the state file for `host` in `dir`, checking that it can be
-    /// locked, read and written. `id` tells apart pollers of one process.
-    pub fn open(dir: &Path, host: &str, id: u64, limit: u32, window: Duration) -> io::Result<Self> {
+    /// Opens (creating if need be) the state file for the service `key` (its [`origin`]) in
+    /// `dir`, checking that it can be locked, read and written. `id` tells apart pollers of one
+    /// process. Nothing is recorded yet: a poller then [`join`](Self::join)s.
+    pub fn open(dir: &Path, key: &str, id: u64, pace: Pace) -> io::Result<Self> {
         create_private_dir(dir)?;
         let budget = Self {
-            path: dir.join(format!("budget-{}.json", host_hash(host))),
-            pid: std::process::id(),
-            id,
-            limit,
-            window_ms: u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
+            path: dir.join(format!("budget-{}.json", key_hash(key))),
+            who: Who {
+                pid: std::process::id(),
+                id,
+            },
+            pace,
         };
         // Can it be opened for writing and locked? (Nothing is read or changed yet.)
         let file = open_private_file(&budget.path)?;
@@ -149,76 +140,68 @@ impl SharedBudget {
         &self.path
     }
 
-    /// Asks for `n` requests at `now_ms`, recording them if they fit.
-    pub fn acquire(&self, now_ms: u64, n: u32) -> io::Result<SharedAnswer> {
-        let (limit, window_ms, pid, id) = (self.limit, self.window_ms, self.pid, self.id);
-        self.with_state(now_ms, |state| {
-            if let Some(until_ms) = state.paused_until_ms.filter(|&u| u > now_ms) {
-                return SharedAnswer::Paused { until_ms };
-            }
-            let mut all: Vec<u64> = state
-                .instances
-                .iter()
-                .flat_map(|i| i.sent_ms.iter().copied())
-                .collect();
-            all.sort_unstable();
-            let used = u32::try_from(all.len()).unwrap_or(u32::MAX);
-            match room_at(&all, now_ms, window_ms, limit, n) {
-                Some(at) if at <= now_ms => {
-                    let sent = std::iter::repeat_n(now_ms, n as usize);
-                    match state
-                        .instances
-                        .iter_mut()
-                        .find(|i| i.pid == pid && i.id == id)
-                    {
-                        Some(own) => own.sent_ms.extend(sent),
-                        None => state.instances.push(InstanceEntry {
-                            pid,
-                            id,
-                            sent_ms: sent.collect(),
-                        }),
-                    }
-                    SharedAnswer::Granted { used: used + n }
-                }
-                room_at_ms => SharedAnswer::Full { room_at_ms, used },
-            }
+    /// This poller takes part from `now_ms` on, polling about every `every`: the others widen
+    /// their share at once.
+    pub fn join(&self, now_ms: u64, every: Duration) -> io::Result<()> {
+        let who = self.who;
+        self.with_state(Some(now_ms), |state| {
+            state.join(who, now_ms, duration_ms(every));
         })
     }
 
-    /// Requests of all instances in the window at `now_ms`.
-    pub fn used(&self, now_ms: u64) -> io::Result<u32> {
-        self.read_state(now_ms, |state| {
-            let count: usize = state.instances.iter().map(|i| i.sent_ms.len()).sum();
-            u32::try_from(count).unwrap_or(u32::MAX)
+    /// Asks for a poll's turn at `now_ms`. `every` is the poller's interval in force (its
+    /// heartbeat says how soon it should be heard of again); `None` for a one-shot fetch, which
+    /// takes a turn without becoming a member.
+    pub fn claim(&self, now_ms: u64, every: Option<Duration>) -> io::Result<SharedAnswer> {
+        let (pace, who) = (self.pace, self.who);
+        let every_ms = every.map_or(0, |e| duration_ms(e).max(1));
+        self.with_state(Some(now_ms), |state| {
+            state.claim(pace, who, now_ms, every_ms)
         })
     }
 
-    /// A 429 told this instance to wait until `until_ms`: every instance waits.
-    pub fn publish_pause(&self, now_ms: u64, until_ms: u64) -> io::Result<()> {
-        self.with_state(now_ms, |state| {
-            state.paused_until_ms =
-                Some(state.paused_until_ms.map_or(until_ms, |u| u.max(until_ms)));
-        })
-    }
-
-    /// Takes the lock, reads and prunes the state, runs `f` on it, leaves the file as it was.
-    fn read_state<T>(&self, now_ms: u64, f: impl FnOnce(&StateFile) -> T) -> io::Result<T> {
+    /// Requests of everyone in the window at `now_ms`, and the pollers sharing the budget
+    /// (this one counted if `polls`). Reads only.
+    pub fn status(&self, now_ms: u64, polls: bool) -> io::Result<(u32, u32)> {
         let mut file = open_private_file(&self.path)?;
         lock_with_retries(&file)?;
         let mut state = read_state(&mut file);
         let unlocked = file.unlock();
         self.prune(&mut state, now_ms);
         unlocked?;
-        Ok(f(&state))
+        Ok((state.used(), state.members(self.who, polls)))
     }
 
-    /// Takes the lock, reads and prunes the state, runs `f`, writes the state back.
-    fn with_state<T>(&self, now_ms: u64, f: impl FnOnce(&mut StateFile) -> T) -> io::Result<T> {
+    /// A 429 told this instance to wait until `until_ms`: every instance waits.
+    pub fn publish_pause(&self, now_ms: u64, until_ms: u64) -> io::Result<()> {
+        self.with_state(Some(now_ms), |state| state.pause_until(until_ms))
+    }
+
+    /// This poller ends: the others take over its share. (Also done on drop.)
+    pub fn leave(&self) -> io::Result<()> {
+        let who = self.who;
+        self.with_state(None, |state| state.leave(who))
+    }
+
+    fn prune(&self, state: &mut PaceState, now_ms: u64) {
+        let max_pause = u64::try_from(MAX_SHARED_PAUSE.as_millis()).unwrap_or(u64::MAX);
+        state.prune(self.pace, now_ms, max_pause, self.who, &pid_alive);
+    }
+
+    /// Takes the lock, reads the state (pruned at `now_ms`, if given), runs `f`, writes the
+    /// state back.
+    fn with_state<T>(
+        &self,
+        now_ms: Option<u64>,
+        f: impl FnOnce(&mut PaceState) -> T,
+    ) -> io::Result<T> {
         let mut file = open_private_file(&self.path)?;
         lock_with_retries(&file)?;
         let result = (|| -> io::Result<T> {
             let mut state = read_state(&mut file);
-            self.prune(&mut state, now_ms);
+            if let Some(now_ms) = now_ms {
+                self.prune(&mut state, now_ms);
+            }
             let answer = f(&mut state);
             let bytes = serde_json::to_vec(&state).map_err(io::Error::other)?;
             file.seek(SeekFrom::Start(0))?;
@@ -232,40 +215,32 @@ impl SharedBudget {
         unlocked?;
         Ok(answer)
     }
+}
 
-    fn prune(&self, state: &mut StateFile, now_ms: u64) {
-        state.version = 1;
-        let max_pause = u64::try_from(MAX_SHARED_PAUSE.as_millis()).unwrap_or(u64::MAX);
-        state.paused_until_ms = state
-            .paused_until_ms
-            .filter(|&u| u > now_ms)
-            .map(|u| u.min(now_ms.saturating_add(max_pause)));
-        let window_ms = self.window_ms;
-        state.instances.retain_mut(|instance| {
-            // A time in the future (another clock, or damage) counts as now, so it ages out.
-            for t in &mut instance.sent_ms {
-                *t = (*t).min(now_ms);
-            }
-            instance
-                .sent_ms
-                .retain(|&t| in_window(t, now_ms, window_ms));
-            !instance.sent_ms.is_empty() || (instance.pid == self.pid && instance.id == self.id)
-        });
+impl Drop for SharedBudget {
+    fn drop(&mut self) {
+        let _ = self.leave();
     }
 }
 
-fn read_state(file: &mut File) -> StateFile {
+fn duration_ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn read_state(file: &mut File) -> PaceState {
     let mut text = String::new();
     let read = file
         .seek(SeekFrom::Start(0))
         .and_then(|_| file.take(MAX_FILE_BYTES).read_to_string(&mut text));
     match read {
         Ok(_) if !text.trim().is_empty() => serde_json::from_str(&text).unwrap_or_default(),
-        _ => StateFile::default(),
+        _ => PaceState::default(),
     }
 }
 
-fn lock_with_retries(file: &File) -> io::Result<()> {
+/// Takes the exclusive lock on `file`, retrying for a short while (also used by the forecast
+/// history, [`crate::history`]).
+pub(crate) fn lock_with_retries(file: &File) -> io::Result<()> {
     for _ in 0..LOCK_ATTEMPTS {
         match file.try_lock() {
             Ok(()) => return Ok(()),
@@ -275,7 +250,7 @@ fn lock_with_retries(file: &File) -> io::Result<()> {
     }
     Err(io::Error::new(
         io::ErrorKind::WouldBlock,
-        "the budget file stayed locked",
+        "the state file stayed locked by another captop",
     ))
 }
 
@@ -305,7 +280,8 @@ fn create_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn open_private_file(path: &Path) -> io::Result<File> {
+/// Opens `path` for reading and writing, creating it with mode 0600.
+pub(crate) fn open_private_file(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(true).create(true).truncate(false);
     #[cfg(unix)]
@@ -319,6 +295,7 @@ fn open_private_file(path: &Path) -> io::Result<File> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::poll::pacing::Verdict;
 
     #[cfg(unix)]
     #[test]
@@ -362,110 +339,140 @@ pub(crate) mod tests {
 
     const W: Duration = Duration::from_secs(10);
 
+    fn pace(limit: u32) -> Pace {
+        Pace::new(limit, W, 2)
+    }
+    /// A poller's interval in these tests (its heartbeat's yardstick).
+    const EVERY: Option<Duration> = Some(Duration::from_secs(1));
+
+    fn granted(answer: SharedAnswer) -> bool {
+        answer.verdict == Verdict::Granted
+    }
+
     #[test]
-    fn instances_share_one_count() {
+    fn the_budget_is_keyed_by_origin_not_host() {
+        assert_eq!(origin("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080");
+        assert_eq!(origin("HTTPS://Example.NET/v1/"), "https://example.net:443");
+        assert_eq!(
+            origin("https://example.net:443/v2"),
+            origin("https://example.net/v1")
+        );
+        assert_ne!(
+            origin("http://127.0.0.1:8080/v1"),
+            origin("http://127.0.0.1:8081/v1")
+        );
+        assert_ne!(
+            origin("http://example.net/v1"),
+            origin("https://example.net/v1")
+        );
+        let dir = TempDir::new("origin");
+        let a = SharedBudget::open(&dir.0, &origin("http://h:1/v1"), 1, pace(6)).unwrap();
+        let b = SharedBudget::open(&dir.0, &origin("http://h:2/v1"), 2, pace(6)).unwrap();
+        assert_ne!(a.path(), b.path());
+    }
+
+    #[test]
+    fn instances_share_one_count_and_take_turns() {
         let dir = TempDir::new("shared");
-        let a = SharedBudget::open(&dir.0, "127.0.0.1", 1, 6, W).unwrap();
-        let b = SharedBudget::open(&dir.0, "127.0.0.1", 2, 6, W).unwrap();
-        let other_host = SharedBudget::open(&dir.0, "example.net", 3, 6, W).unwrap();
-        assert_ne!(a.path(), other_host.path());
+        // 6 requests per 10 s at 2 a poll: one poll every 3.333 s, by anyone.
+        let a = SharedBudget::open(&dir.0, "http://h:1", 1, pace(6)).unwrap();
+        let b = SharedBudget::open(&dir.0, "http://h:1", 2, pace(6)).unwrap();
+        let other = SharedBudget::open(&dir.0, "http://h:2", 3, pace(6)).unwrap();
+        let first = a.claim(1_000, EVERY).unwrap();
         assert_eq!(
-            a.acquire(1_000, 2).unwrap(),
-            SharedAnswer::Granted { used: 2 }
+            (first.verdict, first.used, first.members),
+            (Verdict::Granted, 2, 1)
         );
+        // b comes at once: its turn is one gap later.
+        let second = b.claim(1_000, EVERY).unwrap();
+        assert_eq!(second.verdict, Verdict::Slot { at_ms: 4_333 });
+        assert_eq!(second.members, 2);
+        assert_eq!(a.status(1_000, true).unwrap(), (2, 2));
+        // Asking again early changes nothing; at its slot it goes.
         assert_eq!(
-            b.acquire(1_500, 2).unwrap(),
-            SharedAnswer::Granted { used: 4 }
+            b.claim(2_000, EVERY).unwrap().verdict,
+            Verdict::Slot { at_ms: 4_333 }
         );
+        let go = b.claim(4_333, EVERY).unwrap();
+        assert_eq!((go.verdict, go.used), (Verdict::Granted, 4));
+        // Another service on the same host is not affected.
+        assert!(granted(other.claim(4_400, EVERY).unwrap()));
+        assert!(granted(a.claim(7_666, EVERY).unwrap()));
+        // The window is full (6 in 10 s): the next turn waits for the oldest to leave.
         assert_eq!(
-            a.acquire(2_000, 2).unwrap(),
-            SharedAnswer::Granted { used: 6 }
-        );
-        assert_eq!(
-            b.acquire(3_000, 2).unwrap(),
-            SharedAnswer::Full {
-                room_at_ms: Some(11_001),
-                used: 6
+            b.claim(11_000, EVERY).unwrap().verdict,
+            Verdict::Full {
+                room_at_ms: Some(11_001)
             }
         );
-        assert_eq!(
-            other_host.acquire(3_000, 2).unwrap(),
-            SharedAnswer::Granted { used: 2 }
-        );
-        assert_eq!(
-            b.acquire(11_001, 2).unwrap(),
-            SharedAnswer::Granted { used: 6 }
-        );
-        assert_eq!(a.used(30_000).unwrap(), 0);
+        // ... and keeps its turn for then.
+        assert!(granted(b.claim(11_001, EVERY).unwrap()));
+        drop(b);
+        assert_eq!(a.status(11_001, true).unwrap().1, 1, "b left when dropped");
     }
 
     #[test]
     fn a_pause_reaches_everyone_and_is_bounded() {
         let dir = TempDir::new("pause");
-        let a = SharedBudget::open(&dir.0, "h", 1, 60, W).unwrap();
-        let b = SharedBudget::open(&dir.0, "h", 2, 60, W).unwrap();
+        let a = SharedBudget::open(&dir.0, "h", 1, pace(60)).unwrap();
+        let b = SharedBudget::open(&dir.0, "h", 2, pace(60)).unwrap();
         a.publish_pause(1_000, 8_000).unwrap();
         assert_eq!(
-            b.acquire(2_000, 2).unwrap(),
-            SharedAnswer::Paused { until_ms: 8_000 }
+            b.claim(2_000, EVERY).unwrap().verdict,
+            Verdict::Paused { until_ms: 8_000 }
         );
-        assert_eq!(
-            b.acquire(8_000, 2).unwrap(),
-            SharedAnswer::Granted { used: 2 }
-        );
+        assert!(granted(b.claim(8_000, EVERY).unwrap()));
         // A damaged pause far in the future is cut to the maximum.
         a.publish_pause(10_000, u64::MAX).unwrap();
         let max = 10_000 + MAX_SHARED_PAUSE.as_millis() as u64;
         assert_eq!(
-            b.acquire(10_000, 2).unwrap(),
-            SharedAnswer::Paused { until_ms: max }
+            b.claim(10_000, EVERY).unwrap().verdict,
+            Verdict::Paused { until_ms: max }
         );
     }
 
     #[test]
     fn ended_instances_count_until_their_window_and_damaged_files_do_not_block() {
         let dir = TempDir::new("stale");
-        let a = SharedBudget::open(&dir.0, "h", 1, 4, W).unwrap();
+        let a = SharedBudget::open(&dir.0, "h", 1, pace(4)).unwrap();
         // A process that has ended (pid far above pid_max) filled the budget: the service
-        // still counts those requests, so they count here until they leave the window.
+        // still counts those requests, so they count here until they leave the window; the
+        // process itself no longer shares.
         let ended = serde_json::json!({
-            "version": 1,
-            "instances": [{ "pid": 4_000_000_000u32, "id": 9, "sent_ms": [1000, 1000, 1000, 1000] }]
+            "version": 2,
+            "sent_ms": [1000, 1000, 1000, 1000],
+            "members": [{ "pid": 4_000_000_000u32, "id": 9, "heartbeat_ms": 1000,
+                          "every_ms": 1000 }]
         });
         fs::write(a.path(), ended.to_string()).unwrap();
-        assert!(matches!(
-            a.acquire(1_500, 2).unwrap(),
-            SharedAnswer::Full { used: 4, .. }
+        let full = a.claim(1_500, EVERY).unwrap();
+        assert_eq!(
+            full.verdict,
+            Verdict::Full {
+                room_at_ms: Some(11_001)
+            }
+        );
+        assert_eq!((full.used, full.members), (4, 1));
+        fs::write(a.path(), ended.to_string()).unwrap();
+        assert!(granted(
+            a.claim(1_000 + W.as_millis() as u64 + 1, EVERY).unwrap()
         ));
-        fs::write(a.path(), ended.to_string()).unwrap();
-        assert_eq!(
-            a.acquire(1_000 + W.as_millis() as u64 + 1, 2).unwrap(),
-            SharedAnswer::Granted { used: 2 }
-        );
-        // A live one (ourselves, another id) with times in the future: they count as now.
-        let future = serde_json::json!({
-            "version": 1,
-            "instances": [{ "pid": std::process::id(), "id": 9, "sent_ms": [u64::MAX, u64::MAX] }]
-        });
+        // Times in the future (another clock, or damage) count as now.
+        let future = serde_json::json!({ "version": 2, "sent_ms": [u64::MAX, u64::MAX] });
         fs::write(a.path(), future.to_string()).unwrap();
-        assert_eq!(
-            a.acquire(2_000, 2).unwrap(),
-            SharedAnswer::Granted { used: 4 }
-        );
-        assert_eq!(a.used(12_001).unwrap(), 0);
+        let answer = a.claim(2_000, EVERY).unwrap();
+        assert_eq!((answer.verdict, answer.used), (Verdict::Granted, 4));
+        assert_eq!(a.status(12_001, true).unwrap().0, 0);
         // Garbage is started afresh.
         fs::write(a.path(), b"\x00not json{{{").unwrap();
-        assert_eq!(
-            a.acquire(3_000, 2).unwrap(),
-            SharedAnswer::Granted { used: 2 }
-        );
+        assert!(granted(a.claim(3_000, EVERY).unwrap()));
     }
 
     #[test]
     fn unusable_dir_is_an_error() {
         let dir = TempDir::new("unusable");
         fs::write(&dir.0, b"a file, not a dir").unwrap();
-        assert!(SharedBudget::open(&dir.0.join("sub"), "h", 1, 60, W).is_err());
+        assert!(SharedBudget::open(&dir.0.join("sub"), "h", 1, pace(60)).is_err());
         let _ = fs::remove_file(&dir.0);
     }
 }

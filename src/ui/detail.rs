@@ -80,6 +80,9 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     ]));
     lines.push(Line::raw(""));
     lines.push(last_change(app, row, theme));
+    if let Some(line) = forecast(app, row, theme) {
+        lines.push(line);
+    }
     let rest = super::lines_then_rest(frame, inner, lines);
     fill_history(frame, rest, app, row, level, theme);
 }
@@ -101,6 +104,29 @@ fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
             Span::styled("none this minute", theme.muted()),
         ]),
     }
+}
+
+/// `sales  3,000 min/h over 12 min (14 samples)  full in ~2 h 26 min`, when the route has a
+/// forecast (nothing otherwise, so the view says no more than it knows).
+fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
+    use crate::model::forecast::{full_in, window_text};
+    let f = app.figures.forecast(&row.slug)?;
+    let mut spans = vec![
+        Span::styled(pad("sales", 13), theme.muted()),
+        Span::styled(
+            format!("{} min/h", thousands(f.rate_per_hour.round() as i64)),
+            theme.strong(),
+        ),
+        Span::styled(
+            format!(" over {} ({} samples)", window_text(f.window), f.samples),
+            theme.muted(),
+        ),
+    ];
+    if let Some(left) = f.left(app.now) {
+        spans.push(Span::styled("  full in ", theme.muted()));
+        spans.push(Span::styled(full_in(left), theme.highlight()));
+    }
+    Some(Line::from(spans))
 }
 
 /// The route's fill over the session, as a labelled sparkline in `rest`.

@@ -127,6 +127,8 @@ fn schedule_text(app: &App, dot: &str, detail: Detail) -> Option<String> {
     let every = crate::format::duration(s.interval, crate::format::Precision::Sentence);
     let every = if s.interval > s.budget_interval {
         format!("every {every} (slowed by 429)")
+    } else if s.interval > s.requested_interval && s.shared_by > 1 {
+        format!("every {every} (shared by {})", s.shared_by)
     } else if s.interval > s.requested_interval {
         format!("every {every} (budget)")
     } else {

@@ -28,10 +28,13 @@ enum Col {
     Total,
     Ports,
     Change,
+    FullIn,
 }
 
-/// Display order; the order of choice when space is short is [`PRIORITY`].
-const ORDER: [Col; 8] = [
+/// Display order; the order of choice when space is short is [`PRIORITY`]. `FullIn` (the
+/// sell-out forecast) is not among them: it is shown only when some route has a forecast and
+/// width is left over once the others are placed.
+const ORDER: [Col; 9] = [
     Col::Name,
     Col::Dial,
     Col::Fill,
@@ -40,6 +43,7 @@ const ORDER: [Col; 8] = [
     Col::Total,
     Col::Ports,
     Col::Change,
+    Col::FullIn,
 ];
 const PRIORITY: [Col; 8] = [
     Col::Name,
@@ -60,6 +64,8 @@ const GAP: u16 = 2;
 const PCT: u16 = 5;
 const NAME_MIN: u16 = 10;
 const GAUGE_MIN: u16 = 6;
+/// Width of the "Full in" column: `~23 h 59 min`.
+const FULL_IN_W: u16 = 12;
 
 /// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
 struct Columns {
@@ -117,6 +123,7 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
                 .max()
                 .unwrap_or(0)
                 .clamp(6, 16) as u16,
+            Col::FullIn => FULL_IN_W,
         }
     };
     let cost = |col: Col, w: u16| -> u16 {
@@ -144,11 +151,11 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
     }
     // Spare room: the name first (to 28 cells), then the gauge (to 24), then the name again.
     let mut spare = width.saturating_sub(used);
-    let mut grow = |chosen: &mut Vec<(Col, u16)>, col: Col, upto: u16| {
+    let grow = |chosen: &mut Vec<(Col, u16)>, spare: &mut u16, col: Col, upto: u16| {
         if let Some((_, w)) = chosen.iter_mut().find(|(c, _)| *c == col) {
-            let add = upto.saturating_sub(*w).min(spare);
+            let add = upto.saturating_sub(*w).min(*spare);
             *w += add;
-            spare -= add;
+            *spare -= add;
         }
     };
     // Names get what the longest visible one needs (up to 40 cells), not more.
@@ -158,11 +165,15 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
         .max()
         .unwrap_or(0)
         .clamp(16, 40) as u16;
-    grow(&mut chosen, Col::Fill, 10);
-    grow(&mut chosen, Col::Name, longest.min(22));
-    grow(&mut chosen, Col::Fill, 24);
-    grow(&mut chosen, Col::Name, longest);
-    grow(&mut chosen, Col::Fill, 32);
+    grow(&mut chosen, &mut spare, Col::Fill, 10);
+    grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
+    grow(&mut chosen, &mut spare, Col::Fill, 24);
+    grow(&mut chosen, &mut spare, Col::Name, longest);
+    if app.figures.has_forecasts() && spare >= GAP + FULL_IN_W {
+        spare -= GAP + FULL_IN_W;
+        chosen.push((Col::FullIn, FULL_IN_W));
+    }
+    grow(&mut chosen, &mut spare, Col::Fill, 32);
     let cols = ORDER
         .iter()
         .filter_map(|c| chosen.iter().find(|(x, _)| x == c).copied())
@@ -431,6 +442,7 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
             Col::Total => pad_left("Min total", w),
             Col::Ports => pad_left("Ports a/s/t", w),
             Col::Change => pad("Change", w),
+            Col::FullIn => pad_left("Full in", w),
         };
         if col != Col::Name {
             push_gap(&mut spans);
@@ -451,11 +463,12 @@ fn figures(
         u8,
         &crate::api::model::MinutesCapacity,
         &crate::api::model::PortCapacity,
+        &str,
     ),
     change: Option<Change>,
     name_style: Style,
 ) {
-    let (name, dial, pct, minutes, ports) = fig;
+    let (name, dial, pct, minutes, ports, full_in) = fig;
     let level_style = theme.level(app.options.thresholds.level(f64::from(pct)));
     for &(col, w) in &columns.cols {
         if col != Col::Name {
@@ -490,6 +503,7 @@ fn figures(
                 };
                 spans.push(Span::styled(pad(&text, wu), style));
             }
+            Col::FullIn => spans.push(Span::styled(pad_left(full_in, wu), theme.strong())),
         }
     }
 }
@@ -508,6 +522,11 @@ fn row_line(
     };
     let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
     let change = app.figures.change_of(&row.slug, app.now);
+    let full_in = app
+        .figures
+        .forecast(&row.slug)
+        .and_then(|f| f.left(app.now))
+        .map_or_else(|| "—".to_owned(), crate::model::forecast::full_in);
     let name_style = if change.is_some_and(|c| c.is_purchase()) {
         theme.highlight()
     } else {
@@ -524,6 +543,7 @@ fn row_line(
             row.filled_pct,
             &row.minutes,
             &row.ports,
+            &full_in,
         ),
         change,
         name_style,
@@ -549,7 +569,7 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
         app,
         theme,
         &mut spans,
-        (&label, "", t.filled_pct, &t.minutes, &t.ports),
+        (&label, "", t.filled_pct, &t.minutes, &t.ports, ""),
         None,
         theme.strong(),
     );

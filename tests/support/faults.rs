@@ -1,5 +1,5 @@
 //! Bodies and replies that misbehave, shared by the fault tests of `--once`
-//! (`tests/faults_once.rs`) and of the live dashboard (`tests/faults_dashboard.rs`).
+//! (`tests/it/faults_once/`) and of the live dashboard (`tests/it/faults_dashboard/`).
 
 use std::time::Duration;
 

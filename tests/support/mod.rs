@@ -1,9 +1,9 @@
 //! Shared kit for the integration tests: a scripted HTTP server for faults ([`fault_server`]),
 //! the misbehaving bodies it serves ([`faults`]), sample report bodies ([`fixtures`]), the
 //! simulated service and config profiles the auth tests share ([`profiles`]), and the real
-//! binary in a pseudo-terminal ([`pty`]).
+//! binary in a pseudo-terminal ([`pty`]), and a scripted stand-in for the service under tokio's
+//! paused clock ([`scripted`]).
 
-#![allow(dead_code)] // Each test file uses a different part of the kit.
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
 
@@ -12,6 +12,7 @@ pub mod faults;
 pub mod fixtures;
 pub mod profiles;
 pub mod pty;
+pub mod scripted;
 
 /// A profile (or keyring account) name no other test, thread or run uses: `{tag}-{pid}-{nanos}`.
 /// Keyring entries outlive the test process, so names must never collide across runs.

@@ -7,7 +7,7 @@ use url::Url;
 
 use super::body::ERROR_BODY_BYTES;
 use crate::api::model::{self, ErrorBody};
-use crate::secret::ApiKey;
+use crate::credentials::ApiKey;
 use crate::text;
 
 /// Longest server text put into an error message, in terminal cells.

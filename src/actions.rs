@@ -1,0 +1,420 @@
+//! Actions on events: while the dashboard runs, ring the terminal bell and/or run a command
+//! from the config file when a route crosses a threshold, sells out, is forecast to sell out
+//! within a set time, or the service fails and recovers.
+//!
+//! ```toml
+//! [actions]
+//! bell = true
+//! command = ["/usr/local/bin/page-ops", "--team", "capacity"]   # a program and its arguments
+//! timeout = 20                                                   # seconds, then it is killed
+//! sells_out_within = 6                                           # hours, for `sells-out-soon`
+//! ```
+//!
+//! The command is a program and its arguments, never a shell line: captop appends the event's
+//! kind, route slug and one-line message as three more arguments and sets the figures as
+//! environment variables (`CAPTOP_EVENT`, `CAPTOP_ROUTE`, `CAPTOP_ROUTE_NAME`,
+//! `CAPTOP_FILLED_PCT`, `CAPTOP_REMAINING_MINUTES`, `CAPTOP_SELLS_OUT_AT`, `CAPTOP_MESSAGE`),
+//! so a route name full of `$(…)`, `;` or backticks reaches it as inert text. The command runs
+//! detached (its own process group, no stdin, output discarded), at most [`MAX_RUNNING`] at
+//! once, and is killed at its timeout; nothing waits for it, so a failing or hanging command
+//! never blocks the dashboard.
+//!
+//! [`Watcher`] turns successive reports and failures into [`ActionEvent`]s: the first report
+//! only sets the baseline (starting captop rings nothing), then each route fires when its level
+//! rises (warning, critical), when it sells out, and when its forecast first falls within
+//! `sells_out_within`; the service fires `service-down` on the first failure after figures and
+//! `service-up` on the first figures after a failure.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+use crate::api::model::CapacityReport;
+use crate::model::forecast::Forecasts;
+
+/// Most commands running at once; further events are skipped while they run.
+pub const MAX_RUNNING: usize = 4;
+/// A command's time limit when the config sets none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The `[actions]` table of a profile.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionsConfig {
+    /// Ring the terminal bell on every event.
+    #[serde(default)]
+    pub bell: bool,
+    /// The program to run and its first arguments.
+    pub command: Option<Vec<String>>,
+    /// Seconds the command may run (default 10, at most 600).
+    pub timeout: Option<f64>,
+    /// Hours: a route forecast to sell out within this fires `sells-out-soon`.
+    pub sells_out_within: Option<f64>,
+}
+
+impl ActionsConfig {
+    /// Whether anything is to be done at all.
+    pub fn is_active(&self) -> bool {
+        self.bell || self.command.as_ref().is_some_and(|c| !c.is_empty())
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map_or(DEFAULT_TIMEOUT, |t| Duration::from_secs_f64(t.min(600.0)))
+    }
+}
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// A route's fill rose to the warning threshold.
+    Warning,
+    /// A route's fill rose to the critical threshold.
+    Critical,
+    /// A route has nothing left to sell.
+    SoldOut,
+    /// A route is forecast to sell out within `sells_out_within`.
+    SellsOutSoon,
+    /// The figures could not be had after they could.
+    ServiceDown,
+    /// Figures again after a failure.
+    ServiceUp,
+}
+
+impl EventKind {
+    /// The name the command gets (`CAPTOP_EVENT` and its first appended argument).
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Warning => "warning",
+            EventKind::Critical => "critical",
+            EventKind::SoldOut => "sold-out",
+            EventKind::SellsOutSoon => "sells-out-soon",
+            EventKind::ServiceDown => "service-down",
+            EventKind::ServiceUp => "service-up",
+        }
+    }
+}
+
+/// One event with its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionEvent {
+    /// What happened.
+    pub kind: EventKind,
+    /// The route's slug (empty for service events).
+    pub route: String,
+    /// The route's display name, sanitized (empty for service events).
+    pub route_name: String,
+    /// The route's fill %.
+    pub filled_pct: Option<i64>,
+    /// The route's minutes left.
+    pub remaining_minutes: Option<i64>,
+    /// The forecast sell-out.
+    pub sells_out_at: Option<DateTime<Utc>>,
+    /// One line saying it all, sanitized.
+    pub message: String,
+}
+
+impl ActionEvent {
+    /// The arguments appended to the command: kind, route, message.
+    pub fn args(&self) -> [String; 3] {
+        [
+            self.kind.name().to_owned(),
+            self.route.clone(),
+            self.message.clone(),
+        ]
+    }
+
+    /// The environment variables set for the command.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        let opt = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
+        vec![
+            ("CAPTOP_EVENT", self.kind.name().to_owned()),
+            ("CAPTOP_ROUTE", self.route.clone()),
+            ("CAPTOP_ROUTE_NAME", self.route_name.clone()),
+            ("CAPTOP_FILLED_PCT", opt(self.filled_pct)),
+            ("CAPTOP_REMAINING_MINUTES", opt(self.remaining_minutes)),
+            (
+                "CAPTOP_SELLS_OUT_AT",
+                self.sells_out_at.map_or(String::new(), |at| {
+                    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                }),
+            ),
+            ("CAPTOP_MESSAGE", self.message.clone()),
+        ]
+    }
+}
+
+/// A route's state as last seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RouteState {
+    level: crate::model::Level,
+    sold_out: bool,
+    soon: bool,
+}
+
+/// Turns successive reports and failures into events (see the module doc).
+#[derive(Debug, Clone, Default)]
+pub struct Watcher {
+    thresholds: crate::model::Thresholds,
+    within: Option<Duration>,
+    routes: Option<HashMap<String, RouteState>>,
+    service_up: Option<bool>,
+}
+
+impl Watcher {
+    /// A watcher with the dashboard's fill thresholds and the forecast horizon in hours.
+    pub fn new(
+        thresholds: crate::model::Thresholds,
+        sells_out_within_hours: Option<f64>,
+    ) -> Watcher {
+        Watcher {
+            thresholds,
+            within: sells_out_within_hours
+                .filter(|h| h.is_finite() && *h > 0.0)
+                .map(|h| Duration::from_secs_f64(h.min(8784.0) * 3600.0)),
+            routes: None,
+            service_up: None,
+        }
+    }
+
+    /// The events of a new report, given the routes' forecasts.
+    pub fn report(&mut self, report: &CapacityReport, forecasts: &Forecasts) -> Vec<ActionEvent> {
+        let mut events = Vec::new();
+        if self.service_up == Some(false) {
+            events.push(service_event(
+                EventKind::ServiceUp,
+                "figures again".to_owned(),
+            ));
+        }
+        self.service_up = Some(true);
+        let baseline = self.routes.is_none();
+        let old = self.routes.take().unwrap_or_default();
+        let mut new = HashMap::with_capacity(report.routes.len());
+        for r in &report.routes {
+            let sells_out_at = forecasts.get(&r.route).and_then(|f| f.sells_out_at);
+            let state = RouteState {
+                level: self.thresholds.level(r.filled_pct as f64),
+                sold_out: crate::check::is_sold_out(r),
+                soon: match (self.within, sells_out_at) {
+                    (Some(within), Some(at)) => (at - report.generated_at)
+                        .to_std()
+                        .is_ok_and(|left| left <= within),
+                    _ => false,
+                },
+            };
+            let before = old.get(&r.route).copied().unwrap_or(RouteState {
+                level: crate::model::Level::Ok,
+                sold_out: false,
+                soon: false,
+            });
+            new.insert(r.route.clone(), state);
+            if baseline {
+                continue;
+            }
+            let name = crate::text::fit(&r.name, 200);
+            let mut fire = |kind: EventKind, what: String| {
+                events.push(ActionEvent {
+                    kind,
+                    route: crate::text::sanitize(&r.route).into_owned(),
+                    route_name: name.clone(),
+                    filled_pct: Some(r.filled_pct),
+                    remaining_minutes: Some(r.capacity_minutes.remaining),
+                    sells_out_at,
+                    message: format!("{name}: {what}"),
+                });
+            };
+            if state.sold_out && !before.sold_out {
+                fire(EventKind::SoldOut, "sold out".to_owned());
+            } else if state.level > before.level {
+                let kind = if state.level == crate::model::Level::Crit {
+                    EventKind::Critical
+                } else {
+                    EventKind::Warning
+                };
+                fire(kind, format!("{} % filled", r.filled_pct));
+            }
+            if state.soon && !before.soon && !state.sold_out {
+                let left = sells_out_at
+                    .and_then(|at| (at - report.generated_at).to_std().ok())
+                    .map_or_else(String::new, crate::model::forecast::full_in);
+                fire(
+                    EventKind::SellsOutSoon,
+                    format!("forecast to sell out in {left}"),
+                );
+            }
+        }
+        self.routes = Some(new);
+        events
+    }
+
+    /// The events of a failed poll; `reason` is its one-line message.
+    pub fn failure(&mut self, reason: &str) -> Vec<ActionEvent> {
+        let was_up = self.service_up == Some(true);
+        self.service_up = Some(false);
+        if was_up {
+            vec![service_event(
+                EventKind::ServiceDown,
+                crate::text::fit(reason, 200),
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+fn service_event(kind: EventKind, message: String) -> ActionEvent {
+    ActionEvent {
+        kind,
+        route: String::new(),
+        route_name: String::new(),
+        filled_pct: None,
+        remaining_minutes: None,
+        sells_out_at: None,
+        message,
+    }
+}
+
+/// Runs the configured command for events, detached, a few at a time.
+#[derive(Debug, Clone)]
+pub struct Runner {
+    config: ActionsConfig,
+    running: Arc<AtomicUsize>,
+}
+
+impl Runner {
+    /// A runner for the profile's `[actions]`.
+    pub fn new(config: ActionsConfig) -> Runner {
+        Runner {
+            config,
+            running: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Whether the bell is to ring on events.
+    pub fn bell(&self) -> bool {
+        self.config.bell
+    }
+
+    /// Starts the command for `event` and returns at once; the command is killed at its
+    /// timeout. `None` when there is no command or [`MAX_RUNNING`] already run; otherwise the
+    /// task that waits for it (tests await it, the dashboard drops it).
+    pub fn run(&self, event: &ActionEvent) -> Option<tokio::task::JoinHandle<RunOutcome>> {
+        let argv = self.config.command.as_ref()?;
+        let (program, first_args) = argv.split_first()?;
+        if self.running.fetch_add(1, Ordering::SeqCst) >= MAX_RUNNING {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(first_args)
+            .args(event.args())
+            .envs(event.env())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        command.process_group(0);
+        let timeout = self.config.timeout();
+        let running = Arc::clone(&self.running);
+        Some(tokio::spawn(async move {
+            let outcome = match command.spawn() {
+                Err(e) => RunOutcome::NotStarted(e.to_string()),
+                Ok(mut child) => match tokio::time::timeout(timeout, child.wait()).await {
+                    Ok(Ok(status)) => RunOutcome::Exited(status.code()),
+                    Ok(Err(e)) => RunOutcome::NotStarted(e.to_string()),
+                    Err(_) => {
+                        let _ = child.kill().await;
+                        RunOutcome::Killed
+                    }
+                },
+            };
+            running.fetch_sub(1, Ordering::SeqCst);
+            outcome
+        }))
+    }
+}
+
+/// How a command run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// It exited with this code (`None`: by a signal).
+    Exited(Option<i32>),
+    /// It ran past its timeout and was killed.
+    Killed,
+    /// It could not be started.
+    NotStarted(String),
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use crate::model::forecast::Forecast;
+
+    fn kinds(events: &[ActionEvent]) -> Vec<(&'static str, String)> {
+        events
+            .iter()
+            .map(|e| (e.kind.name(), e.route.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn events_fire_on_the_way_up_once_and_not_at_start() {
+        let (mut cap, _) = crate::once::sample_reports();
+        for r in &mut cap.routes {
+            r.filled_pct = 10;
+        }
+        cap.routes[0].filled_pct = 90;
+        let mut w = Watcher::new(Default::default(), Some(6.0));
+        assert!(w.report(&cap, &Forecasts::new()).is_empty(), "baseline");
+        cap.routes[1].filled_pct = 85;
+        cap.routes[0].filled_pct = 96;
+        let slug1 = cap.routes[1].route.clone();
+        let slug0 = cap.routes[0].route.clone();
+        let e = w.report(&cap, &Forecasts::new());
+        assert_eq!(
+            kinds(&e),
+            [("critical", slug0.clone()), ("warning", slug1.clone())]
+        );
+        assert!(w.report(&cap, &Forecasts::new()).is_empty(), "only once");
+
+        let mut forecasts = Forecasts::new();
+        forecasts.insert(
+            slug1.clone(),
+            Forecast {
+                rate_per_hour: 100.0,
+                sells_out_at: Some(cap.generated_at + chrono::Duration::hours(2)),
+                samples: 10,
+                window: Duration::from_secs(600),
+            },
+        );
+        let e = w.report(&cap, &forecasts);
+        assert_eq!(kinds(&e), [("sells-out-soon", slug1.clone())]);
+        assert!(e[0].message.contains("~2 h 0 min"), "{}", e[0].message);
+
+        cap.routes[0].capacity_minutes.remaining = 0;
+        assert_eq!(kinds(&w.report(&cap, &forecasts)), [("sold-out", slug0)]);
+
+        assert_eq!(kinds(&w.failure("boom")), [("service-down", String::new())]);
+        assert!(w.failure("boom").is_empty());
+        assert_eq!(
+            kinds(&w.report(&cap, &forecasts)),
+            [("service-up", String::new())]
+        );
+    }
+
+    #[test]
+    fn a_missing_program_or_full_slots_do_not_block() {
+        let runner = Runner::new(ActionsConfig::default());
+        let e = service_event(EventKind::ServiceUp, "x".to_owned());
+        assert!(runner.run(&e).is_none(), "no command, nothing run");
+        assert!(!ActionsConfig::default().is_active());
+    }
+}

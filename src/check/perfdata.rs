@@ -1,0 +1,123 @@
+//! Performance data in the plugins' format, `'label'=value[UOM];warn;crit;min;max`: the system
+//! figures and the fullest routes, bounded so monitoring systems that cut long lines keep it.
+
+use super::{CheckThresholds, MAX_ROUTE_PERF, SystemFigures, range};
+use crate::api::model::{CapacityReport, RouteCapacity};
+
+/// One perfdata item: `'label'=value[uom];warn;crit;min;max`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Perf {
+    /// The label, already cleaned of what perfdata cannot hold.
+    pub label: String,
+    /// The value.
+    pub value: f64,
+    /// Unit of measurement: `%`, or empty for counts.
+    pub uom: &'static str,
+    /// `;warn;crit` (empty fields when off).
+    pub thresholds: String,
+    /// `;min;max` (empty fields when unknown).
+    pub bounds: String,
+}
+
+impl std::fmt::Display for Perf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "'{}'={}{}{}{}",
+            self.label,
+            range::number(self.value),
+            self.uom,
+            self.thresholds,
+            self.bounds
+        )
+    }
+}
+
+/// The perfdata: the system figures, then the fullest routes' fill, at most [`MAX_ROUTE_PERF`].
+pub(super) fn perfdata(
+    capacity: &CapacityReport,
+    thresholds: &CheckThresholds,
+    system: &SystemFigures,
+) -> Vec<Perf> {
+    let item =
+        |label: &str, value: f64, uom: &'static str, thresholds: String, bounds: String| Perf {
+            label: label.to_owned(),
+            value,
+            uom,
+            thresholds,
+            bounds,
+        };
+    let routes = capacity.routes.len();
+    let mut perf = vec![
+        item(
+            "routes",
+            routes as f64,
+            "",
+            ";;".to_owned(),
+            ";0".to_owned(),
+        ),
+        item(
+            "sold_out",
+            system.sold_out as f64,
+            "",
+            thresholds.sold_out.perf(),
+            format!(";0;{routes}"),
+        ),
+        item(
+            "free_ports",
+            system.free_ports as f64,
+            "",
+            thresholds.free_ports.perf(),
+            format!(";0;{}", system.total_ports),
+        ),
+    ];
+    if let Some(pct) = system.utilization_pct {
+        let limits = thresholds.utilization.perf();
+        perf.push(item("utilization", pct, "%", limits, ";0;100".to_owned()));
+    }
+    if let Some(pct) = capacity.totals.filled_pct {
+        perf.push(item(
+            "fill_total",
+            pct as f64,
+            "%",
+            ";;".to_owned(),
+            ";0;100".to_owned(),
+        ));
+    }
+    let mut fullest: Vec<&RouteCapacity> = capacity.routes.iter().collect();
+    fullest.sort_by_key(|r| std::cmp::Reverse(r.filled_pct));
+    for r in fullest.into_iter().take(MAX_ROUTE_PERF) {
+        let label = format!("fill {}", label(&r.route));
+        let limits = thresholds.fill.perf();
+        perf.push(item(
+            &label,
+            r.filled_pct as f64,
+            "%",
+            limits,
+            ";0;100".to_owned(),
+        ));
+    }
+    perf
+}
+
+/// A perfdata label from server text: only what the format allows inside quotes (no `'`, `=`,
+/// `|`, controls, spaces), at most 40 characters.
+pub fn label(s: &str) -> String {
+    let cleaned: String = s
+        .chars()
+        .filter(|c| !crate::text::is_unsafe(*c))
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '+' | ':') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    if cleaned.is_empty() {
+        "_".to_owned()
+    } else {
+        cleaned
+    }
+}

@@ -1,0 +1,359 @@
+//! The config file as written: finding it, reading it, and parsing it into checked profiles.
+//!
+//! Every value is checked while the file is read: an unknown key, a wrong type or a value out
+//! of range is an error naming the file, line and column. This is the only place in
+//! [`crate::config`] that touches the file system.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::error::ConfigError;
+use super::values::{
+    BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
+    DEFAULT_WARN_PCT, Pct, Secs,
+};
+
+/// The parsed config file.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The file.
+    pub path: PathBuf,
+    /// `default_profile`, if set.
+    pub default_profile: Option<String>,
+    /// The top-level keys: the profile named `default`.
+    pub top: Profile,
+    /// The `[profiles.NAME]` tables.
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+impl LoadedConfig {
+    /// The names of every profile: `default` first, then the named ones.
+    pub fn profile_names(&self) -> Vec<String> {
+        let mut names = vec![DEFAULT_PROFILE.to_owned()];
+        names.extend(self.profiles.keys().cloned());
+        names
+    }
+}
+
+/// One profile's keys as written in the file (all optional).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Profile {
+    /// `base_url`.
+    pub base_url: Option<String>,
+    /// `interval`.
+    pub interval: Option<Duration>,
+    /// `budget`.
+    pub budget: Option<u32>,
+    /// `max_body_mib`.
+    pub max_body_mib: Option<u32>,
+    /// `timeout`.
+    pub timeout: Option<Duration>,
+    /// `warn_pct`.
+    pub warn_pct: Option<u8>,
+    /// `crit_pct`.
+    pub crit_pct: Option<u8>,
+    /// `api_key_command`.
+    pub api_key_command: Option<String>,
+    /// `api_key_command_timeout`.
+    pub api_key_command_timeout: Option<Duration>,
+    /// `color`.
+    pub color: Option<ColorChoice>,
+    /// `ascii`.
+    pub ascii: Option<bool>,
+    /// `allow_insecure_http`.
+    pub allow_insecure_http: Option<bool>,
+    /// The `[check]` table: check mode's thresholds.
+    pub check: Option<crate::check::CheckProfile>,
+    /// The `[actions]` table: what the dashboard does on events.
+    pub actions: Option<crate::actions::ActionsConfig>,
+}
+
+impl Profile {
+    /// A profile that sets nothing: every key takes captop's default.
+    pub const EMPTY: Profile = Profile {
+        base_url: None,
+        interval: None,
+        budget: None,
+        max_body_mib: None,
+        timeout: None,
+        warn_pct: None,
+        crit_pct: None,
+        api_key_command: None,
+        api_key_command_timeout: None,
+        color: None,
+        ascii: None,
+        allow_insecure_http: None,
+        check: None,
+        actions: None,
+    };
+}
+
+/// The file as written: the top-level table with the keys of a profile plus the two that only
+/// the top level may have. (serde's `flatten` cannot be combined with `deny_unknown_fields`,
+/// so the profile keys are listed twice; the top level becomes a `RawProfile` to be checked
+/// like any other.)
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    default_profile: Option<Spanned<String>>,
+    profiles: Option<BTreeMap<Spanned<String>, Spanned<RawProfile>>>,
+    base_url: Option<BaseUrl>,
+    interval: Option<Secs<3600>>,
+    budget: Option<Budget>,
+    max_body_mib: Option<BodyMib>,
+    timeout: Option<Secs<300>>,
+    warn_pct: Option<Spanned<Pct>>,
+    crit_pct: Option<Spanned<Pct>>,
+    api_key_command: Option<CommandLine>,
+    api_key_command_timeout: Option<Secs<600>>,
+    color: Option<ColorChoice>,
+    ascii: Option<bool>,
+    allow_insecure_http: Option<bool>,
+    check: Option<crate::check::CheckProfile>,
+    actions: Option<crate::actions::ActionsConfig>,
+}
+
+/// A `[profiles.NAME]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    base_url: Option<BaseUrl>,
+    interval: Option<Secs<3600>>,
+    budget: Option<Budget>,
+    max_body_mib: Option<BodyMib>,
+    timeout: Option<Secs<300>>,
+    warn_pct: Option<Spanned<Pct>>,
+    crit_pct: Option<Spanned<Pct>>,
+    api_key_command: Option<CommandLine>,
+    api_key_command_timeout: Option<Secs<600>>,
+    color: Option<ColorChoice>,
+    ascii: Option<bool>,
+    allow_insecure_http: Option<bool>,
+    check: Option<crate::check::CheckProfile>,
+    actions: Option<crate::actions::ActionsConfig>,
+}
+
+/// Converts a raw profile (top-level or named) and checks `warn_pct` < `crit_pct`.
+fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile, ConfigError> {
+    let warn = raw
+        .warn_pct
+        .as_ref()
+        .map(|s| (s.get_ref().0, s.span().start));
+    let crit = raw
+        .crit_pct
+        .as_ref()
+        .map(|s| (s.get_ref().0, s.span().start));
+    let w = warn.map_or(DEFAULT_WARN_PCT, |(v, _)| v);
+    let c = crit.map_or(DEFAULT_CRIT_PCT, |(v, _)| v);
+    if w >= c {
+        let at = crit.or(warn).map_or(0, |(_, start)| start);
+        return Err(invalid_at(
+            path,
+            text,
+            at,
+            format!("warn_pct ({w}) must be below crit_pct ({c})"),
+        ));
+    }
+    Ok(Profile {
+        base_url: raw.base_url.map(|u| u.0),
+        interval: raw.interval.map(|s| s.0),
+        budget: raw.budget.map(|b| b.0),
+        max_body_mib: raw.max_body_mib.map(|m| m.0),
+        timeout: raw.timeout.map(|s| s.0),
+        warn_pct: warn.map(|(v, _)| v),
+        crit_pct: crit.map(|(v, _)| v),
+        api_key_command: raw.api_key_command.map(|c| c.0),
+        api_key_command_timeout: raw.api_key_command_timeout.map(|s| s.0),
+        color: raw.color,
+        ascii: raw.ascii,
+        allow_insecure_http: raw.allow_insecure_http,
+        check: raw.check,
+        actions: raw.actions,
+    })
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+/// The bare key of a `key = value` line when `offset` is inside the value, so a message about
+/// a value can name its key.
+fn key_before(text: &str, offset: usize) -> Option<&str> {
+    let before = text.get(..offset)?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim();
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    bare.then_some(key)
+}
+
+fn invalid_at(path: &Path, text: &str, offset: usize, message: String) -> ConfigError {
+    let (line, column) = line_col(text, offset);
+    ConfigError::Invalid {
+        path: path.to_owned(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// Parses config text; `path` is only for messages.
+pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |span| span.start);
+        // toml's message is one or more lines; keep it on one.
+        let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+        let message = match key_before(text, offset) {
+            Some(key) => format!("{key}: {message}"),
+            None => message,
+        };
+        invalid_at(path, text, offset, crate::text::fit(&message, 300))
+    })?;
+    let default_profile = match raw.default_profile {
+        Some(name) => {
+            let span = name.span();
+            let name = name.into_inner();
+            check_profile_name(&name).map_err(|m| invalid_at(path, text, span.start, m))?;
+            Some((name, span))
+        }
+        None => None,
+    };
+    let mut profiles = BTreeMap::new();
+    for (name, table) in raw.profiles.unwrap_or_default() {
+        let span = name.span();
+        let name = name.into_inner();
+        check_profile_name(&name).map_err(|m| invalid_at(path, text, span.start, m))?;
+        if name == DEFAULT_PROFILE {
+            return Err(invalid_at(
+                path,
+                text,
+                span.start,
+                "[profiles.default] is not allowed: the top-level keys are the `default` profile"
+                    .to_owned(),
+            ));
+        }
+        let profile = profile_from_raw(table.into_inner(), text, path)?;
+        profiles.insert(name, profile);
+    }
+    if let Some((name, span)) = &default_profile
+        && name != DEFAULT_PROFILE
+        && !profiles.contains_key(name)
+    {
+        return Err(invalid_at(
+            path,
+            text,
+            span.start,
+            format!("default_profile names `{name}`, but there is no [profiles.{name}]"),
+        ));
+    }
+    let top = RawProfile {
+        base_url: raw.base_url,
+        interval: raw.interval,
+        budget: raw.budget,
+        max_body_mib: raw.max_body_mib,
+        timeout: raw.timeout,
+        warn_pct: raw.warn_pct,
+        crit_pct: raw.crit_pct,
+        api_key_command: raw.api_key_command,
+        api_key_command_timeout: raw.api_key_command_timeout,
+        color: raw.color,
+        ascii: raw.ascii,
+        allow_insecure_http: raw.allow_insecure_http,
+        check: raw.check,
+        actions: raw.actions,
+    };
+    let top = profile_from_raw(top, text, path)?;
+    Ok(LoadedConfig {
+        path: path.to_owned(),
+        default_profile: default_profile.map(|(name, _)| name),
+        top,
+        profiles,
+    })
+}
+
+/// Profile names become keyring account names and appear in messages: keep them plain.
+fn check_profile_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "profile name `{}` must be 1 to 64 letters, digits, `-`, `_` or `.`",
+            crate::text::fit(name, 64)
+        ))
+    }
+}
+
+/// Reads and parses a config file.
+pub fn load_config(path: &Path) -> Result<LoadedConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    parse_config(path, &text)
+}
+
+/// Finds and reads the config: the explicit path must exist, the default one may not.
+pub(super) fn find_config(
+    explicit: Option<&Path>,
+    default: Option<&Path>,
+) -> Result<Option<LoadedConfig>, ConfigError> {
+    if let Some(path) = explicit {
+        if !path.exists() {
+            return Err(ConfigError::Missing {
+                path: path.to_owned(),
+            });
+        }
+        return load_config(path).map(Some);
+    }
+    match default {
+        Some(path) if path.exists() => load_config(path).map(Some),
+        _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_count_characters_from_one() {
+        let text = "a = 1\nnamé = \"x\"\n";
+        assert_eq!(line_col(text, 0), (1, 1));
+        assert_eq!(line_col(text, 4), (1, 5));
+        // `"x"` starts after 6 characters (7 bytes, é is two) on line 2.
+        let offset = text.find('"').unwrap();
+        assert_eq!(line_col(text, offset), (2, 8));
+        assert_eq!(
+            line_col(text, text.len() + 10),
+            (3, 1),
+            "clamped to the end"
+        );
+    }
+
+    #[test]
+    fn value_errors_name_their_key() {
+        let e = parse_config(Path::new("c.toml"), "[profiles.a]\ntimeout = 0\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.toml:2:11: timeout: must be a number of seconds from 0.1 to 300, not 0"
+        );
+    }
+}

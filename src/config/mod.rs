@@ -1,0 +1,42 @@
+//! The config file, its profiles, and the one [`Settings`] struct the rest of captop runs with.
+//!
+//! Precedence, highest first: command-line flags, environment variables, the selected profile
+//! of the config file, captop's defaults.
+//!
+//! The file is TOML (`~/.config/captop/config.toml` on Linux, the platform's config dir
+//! elsewhere; `--config PATH` or `CAPTOP_CONFIG` to read another). Its top-level keys form the
+//! profile named `default`; each `[profiles.NAME]` table is a profile of its own, and keys it
+//! leaves out take captop's defaults, not the top-level values, so a staging profile never
+//! silently borrows production's `base_url` or `api_key_command`. `default_profile = "NAME"`
+//! picks the profile used when neither `--profile` nor `CAPTOP_PROFILE` names one.
+//!
+//! Every value is checked while the file is read: an unknown key, a wrong type or a value out
+//! of range is an error naming the file, line and column. A missing default file is fine; a
+//! missing file named by `--config` is an error.
+//!
+//! ```text
+//!   values   defaults and self-checking value types      (no I/O)
+//!     ▲
+//!   file     find, read and parse the file into profiles (reads the config file, nothing else)
+//!     ▲
+//!   settings flags > env > profile > defaults → Settings (no I/O; the environment is injected)
+//!
+//!   error    ConfigError, used by file and settings
+//! ```
+//!
+//! The process's real environment is read at the edge ([`crate::run::real_environment`]), and
+//! the API key is looked for by [`crate::credentials`], from [`Settings::key_request`].
+
+mod error;
+mod file;
+mod settings;
+mod values;
+
+pub use error::ConfigError;
+pub use file::{LoadedConfig, Profile, line_col, load_config, parse_config};
+pub use settings::{Environment, Settings};
+pub use values::{
+    ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
+    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, MAX_BODY_MIB,
+    MAX_BUDGET,
+};

@@ -1,0 +1,263 @@
+//! The one [`Settings`] struct the rest of captop runs with, and how it is resolved from the
+//! command line, the environment and the selected profile of the config file.
+//!
+//! Precedence, highest first: command-line flags, environment variables, the selected profile
+//! of the config file, captop's defaults. The environment is handed in as an [`Environment`]
+//! (the process's real one is read in [`crate::run`]); nothing here does I/O but reading the
+//! config file through [`super::file`]. The API key is not looked for here either: the
+//! settings give a [`KeyRequest`] and [`crate::credentials`] does the looking.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::cli::GlobalArgs;
+use crate::credentials::{ApiKey, KeyRequest, StoreChoice};
+
+use super::error::ConfigError;
+use super::file::{LoadedConfig, Profile, find_config};
+use super::values::{
+    ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
+    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, body_mib, budget,
+    check_base_url, seconds,
+};
+
+/// The settings captop runs with, after flags, environment, profile and defaults are merged.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Base URL of the service (ending in `/v1`); `None` when nothing set it.
+    pub base_url: Option<String>,
+    /// The selected profile; also the keyring account of its key.
+    pub profile: String,
+    /// Seconds between polls.
+    pub interval: Duration,
+    /// Requests per minute captop allows itself (2 to 120: each poll costs 2).
+    pub budget: u32,
+    /// Largest response body captop reads, in bytes (`max_body_mib`, `--max-body-mib`).
+    pub max_body_bytes: usize,
+    /// Whole-request timeout.
+    pub timeout: Duration,
+    /// Fill percentage from which a route shows as a warning.
+    pub warn_pct: u8,
+    /// Fill percentage from which a route shows as critical.
+    pub crit_pct: u8,
+    /// Whether to draw colours, after `--no-color`, `NO_COLOR`, the profile and the terminal.
+    pub color: bool,
+    /// Draw with ASCII characters only.
+    pub ascii: bool,
+    /// Allow plain `http://` to a host other than loopback.
+    pub allow_insecure_http: bool,
+    /// `--api-key-file`.
+    pub api_key_file: Option<PathBuf>,
+    /// The profile's `api_key_command`.
+    pub api_key_command: Option<String>,
+    /// How long `api_key_command` may run.
+    pub api_key_command_timeout: Duration,
+    /// The config file that was read, if one was.
+    pub config_path: Option<PathBuf>,
+    /// Where the config file is looked for (the `--config` path, or the default one even when
+    /// it does not exist); `None` when there is no home directory to look in.
+    pub config_search_path: Option<PathBuf>,
+    /// The store `CAPTOP_KEYRING` asked for.
+    pub keyring: StoreChoice,
+    /// The profile's `[check]` table (check mode's threshold defaults).
+    pub check: crate::check::CheckProfile,
+    /// The profile's `[actions]` table (bell and command on dashboard events).
+    pub actions: crate::actions::ActionsConfig,
+    /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
+    env_api_key: Option<EnvKey>,
+    /// What resolved these settings, to resolve another profile from the same inputs.
+    inputs: Arc<Inputs>,
+}
+
+/// The inputs of a resolution, kept so [`Settings::for_profile`] can redo it.
+#[derive(Debug)]
+struct Inputs {
+    args: GlobalArgs,
+    file: Option<LoadedConfig>,
+    no_color_env: bool,
+    stdout_is_tty: bool,
+}
+
+/// Where the environment comes from, injectable for tests.
+pub struct Environment<'a> {
+    /// Looks up an environment variable.
+    pub var: &'a dyn Fn(&str) -> Option<String>,
+    /// The default config file (normally from `directories`).
+    pub default_config: Option<PathBuf>,
+    /// Whether stdout is a terminal (for `color = "auto"`).
+    pub stdout_is_tty: bool,
+}
+
+impl Settings {
+    /// Resolves the settings from the command line, the environment `env` describes and the
+    /// config file.
+    pub fn resolve_with(args: &GlobalArgs, env: &Environment<'_>) -> Result<Settings, ConfigError> {
+        let file = find_config(args.config.as_deref(), env.default_config.as_deref())?;
+        let non_empty = |name: &str| (env.var)(name).filter(|v| !v.is_empty());
+        let keyring = match non_empty("CAPTOP_KEYRING") {
+            Some(v) => StoreChoice::parse(&v).map_err(|e| ConfigError::BadValue {
+                name: "CAPTOP_KEYRING".to_owned(),
+                message: e.to_string(),
+            })?,
+            None => StoreChoice::Auto,
+        };
+        let env_api_key =
+            (env.var)("CAPTOP_API_KEY").map(|v| ApiKey::new(v).map_or(EnvKey::Blank, EnvKey::Set));
+        let inputs = Arc::new(Inputs {
+            args: args.clone(),
+            file,
+            no_color_env: non_empty("NO_COLOR").is_some(),
+            stdout_is_tty: env.stdout_is_tty,
+        });
+        let search = args.config.clone().or_else(|| env.default_config.clone());
+        Self::from_inputs(inputs, None, keyring, env_api_key, search)
+    }
+
+    /// The same inputs resolved for another profile (for `auth status`).
+    pub fn for_profile(&self, name: &str) -> Result<Settings, ConfigError> {
+        Self::from_inputs(
+            Arc::clone(&self.inputs),
+            Some(name),
+            self.keyring,
+            self.env_api_key.clone(),
+            self.config_search_path.clone(),
+        )
+    }
+
+    /// The names of every profile the config has (`default` first).
+    pub fn profile_names(&self) -> Vec<String> {
+        self.inputs.file.as_ref().map_or_else(
+            || vec![DEFAULT_PROFILE.to_owned()],
+            LoadedConfig::profile_names,
+        )
+    }
+
+    fn from_inputs(
+        inputs: Arc<Inputs>,
+        profile_override: Option<&str>,
+        keyring: StoreChoice,
+        env_api_key: Option<EnvKey>,
+        config_search_path: Option<PathBuf>,
+    ) -> Result<Settings, ConfigError> {
+        let args = &inputs.args;
+        let file = inputs.file.as_ref();
+        let (name, profile) = select_profile(file, args, profile_override)?;
+        let bad = |flag: &str, message: String| ConfigError::BadValue {
+            name: flag.to_owned(),
+            message,
+        };
+        let base_url = match &args.base_url {
+            Some(url) => {
+                check_base_url(url).map_err(|m| bad("--base-url / CAPTOP_BASE_URL", m))?;
+                Some(url.clone())
+            }
+            None => profile.base_url.clone(),
+        };
+        let interval = match args.interval {
+            Some(v) => seconds(v, 3600).map_err(|m| bad("--interval", m))?,
+            None => profile.interval.unwrap_or(DEFAULT_INTERVAL),
+        };
+        let timeout = match args.timeout {
+            Some(v) => seconds(v, 300).map_err(|m| bad("--timeout", m))?,
+            None => profile.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        };
+        let budget = match args.budget {
+            Some(v) => budget(i64::from(v)).map_err(|m| bad("--budget", m))?,
+            None => profile.budget.unwrap_or(DEFAULT_BUDGET),
+        };
+        let max_body_mib = match args.max_body_mib {
+            Some(v) => body_mib(i64::from(v)).map_err(|m| bad("--max-body-mib", m))?,
+            None => profile.max_body_mib.unwrap_or(DEFAULT_MAX_BODY_MIB),
+        };
+        let color = if args.no_color || inputs.no_color_env {
+            false
+        } else {
+            match profile.color.unwrap_or_default() {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => inputs.stdout_is_tty,
+            }
+        };
+        Ok(Settings {
+            base_url,
+            profile: name,
+            interval,
+            budget,
+            max_body_bytes: max_body_mib as usize * 1024 * 1024,
+            timeout,
+            warn_pct: profile.warn_pct.unwrap_or(DEFAULT_WARN_PCT),
+            crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),
+            color,
+            ascii: args.ascii || profile.ascii.unwrap_or(false),
+            allow_insecure_http: args.allow_insecure_http
+                || profile.allow_insecure_http.unwrap_or(false),
+            api_key_file: args.api_key_file.clone(),
+            api_key_command: profile.api_key_command.clone(),
+            api_key_command_timeout: profile
+                .api_key_command_timeout
+                .unwrap_or(DEFAULT_KEY_COMMAND_TIMEOUT),
+            config_path: file.map(|f| f.path.clone()),
+            config_search_path,
+            keyring,
+            check: profile.check.clone().unwrap_or_default(),
+            actions: profile.actions.clone().unwrap_or_default(),
+            env_api_key,
+            inputs,
+        })
+    }
+
+    /// Whether `CAPTOP_API_KEY` is set (it then wins over `api_key_command` and the keyring).
+    pub fn has_env_key(&self) -> bool {
+        self.env_api_key.is_some()
+    }
+
+    /// Where to look for the API key, as these settings say (see [`crate::credentials`]); the
+    /// looking itself is [`KeyRequest::find`].
+    pub fn key_request(&self) -> KeyRequest<'_> {
+        let env_key = self.env_api_key.as_ref().map(|k| match k {
+            EnvKey::Set(key) => key.expose(),
+            EnvKey::Blank => "",
+        });
+        KeyRequest {
+            profile: &self.profile,
+            api_key_file: self.api_key_file.as_deref(),
+            env_key,
+            api_key_command: self.api_key_command.as_deref(),
+            command_timeout: self.api_key_command_timeout,
+            keyring: self.keyring,
+        }
+    }
+}
+
+/// The profile to use (the override, else `--profile` / `CAPTOP_PROFILE`, else the file's
+/// `default_profile`, else `default`) and its keys; an error when the file has no such profile.
+fn select_profile<'f>(
+    file: Option<&'f LoadedConfig>,
+    args: &GlobalArgs,
+    profile_override: Option<&str>,
+) -> Result<(String, &'f Profile), ConfigError> {
+    let name = profile_override
+        .map(str::to_owned)
+        .or_else(|| args.profile.clone().filter(|p| !p.is_empty()))
+        .or_else(|| file.and_then(|f| f.default_profile.clone()))
+        .unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
+    if name == DEFAULT_PROFILE {
+        return Ok((name, file.map_or(&Profile::EMPTY, |f| &f.top)));
+    }
+    match file.and_then(|f| f.profiles.get(&name)) {
+        Some(profile) => Ok((name, profile)),
+        None => Err(ConfigError::UnknownProfile {
+            name: crate::text::fit(&name, 64),
+            file: file.map(|f| f.path.clone()),
+            available: file.map_or_else(Vec::new, |f| f.profiles.keys().cloned().collect()),
+        }),
+    }
+}
+
+/// The value of `CAPTOP_API_KEY`: a key, or set but blank (reported when the key is needed).
+#[derive(Debug, Clone)]
+enum EnvKey {
+    Set(ApiKey),
+    Blank,
+}

@@ -1,0 +1,132 @@
+//! Sell-out forecasts as cron would see them: `captop --once` run again and again against a
+//! local server whose route sells steadily, with the history kept in a state dir between runs
+//! (`CAPTOP_STATE_DIR`). JSON (validated against the published schema), Markdown and the check
+//! mode's "sells out within" threshold all show the forecast; a damaged history file is a
+//! warning, never a failure.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use crate::check_mode::{Run, captop_in};
+use crate::support::fault_server::{FaultServer, Reply};
+use crate::support::fixtures::{CAPACITY, UTILIZATION};
+
+/// A server whose Lagos route sells 500 minutes each time its clock (one minute per
+/// `/capacity` request) moves: 30,000 minutes an hour; 75,000 left at the start.
+async fn selling_server() -> FaultServer {
+    let polls = Arc::new(AtomicI64::new(0));
+    FaultServer::start(move |req| {
+        if req.path.ends_with("/utilization") {
+            return Reply::json(200, UTILIZATION);
+        }
+        let n = polls.fetch_add(1, Ordering::SeqCst);
+        let sold = 25_000 + 500 * n;
+        let body = CAPACITY
+            .replacen(
+                "2026-11-22T06:00:00Z",
+                &format!("2026-11-22T06:{n:02}:00Z"),
+                1,
+            )
+            .replacen(
+                "\"sold\": 25000, \"remaining\": 75000",
+                &format!("\"sold\": {sold}, \"remaining\": {}", 100_000 - sold),
+                1,
+            )
+            .replacen(
+                "\"filled_pct\": 25}",
+                &format!("\"filled_pct\": {}}}", (sold * 100 + 50_000) / 100_000),
+                1,
+            );
+        Reply::json(200, body)
+    })
+    .await
+}
+
+fn captop(args: &[&str], dir: &std::path::Path) -> Run {
+    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+    captop_in(&args, dir)
+}
+
+fn json_of(run: &Run) -> serde_json::Value {
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("JSON")
+}
+
+#[tokio::test]
+async fn runs_from_cron_build_a_forecast_in_every_format() {
+    let server = selling_server().await;
+    let url = server.base_url("/v1");
+    let (docs, markdown, check, stderr_of_damage) = tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let json = ["--once", "--format", "json", "--base-url", &url];
+        let docs: Vec<serde_json::Value> = (0..4)
+            .map(|_| json_of(&captop(&json, dir.path())))
+            .collect();
+        let markdown = captop(
+            &["--once", "--format", "markdown", "--base-url", &url],
+            dir.path(),
+        );
+        let check = captop(
+            &[
+                "check",
+                "--base-url",
+                &url,
+                "-w",
+                "100",
+                "-c",
+                "100",
+                "--sells-out-within-critical",
+                "3",
+            ],
+            dir.path(),
+        );
+        // Damage the history: the next run warns, starts afresh, and still prints.
+        let state = dir.path().join("state");
+        for entry in std::fs::read_dir(&state).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                std::fs::write(&path, b"{\"version\": 1, \"routes\": [tr").unwrap();
+            }
+        }
+        let damaged = captop(&json, dir.path());
+        let after = json_of(&damaged);
+        assert!(after["forecasts"]["ng-lagos"].is_null(), "started afresh");
+        (docs, markdown, check, damaged.stderr)
+    })
+    .await
+    .unwrap();
+
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schemas/once-report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for doc in &docs {
+        let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+    // Three samples are too few; the fourth makes a forecast. São Paulo is sold out: none.
+    assert!(docs[2]["forecasts"]["ng-lagos"].is_null());
+    let f = &docs[3]["forecasts"]["ng-lagos"];
+    assert_eq!(f["samples"], 4);
+    assert_eq!(f["window_seconds"], 180);
+    assert_eq!(f["rate_per_hour"], 30_000.0);
+    // 73,500 left at 06:03 at 30,000 an hour: 2 h 27 min.
+    assert_eq!(f["sells_out_at"], "2026-11-22T08:30:00Z");
+    assert!(docs[3]["forecasts"]["br-sao-paulo"].is_null());
+
+    let md = markdown.stdout;
+    let row = md.lines().find(|l| l.starts_with("| Nigeria")).unwrap();
+    assert!(row.ends_with("| 30,000 | ~2 h 26 min |"), "{row}");
+
+    let line = check.stdout;
+    assert_eq!(check.code, Some(2), "{line}");
+    assert!(
+        line.starts_with("CAPTOP CRITICAL - 1 critical: Nigeria – Lagos full in ~2 h 25 min"),
+        "{line}"
+    );
+    assert!(
+        stderr_of_damage.contains("started afresh"),
+        "{stderr_of_damage}"
+    );
+}

@@ -1,0 +1,64 @@
+//! captop's integration tests, as one test binary: one module per concern, all sharing one
+//! build of the test kit in `tests/support`.
+//!
+//! One binary rather than one per file: each test binary links the whole crate and its
+//! dependencies, so seventeen of them spent most of a test build linking, and compiled the kit
+//! seventeen times (under a `dead_code` allowance, since each used a different part of it).
+//! Here the kit is compiled once and an unused helper is a warning. Test names read as
+//! `module::test`, so `cargo test --test it secret_hygiene::` runs one concern.
+//!
+//! | module              | what it exercises                                                   |
+//! |---------------------|---------------------------------------------------------------------|
+//! | `actions_command`   | the dashboard's action command: argv only, timeout, few at once     |
+//! | `auth_cli`          | the binary's `auth login/status/logout`, key piped on stdin         |
+//! | `auth_commands`     | `auth` and `config` subcommands in-process, kernel keyring          |
+//! | `auth_tty`          | `auth login` at a real terminal                                     |
+//! | `check_mode`        | `--format nagios` / `captop check`: exit codes, status, perfdata    |
+//! | `client`            | the API client against the scripted fault server                    |
+//! | `config_files`      | config fixtures, precedence                                         |
+//! | `demo_service`      | the simulated service over HTTP                                     |
+//! | `faults_dashboard`  | the fault matrix, live dashboard in a pty                           |
+//! | `faults_once`       | the fault matrix, `--once`                                          |
+//! | `forecasts_once`    | sell-out forecasts from cron-like `--once` runs, every format       |
+//! | `key_sources`       | where the API key comes from                                        |
+//! | `keyring_backends`  | the real keyring stores (Secret Service ones are `#[ignore]`d)      |
+//! | `once_cli`          | `--once` as a script runs it                                        |
+//! | `poll_integration`  | the poller against the simulated service                            |
+//! | `poll_pacing`       | pollers sharing a budget take turns, over HTTP in real time (70 s)  |
+//! | `poll_schedule`     | the poller's schedule under a paused clock                          |
+//! | `poll_sharing`      | turns, joining, leaving and crashing pollers under a paused clock   |
+//! | `properties`        | property tests of decoding and drawing                              |
+//! | `secret_hygiene`    | the key never shows anywhere, mode by mode                          |
+//! | `tui_pty`           | the dashboard end to end in a pty                                   |
+//! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
+//! | `ui_snapshots`      | whole frames against `snapshots/`                                   |
+//!
+//! The Secret Service tests run with `scripts/secret-service-tests.sh`, which selects them by
+//! module (`keyring_backends::`, `auth_commands::`, `auth_cli::`).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod actions_command;
+mod auth_cli;
+mod auth_commands;
+mod auth_tty;
+mod check_mode;
+mod client;
+mod config_files;
+mod demo_service;
+mod faults_dashboard;
+mod faults_once;
+mod forecasts_once;
+mod key_sources;
+mod keyring_backends;
+mod once_cli;
+mod poll_integration;
+mod poll_pacing;
+mod poll_schedule;
+mod poll_sharing;
+mod properties;
+mod secret_hygiene;
+mod tui_pty;
+mod ui_forecast_snapshots;
+mod ui_snapshots;

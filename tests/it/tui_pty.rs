@@ -1,0 +1,112 @@
+//! End to end: the real `captop --demo` in a real pseudo-terminal (100×30), its screen read
+//! back through a terminal emulator. Checks that the dashboard appears, keys work, and that the
+//! terminal is handed back on quit, on SIGTERM and when the terminal hangs up.
+//!
+//! Every wait is a deadline loop on what the screen shows; the only time limits asserted are
+//! "it ended within N seconds".
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
+
+use crate::support;
+
+use std::time::{Duration, Instant};
+
+use support::pty::{Pty, captop};
+
+const ROWS: u16 = 30;
+const COLS: u16 = 100;
+const EXIT_WITHIN: Duration = Duration::from_secs(5);
+
+/// `captop --demo` in a fresh pty, with a home of its own (kept until the test ends).
+fn start_demo() -> (Pty, tempfile::TempDir) {
+    let home = tempfile::tempdir().expect("test home");
+    let pty = Pty::spawn(captop(home.path(), &["--demo"]), COLS, ROWS);
+    (pty, home)
+}
+
+fn wait_for_dashboard(s: &mut Pty) {
+    s.wait_for("dashboard with routes and percentages", |s| {
+        s.contains("Routes")
+            && s.contains("Lagos Mobile")
+            && s.contains("London Fixed")
+            && s.contains("Total")
+            && s.lines().filter(|l| l.contains('%')).count() >= 5
+    });
+}
+
+/// Utime + stime of `pid` in clock ticks, from /proc.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+#[test]
+fn dashboard_appears_help_opens_and_q_exits_cleanly() {
+    let (mut s, _home) = start_demo();
+    wait_for_dashboard(&mut s);
+    s.send(b"?");
+    s.wait_for("help overlay", |sc| {
+        sc.contains("Keys") && sc.contains("refresh now")
+    });
+    s.send(b"\x1b");
+    s.wait_for("help closed", |sc| !sc.contains("refresh now"));
+    s.send(b"q");
+    let status = s.wait_exit(EXIT_WITHIN).expect("captop ended after q");
+    assert!(status.success(), "exit status {status:?}");
+    s.drain();
+    s.assert_restored();
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let (mut s, _home) = start_demo();
+    wait_for_dashboard(&mut s);
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &s.pid().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    assert!(
+        s.wait_exit(EXIT_WITHIN).is_some(),
+        "captop still running after SIGTERM"
+    );
+    s.drain();
+    s.assert_restored();
+}
+
+#[test]
+fn hang_up_ends_captop_promptly_without_burning_cpu() {
+    let (mut s, _home) = start_demo();
+    wait_for_dashboard(&mut s);
+    let pid = s.pid();
+    let before = cpu_ticks(pid).expect("captop's /proc stat");
+    s.hang_up();
+    let mut last = before;
+    let deadline = Instant::now() + EXIT_WITHIN;
+    let ended = loop {
+        if !s.is_running() {
+            break true;
+        }
+        if let Some(t) = cpu_ticks(pid) {
+            last = t;
+        }
+        if Instant::now() >= deadline {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let ticks_per_sec = 100; // USER_HZ on Linux
+    assert!(
+        ended,
+        "captop still running {EXIT_WITHIN:?} after the hang-up"
+    );
+    assert!(
+        last - before < ticks_per_sec / 2,
+        "captop used {} ticks of CPU after the hang-up",
+        last - before
+    );
+}

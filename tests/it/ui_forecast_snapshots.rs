@@ -1,0 +1,136 @@
+//! Snapshots of the dashboard with sell-out forecasts: the "Full in" column, shown only when
+//! some route has a forecast and the terminal has width to spare, and the detail view's sales
+//! line. A session of six polls a minute apart in which two routes sell steadily.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
+
+use std::time::{Duration, Instant};
+
+use captop::api::model::RouteCapacity;
+use captop::app::{App, Event, UiOptions};
+use captop::fixtures::{capacity, route, t, utilization};
+use captop::poll::PollEvent;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn routes() -> Vec<RouteCapacity> {
+    vec![
+        route("ng-lagos", "Lagos", "+234", 120_000, 100_800, 40, 34),
+        route("gb-london", "London", "+44", 480_000, 398_400, 120, 100),
+        route("br-sao-paulo", "São Paulo", "+55", 300_000, 171_000, 80, 46),
+        route("in-mumbai", "Mumbai", "+91", 360_000, 300_000, 96, 80),
+        route("de-frankfurt", "Frankfurt", "+49", 200_000, 24_000, 50, 6),
+        route("au-sydney", "Sydney", "+61", 180_000, 9_000, 48, 2),
+    ]
+}
+
+/// Six polls a minute apart; Lagos sells 400 minutes a minute, Mumbai 1,000.
+fn session() -> App {
+    let base = Instant::now();
+    let mut app = App::new(
+        UiOptions {
+            service_label: "demo http://127.0.0.1:41234/v1".into(),
+            ..UiOptions::default()
+        },
+        t(0),
+        base,
+    );
+    let mut routes = routes();
+    for i in 0..6u64 {
+        let at = i as i64 * 60;
+        app.set_clock(t(at), base + Duration::from_secs(at as u64));
+        app.update(Event::Poll(PollEvent::Capacity {
+            seq: i + 1,
+            received_at: t(at),
+            result: Ok(capacity(t(at), routes.clone())),
+        }));
+        app.update(Event::Poll(PollEvent::Utilization {
+            seq: i + 1,
+            received_at: t(at),
+            result: Ok(utilization(t(at), 60.0, 1_000)),
+        }));
+        for (index, per_minute) in [(0, 400), (3, 1_000)] {
+            let r = &mut routes[index];
+            r.capacity_minutes.sold += per_minute;
+            r.capacity_minutes.remaining -= per_minute;
+            r.filled_pct = r.capacity_minutes.sold * 100 / r.capacity_minutes.total;
+        }
+    }
+    app
+}
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    app.update(Event::Resize(w, h));
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| captop::ui::render(f, app)).unwrap();
+    terminal
+}
+
+fn snap(name: &str, terminal: &Terminal<TestBackend>) {
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!(name, terminal.backend());
+    });
+}
+
+fn screen(terminal: &Terminal<TestBackend>) -> String {
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn full_in_column_when_width_allows() {
+    let mut app = session();
+    let lagos = app
+        .figures
+        .forecast("ng-lagos")
+        .expect("Lagos has a forecast");
+    assert!((lagos.rate_per_hour - 24_000.0).abs() < 1e-6, "{lagos:?}");
+    assert!(app.figures.forecast("gb-london").is_none(), "flat: none");
+
+    let wide = draw(&mut app, 160, 30);
+    let text = screen(&wide);
+    assert!(text.contains("Full in"), "{text}");
+    // Lagos: 17,200 left after the last poll at 24,000 an hour: 43 minutes.
+    let row = text.lines().find(|l| l.contains("Lagos")).unwrap();
+    assert!(row.contains("~43 min"), "{row}");
+    let row = text.lines().find(|l| l.contains("London")).unwrap();
+    assert!(row.contains('—'), "no forecast, a dash: {row}");
+    snap("forecast_160x30", &wide);
+
+    let narrow = screen(&draw(&mut app, 80, 24));
+    assert!(
+        !narrow.contains("Full in"),
+        "no room at 80 columns:\n{narrow}"
+    );
+}
+
+#[test]
+fn detail_view_shows_rate_window_and_sell_out() {
+    let mut app = session();
+    app.update(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
+    while app.selected_row().unwrap().slug != "in-mumbai" {
+        app.update(Event::Key(KeyEvent::new(
+            KeyCode::Char('j'),
+            KeyModifiers::NONE,
+        )));
+    }
+    app.update(Event::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    let term = draw(&mut app, 80, 24);
+    let text = screen(&term);
+    assert!(
+        text.contains("60,000 min/h over 5 min (6 samples)  full in ~55 min"),
+        "{text}"
+    );
+    snap("forecast_detail", &term);
+}

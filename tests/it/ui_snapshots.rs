@@ -1,0 +1,494 @@
+//! Snapshots of whole dashboard frames at fixed sizes, with a fixed clock injected into the
+//! state so ages and countdowns are the same on every run. Snapshots live in `snapshots/`;
+//! each was read as a user would see it before it was accepted. Where colour carries meaning
+//! (gauge thresholds, NO_COLOR) the buffer's styles are asserted directly, since a text snapshot
+//! does not show them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
+
+use std::time::{Duration, Instant};
+
+use captop::api::model::RouteCapacity;
+use captop::api::{ApiError, Endpoint, RetryAfter};
+use captop::app::{App, Event, UiOptions};
+use captop::fixtures::{capacity, route, t, utilization};
+use captop::poll::{Pause, PollEvent, ScheduleStatus};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::{Color, Modifier};
+
+fn demo_routes() -> Vec<RouteCapacity> {
+    vec![
+        route("ng-lagos", "Lagos", "+234", 120_000, 117_600, 40, 39),
+        route("gb-london", "London", "+44", 480_000, 398_400, 120, 100),
+        route("br-sao-paulo", "São Paulo", "+55", 300_000, 171_000, 80, 46),
+        route("jp-tokyo", "東京 Tokyo", "+81", 250_000, 60_000, 64, 15),
+        route("in-mumbai", "Mumbai", "+91", 360_000, 349_200, 96, 93),
+        route("us-new-york", "New York", "+1", 600_000, 330_000, 150, 83),
+        route("de-frankfurt", "Frankfurt", "+49", 200_000, 24_000, 50, 6),
+        route("ke-nairobi", "Nairobi", "+254", 90_000, 76_500, 24, 20),
+        route(
+            "mx-mexico-city",
+            "Mexico City",
+            "+52",
+            150_000,
+            52_500,
+            40,
+            14,
+        ),
+        route("ae-dubai", "Dubai", "+971", 110_000, 99_000, 30, 27),
+        route("au-sydney", "Sydney", "+61", 180_000, 9_000, 48, 2),
+        route(
+            "za-johannesburg",
+            "Johannesburg",
+            "+27",
+            95_000,
+            47_500,
+            24,
+            12,
+        ),
+        route("sg-singapore", "Singapore", "+65", 140_000, 126_000, 36, 32),
+        route("fr-paris", "Paris", "+33", 210_000, 136_500, 56, 36),
+    ]
+}
+
+struct Fixture {
+    app: App,
+    base: Instant,
+}
+
+impl Fixture {
+    fn new(options: UiOptions) -> Self {
+        let base = Instant::now();
+        let app = App::new(options, t(0), base);
+        Fixture { app, base }
+    }
+
+    fn demo() -> Self {
+        Self::new(UiOptions {
+            service_label: "demo http://127.0.0.1:41234/v1".into(),
+            ..UiOptions::default()
+        })
+    }
+
+    fn at(&mut self, s: i64) {
+        self.app
+            .set_clock(t(s), self.base + Duration::from_secs(s as u64));
+    }
+
+    fn send(&mut self, e: Event) {
+        self.app.update(e);
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        self.send(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    fn schedule(&mut self, next_in: u64, pause: Option<Pause>) {
+        let base = self.base;
+        let now = self.app.now_mono;
+        let _ = base;
+        self.send(Event::Poll(PollEvent::Schedule(ScheduleStatus {
+            requested_interval: Duration::from_secs(5),
+            budget_interval: Duration::from_secs(5),
+            interval: Duration::from_secs(5),
+            shared_by: 1,
+            next_poll_at: pause.is_none().then(|| now + Duration::from_secs(next_in)),
+            budget_used: 24,
+            budget_limit: 60,
+            pause,
+            note: None,
+        })));
+    }
+
+    fn capacity(&mut self, seq: u64, at: i64, routes: Vec<RouteCapacity>) {
+        self.send(Event::Poll(PollEvent::Capacity {
+            seq,
+            received_at: t(at),
+            result: Ok(capacity(t(at), routes)),
+        }));
+    }
+
+    fn utilization(&mut self, seq: u64, at: i64, pct: f64, active: i64) {
+        self.send(Event::Poll(PollEvent::Utilization {
+            seq,
+            received_at: t(at),
+            result: Ok(utilization(t(at), pct, active)),
+        }));
+    }
+
+    fn fail_both(&mut self, seq: u64, at: i64, err: ApiError) {
+        let mut cap_err = err.clone();
+        if let ApiError::Connect { endpoint, .. } = &mut cap_err {
+            *endpoint = Endpoint::Capacity;
+        }
+        self.send(Event::Poll(PollEvent::Capacity {
+            seq,
+            received_at: t(at),
+            result: Err(cap_err),
+        }));
+        self.send(Event::Poll(PollEvent::Utilization {
+            seq,
+            received_at: t(at),
+            result: Err(err),
+        }));
+    }
+
+    /// A session: three polls, a purchase on London in the last one.
+    fn normal(mut self) -> Self {
+        self.send(Event::Poll(PollEvent::Health(Ok(
+            captop::api::model::Health {
+                status: "ok".into(),
+                service: "capacity-metrics".into(),
+                version: "1.0.0".into(),
+            },
+        ))));
+        let mut routes = demo_routes();
+        for (i, pct) in [(0, 61.5), (5, 62.0), (10, 63.4)] {
+            self.at(i);
+            self.capacity(i as u64 / 5 + 1, i, routes.clone());
+            self.utilization(i as u64 / 5 + 1, i, pct, 1_020 + i);
+            if i == 5 {
+                let london = &mut routes[1];
+                london.capacity_minutes.sold += 4_800;
+                london.capacity_minutes.remaining -= 4_800;
+                london.ports.sold += 1;
+                london.ports.available -= 1;
+                london.filled_pct =
+                    london.capacity_minutes.sold * 100 / london.capacity_minutes.total;
+            }
+        }
+        self.at(12);
+        self.schedule(3, None);
+        self
+    }
+
+    fn draw(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
+        self.send(Event::Resize(w, h));
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| captop::ui::render(f, &self.app)).unwrap();
+        terminal
+    }
+}
+
+fn snap(name: &str, terminal: &Terminal<TestBackend>) {
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!(name, terminal.backend());
+    });
+}
+
+#[test]
+fn loading() {
+    let mut f = Fixture::demo();
+    f.schedule(2, None);
+    snap("loading", &f.draw(80, 24));
+}
+
+#[test]
+fn normal_80x24() {
+    let mut f = Fixture::demo().normal();
+    snap("normal_80x24", &f.draw(80, 24));
+}
+
+#[test]
+fn normal_160x48_with_events() {
+    let mut f = Fixture::demo().normal();
+    f.key(KeyCode::Char('e'));
+    snap("normal_160x48", &f.draw(160, 48));
+}
+
+#[test]
+fn events_below_routes_at_100x30() {
+    let mut f = Fixture::demo().normal();
+    f.key(KeyCode::Char('e'));
+    snap("events_100x30", &f.draw(100, 30));
+}
+
+#[test]
+fn help_overlay() {
+    let mut f = Fixture::demo().normal();
+    f.key(KeyCode::Char('?'));
+    snap("help", &f.draw(80, 24));
+}
+
+#[test]
+fn filter_active() {
+    let mut f = Fixture::demo().normal();
+    f.key(KeyCode::Char('/'));
+    for c in "on".chars() {
+        f.key(KeyCode::Char(c));
+    }
+    snap("filter", &f.draw(80, 24));
+}
+
+#[test]
+fn detail_view() {
+    let mut f = Fixture::demo().normal();
+    f.key(KeyCode::Char('s'));
+    f.key(KeyCode::Char('s')); // by name: Dubai, Frankfurt, Johannesburg, Lagos, London
+    f.key(KeyCode::Home);
+    for _ in 0..4 {
+        f.key(KeyCode::Char('j'));
+    }
+    assert_eq!(f.app.selected_row().unwrap().name, "London");
+    f.key(KeyCode::Enter);
+    snap("detail", &f.draw(80, 24));
+}
+
+#[test]
+fn stale_after_failed_poll() {
+    let mut f = Fixture::demo().normal();
+    f.at(20);
+    f.fail_both(
+        4,
+        20,
+        ApiError::Connect {
+            endpoint: Endpoint::Utilization,
+            reason: "connection refused".into(),
+        },
+    );
+    f.at(52);
+    let until = f.app.now_mono + Duration::from_secs(4);
+    f.schedule(0, Some(Pause::Backoff { until, attempt: 3 }));
+    snap("stale", &f.draw(80, 24));
+}
+
+#[test]
+fn only_utilization_failing_shows_its_own_age() {
+    let mut f = Fixture::demo().normal();
+    f.at(15);
+    f.capacity(4, 15, demo_routes());
+    f.send(Event::Poll(PollEvent::Utilization {
+        seq: 4,
+        received_at: t(15),
+        result: Err(ApiError::Timeout {
+            endpoint: Endpoint::Utilization,
+            after: Duration::from_secs(10),
+        }),
+    }));
+    f.at(16);
+    f.schedule(4, None);
+    snap("utilization_stale", &f.draw(100, 30));
+}
+
+#[test]
+fn rate_limited() {
+    let mut f = Fixture::demo().normal();
+    f.at(15);
+    f.fail_both(
+        4,
+        15,
+        ApiError::RateLimited {
+            endpoint: Endpoint::Capacity,
+            retry_after: Some(RetryAfter::Seconds(12)),
+        },
+    );
+    let until = f.app.now_mono + Duration::from_secs(12);
+    f.schedule(0, Some(Pause::RateLimited { until }));
+    snap("rate_limited", &f.draw(80, 24));
+}
+
+#[test]
+fn unauthorized() {
+    let mut f = Fixture::demo();
+    f.at(1);
+    f.fail_both(
+        1,
+        1,
+        ApiError::Unauthorized {
+            endpoint: Endpoint::Capacity,
+            message: "invalid API key".into(),
+        },
+    );
+    f.schedule(0, Some(Pause::Unauthorized));
+    snap("unauthorized", &f.draw(80, 24));
+}
+
+#[test]
+fn no_routes() {
+    let mut f = Fixture::demo();
+    f.capacity(1, 0, vec![]);
+    f.utilization(1, 0, 0.0, 0);
+    f.at(1);
+    f.schedule(4, None);
+    snap("no_routes", &f.draw(80, 24));
+}
+
+#[test]
+fn hostile_route_names_stay_in_their_column() {
+    let mut f = Fixture::demo();
+    let mut routes = demo_routes();
+    routes[0].name = "Lagos\u{1b}[2J\u{1b}]0;pwned\u{7}\u{202e}soglA\u{200b}".into();
+    routes[0].dial_code = "+234\u{9b}31m".into();
+    routes[1].name = "東京都東京都東京都東京都東京都東京都 👩‍👩‍👧‍👦 very long".into();
+    routes[2].route = "evil\u{0}slug".into();
+    f.capacity(1, 0, routes);
+    f.utilization(1, 0, 50.0, 900);
+    f.at(1);
+    f.schedule(4, None);
+    let term = f.draw(80, 24);
+    let text = format!("{}", term.backend());
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{200b}'));
+    // Columns stay aligned: on every route row the percentage sign sits in the same cell.
+    let buf = term.backend().buffer();
+    let pct_columns: std::collections::BTreeSet<u16> = (10..22)
+        .filter_map(|y| (0..80).find(|&x| buf[(x, y)].symbol() == "%"))
+        .collect();
+    assert_eq!(
+        pct_columns.len(),
+        1,
+        "percent column moved between rows: {pct_columns:?}"
+    );
+    snap("hostile_names", &term);
+}
+
+#[test]
+fn too_small() {
+    let mut f = Fixture::demo().normal();
+    snap("too_small", &f.draw(40, 10));
+}
+
+#[test]
+fn no_color_ascii() {
+    let mut f = Fixture::new(UiOptions {
+        color: false,
+        ascii: true,
+        service_label: "demo http://127.0.0.1:41234/v1".into(),
+        ..UiOptions::default()
+    })
+    .normal();
+    let term = f.draw(80, 24);
+    let buf = term.backend().buffer();
+    for cell in buf.content() {
+        assert!(
+            cell.fg == Color::Reset && cell.bg == Color::Reset,
+            "a colour in NO_COLOR mode: {cell:?}"
+        );
+        // Route names are the service's data and keep their letters; everything captop draws
+        // itself is ASCII.
+        let from_names = "São Paulo 東京 Tokyo";
+        assert!(
+            cell.symbol().is_ascii() || from_names.contains(cell.symbol()),
+            "a non-ASCII symbol in --ascii mode: {:?}",
+            cell.symbol()
+        );
+    }
+    snap("no_color_ascii", &term);
+}
+
+#[test]
+fn long_list_scrolled_to_the_end() {
+    let mut f = Fixture::demo();
+    let routes: Vec<RouteCapacity> = (0..2_000)
+        .map(|i| {
+            route(
+                &format!("r{i:04}"),
+                &format!("Route {i:04}"),
+                &format!("+{}", 100 + i % 900),
+                10_000,
+                (i * 37) % 10_001,
+                20,
+                i % 21,
+            )
+        })
+        .collect();
+    f.capacity(1, 0, routes);
+    f.utilization(1, 0, 40.0, 3_000);
+    f.at(1);
+    f.schedule(4, None);
+    f.key(KeyCode::Char('s'));
+    f.key(KeyCode::Char('s')); // by name
+    f.send(Event::Resize(100, 30));
+    f.key(KeyCode::End);
+    assert_eq!(f.app.selected_row().unwrap().name, "Route 1999");
+    snap("long_list_end", &f.draw(100, 30));
+}
+
+/// Finds the first cell on row `y` whose symbol is a full gauge block, and returns its colour.
+fn gauge_colour_on_row_of(term: &Terminal<TestBackend>, name: &str) -> Color {
+    let buf = term.backend().buffer();
+    let area = buf.area;
+    for y in 0..area.height {
+        let line: String = (0..area.width)
+            .map(|x| buf[(x, y)].symbol().to_owned())
+            .collect();
+        if line.contains(name) {
+            for x in 0..area.width {
+                if buf[(x, y)].symbol() == "█" {
+                    return buf[(x, y)].fg;
+                }
+            }
+        }
+    }
+    panic!("no gauge on the row of {name}");
+}
+
+#[test]
+fn gauge_colours_step_at_the_thresholds() {
+    let mut f = Fixture::demo().normal();
+    let term = f.draw(120, 40);
+    // Lagos 98 % ≥ 95, Nairobi 85 % ≥ 80, Paris 65 % below.
+    assert_eq!(gauge_colour_on_row_of(&term, "Lagos"), Color::Red);
+    assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::Yellow);
+    assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Green);
+
+    let mut f = Fixture::new(UiOptions {
+        thresholds: captop::model::Thresholds { warn: 50, crit: 70 },
+        ..UiOptions::default()
+    })
+    .normal();
+    let term = f.draw(120, 40);
+    assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Yellow);
+    assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::Red);
+}
+
+#[test]
+fn no_color_marks_critical_rows_by_reverse_video() {
+    let mut f = Fixture::new(UiOptions {
+        color: false,
+        ..UiOptions::default()
+    })
+    .normal();
+    let term = f.draw(120, 40);
+    let buf = term.backend().buffer();
+    let lagos_pct = (0..40)
+        .flat_map(|y| (0..120).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            buf[(x, y)].symbol() == "9"
+                && buf[(x + 1, y)].symbol() == "8"
+                && buf[(x + 2, y)].symbol() == "%"
+        })
+        .expect("Lagos at 98 %");
+    assert!(buf[lagos_pct].modifier.contains(Modifier::REVERSED));
+    assert!(
+        buf.content()
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
+    );
+}
+
+#[test]
+fn every_size_from_tiny_to_huge_draws_without_panicking() {
+    let mut f = Fixture::demo().normal();
+    f.key(KeyCode::Char('e'));
+    for (w, h) in [
+        (1, 1),
+        (20, 5),
+        (59, 15),
+        (60, 16),
+        (61, 17),
+        (80, 24),
+        (132, 43),
+        (300, 100),
+        (500, 20),
+    ] {
+        f.draw(w, h);
+        f.key(KeyCode::Enter);
+        f.draw(w, h);
+        f.key(KeyCode::Esc);
+        f.key(KeyCode::Char('?'));
+        f.draw(w, h);
+        f.key(KeyCode::Esc);
+    }
+}
