@@ -108,6 +108,56 @@ fn status_kb(pid: u32, field: &str) -> anyhow::Result<u64> {
         .map_err(Into::into)
 }
 
+/// Reads the pty until it closes: counts the bytes, feeds the emulator, and notes when every
+/// expected text is first on screen.
+fn spawn_reader(
+    mut reader: Box<dyn Read + Send>,
+    seen: Arc<(Mutex<Seen>, Condvar)>,
+    expect: Vec<String>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = reader.read(&mut buf).unwrap_or(0);
+            let (lock, cvar) = &*seen;
+            let Ok(mut s) = lock.lock() else { return };
+            if n == 0 {
+                s.closed = true;
+                cvar.notify_all();
+                return;
+            }
+            s.bytes += n as u64;
+            s.parser.process(buf.get(..n).unwrap_or_default());
+            if s.complete_at.is_none() {
+                let screen = s.parser.screen().contents();
+                if expect.iter().all(|e| screen.contains(e.as_str())) {
+                    s.complete_at = Some(Instant::now());
+                    cvar.notify_all();
+                }
+            }
+        }
+    })
+}
+
+/// CPU, terminal bytes and memory over the idle window, as `name=value` pairs.
+fn idle_window(opts: &Opts, pid: u32, seen: &(Mutex<Seen>, Condvar)) -> anyhow::Result<String> {
+    std::thread::sleep(Duration::from_secs(1));
+    let bytes_before = seen.0.lock().map(|s| s.bytes).unwrap_or(0);
+    let ticks_before = cpu_ticks(pid)?;
+    let window_start = Instant::now();
+    std::thread::sleep(Duration::from_secs_f64(opts.window));
+    let ticks = cpu_ticks(pid)? - ticks_before;
+    let elapsed = window_start.elapsed().as_secs_f64();
+    let bytes = seen.0.lock().map(|s| s.bytes).unwrap_or(0) - bytes_before;
+    let cpu_pct = ticks as f64 / opts.clk_tck / elapsed * 100.0;
+    Ok(format!(
+        " cpu_pct={cpu_pct:.3} cpu_ticks={ticks} window_s={elapsed:.1} bytes_per_min={:.0} vmhwm_kb={} vmrss_kb={}",
+        bytes as f64 / elapsed * 60.0,
+        status_kb(pid, "VmHWM")?,
+        status_kb(pid, "VmRSS")?,
+    ))
+}
+
 fn main() -> anyhow::Result<()> {
     let opts = parse()?;
     let pair = native_pty_system().openpty(PtySize {
@@ -137,7 +187,7 @@ fn main() -> anyhow::Result<()> {
         }),
         Condvar::new(),
     ));
-    let mut reader = pair.master.try_clone_reader()?;
+    let reader = pair.master.try_clone_reader()?;
     let mut writer = pair.master.take_writer()?;
     let started = Instant::now();
     let mut child = pair.slave.spawn_command(cmd)?;
@@ -145,32 +195,7 @@ fn main() -> anyhow::Result<()> {
     let pid = child
         .process_id()
         .ok_or_else(|| anyhow::anyhow!("no pid"))?;
-    let reading = {
-        let seen = seen.clone();
-        let expect = opts.expect.clone();
-        std::thread::spawn(move || {
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                let n = reader.read(&mut buf).unwrap_or(0);
-                let (lock, cvar) = &*seen;
-                let Ok(mut s) = lock.lock() else { return };
-                if n == 0 {
-                    s.closed = true;
-                    cvar.notify_all();
-                    return;
-                }
-                s.bytes += n as u64;
-                s.parser.process(buf.get(..n).unwrap_or_default());
-                if s.complete_at.is_none() {
-                    let screen = s.parser.screen().contents();
-                    if expect.iter().all(|e| screen.contains(e.as_str())) {
-                        s.complete_at = Some(Instant::now());
-                        cvar.notify_all();
-                    }
-                }
-            }
-        })
-    };
+    let reading = spawn_reader(reader, seen.clone(), opts.expect.clone());
 
     // The first complete frame.
     let first = {
@@ -198,21 +223,7 @@ fn main() -> anyhow::Result<()> {
     let mut line = format!("first_frame_ms={:.1}", first.as_secs_f64() * 1000.0);
 
     if opts.window > 0.0 {
-        std::thread::sleep(Duration::from_secs(1));
-        let bytes_before = seen.0.lock().map(|s| s.bytes).unwrap_or(0);
-        let ticks_before = cpu_ticks(pid)?;
-        let window_start = Instant::now();
-        std::thread::sleep(Duration::from_secs_f64(opts.window));
-        let ticks = cpu_ticks(pid)? - ticks_before;
-        let elapsed = window_start.elapsed().as_secs_f64();
-        let bytes = seen.0.lock().map(|s| s.bytes).unwrap_or(0) - bytes_before;
-        let cpu_pct = ticks as f64 / opts.clk_tck / elapsed * 100.0;
-        line.push_str(&format!(
-            " cpu_pct={cpu_pct:.3} cpu_ticks={ticks} window_s={elapsed:.1} bytes_per_min={:.0} vmhwm_kb={} vmrss_kb={}",
-            bytes as f64 / elapsed * 60.0,
-            status_kb(pid, "VmHWM")?,
-            status_kb(pid, "VmRSS")?,
-        ));
+        line.push_str(&idle_window(&opts, pid, &seen)?);
     }
 
     // Quit as a user would, then make sure it is gone.
