@@ -146,6 +146,9 @@ pub enum Format {
     Markdown,
     /// A monitoring plugin's output and exit code (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
     Nagios,
+    /// The Prometheus text exposition `captop serve` gives at `/metrics`, for node_exporter's
+    /// textfile collector.
+    Prometheus,
 }
 
 /// Maintenance commands.
@@ -165,6 +168,9 @@ pub enum Command {
     Man,
     /// Check mode for Nagios, Icinga and the like: `--once --format nagios` by another name.
     Check,
+    /// Poll the service once for a whole team: relay its API to any number of readers and
+    /// export the figures to Prometheus at /metrics.
+    Serve(ServeArgs),
 }
 
 /// `captop completions SHELL`
@@ -221,4 +227,50 @@ pub struct DemoServerArgs {
     /// Number of routes to simulate.
     #[arg(long, default_value_t = 14)]
     pub routes: usize,
+}
+
+/// `captop serve ...`: the relay's own options; the service, key, interval and budget come from
+/// the shared options, profiles and config file as for the dashboard.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address readers connect to. Anything but loopback needs --token-file and --tls-cert/
+    /// --tls-key (or --allow-insecure-listen).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9477")]
+    pub listen: SocketAddr,
+
+    /// Readers' bearer tokens, one a line (`#` comments allowed); the file must be readable by
+    /// you alone (mode 600). Without it every reader is let in.
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+
+    /// TLS certificate chain (PEM) to serve HTTPS with; needs --tls-key.
+    #[arg(long, value_name = "PATH", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// TLS private key (PEM) matching --tls-cert.
+    #[arg(long, value_name = "PATH", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Listen on a non-loopback address without reader tokens or without TLS: anyone on the
+    /// network may then read the figures, or read them and the tokens in clear.
+    #[arg(long)]
+    pub allow_insecure_listen: bool,
+
+    /// Format of the log lines on stderr.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Most reader connections open at once; more wait for a free one.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub max_connections: usize,
+}
+
+/// Formats of the relay's log lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// `captop serve: message`, for a person.
+    #[default]
+    Text,
+    /// One JSON object a line (`ts`, `level`, `msg`, fields), for journald or Loki.
+    Json,
 }

@@ -38,6 +38,7 @@ pub mod model;
 pub mod once;
 pub mod poll;
 pub mod run;
+pub mod serve;
 pub mod text;
 pub mod tui;
 pub mod ui;

@@ -3,7 +3,7 @@
 //! 0 success, 1 the figures could not be had, 2 usage or configuration error.
 
 use crate::api::{Client, ClientOptions};
-use crate::cli::{Cli, Command, DemoServerArgs, GlobalArgs};
+use crate::cli::{Cli, Command, DemoServerArgs, GlobalArgs, ServeArgs};
 use crate::config::{Environment, Settings};
 use crate::credentials::ApiKey;
 use crate::demo::{DemoConfig, DemoServer};
@@ -23,6 +23,7 @@ pub const DEMO_TIME_SCALE: f64 = 60.0;
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => demo_server(args).await,
+        Some(Command::Serve(args)) => serve(&args, &cli.global).await,
         Some(Command::Auth(cmd)) => auth(&cmd, &cli.global).await,
         Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config_with(
             &cmd,
@@ -88,23 +89,13 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let demo = if args.demo {
-        let config = DemoConfig {
-            time_scale: DEMO_TIME_SCALE,
-            ..DemoConfig::default()
-        };
-        match DemoServer::start(config).await {
-            Ok(server) => Some(server),
-            Err(e) if check => {
-                return unknown(&format!("cannot start the demo service on loopback: {e}"));
-            }
-            Err(e) => {
-                eprintln!("captop: cannot start the demo service on loopback: {e}");
-                return EXIT_FAILURE;
-            }
+    let demo = match start_demo(args.demo).await {
+        Ok(demo) => demo,
+        Err(e) if check => return unknown(&e),
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return EXIT_FAILURE;
         }
-    } else {
-        None
     };
     let client = match connect(&settings, demo.as_ref(), check).await {
         Ok(client) => client,
@@ -266,6 +257,22 @@ fn history_for(client: &Client, demo: bool) -> Option<crate::history::History> {
     crate::history::default_dir().map(|dir| crate::history::History::new(&dir, client.base_url()))
 }
 
+/// The embedded simulated service when `--demo` asks for it, sped up so forecasts show within a
+/// minute or two; the error is the one line to print.
+async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, String> {
+    if !wanted {
+        return Ok(None);
+    }
+    let config = DemoConfig {
+        time_scale: DEMO_TIME_SCALE,
+        ..DemoConfig::default()
+    };
+    DemoServer::start(config)
+        .await
+        .map(Some)
+        .map_err(|e| format!("cannot start the demo service on loopback: {e}"))
+}
+
 /// Builds the client for the service to watch: the demo service when one runs, otherwise the
 /// configured base URL and key. The URL is checked before the key is looked for, since a
 /// refused URL is the more useful thing to hear first. Errors are printed; the exit code is
@@ -339,6 +346,70 @@ async fn auth(cmd: &crate::cli::AuthCommand, args: &GlobalArgs) -> u8 {
 /// A command's `i32` exit code as the process's.
 fn exit_code(code: i32) -> u8 {
     u8::try_from(code).unwrap_or(EXIT_FAILURE)
+}
+
+/// `captop serve`: the relay, with the dashboard's service, key, interval and budget (the
+/// budget defaulting to [`crate::serve::DEFAULT_SERVE_BUDGET`]), until SIGTERM or Ctrl-C.
+async fn serve(args: &ServeArgs, global: &GlobalArgs) -> u8 {
+    let fail = |message: &dyn std::fmt::Display| {
+        eprintln!("captop: {message}");
+        EXIT_USAGE
+    };
+    let settings = match Settings::resolve_with(global, &real_environment()) {
+        Ok(settings) => settings,
+        Err(e) => return fail(&e),
+    };
+    if let Err(e) = crate::serve::check_exposure(
+        args.listen,
+        args.token_file.is_some(),
+        args.tls_cert.is_some(),
+        args.allow_insecure_listen,
+    ) {
+        return fail(&e);
+    }
+    let tokens = match &args.token_file {
+        Some(path) => match crate::serve::auth::ReaderTokens::from_file(path) {
+            Ok(tokens) => Some(tokens),
+            Err(e) => return fail(&e),
+        },
+        None => None,
+    };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => match crate::serve::tls::acceptor(cert, key) {
+            Ok(acceptor) => Some(crate::serve::TlsAcceptorDebug(acceptor)),
+            Err(e) => return fail(&e),
+        },
+        _ => None,
+    };
+    let demo = match start_demo(global.demo).await {
+        Ok(demo) => demo,
+        Err(e) => return fail(&e),
+    };
+    let client = match connect(&settings, demo.as_ref(), false).await {
+        Ok(client) => client,
+        Err(code) => return code,
+    };
+    let budget = if settings.budget_given() {
+        settings.budget
+    } else {
+        crate::serve::DEFAULT_SERVE_BUDGET
+    };
+    let options = crate::serve::ServeOptions {
+        listen: args.listen,
+        tokens,
+        tls,
+        limits: crate::serve::server::Limits {
+            max_connections: args.max_connections,
+            ..crate::serve::server::Limits::default()
+        },
+        logger: crate::serve::log::Logger::new(args.log_format),
+        poll: crate::poll::PollConfig::new(settings.interval, budget),
+    };
+    let code = crate::serve::run(client, options).await;
+    if let Some(server) = demo {
+        server.shutdown().await;
+    }
+    code
 }
 
 /// `captop demo-server`: run the simulated service until Ctrl-C.

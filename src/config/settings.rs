@@ -207,6 +207,17 @@ impl Settings {
         })
     }
 
+    /// Whether the budget was asked for (`--budget` or the profile's `budget`) rather than left
+    /// at the default, so `captop serve` can use a larger default of its own.
+    pub fn budget_given(&self) -> bool {
+        let profile = select_profile(
+            self.inputs.file.as_ref(),
+            &self.inputs.args,
+            Some(&self.profile),
+        );
+        self.inputs.args.budget.is_some() || profile.is_ok_and(|(_, p)| p.budget.is_some())
+    }
+
     /// Whether `CAPTOP_API_KEY` is set (it then wins over `api_key_command` and the keyring).
     pub fn has_env_key(&self) -> bool {
         self.env_api_key.is_some()

@@ -131,6 +131,10 @@ pub async fn run(
                 }
             }
         }
+        Format::Prometheus => {
+            print_warnings(&warnings, stderr);
+            crate::serve::metrics::once_text(&capacity, &utilization)
+        }
         Format::Table | Format::Markdown | Format::Nagios => {
             print_warnings(&warnings, stderr);
             if options.format == Format::Markdown {

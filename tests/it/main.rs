@@ -29,12 +29,15 @@
 //! | `poll_sharing`      | turns, joining, leaving and crashing pollers under a paused clock   |
 //! | `properties`        | property tests of decoding and drawing                              |
 //! | `secret_hygiene`    | the key never shows anywhere, mode by mode                          |
+//! | `serve_prometheus`  | `captop serve`'s /metrics: promtool, a real Prometheus (`#[ignore]`d) |
+//! | `serve_relay`       | `captop serve` between the simulated service and real readers       |
 //! | `tui_pty`           | the dashboard end to end in a pty                                   |
 //! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
 //! | `ui_snapshots`      | whole frames against `snapshots/`                                   |
 //!
 //! The Secret Service tests run with `scripts/secret-service-tests.sh`, which selects them by
-//! module (`keyring_backends::`, `auth_commands::`, `auth_cli::`).
+//! module (`keyring_backends::`, `auth_commands::`, `auth_cli::`); the Prometheus ones with
+//! `cargo test --test it serve_prometheus:: -- --include-ignored` (`.ci/run`).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -59,6 +62,8 @@ mod poll_schedule;
 mod poll_sharing;
 mod properties;
 mod secret_hygiene;
+mod serve_prometheus;
+mod serve_relay;
 mod tui_pty;
 mod ui_forecast_snapshots;
 mod ui_snapshots;

@@ -12,6 +12,7 @@ pub mod faults;
 pub mod fixtures;
 pub mod profiles;
 pub mod pty;
+pub mod relay;
 pub mod scripted;
 
 /// A profile (or keyring account) name no other test, thread or run uses: `{tag}-{pid}-{nanos}`.

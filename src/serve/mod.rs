@@ -1,0 +1,285 @@
+//! `captop serve`: one poller of the service for a whole team — a caching relay of its API and
+//! a Prometheus exporter.
+//!
+//! ```text
+//!   service ◀──2 requests per poll, within the budget── poller (crate::poll)
+//!                                                          │ PollEvent
+//!                                                          ▼
+//!                           follower task: Cache::apply → Snapshot (bodies encoded, gzipped,
+//!                                          ETagged once per poll) → ArcSwap; a log line per
+//!                                          change of the upstream's state
+//!                                                          │ load
+//!   readers (dashboards, --once, curl, Prometheus) ──HTTP──▶ server (limits, TLS) → routes
+//! ```
+//!
+//! - [`state`]: the latest good figures and the snapshot served from them.
+//! - [`routes`]: what each path answers; [`metrics`]: the Prometheus exposition.
+//! - [`auth`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
+//! - [`log`]: the log lines on stderr, text or JSON.
+//!
+//! The upstream API key stays in the poller's client: no route, header, metric or log line is
+//! built from it.
+
+pub mod auth;
+pub mod log;
+pub mod metrics;
+pub mod routes;
+pub mod server;
+pub mod state;
+pub mod tls;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio_rustls::TlsAcceptor;
+
+use crate::api::Client;
+use crate::poll::{PollCommand, PollConfig, PollEvent};
+use auth::ReaderTokens;
+use log::{Level, Logger};
+use state::{Cache, Snapshot, Upstream};
+
+/// Default request budget of the relay: most of the service's 120 a minute per address, as the
+/// relay polls for everyone behind it.
+pub const DEFAULT_SERVE_BUDGET: u32 = 100;
+
+/// How long the relay waits before trying again with a key the service rejected (it may have
+/// been a hiccup, or the key restored).
+pub const KEY_RETRY: Duration = Duration::from_secs(60);
+
+/// Everything [`run`] needs besides the client.
+#[derive(Debug)]
+pub struct ServeOptions {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Readers' tokens; `None` lets every reader in.
+    pub tokens: Option<ReaderTokens>,
+    /// HTTPS, when configured.
+    pub tls: Option<TlsAcceptorDebug>,
+    /// The server's limits.
+    pub limits: server::Limits,
+    /// Where log lines go, and how.
+    pub logger: Logger,
+    /// Interval and budget of the poller.
+    pub poll: PollConfig,
+}
+
+/// A [`TlsAcceptor`] that can be printed (as `TlsAcceptor`; it holds the private key).
+#[derive(Clone)]
+pub struct TlsAcceptorDebug(pub TlsAcceptor);
+
+impl std::fmt::Debug for TlsAcceptorDebug {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TlsAcceptor")
+    }
+}
+
+/// Refuses to expose the figures beyond loopback without reader tokens and TLS, unless the
+/// operator said `--allow-insecure-listen`.
+pub fn check_exposure(
+    listen: SocketAddr,
+    has_tokens: bool,
+    has_tls: bool,
+    allow_insecure: bool,
+) -> Result<(), String> {
+    if listen.ip().is_loopback() || allow_insecure {
+        return Ok(());
+    }
+    let missing = match (has_tokens, has_tls) {
+        (true, true) => return Ok(()),
+        (false, false) => "without reader tokens (--token-file) or TLS (--tls-cert/--tls-key)",
+        (false, true) => {
+            "without reader tokens (--token-file): anyone who can reach it reads the figures"
+        }
+        (true, false) => {
+            "without TLS (--tls-cert/--tls-key): tokens and figures would travel in clear"
+        }
+    };
+    Err(format!(
+        "refusing to listen on {listen} {missing} — add them, listen on loopback, or pass --allow-insecure-listen"
+    ))
+}
+
+/// Runs the relay until SIGTERM or Ctrl-C; returns the exit code (0 after a clean shutdown, 1
+/// when the address cannot be bound).
+pub async fn run(client: Client, options: ServeOptions) -> u8 {
+    let logger = options.logger;
+    let listener = match TcpListener::bind(options.listen).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            logger.log(
+                Level::Error,
+                &format!("cannot listen on {}: {e}", options.listen),
+                &[],
+            );
+            return 1;
+        }
+    };
+    let shutdown = shutdown_signal();
+    let local = listener.local_addr().unwrap_or(options.listen);
+    let scheme = if options.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let interval = format!(
+        "{:.1}s",
+        options.poll.schedule.requested_interval.as_secs_f64()
+    );
+    let budget = options.poll.schedule.budget_limit.to_string();
+    logger.log(
+        Level::Info,
+        &format!("listening on {scheme}://{local}"),
+        &[
+            ("upstream", client.base_url()),
+            ("interval", &interval),
+            ("budget_per_min", &budget),
+            (
+                "readers",
+                if options.tokens.is_some() {
+                    "token"
+                } else {
+                    "open"
+                },
+            ),
+        ],
+    );
+    let (commands, events, poller) = crate::poll::spawn(client, options.poll);
+    let cache = Cache::new();
+    let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
+    let follower = tokio::spawn(follow(
+        events,
+        cache,
+        Arc::clone(&snapshot),
+        logger,
+        commands.clone(),
+    ));
+    let routes = Arc::new(routes::Routes::new(snapshot, options.tokens));
+    server::serve(
+        listener,
+        routes,
+        options.tls.map(|t| t.0),
+        options.limits,
+        shutdown,
+    )
+    .await;
+    let _ = commands.send(PollCommand::Shutdown);
+    let _ = tokio::time::timeout(Duration::from_secs(2), poller).await;
+    follower.abort();
+    logger.log(Level::Info, "stopped", &[]);
+    0
+}
+
+/// Feeds the poller's events to the cache, publishes each new snapshot, logs each change of the
+/// upstream's state, and retries a rejected key every [`KEY_RETRY`].
+async fn follow(
+    mut events: mpsc::Receiver<PollEvent>,
+    mut cache: Cache,
+    snapshot: Arc<ArcSwap<Snapshot>>,
+    logger: Logger,
+    commands: mpsc::UnboundedSender<PollCommand>,
+) {
+    let mut retry_at: Option<tokio::time::Instant> = None;
+    loop {
+        let retry = async {
+            match retry_at {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            event = events.recv() => {
+                let Some(event) = event else { break };
+                if let PollEvent::Warning(warning) = &event {
+                    logger.log(Level::Warn, warning, &[]);
+                }
+                if let Some(change) = cache.apply(event) {
+                    let level = match change.to {
+                        Upstream::Up | Upstream::Starting => Level::Info,
+                        Upstream::RateLimited | Upstream::Unreachable(_) => Level::Warn,
+                        Upstream::KeyRejected => Level::Error,
+                    };
+                    let routes = cache.reports().0.map(|c| c.routes.len().to_string());
+                    let mut fields = vec![("state", state_name(&change.to))];
+                    if let Some(routes) = &routes {
+                        fields.push(("routes", routes));
+                    }
+                    logger.log(level, &change.to.describe(), &fields);
+                    retry_at = (change.to == Upstream::KeyRejected)
+                        .then(|| tokio::time::Instant::now() + KEY_RETRY);
+                }
+                snapshot.store(Arc::new(cache.snapshot().clone()));
+            }
+            () = retry => {
+                retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
+                let _ = commands.send(PollCommand::RefreshNow);
+            }
+        }
+    }
+}
+
+fn state_name(state: &Upstream) -> &'static str {
+    match state {
+        Upstream::Starting => "starting",
+        Upstream::Up => "up",
+        Upstream::RateLimited => "rate_limited",
+        Upstream::KeyRejected => "key_rejected",
+        Upstream::Unreachable(_) => "unreachable",
+    }
+}
+
+/// A future that completes at SIGTERM or Ctrl-C (SIGINT). The handlers are installed when this
+/// is called, not when the future is first polled, so a signal sent right after a process says
+/// it is ready (a line on stdout or stderr) is caught rather than killing it.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let term = signal(SignalKind::terminate()).ok();
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = wait(term) => {},
+                () = wait(interrupt) => {},
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn beyond_loopback_needs_tokens_and_tls_or_the_named_risk() {
+        let lan: SocketAddr = "0.0.0.0:9477".parse().unwrap();
+        let local: SocketAddr = "127.0.0.1:9477".parse().unwrap();
+        let v6: SocketAddr = "[::1]:9477".parse().unwrap();
+        assert!(check_exposure(local, false, false, false).is_ok());
+        assert!(check_exposure(v6, false, false, false).is_ok());
+        assert!(check_exposure(lan, true, true, false).is_ok());
+        for (tokens, tls) in [(false, false), (true, false), (false, true)] {
+            let err = check_exposure(lan, tokens, tls, false).unwrap_err();
+            assert!(err.contains("--allow-insecure-listen"), "{err}");
+            assert!(check_exposure(lan, tokens, tls, true).is_ok());
+        }
+    }
+}
