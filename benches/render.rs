@@ -1,4 +1,5 @@
-//! One dashboard frame with 10 000 routes at 160×48: what a redraw costs when the list is long.
+//! One dashboard frame with 14 and 10 000 routes at 80×24 and 160×48: what a redraw costs when
+//! the list is long.
 //! Only the visible slice is drawn, so this should cost about what 14 routes cost.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -36,17 +37,20 @@ fn app_with(n: usize) -> App {
 }
 
 fn bench_render(c: &mut Criterion) {
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    for n in [14usize, 10_000] {
-        let mut app = app_with(n);
-        app.show_events = true;
-        c.bench_function(&format!("frame_160x48_{n}_routes"), |b| {
-            b.iter(|| {
-                terminal
-                    .draw(|f| captop::ui::render(f, black_box(&app)))
-                    .unwrap();
-            })
-        });
+    for (cols, rows) in [(80u16, 24u16), (160, 48)] {
+        let mut terminal = Terminal::new(TestBackend::new(cols, rows)).unwrap();
+        for n in [14usize, 10_000] {
+            let mut app = app_with(n);
+            app.update(Event::Resize(cols, rows));
+            app.show_events = true;
+            c.bench_function(&format!("frame_{cols}x{rows}_{n}_routes"), |b| {
+                b.iter(|| {
+                    terminal
+                        .draw(|f| captop::ui::render(f, black_box(&app)))
+                        .unwrap();
+                })
+            });
+        }
     }
     // Applying a new report of 10 000 routes (sanitize, diff, sort) — paid once per poll.
     c.bench_function("apply_capacity_10000_routes", |b| {

@@ -57,6 +57,11 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "N", global = true)]
     pub budget: Option<u32>,
 
+    /// Largest response body to read, in MiB (default 8; raise it for networks of more than
+    /// about 38,000 routes).
+    #[arg(long, value_name = "MIB", global = true)]
+    pub max_body_mib: Option<u32>,
+
     /// Named profile of the config file.
     #[arg(long, env = "CAPTOP_PROFILE", value_name = "NAME", global = true)]
     pub profile: Option<String>,
@@ -157,11 +162,23 @@ pub enum Command {
     Config(ConfigCommand),
     /// Run the simulated service standalone and print its base URL and key.
     DemoServer(DemoServerArgs),
+    /// Print a shell completion script for bash, zsh, fish, elvish or PowerShell.
+    Completions(CompletionsArgs),
+    /// Print the manual page in roff: `captop man > captop.1`, then `man ./captop.1`.
+    Man,
     /// Check mode for Nagios, Icinga and the like: `--once --format nagios` by another name.
     Check,
     /// Poll the service once for a whole team: relay its API to any number of readers and
     /// export the figures to Prometheus at /metrics.
     Serve(ServeArgs),
+}
+
+/// `captop completions SHELL`
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `captop auth ...`

@@ -32,6 +32,13 @@ pub async fn run(cli: Cli) -> u8 {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         )),
+        Some(Command::Completions(args)) => exit_code(crate::commands::generate::completions(
+            args.shell,
+            &mut std::io::stdout().lock(),
+        )),
+        Some(Command::Man) => exit_code(crate::commands::generate::man_page(
+            &mut std::io::stdout().lock(),
+        )),
         Some(Command::Check) => figures(&cli.global, true).await,
         None => figures(&cli.global, cli.global.format == crate::cli::Format::Nagios).await,
     }
@@ -294,6 +301,7 @@ async fn connect(
     };
     let mut options = ClientOptions::new(base_url, None);
     options.timeout = settings.timeout;
+    options.max_body_bytes = settings.max_body_bytes;
     options.allow_insecure_http = settings.allow_insecure_http;
     options.check_base_url().map_err(|e| fail(e.to_string()))?;
     options.api_key = match demo {

@@ -102,7 +102,10 @@ pub enum ApiError {
         reason: String,
     },
     /// The body grew past the cap; reading stopped there.
-    #[error("response from {endpoint} is larger than the {} limit", byte_size(*limit))]
+    #[error(
+        "response from {endpoint} is larger than the {} limit (max_body_mib in the config, or --max-body-mib)",
+        byte_size(*limit)
+    )]
     BodyTooLarge {
         /// The endpoint that answered.
         endpoint: Endpoint,

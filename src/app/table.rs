@@ -63,6 +63,9 @@ pub struct RoutesTable {
     pub selected: usize,
     /// Index into [`RoutesTable::view`] of the first visible row.
     pub offset: usize,
+    /// Every row's index in the last sorted order, before filter and reverse: where the next
+    /// sort starts, so a poll that moved few rows costs about one pass, not a full sort.
+    order: Vec<usize>,
 }
 
 impl Default for RoutesTable {
@@ -75,6 +78,7 @@ impl Default for RoutesTable {
             filter_editing: false,
             selected: 0,
             offset: 0,
+            order: Vec::new(),
         }
     }
 }
@@ -169,24 +173,39 @@ impl RoutesTable {
     pub fn recompute(&mut self, rows: &[RouteRow], page: usize) {
         let keep = self.selected_row(rows).map(|r| r.slug.clone());
         let needle = self.filter.to_lowercase();
-        let mut view: Vec<(usize, &RouteRow)> = rows
+        // Start from the last order when it still covers the rows (the usual poll): the sort
+        // finds it nearly sorted and runs in about one pass. The index as the last tie-break
+        // makes the result the same whatever order it starts from.
+        let mut order = std::mem::take(&mut self.order);
+        if order.len() != rows.len() {
+            order = (0..rows.len()).collect();
+        }
+        let mut keyed: Vec<(usize, &RouteRow)> = order
             .iter()
-            .enumerate()
-            .filter(|(_, row)| row.matches(&needle))
+            .filter_map(|&i| rows.get(i).map(|row| (i, row)))
             .collect();
         let by_name = |a: &RouteRow, b: &RouteRow| a.name.cmp(&b.name).then(a.slug.cmp(&b.slug));
         match self.sort {
-            SortKey::Fill => view.sort_by(|&(_, a), &(_, b)| {
-                b.filled_pct.cmp(&a.filled_pct).then_with(|| by_name(a, b))
+            SortKey::Fill => keyed.sort_by(|&(i, a), &(j, b)| {
+                b.filled_pct
+                    .cmp(&a.filled_pct)
+                    .then_with(|| by_name(a, b))
+                    .then(i.cmp(&j))
             }),
-            SortKey::Remaining => view.sort_by(|&(_, a), &(_, b)| {
+            SortKey::Remaining => keyed.sort_by(|&(i, a), &(j, b)| {
                 a.minutes
                     .remaining
                     .cmp(&b.minutes.remaining)
                     .then_with(|| by_name(a, b))
+                    .then(i.cmp(&j))
             }),
-            SortKey::Name => view.sort_by(|&(_, a), &(_, b)| by_name(a, b)),
+            SortKey::Name => keyed.sort_by(|&(i, a), &(j, b)| by_name(a, b).then(i.cmp(&j))),
         }
+        self.order = keyed.iter().map(|&(i, _)| i).collect();
+        let mut view: Vec<(usize, &RouteRow)> = keyed
+            .into_iter()
+            .filter(|(_, row)| row.matches(&needle))
+            .collect();
         if self.reverse {
             view.reverse();
         }
@@ -234,6 +253,36 @@ mod tests {
         table.reverse_sort(&rows, 10);
         assert_eq!(names(&table, &rows), ["Charlie", "Bravo", "Alpha"]);
         assert_eq!(table.selected, 0);
+    }
+
+    #[test]
+    fn a_new_poll_sorts_from_the_last_order_to_the_same_result_as_from_scratch() {
+        let mut table = RoutesTable::default();
+        let mut routes: Vec<_> = (0..40)
+            .map(|i| {
+                let name = format!("Route {}", i % 7); // repeated names: the slug decides
+                route(&format!("r{i:02}"), &name, "+1", 100, (i * 37) % 101, 10, 1)
+            })
+            .collect();
+        let rows: Vec<RouteRow> = routes.iter().map(RouteRow::of).collect();
+        table.recompute(&rows, 10);
+        for poll in 1..6 {
+            for (i, r) in routes.iter_mut().enumerate() {
+                r.filled_pct = ((i * 13 + poll * 29) % 101) as i64;
+                r.capacity_minutes.remaining = ((i * 7 + poll) % 11) as i64;
+            }
+            let rows: Vec<RouteRow> = routes.iter().map(RouteRow::of).collect();
+            for sort in [SortKey::Fill, SortKey::Remaining, SortKey::Name] {
+                table.sort = sort;
+                table.recompute(&rows, 10);
+                let mut fresh = RoutesTable {
+                    sort,
+                    ..RoutesTable::default()
+                };
+                fresh.recompute(&rows, 10);
+                assert_eq!(table.view, fresh.view, "poll {poll}, {sort:?}");
+            }
+        }
     }
 
     #[test]

@@ -203,6 +203,7 @@ async fn read_key(input: KeyInput, profile: &str) -> Result<ApiKey, String> {
 async fn check_key(settings: &Settings, base_url: &str, key: &ApiKey) -> Result<(), ApiError> {
     let mut options = ClientOptions::new(base_url, Some(key.clone()));
     options.timeout = settings.timeout;
+    options.max_body_bytes = settings.max_body_bytes;
     options.allow_insecure_http = settings.allow_insecure_http;
     Client::new(options)?.capacity().await.map(|_| ())
 }

@@ -6,3 +6,5 @@
 pub mod auth;
 /// `captop config path`, `check`.
 pub mod config;
+/// `captop completions SHELL` and `captop man`: generated from the clap definitions.
+pub mod generate;

@@ -13,8 +13,8 @@ use toml::Spanned;
 
 use super::error::ConfigError;
 use super::values::{
-    BaseUrl, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE, DEFAULT_WARN_PCT,
-    Pct, Secs,
+    BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
+    DEFAULT_WARN_PCT, Pct, Secs,
 };
 
 /// The parsed config file.
@@ -48,6 +48,8 @@ pub struct Profile {
     pub interval: Option<Duration>,
     /// `budget`.
     pub budget: Option<u32>,
+    /// `max_body_mib`.
+    pub max_body_mib: Option<u32>,
     /// `timeout`.
     pub timeout: Option<Duration>,
     /// `warn_pct`.
@@ -76,6 +78,7 @@ impl Profile {
         base_url: None,
         interval: None,
         budget: None,
+        max_body_mib: None,
         timeout: None,
         warn_pct: None,
         crit_pct: None,
@@ -101,6 +104,7 @@ struct RawFile {
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
     budget: Option<Budget>,
+    max_body_mib: Option<BodyMib>,
     timeout: Option<Secs<300>>,
     warn_pct: Option<Spanned<Pct>>,
     crit_pct: Option<Spanned<Pct>>,
@@ -120,6 +124,7 @@ struct RawProfile {
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
     budget: Option<Budget>,
+    max_body_mib: Option<BodyMib>,
     timeout: Option<Secs<300>>,
     warn_pct: Option<Spanned<Pct>>,
     crit_pct: Option<Spanned<Pct>>,
@@ -157,6 +162,7 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         base_url: raw.base_url.map(|u| u.0),
         interval: raw.interval.map(|s| s.0),
         budget: raw.budget.map(|b| b.0),
+        max_body_mib: raw.max_body_mib.map(|m| m.0),
         timeout: raw.timeout.map(|s| s.0),
         warn_pct: warn.map(|(v, _)| v),
         crit_pct: crit.map(|(v, _)| v),
@@ -257,6 +263,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         base_url: raw.base_url,
         interval: raw.interval,
         budget: raw.budget,
+        max_body_mib: raw.max_body_mib,
         timeout: raw.timeout,
         warn_pct: raw.warn_pct,
         crit_pct: raw.crit_pct,

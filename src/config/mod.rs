@@ -37,5 +37,6 @@ pub use file::{LoadedConfig, Profile, line_col, load_config, parse_config};
 pub use settings::{Environment, Settings};
 pub use values::{
     ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
-    DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, MAX_BUDGET,
+    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, MAX_BODY_MIB,
+    MAX_BUDGET,
 };

@@ -18,7 +18,8 @@ use super::error::ConfigError;
 use super::file::{LoadedConfig, Profile, find_config};
 use super::values::{
     ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
-    DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, budget, check_base_url, seconds,
+    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, body_mib, budget,
+    check_base_url, seconds,
 };
 
 /// The settings captop runs with, after flags, environment, profile and defaults are merged.
@@ -32,6 +33,8 @@ pub struct Settings {
     pub interval: Duration,
     /// Requests per minute captop allows itself (2 to 120: each poll costs 2).
     pub budget: u32,
+    /// Largest response body captop reads, in bytes (`max_body_mib`, `--max-body-mib`).
+    pub max_body_bytes: usize,
     /// Whole-request timeout.
     pub timeout: Duration,
     /// Fill percentage from which a route shows as a warning.
@@ -163,6 +166,10 @@ impl Settings {
             Some(v) => budget(i64::from(v)).map_err(|m| bad("--budget", m))?,
             None => profile.budget.unwrap_or(DEFAULT_BUDGET),
         };
+        let max_body_mib = match args.max_body_mib {
+            Some(v) => body_mib(i64::from(v)).map_err(|m| bad("--max-body-mib", m))?,
+            None => profile.max_body_mib.unwrap_or(DEFAULT_MAX_BODY_MIB),
+        };
         let color = if args.no_color || inputs.no_color_env {
             false
         } else {
@@ -177,6 +184,7 @@ impl Settings {
             profile: name,
             interval,
             budget,
+            max_body_bytes: max_body_mib as usize * 1024 * 1024,
             timeout,
             warn_pct: profile.warn_pct.unwrap_or(DEFAULT_WARN_PCT),
             crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),

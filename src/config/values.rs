@@ -77,6 +77,34 @@ pub(super) fn budget(v: i64) -> Result<u32, String> {
     }
 }
 
+/// Default of `max_body_mib`: the client's default cap, room for about 38,000 routes (10,000
+/// take 2.1 MiB compact).
+pub const DEFAULT_MAX_BODY_MIB: u32 =
+    (crate::api::client::DEFAULT_MAX_BODY_BYTES / (1024 * 1024)) as u32;
+/// Ceiling of `max_body_mib`: a body is held in memory whole, then decoded.
+pub const MAX_BODY_MIB: u32 = 1024;
+
+/// `max_body_mib`: 1 to [`MAX_BODY_MIB`].
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(try_from = "i64")]
+pub(super) struct BodyMib(pub(super) u32);
+
+impl TryFrom<i64> for BodyMib {
+    type Error = String;
+    fn try_from(v: i64) -> Result<Self, String> {
+        body_mib(v).map(BodyMib)
+    }
+}
+
+pub(super) fn body_mib(v: i64) -> Result<u32, String> {
+    match u32::try_from(v) {
+        Ok(n) if (1..=MAX_BODY_MIB).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "must be a whole number of MiB from 1 to {MAX_BODY_MIB}, not {v}"
+        )),
+    }
+}
+
 /// A percentage 0 to 100.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "i64")]

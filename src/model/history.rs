@@ -36,7 +36,12 @@ impl RouteHistory {
     /// Adds the rows of a poll that arrived `at`; forgets routes no longer reported.
     pub fn record(&mut self, rows: &[RouteRow], at: DateTime<Utc>) {
         for row in rows {
-            let h = self.by_slug.entry(row.slug.clone()).or_default();
+            // Look up before inserting: `entry` would need an owned key, an allocation per
+            // route per poll for routes that are almost always there already.
+            let h = match self.by_slug.get_mut(row.slug.as_str()) {
+                Some(h) => h,
+                None => self.by_slug.entry(row.slug.clone()).or_default(),
+            };
             if h.len() == ROUTE_HISTORY_LEN {
                 h.pop_front();
             }

@@ -99,6 +99,7 @@ fn the_example_config_parses_and_documents_every_key() {
         "base_url",
         "interval",
         "budget",
+        "max_body_mib",
         "timeout",
         "warn_pct",
         "crit_pct",

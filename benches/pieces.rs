@@ -1,0 +1,77 @@
+//! The pieces of a poll at 10,000 routes, each on its own, so a regression shows where it is:
+//! decoding and validating the body, turning routes into rows, the diff against the last poll,
+//! and sorting and filtering the table (from scratch and from the last order, as a poll does).
+//! `scripts/bench.sh` measures the whole binary; this says which part moved.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+
+use captop::api::model::{CapacityReport, decode};
+use captop::app::table::{RoutesTable, SortKey};
+use captop::fixtures::{capacity, many_routes};
+use captop::model::rows::RouteRow;
+use chrono::Utc;
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const N: usize = 10_000;
+
+fn bench_pieces(c: &mut Criterion) {
+    let now = Utc::now();
+    let report = capacity(now, many_routes(N));
+    let body = serde_json::to_vec(&report).unwrap();
+    c.bench_function("decode_validate_10000_routes", |b| {
+        b.iter(|| {
+            let report: CapacityReport = decode(black_box(&body)).unwrap();
+            black_box(captop::api::validate::capacity_warnings_at(&report, now));
+        })
+    });
+    c.bench_function("rows_of_10000_routes", |b| {
+        b.iter(|| {
+            black_box(&report.routes)
+                .iter()
+                .map(RouteRow::of)
+                .collect::<Vec<_>>()
+        })
+    });
+
+    // The next poll: every tenth route sold something.
+    let old: Vec<RouteRow> = report.routes.iter().map(RouteRow::of).collect();
+    let mut next = report.routes.clone();
+    for r in next.iter_mut().step_by(10) {
+        r.capacity_minutes.sold += 60;
+        r.capacity_minutes.remaining -= 60;
+        r.filled_pct = (r.filled_pct + 1).min(100);
+    }
+    let new: Vec<RouteRow> = next.iter().map(RouteRow::of).collect();
+    c.bench_function("diff_10000_routes", |b| {
+        b.iter(|| captop::model::diff::diff(black_box(&old), black_box(&new), now))
+    });
+
+    for sort in [SortKey::Fill, SortKey::Name] {
+        c.bench_function(&format!("sort_{sort:?}_10000_from_scratch"), |b| {
+            b.iter(|| {
+                let mut table = RoutesTable::default();
+                table.sort = sort;
+                table.recompute(black_box(&new), 40);
+                table
+            })
+        });
+        c.bench_function(&format!("sort_{sort:?}_10000_after_a_poll"), |b| {
+            let mut table = RoutesTable::default();
+            table.sort = sort;
+            let mut flip = false;
+            b.iter(|| {
+                flip = !flip;
+                table.recompute(black_box(if flip { &new } else { &old }), 40);
+            })
+        });
+    }
+    c.bench_function("filter_10000_routes", |b| {
+        let mut table = RoutesTable::default();
+        table.recompute(&new, 40);
+        b.iter(|| table.set_filter(black_box("route 01".to_owned()), &new, 40))
+    });
+}
+
+criterion_group!(benches, bench_pieces);
+criterion_main!(benches);

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# What captop costs, side by side with curl, at several network sizes, in one table.
+#
+#   scripts/bench.sh                      # 12, 1,000, 10,000 routes and the most the body limit allows
+#   RUNS=20 WINDOW=120 scripts/bench.sh   # more runs, a longer idle window
+#   ROUTES="12 10000" scripts/bench.sh    # chosen sizes only
+#
+# For each size N it starts `captop demo-server --routes N`, then:
+#  - `--once --format json` against a server of two fixed files (the demo's bodies, captured once,
+#    served by examples/bench_fixed_server.rs), so the service costs the same whatever asks,
+#    versus two `curl` piped into one `jq` object, and versus two bare `curl` (both pairs
+#    concurrent, as captop's two requests are). RUNS rounds; each round runs the three in a
+#    rotated order, so a slow moment of the machine does not land on one side only. Medians.
+#  - the dashboard in a pseudo-terminal at 160×48 (examples/dashboard_cost.rs), against the
+#    live demo service: time to the first complete frame (routes total and utilization drawn),
+#    median of RUNS; then once, an idle WINDOW seconds at the default 5-s interval: CPU time
+#    (utime+stime from /proc), terminal bytes per minute, VmHWM and VmRSS.
+# Finally it runs $BENCH_RELAY (default scripts/bench-relay.sh) when that file is executable,
+# and appends the table rows it prints ("| what | v1 | v2 | ... |", one value per size, given
+# the sizes as arguments) — the relay's own figures.
+#
+# Needs: cargo, curl, jq, Linux /proc. Prints progress on stderr and the table on stdout.
+set -euo pipefail
+
+RUNS=${RUNS:-10}
+WINDOW=${WINDOW:-60}
+COLS=${COLS:-160}
+ROWS=${ROWS:-48}
+MAX_BODY_MIB=${MAX_BODY_MIB:-8}
+BENCH_RELAY=${BENCH_RELAY:-scripts/bench-relay.sh}
+KEY=bench-key-not-secret
+
+cd "$(dirname "$0")/.."
+TARGET=${CARGO_TARGET_DIR:-target}
+echo "building release binaries…" >&2
+cargo build --quiet --release --bin captop --example bench_fixed_server --example dashboard_cost >&2
+CAPTOP=$TARGET/release/captop
+FIXED=$TARGET/release/examples/bench_fixed_server
+DASH=$TARGET/release/examples/dashboard_cost
+CLK_TCK=$(getconf CLK_TCK)
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Starts a server in the background; sets URL to its base URL once it says it.
+start_server() { # name, command...
+  local name=$1; shift
+  "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  PIDS+=($!)
+  for _ in $(seq 100); do
+    if grep -q '^base URL: ' "$WORK/$name.out" 2>/dev/null; then
+      URL=$(sed -n 's/^base URL: //p' "$WORK/$name.out")
+      return
+    fi
+    sleep 0.05
+  done
+  echo "bench: $name did not start: $(cat "$WORK/$name.err")" >&2
+  exit 1
+}
+stop_last_server() {
+  local last=$((${#PIDS[@]} - 1))
+  kill "${PIDS[$last]}" 2>/dev/null || true
+  wait "${PIDS[$last]}" 2>/dev/null || true
+  PIDS=("${PIDS[@]:0:$last}")
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+now_ms() { echo "${EPOCHREALTIME/./}" | awk '{ printf "%.3f", $1 / 1000 }'; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b - a }'; }
+
+RUN_ID=0
+captop_once() { # base URL
+  RUN_ID=$((RUN_ID + 1))
+  # A runtime dir of its own each run: the shared request budget must not make a run wait.
+  CAPTOP_RUNTIME_DIR="$WORK/rt$RUN_ID" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
+    "$CAPTOP" --base-url "$1" --once --format json >/dev/null
+}
+curl_jq() {
+  jq -c -s '{capacity: .[0], utilization: .[1]}' \
+    <(curl -sf -H "Authorization: Bearer $KEY" "$1/capacity") \
+    <(curl -sf -H "Authorization: Bearer $KEY" "$1/utilization") >/dev/null
+}
+bare_curl() {
+  curl -sf -o /dev/null -H "Authorization: Bearer $KEY" "$1/capacity" &
+  curl -sf -o /dev/null -H "Authorization: Bearer $KEY" "$1/utilization"
+  wait $!
+}
+timed() { # command args... → milliseconds on stdout
+  local t0 t1
+  t0=$(now_ms); "$@"; t1=$(now_ms)
+  elapsed "$t0" "$t1"
+}
+dashboard() { # base URL, window, expected routes label → dashboard_cost's line
+  RUN_ID=$((RUN_ID + 1))
+  CAPTOP_RUNTIME_DIR="$WORK/rt$RUN_ID" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
+    "$DASH" --cols "$COLS" --rows "$ROWS" --window "$2" --clk-tck "$CLK_TCK" \
+    --expect "Total, $3 routes" --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
+}
+field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
+thousands() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+
+# The most routes whose /capacity body fits the limit: measured per route at 1,000, with 3 %
+# to spare for longer names, then checked.
+max_routes() {
+  local bytes limit n
+  start_server probe "$CAPTOP" demo-server --routes 1000 --api-key $KEY --rate-limit 1000000
+  bytes=$(curl -sf -H "Authorization: Bearer $KEY" "$URL/capacity" | wc -c)
+  stop_last_server
+  limit=$((MAX_BODY_MIB * 1024 * 1024))
+  n=$(awk -v b="$bytes" -v l="$limit" 'BEGIN { printf "%d", int(l * 0.97 / (b / 1000) / 1000) * 1000 }')
+  while :; do
+    start_server probe "$CAPTOP" demo-server --routes "$n" --api-key $KEY --rate-limit 1000000
+    bytes=$(curl -sf -H "Authorization: Bearer $KEY" "$URL/capacity" | wc -c)
+    stop_last_server
+    [ "$bytes" -le "$limit" ] && break
+    n=$((n - 1000))
+  done
+  MAX_ROUTES=$n
+}
+
+if [ -z "${ROUTES:-}" ]; then
+  max_routes
+  ROUTES="12 1000 10000 $MAX_ROUTES"
+fi
+
+declare -A R
+for n in $ROUTES; do
+  echo "— $n routes" >&2
+  start_server demo "$CAPTOP" demo-server --routes "$n" --api-key $KEY --rate-limit 1000000
+  demo=$URL
+  curl -sf -H "Authorization: Bearer $KEY" "$demo/capacity" >"$WORK/capacity.json"
+  curl -sf -H "Authorization: Bearer $KEY" "$demo/utilization" >"$WORK/utilization.json"
+  R[$n,body]=$(awk -v b="$(wc -c <"$WORK/capacity.json")" 'BEGIN { printf "%.0f KiB", b / 1024 }')
+  start_server fixed "$FIXED" "$WORK/capacity.json" "$WORK/utilization.json"
+  fixed=$URL
+
+  : >"$WORK/once" ; : >"$WORK/jq" ; : >"$WORK/curl"
+  captop_once "$fixed"; curl_jq "$fixed"; bare_curl "$fixed"   # warm the page cache
+  for i in $(seq "$RUNS"); do
+    case $((i % 3)) in
+      0) order="once jq curl" ;;
+      1) order="jq curl once" ;;
+      2) order="curl once jq" ;;
+    esac
+    for who in $order; do
+      case $who in
+        once) timed captop_once "$fixed" >>"$WORK/once" ;;
+        jq) timed curl_jq "$fixed" >>"$WORK/jq" ;;
+        curl) timed bare_curl "$fixed" >>"$WORK/curl" ;;
+      esac
+    done
+  done
+  stop_last_server
+  R[$n,once]=$(median <"$WORK/once")
+  R[$n,jq]=$(median <"$WORK/jq")
+  R[$n,curl]=$(median <"$WORK/curl")
+
+  label=$(thousands "$n")
+  : >"$WORK/first"
+  for _ in $(seq "$RUNS"); do
+    dashboard "$demo" 0 "$label" | field first_frame_ms >>"$WORK/first"
+  done
+  R[$n,first]=$(median <"$WORK/first")
+  echo "  idle window of $WINDOW s…" >&2
+  idle=$(dashboard "$demo" "$WINDOW" "$label")
+  R[$n,cpu]=$(field cpu_pct <<<"$idle")
+  R[$n,bytes]=$(field bytes_per_min <<<"$idle")
+  R[$n,hwm]=$(field vmhwm_kb <<<"$idle")
+  R[$n,rss]=$(field vmrss_kb <<<"$idle")
+  stop_last_server
+done
+
+row() { # label, printf format applied to each size's value(s)…
+  local label=$1 fn=$2 line
+  line="| $label |"
+  for n in $ROUTES; do line+=" $($fn "$n") |"; done
+  echo "$line"
+}
+ms() { printf "%.1f ms" "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f MB", k / 1024 }'; }
+
+_body() { echo "${R[$1,body]}"; }
+_once() { ms "${R[$1,once]}"; }
+_jq() { ms "${R[$1,jq]}"; }
+_curl() { ms "${R[$1,curl]}"; }
+_r_jq() { ratio "${R[$1,once]}" "${R[$1,jq]}"; }
+_r_curl() { ratio "${R[$1,once]}" "${R[$1,curl]}"; }
+_first() { ms "${R[$1,first]}"; }
+_cpu() { printf "%.2f %%" "${R[$1,cpu]}"; }
+_mem() { echo "$(mb "${R[$1,hwm]}") / $(mb "${R[$1,rss]}")"; }
+_bytes() { awk -v b="${R[$1,bytes]}" 'BEGIN { printf "%.1f KB", b / 1000 }'; }
+
+header="| $(uname -n), $(nproc) cores, $RUNS runs |"
+rule="|---|"
+for n in $ROUTES; do header+=" $(thousands "$n") routes |"; rule+="---:|"; done
+echo "$header"
+echo "$rule"
+row "/capacity body" _body
+row "\`captop --once --format json\`" _once
+row "two \`curl\` + \`jq\`" _jq
+row "two bare \`curl\`" _curl
+row "captop ÷ curl + jq" _r_jq
+row "captop ÷ bare curl" _r_curl
+row "dashboard ${COLS}×${ROWS}: first frame" _first
+row "idle CPU (5-s interval, ${WINDOW}-s window)" _cpu
+row "peak RSS (VmHWM) / RSS" _mem
+row "terminal bytes per minute" _bytes
+if [ -x "$BENCH_RELAY" ]; then
+  # shellcheck disable=SC2086
+  "$BENCH_RELAY" $ROUTES
+fi
