@@ -15,13 +15,16 @@
 //! | `auth_tty`          | `auth login` at a real terminal                                     |
 //! | `check_mode`        | `--format nagios` / `captop check`: exit codes, status, perfdata    |
 //! | `client`            | the API client against the scripted fault server                    |
+//! | `completions_man`   | shell completions and the man page name every subcommand and flag   |
 //! | `config_files`      | config fixtures, precedence                                         |
+//! | `config_schema`     | `schemas/config.schema.json` in step with the config parser         |
 //! | `demo_service`      | the simulated service over HTTP                                     |
 //! | `faults_dashboard`  | the fault matrix, live dashboard in a pty                           |
 //! | `faults_once`       | the fault matrix, `--once`                                          |
 //! | `forecasts_once`    | sell-out forecasts from cron-like `--once` runs, every format       |
 //! | `key_sources`       | where the API key comes from                                        |
 //! | `keyring_backends`  | the real keyring stores (Secret Service ones are `#[ignore]`d)      |
+//! | `max_body`          | the body cap as a setting, and its refusal naming the setting       |
 //! | `once_cli`          | `--once` as a script runs it                                        |
 //! | `poll_integration`  | the poller against the simulated service                            |
 //! | `poll_pacing`       | pollers sharing a budget take turns, over HTTP in real time (70 s)  |
@@ -48,13 +51,16 @@ mod auth_commands;
 mod auth_tty;
 mod check_mode;
 mod client;
+mod completions_man;
 mod config_files;
+mod config_schema;
 mod demo_service;
 mod faults_dashboard;
 mod faults_once;
 mod forecasts_once;
 mod key_sources;
 mod keyring_backends;
+mod max_body;
 mod once_cli;
 mod poll_integration;
 mod poll_pacing;
