@@ -74,11 +74,12 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 now_ms() { echo "${EPOCHREALTIME/./}" | awk '{ printf "%.3f", $1 / 1000 }'; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b - a }'; }
 
-RUN_ID=0
-captop_once() { # base URL
-  RUN_ID=$((RUN_ID + 1))
-  # A runtime dir of its own each run: the shared request budget must not make a run wait.
-  CAPTOP_RUNTIME_DIR="$WORK/rt$RUN_ID" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
+# A runtime dir of its own for each run, so that the request budget shared through it (polls
+# paced 2 s apart) never makes a run wait for the previous one. Made with mktemp rather than a
+# counter, since these functions run in $(…) subshells, where a counter would not advance.
+fresh_runtime_dir() { mktemp -d "$WORK/rt.XXXXXX"; }
+captop_once() { # base URL, runtime dir (made before the clock starts)
+  CAPTOP_RUNTIME_DIR="$2/captop" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
     "$CAPTOP" --base-url "$1" --once --format json >/dev/null
 }
 curl_jq() {
@@ -97,8 +98,7 @@ timed() { # command args... → milliseconds on stdout
   elapsed "$t0" "$t1"
 }
 dashboard() { # base URL, window, expected routes label → dashboard_cost's line
-  RUN_ID=$((RUN_ID + 1))
-  CAPTOP_RUNTIME_DIR="$WORK/rt$RUN_ID" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
+  CAPTOP_RUNTIME_DIR="$(fresh_runtime_dir)/captop" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
     "$DASH" --cols "$COLS" --rows "$ROWS" --window "$2" --clk-tck "$CLK_TCK" \
     --expect "Total, $3 routes" --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
 }
@@ -141,7 +141,7 @@ for n in $ROUTES; do
   fixed=$URL
 
   : >"$WORK/once" ; : >"$WORK/jq" ; : >"$WORK/curl"
-  captop_once "$fixed"; curl_jq "$fixed"; bare_curl "$fixed"   # warm the page cache
+  captop_once "$fixed" "$(fresh_runtime_dir)"; curl_jq "$fixed"; bare_curl "$fixed"   # warm the page cache
   for i in $(seq "$RUNS"); do
     case $((i % 3)) in
       0) order="once jq curl" ;;
@@ -150,7 +150,7 @@ for n in $ROUTES; do
     esac
     for who in $order; do
       case $who in
-        once) timed captop_once "$fixed" >>"$WORK/once" ;;
+        once) dir=$(fresh_runtime_dir); timed captop_once "$fixed" "$dir" >>"$WORK/once" ;;
         jq) timed curl_jq "$fixed" >>"$WORK/jq" ;;
         curl) timed bare_curl "$fixed" >>"$WORK/curl" ;;
       esac
