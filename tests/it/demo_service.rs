@@ -10,9 +10,11 @@ use std::time::Duration;
 use captop::api::RetryAfter;
 use captop::api::model::{self, CapacityReport, UtilizationReport};
 use captop::api::validate;
-use captop::demo::{DemoConfig, DemoServer, OPENAPI_JSON, RetryAfterStyle, Simulation};
+use captop::demo::{DemoConfig, DemoServer, RetryAfterStyle, Simulation};
 use chrono::{TimeZone, Utc};
 use serde_json::{Value, json};
+
+use crate::support::contract::{Contract, validator_over};
 
 struct Answer {
     status: u16,
@@ -144,45 +146,6 @@ async fn health_openapi_and_unknown_paths_are_public() {
 /// The OpenAPI document, and a validator for one of its component schemas: the component is
 /// the entry point (`$ref`) of a schema whose root carries the document's `components`, so the
 /// document's own `#/components/schemas/...` references resolve against it.
-struct Contract {
-    doc: Value,
-}
-
-impl Contract {
-    fn load() -> Self {
-        Contract {
-            doc: serde_json::from_str(OPENAPI_JSON).expect("schemas/openapi.json is JSON"),
-        }
-    }
-
-    fn validator(&self, component: &str) -> jsonschema::Validator {
-        validator_over(&self.doc, component).expect("the component schema compiles")
-    }
-
-    fn check(&self, component: &str, instance: &Value) {
-        let validator = self.validator(component);
-        let errors: Vec<String> = validator
-            .iter_errors(instance)
-            .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect();
-        assert!(errors.is_empty(), "{component}: {errors:#?}\n{instance:#}");
-    }
-}
-
-fn validator_over(
-    doc: &Value,
-    component: &str,
-) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
-    let schema = json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$ref": format!("#/components/schemas/{component}"),
-        "components": doc["components"],
-    });
-    jsonschema::draft202012::options()
-        .should_validate_formats(true)
-        .build(&schema)
-}
-
 #[tokio::test]
 #[expect(
     clippy::too_many_lines,

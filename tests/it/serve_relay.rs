@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use captop::demo::{DemoConfig, DemoServer, OPENAPI_JSON};
-use serde_json::{Value, json};
+use serde_json::Value;
 use support::pty::{self, Pty};
 use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually, private_file};
 
@@ -114,24 +114,9 @@ async fn wait_ready(client: &reqwest::Client, relay: &RelayProcess) {
     .await;
 }
 
-/// The schema check of `tests/demo_service.rs`: one component of `schemas/openapi.json` as the
-/// entry point of a schema carrying the document's components.
+/// Fails the test unless `instance` is a valid `component` of `schemas/openapi.json`.
 fn check_schema(component: &str, instance: &Value) {
-    let doc: Value = serde_json::from_str(OPENAPI_JSON).unwrap();
-    let schema = json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$ref": format!("#/components/schemas/{component}"),
-        "components": doc["components"],
-    });
-    let validator = jsonschema::draft202012::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{component}: {errors:#?}");
+    support::contract::Contract::load().check(component, instance);
 }
 
 fn without_generated_at(mut value: Value) -> Value {

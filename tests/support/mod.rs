@@ -7,6 +7,7 @@
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
 
+pub mod contract;
 pub mod fault_server;
 pub mod faults;
 pub mod fixtures;
