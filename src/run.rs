@@ -175,6 +175,9 @@ fn watch(
         crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
         actions.sells_out_within,
     );
+    // Without a bell or a command nothing could fire: the watcher's per-route states and the
+    // forecasts it reads (a fit of every route, each poll) are then not worth keeping.
+    let active = actions.is_active();
     let runner = crate::actions::Runner::new(actions);
     let task = tokio::spawn(async move {
         while let Some(event) = events.recv().await {
@@ -182,21 +185,26 @@ fn watch(
                 crate::poll::PollEvent::Capacity {
                     result: Ok(report), ..
                 } => {
-                    let forecasts = match history.clone() {
+                    let recorded = match history.clone() {
                         Some(history) => {
                             let report = report.clone();
                             tokio::task::spawn_blocking(move || history.record(&report))
                                 .await
                                 .ok()
                                 .and_then(Result::ok)
-                                .map(|r| crate::model::forecast::for_series(&r.series))
-                                .unwrap_or_default()
                         }
-                        None => crate::model::forecast::Forecasts::new(),
+                        None => None,
                     };
-                    watcher.report(report, &forecasts)
+                    if active {
+                        let forecasts = recorded
+                            .map(|r| crate::model::forecast::for_series(&r.series))
+                            .unwrap_or_default();
+                        watcher.report(report, &forecasts)
+                    } else {
+                        Vec::new()
+                    }
                 }
-                crate::poll::PollEvent::Capacity { result: Err(e), .. } => {
+                crate::poll::PollEvent::Capacity { result: Err(e), .. } if active => {
                     watcher.failure(&e.to_string())
                 }
                 _ => Vec::new(),
