@@ -171,7 +171,10 @@ impl History {
             let mut out = open_private_file(&tmp)?;
             out.set_len(0)?;
             out.write_all(&text)?;
-            out.sync_all()?;
+            // No fsync: the rename alone keeps readers from a half-written file, and what a
+            // power cut could still damage is samples, which a damaged file restarts (with a
+            // warning). An fsync per `--once` and per dashboard poll cost more than the rest of
+            // the write.
             fs::rename(&tmp, &self.path)
         })();
         if written.is_err() {
