@@ -22,7 +22,7 @@ pub mod markdown;
 pub mod nagios;
 pub mod table;
 
-pub use json::{OnceReport, render_json};
+pub use json::render_json;
 pub use table::{TableStyle, render_table};
 
 /// All validation warnings of both reports.
@@ -50,34 +50,113 @@ pub struct OnceOptions {
 }
 
 /// Adds the report to the history and makes the forecasts; trouble with the file is a
-/// warning on stderr, never a failure.
-async fn forecasts(
+/// warning (the line to print on stderr), never a failure.
+///
+/// Synchronous: it runs once the reports are in, when nothing else of `--once` is left to run
+/// but drawing them, beside which it runs on a thread of its own ([`draw`]).
+fn forecasts(
     history: Option<&crate::history::History>,
     capacity: &CapacityReport,
-    stderr: &mut dyn Write,
-) -> Forecasts {
-    let Some(history) = history.cloned() else {
-        return Forecasts::new();
+) -> (Forecasts, Option<String>) {
+    let Some(history) = history else {
+        return (Forecasts::new(), None);
     };
-    let report = capacity.clone();
-    let recorded = tokio::task::spawn_blocking(move || history.record(&report)).await;
-    match recorded {
-        Ok(Ok(recorded)) => {
-            if let Some(warning) = recorded.warning {
-                let _ = writeln!(stderr, "captop: warning: {}", sanitize(&warning));
-            }
-            crate::model::forecast::for_series(&recorded.series)
-        }
-        Ok(Err(e)) => {
-            let _ = writeln!(
-                stderr,
+    match history.record(capacity) {
+        Ok(recorded) => (
+            crate::model::forecast::for_series(&recorded.series),
+            recorded
+                .warning
+                .map(|w| format!("captop: warning: {}", sanitize(&w))),
+        ),
+        Err(e) => (
+            Forecasts::new(),
+            Some(format!(
                 "captop: warning: could not keep the forecast history: {}",
                 sanitize(&e.to_string())
-            );
-            Forecasts::new()
-        }
-        Err(_) => Forecasts::new(),
+            )),
+        ),
     }
+}
+
+/// What the second thread works out while the first draws what needs none of it.
+struct Checked {
+    warnings: Vec<Warning>,
+    forecasts: Forecasts,
+    /// A line for stderr about the history file, if any.
+    history_warning: Option<String>,
+}
+
+fn check_and_forecast(
+    history: Option<&crate::history::History>,
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+) -> Checked {
+    let warnings = warnings(capacity, utilization);
+    let (forecasts, history_warning) = forecasts(history, capacity);
+    Checked {
+        warnings,
+        forecasts,
+        history_warning,
+    }
+}
+
+/// The report as `format` draws it, or why it could not be encoded. Validation and the
+/// forecasts (the history file's read and write) run on a second thread meanwhile, and the
+/// validation warnings go to `stderr` in the formats that do not carry them.
+///
+/// Synchronous, like [`forecasts`]: once the reports are in, nothing else is left to run.
+fn draw(
+    options: &OnceOptions,
+    base_url: &str,
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+    stderr: &mut dyn Write,
+) -> Result<String, String> {
+    let history = options.history.as_ref();
+    std::thread::scope(|scope| {
+        let side = scope.spawn(|| check_and_forecast(history, capacity, utilization));
+        let early = match options.format {
+            Format::Json => Some(json::render_head(capacity, utilization).map_err(encode)?),
+            Format::Prometheus => Some(crate::serve::metrics::once_text(capacity, utilization)),
+            Format::Table | Format::Nagios => {
+                Some(render_table(capacity, utilization, base_url, options.style))
+            }
+            Format::Markdown => None,
+        };
+        // The thread only computes; should it panic all the same, the report is still drawn.
+        let checked = side.join().unwrap_or_else(|_| Checked {
+            warnings: Vec::new(),
+            forecasts: Forecasts::new(),
+            history_warning: Some("captop: warning: the forecasts could not be made".to_owned()),
+        });
+        if let Some(line) = &checked.history_warning {
+            let _ = writeln!(stderr, "{line}");
+        }
+        match (options.format, early) {
+            (Format::Json, Some(head)) => {
+                let tail = json::render_tail(capacity, &checked.warnings, &checked.forecasts)
+                    .map_err(encode)?;
+                json::join(head, &tail).map_err(encode)
+            }
+            (_, Some(text)) => {
+                print_warnings(&checked.warnings, stderr);
+                Ok(text)
+            }
+            (_, None) => {
+                print_warnings(&checked.warnings, stderr);
+                Ok(markdown::render(
+                    capacity,
+                    utilization,
+                    base_url,
+                    &checked.forecasts,
+                ))
+            }
+        }
+    })
+}
+
+fn encode(e: serde_json::Error) -> String {
+    format!("could not encode the report: {e}")
 }
 
 /// Fetches both reports inside the shared budget; `Err` is the one-line reason they could not
@@ -119,32 +198,13 @@ pub async fn run(
             return 1;
         }
     };
-    let warnings = warnings(&capacity, &utilization);
-    let forecasts = forecasts(options.history.as_ref(), &capacity, stderr).await;
-    let text = match options.format {
-        Format::Json => {
-            match json::render_json_with(&capacity, &utilization, &warnings, &forecasts) {
-                Ok(text) => text,
-                Err(e) => {
-                    let _ = writeln!(stderr, "captop: could not encode the report: {e}");
-                    return 1;
-                }
-            }
+    match draw(options, client.base_url(), &capacity, &utilization, stderr) {
+        Ok(text) => write_out(&text, stdout, stderr),
+        Err(why) => {
+            let _ = writeln!(stderr, "captop: {why}");
+            1
         }
-        Format::Prometheus => {
-            print_warnings(&warnings, stderr);
-            crate::serve::metrics::once_text(&capacity, &utilization)
-        }
-        Format::Table | Format::Markdown | Format::Nagios => {
-            print_warnings(&warnings, stderr);
-            if options.format == Format::Markdown {
-                markdown::render(&capacity, &utilization, client.base_url(), &forecasts)
-            } else {
-                render_table(&capacity, &utilization, client.base_url(), options.style)
-            }
-        }
-    };
-    write_out(&text, stdout, stderr)
+    }
 }
 
 /// Check mode: the plugin's output on stdout and its exit code, UNKNOWN with the reason when
@@ -169,7 +229,10 @@ async fn check(
         ),
         Ok(Err(why)) => (nagios::unknown(&why), crate::check::Status::Unknown),
         Ok(Ok((capacity, utilization))) => {
-            let forecasts = forecasts(options.history.as_ref(), &capacity, stderr).await;
+            let (forecasts, history_warning) = forecasts(options.history.as_ref(), &capacity);
+            if let Some(line) = history_warning {
+                let _ = writeln!(stderr, "{line}");
+            }
             let sells_out_at = |r: &crate::api::model::RouteCapacity| {
                 forecasts.get(&r.route).and_then(|f| f.sells_out_at)
             };
