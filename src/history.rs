@@ -5,11 +5,13 @@
 //! ```text
 //! $XDG_STATE_HOME/captop/history-<hash of the base URL>.json   (CAPTOP_STATE_DIR overrides)
 //! { "version": 1, "origin": "https://metrics.example.net/v1",
-//!   "routes": { "br-sao-paulo": [ { "at_ms": 1795000000000, "sold": 4358400, "total": 4800000 }, … ] } }
+//!   "routes": { "br-sao-paulo": [ [1795000000000, 4358400, 4800000], … ] } }
 //! ```
 //!
-//! Bounded as [`add_report`] bounds the samples (the latest report's routes, two hours, at
-//! most 480 samples per route and 1000 routes); a file over
+//! Each sample is `[at_ms, sold, total]` (earlier captops wrote `{"at_ms": …, "sold": …,
+//! "total": …}`; both are read). Bounded as [`add_report`] bounds the samples (the latest
+//! report's routes, one hour, a sample per 15 s at most, at most 240 samples per route and
+//! 1000 routes: about 8 MB at the very most); a file over
 //! [`MAX_FILE_BYTES`] is not read. Writers take an exclusive lock on a lock file beside it,
 //! read, add, write a temporary file and rename it over the old one, so a reader never sees
 //! half a file and two writers never lose each other's samples. A file that cannot be parsed
@@ -27,7 +29,7 @@ use crate::model::forecast::add_report;
 use crate::poll::shared::{lock_with_retries, open_private_file};
 
 /// Largest file read; a bigger one is started afresh.
-pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 const VERSION: u32 = 1;
 
 /// The file's contents.
@@ -231,7 +233,7 @@ mod tests {
         // The same report again adds nothing.
         let again = h.record(&report(at(199), &[("a", 1), ("b", 5)])).unwrap();
         let a = &again.series["a"];
-        assert_eq!(a.len(), 121, "two hours of minutes, both ends in");
+        assert_eq!(a.len(), 61, "an hour of minutes, both ends in");
         assert_eq!(a.last().unwrap().sold, 19_900);
         // A route gone from the report is gone from the file; another service has its own.
         let later = History::new(dir.path(), "http://a/v1")
@@ -241,6 +243,25 @@ mod tests {
         let other = History::new(dir.path(), "http://b/v1").read();
         assert!(other.series.is_empty() && other.warning.is_none());
         assert!(fs::metadata(h.path()).unwrap().len() < 64 * 1024);
+    }
+
+    #[test]
+    fn samples_are_written_as_arrays_and_objects_are_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = History::new(dir.path(), "http://a/v1");
+        let old = r#"{"version": 1, "origin": "http://a/v1",
+            "routes": {"a": [{"at_ms": 1795000000000, "sold": 7, "total": 9}]}}"#;
+        fs::write(h.path(), old).unwrap();
+        let kept = h.read();
+        assert!(kept.warning.is_none(), "{:?}", kept.warning);
+        assert_eq!(kept.series["a"][0].sold, 7);
+        let later = chrono::DateTime::from_timestamp_millis(1_795_000_060_000).unwrap();
+        h.record(&report(later, &[("a", 8)])).unwrap();
+        let text = fs::read_to_string(h.path()).unwrap();
+        assert!(
+            text.contains(r#""a":[[1795000000000,7,9],[1795000060000,8,1000000]]"#),
+            "{text}"
+        );
     }
 
     #[test]
@@ -273,10 +294,12 @@ mod tests {
                     for i in 0..12 {
                         // Each writer its own minutes; one older than the newest in the file
                         // is skipped, one newer must be kept by every later writer.
+                        // Half a minute apart, so that all 96 fit in the hour kept.
                         let m = i * 8 + t;
-                        let r = h.record(&report(at(m), &[("a", m)])).unwrap();
+                        let when = at(0) + chrono::Duration::seconds(30 * m);
+                        let r = h.record(&report(when, &[("a", m)])).unwrap();
                         assert!(r.warning.is_none(), "{:?}", r.warning);
-                        let mine = at(m).timestamp_millis();
+                        let mine = when.timestamp_millis();
                         accepted += usize::from(r.series["a"].iter().any(|s| s.at_ms == mine));
                         assert!(h.read().warning.is_none(), "never a torn file");
                     }
