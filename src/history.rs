@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::model::CapacityReport;
 pub use crate::model::forecast::Series;
-use crate::model::forecast::add_report;
+use crate::model::forecast::{Snapshot, add_report, add_samples};
 use crate::poll::shared::{lock_with_retries, open_private_file};
 
 /// Largest file read; a bigger one is started afresh.
@@ -92,12 +92,32 @@ impl History {
     /// Adds a report's samples and returns every route's series. A sample as old as or older
     /// than a route's newest is not added twice.
     pub fn record(&self, report: &CapacityReport) -> io::Result<Recorded> {
+        self.record_with(|series| add_report(series, report))
+    }
+
+    /// Adds the samples of several reports, oldest first (what a dashboard gathered since its
+    /// last write), and returns every route's series.
+    pub fn record_snapshots(&self, snapshots: &[Snapshot]) -> io::Result<Recorded> {
+        self.record_with(|series| {
+            for snapshot in snapshots {
+                let routes = snapshot.routes.iter();
+                add_samples(
+                    series,
+                    snapshot.at_ms,
+                    routes.map(|(slug, sold, total)| (slug.as_str(), *sold, *total)),
+                );
+            }
+        })
+    }
+
+    /// Under the lock: reads the file, lets `add` add to its series, writes it back.
+    fn record_with(&self, add: impl FnOnce(&mut Series)) -> io::Result<Recorded> {
         if let Some(dir) = self.path.parent() {
             create_dir(dir)?;
         }
         let lock = open_private_file(&self.lock_path)?;
         lock_with_retries(&lock)?;
-        let result = self.record_locked(report);
+        let result = self.record_locked(add);
         let unlocked = lock.unlock();
         let recorded = result?;
         unlocked?;
@@ -113,9 +133,9 @@ impl History {
         }
     }
 
-    fn record_locked(&self, report: &CapacityReport) -> io::Result<Recorded> {
+    fn record_locked(&self, add: impl FnOnce(&mut Series)) -> io::Result<Recorded> {
         let (mut file, warning) = self.load();
-        add_report(&mut file.routes, report);
+        add(&mut file.routes);
         file.version = VERSION;
         file.origin.clone_from(&self.origin);
         self.store(&file)?;

@@ -17,7 +17,8 @@
 //! dashboard reads them, and so can anything that serves them on. [`app`] is the dashboard:
 //! the figures plus the state of the screen, changed only by `App::update`. [`ui`] draws it,
 //! [`layout`] says where each panel goes (for the drawing and for the state's page sizes and
-//! clicks), [`format`] words durations and counts, [`tui`] owns the terminal. `--once`
+//! clicks), [`format`] words durations and counts, [`tui`] owns the terminal, and [`tap`] takes
+//! the forecast samples and the `[actions]` events off the poller's messages on their way. `--once`
 //! ([`once`]) takes the same reports and prints them instead.
 
 pub mod actions;
@@ -39,6 +40,7 @@ pub mod once;
 pub mod poll;
 pub mod run;
 pub mod serve;
+pub mod tap;
 pub mod text;
 pub mod tui;
 pub mod ui;

@@ -8,6 +8,7 @@ use crate::config::{Environment, Settings};
 use crate::credentials::ApiKey;
 use crate::demo::{DemoConfig, DemoServer};
 use std::io::IsTerminal;
+use std::time::Duration;
 
 /// Exit code: the figures could not be had.
 pub const EXIT_FAILURE: u8 = 1;
@@ -136,10 +137,16 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
         config.sharing = crate::poll::BudgetSharing::Off;
     }
     let (commands, events, poller) = crate::poll::spawn(client, config);
-    let (events, watcher) = watch(settings, history, events);
+    let (events, tap) = crate::tap::spawn(settings, history, &options.forecast_seed, events);
     let result = crate::tui::run(options, events, commands).await;
+    // Stopping the poller closes the tap's input: it writes the samples it holds and ends.
     poller.abort();
-    watcher.abort();
+    if tokio::time::timeout(Duration::from_secs(2), tap)
+        .await
+        .is_err()
+    {
+        eprintln!("captop: gave up writing the forecast history after 2 s");
+    }
     match result {
         Ok(crate::tui::Exit::PollerGone) => {
             eprintln!("captop: the poller stopped unexpectedly");
@@ -151,77 +158,6 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
             EXIT_FAILURE
         }
     }
-}
-
-/// Taps the poller's messages on their way to the dashboard: each `/capacity` report goes
-/// into the forecast history, and the events it makes run the profile's `[actions]` (see
-/// [`crate::actions`]). The tap never holds a message back for an action: commands run
-/// detached, and the history is written on a blocking thread.
-///
-/// The bell is a BEL byte on stderr, the same terminal as the dashboard's but a stream of its
-/// own: a terminal executes a BEL met inside a control sequence without breaking it, so it
-/// cannot garble a frame being drawn.
-fn watch(
-    settings: &Settings,
-    history: Option<crate::history::History>,
-    mut events: tokio::sync::mpsc::Receiver<crate::poll::PollEvent>,
-) -> (
-    tokio::sync::mpsc::Receiver<crate::poll::PollEvent>,
-    tokio::task::JoinHandle<()>,
-) {
-    let (tx, rx) = tokio::sync::mpsc::channel(64);
-    let actions = settings.actions.clone();
-    let mut watcher = crate::actions::Watcher::new(
-        crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
-        actions.sells_out_within,
-    );
-    // Without a bell or a command nothing could fire: the watcher's per-route states and the
-    // forecasts it reads (a fit of every route, each poll) are then not worth keeping.
-    let active = actions.is_active();
-    let runner = crate::actions::Runner::new(actions);
-    let task = tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            let fired = match &event {
-                crate::poll::PollEvent::Capacity {
-                    result: Ok(report), ..
-                } => {
-                    let recorded = match history.clone() {
-                        Some(history) => {
-                            let report = report.clone();
-                            tokio::task::spawn_blocking(move || history.record(&report))
-                                .await
-                                .ok()
-                                .and_then(Result::ok)
-                        }
-                        None => None,
-                    };
-                    if active {
-                        let forecasts = recorded
-                            .map(|r| crate::model::forecast::for_series(&r.series))
-                            .unwrap_or_default();
-                        watcher.report(report, &forecasts)
-                    } else {
-                        Vec::new()
-                    }
-                }
-                crate::poll::PollEvent::Capacity { result: Err(e), .. } if active => {
-                    watcher.failure(&e.to_string())
-                }
-                _ => Vec::new(),
-            };
-            if tx.send(event).await.is_err() {
-                return;
-            }
-            for action in &fired {
-                if runner.bell() {
-                    use std::io::Write;
-                    let _ = std::io::stderr().write_all(b"\x07");
-                }
-                drop(runner.run(action));
-            }
-        }
-    });
-    (rx, task)
 }
 
 /// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.

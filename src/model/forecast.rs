@@ -187,35 +187,93 @@ pub const MAX_ROUTES: usize = 1000;
 /// Longest route slug kept (longer ones are not tracked).
 const MAX_SLUG_BYTES: usize = 200;
 
-/// Adds a report's samples to `series`: only the report's routes stay, each with the samples
-/// of the last [`KEEP`], at most [`MAX_SAMPLES_PER_ROUTE`]; a sample less than [`MIN_GAP`]
-/// newer than a route's newest is not added.
+/// One report's samples, by route, as [`add_samples`] takes them: what the dashboard holds
+/// for the history file between two writes instead of whole reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The report's `generated_at`, UNIX milliseconds.
+    pub at_ms: i64,
+    /// Slug, `sold`, `total` of the routes tracked ([`MAX_ROUTES`], slugs up to 200 bytes),
+    /// in the report's order.
+    pub routes: Vec<(String, i64, i64)>,
+}
+
+impl Snapshot {
+    /// The samples of a report.
+    pub fn of(report: &crate::api::model::CapacityReport) -> Snapshot {
+        Snapshot {
+            at_ms: report.generated_at.timestamp_millis(),
+            routes: tracked(report)
+                .map(|(slug, sold, total)| (slug.to_owned(), sold, total))
+                .collect(),
+        }
+    }
+}
+
+/// The routes of a report that are tracked, with their figures.
+fn tracked(
+    report: &crate::api::model::CapacityReport,
+) -> impl Iterator<Item = (&str, i64, i64)> + '_ {
+    report
+        .routes
+        .iter()
+        .take(MAX_ROUTES)
+        .filter(|r| r.route.len() <= MAX_SLUG_BYTES)
+        .map(|r| {
+            (
+                r.route.as_str(),
+                r.capacity_minutes.sold,
+                r.capacity_minutes.total,
+            )
+        })
+}
+
+/// Adds a report's samples to `series`: see [`add_samples`].
 pub fn add_report(series: &mut Series, report: &crate::api::model::CapacityReport) {
-    let at_ms = report.generated_at.timestamp_millis();
+    add_samples(
+        series,
+        report.generated_at.timestamp_millis(),
+        tracked(report),
+    );
+}
+
+/// Adds the samples of a report generated at `at_ms` to `series`: only the report's routes
+/// stay, each with the samples of the last [`KEEP`], at most [`MAX_SAMPLES_PER_ROUTE`]; a
+/// sample less than [`MIN_GAP`] newer than a route's newest is not added.
+pub fn add_samples<'a>(
+    series: &mut Series,
+    at_ms: i64,
+    routes: impl Iterator<Item = (&'a str, i64, i64)>,
+) {
     let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
     let gap_ms = i64::try_from(MIN_GAP.as_millis()).unwrap_or(i64::MAX);
-    let mut routes = Series::new();
-    for r in report.routes.iter().take(MAX_ROUTES) {
-        if r.route.len() > MAX_SLUG_BYTES {
+    let mut kept = Series::new();
+    for (slug, sold, total) in routes.take(MAX_ROUTES) {
+        if slug.len() > MAX_SLUG_BYTES {
             continue;
         }
-        let mut samples = series.remove(&r.route).unwrap_or_default();
+        let (slug, mut samples) = series
+            .remove_entry(slug)
+            .unwrap_or_else(|| (slug.to_owned(), Vec::new()));
         if samples
             .last()
             .is_none_or(|last| at_ms.saturating_sub(last.at_ms) >= gap_ms)
         {
-            samples.push(Sample {
-                at_ms,
-                sold: r.capacity_minutes.sold,
-                total: r.capacity_minutes.total,
-            });
+            samples.push(Sample { at_ms, sold, total });
         }
         samples.retain(|s| at_ms.saturating_sub(s.at_ms) <= keep_ms);
         let extra = samples.len().saturating_sub(MAX_SAMPLES_PER_ROUTE);
         samples.drain(..extra);
-        routes.insert(r.route.clone(), samples);
+        kept.insert(slug, samples);
     }
-    *series = routes;
+    *series = kept;
+}
+
+/// Whether a report generated at `at_ms` would add a sample to a series whose newest report
+/// was generated at `newest_ms`: the dashboard keeps only such reports for the file.
+pub fn adds_after(newest_ms: Option<i64>, at_ms: i64) -> bool {
+    let gap_ms = i64::try_from(MIN_GAP.as_millis()).unwrap_or(i64::MAX);
+    newest_ms.is_none_or(|newest| at_ms.saturating_sub(newest) >= gap_ms)
 }
 
 /// The forecast of every route whose series makes one.

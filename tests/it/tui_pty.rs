@@ -110,3 +110,53 @@ fn hang_up_ends_captop_promptly_without_burning_cpu() {
         last - before
     );
 }
+
+/// The samples of every route in the one history file of `dir`.
+fn history_samples(dir: &std::path::Path) -> Vec<usize> {
+    let Some(file) = std::fs::read_dir(dir).ok().and_then(|entries| {
+        entries
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "json"))
+    }) else {
+        return Vec::new();
+    };
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let routes = doc["routes"].as_object().unwrap();
+    routes
+        .values()
+        .map(|r| r.as_array().unwrap().len())
+        .collect()
+}
+
+/// The dashboard keeps the routes' samples for later forecasts: its first figures are written
+/// at once, later ones at most once a minute, and what is still held when it quits is written
+/// then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_writes_the_forecast_history_and_the_rest_when_it_quits() {
+    let server = captop::demo::DemoServer::start(captop::demo::DemoConfig::default())
+        .await
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join("forecast-state");
+    let base_url = server.base_url();
+    let mut cmd = captop(home.path(), &["--base-url", &base_url, "--interval", "2"]);
+    cmd.env("CAPTOP_API_KEY", server.api_key());
+    cmd.env("CAPTOP_STATE_DIR", &state);
+    let mut s = Pty::spawn(cmd, COLS, ROWS);
+    wait_for_dashboard(&mut s);
+    // Polls every 2 s; a sample is kept per 15 s, so by now a second one is held back.
+    tokio::time::sleep(Duration::from_secs(17)).await;
+    let before = history_samples(&state);
+    assert!(!before.is_empty(), "the first figures were written at once");
+    assert!(before.iter().all(|&n| n == 1), "{before:?}");
+    s.send(b"q");
+    let status = s.wait_exit(EXIT_WITHIN).expect("captop ended after q");
+    assert!(status.success(), "exit status {status:?}");
+    let after = history_samples(&state);
+    assert_eq!(after.len(), before.len());
+    assert!(after.iter().all(|&n| n == 2), "{after:?}");
+    s.drain();
+    s.assert_restored();
+    server.shutdown().await;
+}
