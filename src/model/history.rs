@@ -1,9 +1,7 @@
 //! What the figures were earlier this session: utilization for the sparkline, and per route
-//! the samples the detail view draws (and a sell-out forecast can extrapolate).
+//! the fill percentages the detail view draws.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-
-use chrono::{DateTime, Utc};
 
 use super::rows::RouteRow;
 
@@ -12,45 +10,34 @@ pub const HISTORY_LEN: usize = 240;
 /// How many samples of each route the history keeps.
 pub const ROUTE_HISTORY_LEN: usize = 120;
 
-/// One route at one poll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RouteSample {
-    /// When the poll that showed it arrived.
-    pub at: DateTime<Utc>,
-    /// Percent of capacity sold, clamped into 0..=100.
-    pub filled_pct: u8,
-    /// Minutes sold.
-    pub minutes_sold: i64,
-    /// Minutes of capacity.
-    pub minutes_total: i64,
-}
-
-/// The session's samples of every route still reported, oldest first, at most
-/// [`ROUTE_HISTORY_LEN`] each.
+/// The session's fill percentages of every route still reported, oldest first, at most
+/// [`ROUTE_HISTORY_LEN`] each: what the detail view's sparkline draws.
+///
+/// A byte a sample: at 10,000 routes the full history is about 1.5 MB. (Samples of whole
+/// figures with their time took 32 bytes, 38 MB at that size; the forecasts keep the sold
+/// minutes they need themselves, see [`super::forecast`].)
 #[derive(Debug, Clone, Default)]
 pub struct RouteHistory {
-    by_slug: HashMap<String, VecDeque<RouteSample>>,
+    by_slug: HashMap<String, VecDeque<u8>>,
 }
 
 impl RouteHistory {
-    /// Adds the rows of a poll that arrived `at`; forgets routes no longer reported.
-    pub fn record(&mut self, rows: &[RouteRow], at: DateTime<Utc>) {
+    /// Adds the rows of a poll; forgets routes no longer reported.
+    pub fn record(&mut self, rows: &[RouteRow]) {
         for row in rows {
             // Look up before inserting: `entry` would need an owned key, an allocation per
             // route per poll for routes that are almost always there already.
             let h = match self.by_slug.get_mut(row.slug.as_str()) {
                 Some(h) => h,
-                None => self.by_slug.entry(row.slug.clone()).or_default(),
+                None => self
+                    .by_slug
+                    .entry(row.slug.clone())
+                    .or_insert_with(|| VecDeque::with_capacity(ROUTE_HISTORY_LEN)),
             };
             if h.len() == ROUTE_HISTORY_LEN {
                 h.pop_front();
             }
-            h.push_back(RouteSample {
-                at,
-                filled_pct: row.filled_pct,
-                minutes_sold: row.minutes.sold,
-                minutes_total: row.minutes.total,
-            });
+            h.push_back(row.filled_pct);
         }
         if self.by_slug.len() > rows.len() {
             let present: HashSet<&str> = rows.iter().map(|r| r.slug.as_str()).collect();
@@ -59,8 +46,8 @@ impl RouteHistory {
         }
     }
 
-    /// The samples of one route, oldest first.
-    pub fn of(&self, slug: &str) -> Option<&VecDeque<RouteSample>> {
+    /// The fill percentages of one route, oldest first.
+    pub fn of(&self, slug: &str) -> Option<&VecDeque<u8>> {
         self.by_slug.get(slug)
     }
 }

@@ -35,7 +35,7 @@ use crate::text::{fit, sanitize};
 
 pub use diff::{Change, RoutesDiff, crossing, describe_change, diff};
 pub use feed::{Failure, Feed, Fetched};
-pub use history::{RouteHistory, RouteSample, UtilizationHistory};
+pub use history::{RouteHistory, UtilizationHistory};
 pub use log::{EventLog, LogEntry, LogKind};
 pub use rows::{RouteRow, TotalsRow, utilization_pct};
 pub use thresholds::{Level, Thresholds};
@@ -334,7 +334,7 @@ impl Figures {
                 self.log.push(received_at, kind, text);
             }
         }
-        self.route_history.record(&rows, received_at);
+        self.route_history.record(&rows);
         forecast::add_report(&mut self.forecast_series, &report);
         self.forecasts = forecast::for_series(&self.forecast_series);
         self.rows = rows;

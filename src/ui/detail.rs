@@ -142,7 +142,7 @@ fn fill_history(
         .figures
         .route_history()
         .of(&row.slug)
-        .map(|samples| samples.iter().map(|s| s.filled_pct).collect());
+        .map(|fills| fills.iter().copied().collect());
     if let Some(history) = history.filter(|_| rest.height >= 2) {
         let label_area = Rect { height: 1, ..rest };
         frame.render_widget(
