@@ -183,7 +183,6 @@ fn csi_modifiers(param: Option<u16>) -> KeyModifiers {
 }
 
 fn parse_csi(b: &[u8]) -> Parsed {
-    let none = KeyModifiers::NONE;
     // ESC [ params final, the final byte in 0x40..=0x7e.
     let body = b.get(2..).unwrap_or_default();
     let Some(end) = body.iter().position(|&c| (0x40..=0x7e).contains(&c)) else {
