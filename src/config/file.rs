@@ -248,6 +248,8 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
     };
     let at = |p: Problem| invalid_at(path, text, p.at, p.message);
     let top_habits = Habits::read(raw.keys, raw.theme, "").map_err(at)?;
+    // Checked before the profiles, which layer on it: a clash at the top is reported as one.
+    let top_layers = layered(&top_habits, None).map_err(at)?;
     let mut profiles = BTreeMap::new();
     for (name, table) in raw.profiles.unwrap_or_default() {
         let span = name.span();
@@ -299,7 +301,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         theme: None,
     };
     let mut top = profile_from_raw(top, text, path)?;
-    (top.keys, top.theme) = layered(&top_habits, None).map_err(at)?;
+    (top.keys, top.theme) = top_layers;
     Ok(LoadedConfig {
         path: path.to_owned(),
         default_profile: default_profile.map(|(name, _)| name),

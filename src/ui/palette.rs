@@ -30,11 +30,13 @@ impl ThemeName {
 
     /// The theme called `name`.
     pub fn parse(name: &str) -> Option<ThemeName> {
-        Self::ALL
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(t, _)| t)
+        by_name(&Self::ALL, name)
     }
+}
+
+/// The entry of `all` called `name`.
+fn by_name<T: Copy>(all: &[(T, &'static str)], name: &str) -> Option<T> {
+    all.iter().find(|(_, n)| *n == name).map(|&(t, _)| t)
 }
 
 /// What a colour is used for.
@@ -92,10 +94,7 @@ impl Role {
 
     /// The role called `name` in `[theme.colors]`.
     pub fn parse(name: &str) -> Option<Role> {
-        Self::ALL
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(r, _)| r)
+        by_name(&Self::ALL, name)
     }
 }
 
