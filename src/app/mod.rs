@@ -38,7 +38,9 @@ pub struct UiOptions {
     pub thresholds: Thresholds,
     /// Which service the figures come from, as the header shows it (profile or base URL).
     pub service_label: String,
-    /// The key bindings.
+    /// The colours of the theme (`[theme]`); `color` off wins over them.
+    pub palette: crate::ui::palette::Palette,
+    /// The key bindings (the defaults, with the config file's `[keys]` applied).
     pub keys: Keymap,
     /// Samples kept by earlier runs (the history file), so forecasts show from the start.
     pub forecast_seed: crate::model::forecast::Series,
@@ -51,6 +53,7 @@ impl Default for UiOptions {
             ascii: false,
             thresholds: Thresholds::default(),
             service_label: String::new(),
+            palette: crate::ui::palette::Palette::default(),
             keys: Keymap::default(),
             forecast_seed: crate::model::forecast::Series::new(),
         }
@@ -69,7 +72,8 @@ impl UiOptions {
             ascii: settings.ascii,
             thresholds: Thresholds::new(settings.warn_pct, settings.crit_pct),
             service_label: service_label.into(),
-            keys: Keymap::default(),
+            palette: settings.palette,
+            keys: settings.keys.clone(),
             forecast_seed: crate::model::forecast::Series::new(),
         }
     }

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::ConfigError;
+use super::habits::{Habits, Problem, RawKeys, RawTheme, layered};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
@@ -70,6 +71,12 @@ pub struct Profile {
     pub check: Option<crate::check::CheckProfile>,
     /// The `[actions]` table: what the dashboard does on events.
     pub actions: Option<crate::actions::ActionsConfig>,
+    /// The key table with the top level's `[keys]` and then the profile's applied, checked;
+    /// `None` when neither has one.
+    pub keys: Option<crate::app::keys::Keymap>,
+    /// The palette of the top level's `[theme]` with the profile's on top; `None` when
+    /// neither has one.
+    pub theme: Option<crate::ui::palette::Palette>,
 }
 
 impl Profile {
@@ -89,6 +96,8 @@ impl Profile {
         allow_insecure_http: None,
         check: None,
         actions: None,
+        keys: None,
+        theme: None,
     };
 }
 
@@ -115,6 +124,8 @@ struct RawFile {
     allow_insecure_http: Option<bool>,
     check: Option<crate::check::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
+    keys: Option<Spanned<RawKeys>>,
+    theme: Option<RawTheme>,
 }
 
 /// A `[profiles.NAME]` table.
@@ -135,6 +146,8 @@ struct RawProfile {
     allow_insecure_http: Option<bool>,
     check: Option<crate::check::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
+    keys: Option<Spanned<RawKeys>>,
+    theme: Option<RawTheme>,
 }
 
 /// Converts a raw profile (top-level or named) and checks `warn_pct` < `crit_pct`.
@@ -173,6 +186,8 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         allow_insecure_http: raw.allow_insecure_http,
         check: raw.check,
         actions: raw.actions,
+        keys: None,
+        theme: None,
     })
 }
 
@@ -231,6 +246,10 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         }
         None => None,
     };
+    let at = |p: Problem| invalid_at(path, text, p.at, p.message);
+    let top_habits = Habits::read(raw.keys, raw.theme, "").map_err(at)?;
+    // Checked before the profiles, which layer on it: a clash at the top is reported as one.
+    let top_layers = layered(&top_habits, None).map_err(at)?;
     let mut profiles = BTreeMap::new();
     for (name, table) in raw.profiles.unwrap_or_default() {
         let span = name.span();
@@ -245,7 +264,11 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
                     .to_owned(),
             ));
         }
-        let profile = profile_from_raw(table.into_inner(), text, path)?;
+        let mut table = table.into_inner();
+        let prefix = format!("profiles.{name}.");
+        let own = Habits::read(table.keys.take(), table.theme.take(), &prefix).map_err(at)?;
+        let mut profile = profile_from_raw(table, text, path)?;
+        (profile.keys, profile.theme) = layered(&top_habits, Some(&own)).map_err(at)?;
         profiles.insert(name, profile);
     }
     if let Some((name, span)) = &default_profile
@@ -274,8 +297,11 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         allow_insecure_http: raw.allow_insecure_http,
         check: raw.check,
         actions: raw.actions,
+        keys: None,
+        theme: None,
     };
-    let top = profile_from_raw(top, text, path)?;
+    let mut top = profile_from_raw(top, text, path)?;
+    (top.keys, top.theme) = top_layers;
     Ok(LoadedConfig {
         path: path.to_owned(),
         default_profile: default_profile.map(|(name, _)| name),

@@ -7,8 +7,10 @@
 //! elsewhere; `--config PATH` or `CAPTOP_CONFIG` to read another). Its top-level keys form the
 //! profile named `default`; each `[profiles.NAME]` table is a profile of its own, and keys it
 //! leaves out take captop's defaults, not the top-level values, so a staging profile never
-//! silently borrows production's `base_url` or `api_key_command`. `default_profile = "NAME"`
-//! picks the profile used when neither `--profile` nor `CAPTOP_PROFILE` names one.
+//! silently borrows production's `base_url` or `api_key_command`. The exception is `[keys]`
+//! and `[theme]`, the user's habits rather than the service's: a profile's tables layer on top
+//! of the top level's (`habits`). `default_profile = "NAME"` picks the profile used when
+//! neither `--profile` nor `CAPTOP_PROFILE` names one.
 //!
 //! Every value is checked while the file is read: an unknown key, a wrong type or a value out
 //! of range is an error naming the file, line and column. A missing default file is fine; a
@@ -18,6 +20,7 @@
 //!   values   defaults and self-checking value types      (no I/O)
 //!     ▲
 //!   file     find, read and parse the file into profiles (reads the config file, nothing else)
+//!   habits   [keys] and [theme], layered; checked by app::keys and ui::palette (no I/O)
 //!     ▲
 //!   settings flags > env > profile > defaults → Settings (no I/O; the environment is injected)
 //!
@@ -29,6 +32,7 @@
 
 mod error;
 mod file;
+mod habits;
 mod settings;
 mod values;
 

@@ -41,8 +41,13 @@ pub struct Settings {
     pub warn_pct: u8,
     /// Fill percentage from which a route shows as critical.
     pub crit_pct: u8,
-    /// Whether to draw colours, after `--no-color`, `NO_COLOR`, the profile and the terminal.
+    /// Whether to draw colours, after `--no-color`, `NO_COLOR`, the profile, its theme
+    /// (`mono` has none) and the terminal.
     pub color: bool,
+    /// The colours of the profile's `[theme]` (layered on the top level's).
+    pub palette: crate::ui::palette::Palette,
+    /// The key table with the profile's `[keys]` (layered on the top level's) applied.
+    pub keys: crate::app::keys::Keymap,
     /// Draw with ASCII characters only.
     pub ascii: bool,
     /// Allow plain `http://` to a host other than loopback.
@@ -170,7 +175,8 @@ impl Settings {
             Some(v) => body_mib(i64::from(v)).map_err(|m| bad("--max-body-mib", m))?,
             None => profile.max_body_mib.unwrap_or(DEFAULT_MAX_BODY_MIB),
         };
-        let color = if args.no_color || inputs.no_color_env {
+        let palette = profile.theme.unwrap_or_default();
+        let color = if args.no_color || inputs.no_color_env || !palette.has_colors() {
             false
         } else {
             match profile.color.unwrap_or_default() {
@@ -189,6 +195,8 @@ impl Settings {
             warn_pct: profile.warn_pct.unwrap_or(DEFAULT_WARN_PCT),
             crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),
             color,
+            palette,
+            keys: profile.keys.clone().unwrap_or_default(),
             ascii: args.ascii || profile.ascii.unwrap_or(false),
             allow_insecure_http: args.allow_insecure_http
                 || profile.allow_insecure_http.unwrap_or(false),

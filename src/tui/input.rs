@@ -152,18 +152,37 @@ fn parse_escape(b: &[u8]) -> Parsed {
                 b'D' => Some(KeyCode::Left),
                 b'H' => Some(KeyCode::Home),
                 b'F' => Some(KeyCode::End),
+                b'P'..=b'S' => Some(KeyCode::F(c - b'P' + 1)),
                 _ => None,
             };
             Parsed::Event(code.and_then(|c| key(c, none)), 3)
         }
         0x1b => Parsed::Event(key(KeyCode::Esc, none), 1),
-        // Alt+key: not bound to anything, dropped whole.
+        // Alt+key, as terminals send it: Esc, then the key.
+        c @ 0x20..=0x7e => Parsed::Event(key(KeyCode::Char(char::from(c)), KeyModifiers::ALT), 2),
+        // Alt with anything else: dropped whole.
         _ => Parsed::Event(None, 2),
     }
 }
 
+/// The modifiers of an xterm-style `ESC [ 1 ; m X` sequence: `m` is 1 plus a bit mask of
+/// shift (1), alt (2) and ctrl (4).
+fn csi_modifiers(param: Option<u16>) -> KeyModifiers {
+    let bits = param.unwrap_or(1).saturating_sub(1);
+    let mut mods = KeyModifiers::NONE;
+    for (bit, flag) in [
+        (1, KeyModifiers::SHIFT),
+        (2, KeyModifiers::ALT),
+        (4, KeyModifiers::CONTROL),
+    ] {
+        if bits & bit != 0 {
+            mods |= flag;
+        }
+    }
+    mods
+}
+
 fn parse_csi(b: &[u8]) -> Parsed {
-    let none = KeyModifiers::NONE;
     // ESC [ params final, the final byte in 0x40..=0x7e.
     let body = b.get(2..).unwrap_or_default();
     let Some(end) = body.iter().position(|&c| (0x40..=0x7e).contains(&c)) else {
@@ -176,10 +195,12 @@ fn parse_csi(b: &[u8]) -> Parsed {
     if let Some(mouse) = params.strip_prefix(b"<") {
         return Parsed::Event(parse_sgr_mouse(mouse, final_byte), used);
     }
-    let first_param = std::str::from_utf8(params)
-        .ok()
-        .and_then(|p| p.split(';').next())
-        .and_then(|p| p.parse::<u16>().ok());
+    let mut numbers = std::str::from_utf8(params)
+        .unwrap_or_default()
+        .split(';')
+        .map(|p| p.parse::<u16>().ok());
+    let first_param = numbers.next().flatten();
+    let mut mods = csi_modifiers(numbers.next().flatten());
     let code = match (final_byte, first_param) {
         (b'A', _) => Some(KeyCode::Up),
         (b'B', _) => Some(KeyCode::Down),
@@ -192,9 +213,17 @@ fn parse_csi(b: &[u8]) -> Parsed {
         (b'~', Some(5)) => Some(KeyCode::PageUp),
         (b'~', Some(6)) => Some(KeyCode::PageDown),
         (b'~', Some(3)) => Some(KeyCode::Delete),
+        (b'P'..=b'S', _) => Some(KeyCode::F(final_byte - b'P' + 1)),
+        (b'~', Some(n @ 11..=15)) => u8::try_from(n - 10).ok().map(KeyCode::F),
+        (b'~', Some(n @ 17..=21)) => u8::try_from(n - 11).ok().map(KeyCode::F),
+        (b'~', Some(n @ 23..=24)) => u8::try_from(n - 12).ok().map(KeyCode::F),
+        (b'Z', _) => {
+            mods |= KeyModifiers::SHIFT;
+            Some(KeyCode::Tab)
+        }
         _ => None,
     };
-    Parsed::Event(code.and_then(|c| key(c, none)), used)
+    Parsed::Event(code.and_then(|c| key(c, mods)), used)
 }
 
 fn parse_sgr_mouse(params: &[u8], final_byte: u8) -> Option<Event> {
@@ -254,6 +283,30 @@ mod tests {
             ["Enter", "Backspace", "Char('/')"]
         );
         assert_eq!(keys(&mut p, "é東".as_bytes()), ["Char('é')", "Char('東')"]);
+    }
+
+    #[test]
+    fn parses_function_keys_and_modifiers_for_rebound_chords() {
+        let mut p = InputParser::default();
+        assert_eq!(
+            keys(&mut p, b"\x1bOP\x1bOS\x1b[15~\x1b[17~\x1b[21~\x1b[24~"),
+            ["F(1)", "F(4)", "F(5)", "F(6)", "F(10)", "F(12)"]
+        );
+        let mut mods = |bytes: &[u8]| match p.feed(bytes).as_slice() {
+            [Event::Key(k)] => (k.code, k.modifiers),
+            other => panic!("{other:?}"),
+        };
+        let (ctrl, alt, shift) = (
+            KeyModifiers::CONTROL,
+            KeyModifiers::ALT,
+            KeyModifiers::SHIFT,
+        );
+        assert_eq!(mods(b"\x1b[1;5A"), (KeyCode::Up, ctrl));
+        assert_eq!(mods(b"\x1b[15;2~"), (KeyCode::F(5), shift));
+        assert_eq!(mods(b"\x1b[1;3P"), (KeyCode::F(1), alt));
+        assert_eq!(mods(b"\x1b[Z"), (KeyCode::Tab, shift));
+        assert_eq!(mods(b"\x1bx"), (KeyCode::Char('x'), alt));
+        assert_eq!(mods(b"\x1b[6~"), (KeyCode::PageDown, KeyModifiers::NONE));
     }
 
     #[test]

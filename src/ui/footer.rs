@@ -42,20 +42,15 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let hints = app.options.keys.hints(app.mode());
     let left_w: usize = left.iter().map(|s| s.content.width()).sum();
-    let ascii = theme.ascii;
     let mut right: Vec<Span<'static>> = Vec::new();
     let mut right_w = 0;
     for (key, what) in &hints {
-        let key = if ascii && key == "↑↓" {
-            "up/dn"
-        } else {
-            key.as_str()
-        };
+        let key = theme.key_label(key);
         let w = key.width() + what.width() + 3;
         if left_w + right_w + w + 1 > width {
             break;
         }
-        right.push(Span::styled(key.to_owned(), theme.key()));
+        right.push(Span::styled(key, theme.key()));
         right.push(Span::styled(format!(" {what}  "), theme.muted()));
         right_w += w;
     }

@@ -10,7 +10,6 @@ use crate::app::App;
 
 /// Draws the overlay centred in `area`.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let ascii = theme.ascii;
     let key_w = 16;
     let mut lines: Vec<Line<'static>> = app
         .options
@@ -18,11 +17,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .help_lines()
         .into_iter()
         .map(|help| {
-            let k = if ascii {
-                help.keys.replace("↑ ↓", "Up Dn")
-            } else {
-                help.keys.to_owned()
-            };
+            let k = theme.key_label(&help.keys);
             Line::from(vec![
                 Span::styled(crate::text::pad(&k, key_w), theme.key()),
                 Span::styled(help.text.to_owned(), theme.text()),

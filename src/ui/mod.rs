@@ -12,6 +12,7 @@ pub mod footer;
 pub mod gauge;
 pub mod header;
 pub mod help;
+pub mod palette;
 pub mod ports;
 pub mod routes;
 pub mod theme;

@@ -1,14 +1,16 @@
 //! Every colour and symbol of the dashboard, in one place.
 //!
-//! Colours are the terminal's own named ANSI colours, never fixed RGB, so they follow the
-//! user's palette on dark and light backgrounds alike; muted text is `DIM` rather than a grey
-//! that vanishes on one of them. With colours off (`NO_COLOR`, `--no-color`) every style keeps
-//! only its modifiers (bold, reversed, dim) and state is told by text. With `--ascii` every
-//! symbol comes from plain ASCII.
+//! Colours come from the [`Palette`] of the configured theme (`[theme]` in the config file):
+//! by default the terminal's own named ANSI colours, never fixed RGB, so they follow the user's
+//! palette; muted text is `DIM` rather than a grey that vanishes on a dark or a light
+//! background. With colours off (`NO_COLOR`, `--no-color`, `color = "never"`, or the `mono`
+//! theme) every style keeps only its modifiers (bold, reversed, dim) and state is told by text.
+//! With `--ascii` every symbol comes from plain ASCII.
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::symbols;
 
+use super::palette::{Palette, Role};
 use crate::app::UiOptions;
 use crate::model::{Level, LogKind};
 
@@ -19,6 +21,8 @@ pub struct Theme {
     pub color: bool,
     /// Whether only ASCII symbols are drawn.
     pub ascii: bool,
+    /// The colours, when they are on.
+    pub palette: Palette,
 }
 
 /// The characters gauges and bars are drawn with.
@@ -89,8 +93,9 @@ impl Theme {
     /// The theme the options ask for.
     pub fn new(options: &UiOptions) -> Self {
         Theme {
-            color: options.color,
+            color: options.color && options.palette.has_colors(),
             ascii: options.ascii,
+            palette: options.palette,
         }
     }
 
@@ -126,12 +131,25 @@ impl Theme {
         }
     }
 
-    fn fg(&self, color: Color) -> Style {
+    fn fg(&self, role: Role) -> Style {
         if self.color {
-            Style::new().fg(color)
+            Style::new().fg(self.palette.get(role))
         } else {
             Style::new()
         }
+    }
+
+    /// Key names as the help and the footer draw them: arrows spelt out with `--ascii`.
+    pub fn key_label(&self, keys: &str) -> String {
+        if !self.ascii {
+            return keys.to_owned();
+        }
+        keys.replace("↑ ↓", "Up Dn")
+            .replace("↑↓", "up/dn")
+            .replace('↑', "Up")
+            .replace('↓', "Dn")
+            .replace('←', "Left")
+            .replace('→', "Right")
     }
 
     /// Ordinary text.
@@ -152,7 +170,7 @@ impl Theme {
     /// Panel borders.
     pub fn border(&self) -> Style {
         if self.color {
-            Style::new().fg(Color::Blue)
+            Style::new().fg(self.palette.get(Role::Border))
         } else {
             self.muted()
         }
@@ -160,17 +178,17 @@ impl Theme {
 
     /// Panel titles.
     pub fn title(&self) -> Style {
-        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        self.fg(Role::Title).add_modifier(Modifier::BOLD)
     }
 
     /// Key names in hints and help.
     pub fn key(&self) -> Style {
-        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        self.fg(Role::Key).add_modifier(Modifier::BOLD)
     }
 
     /// The app name in the header.
     pub fn brand(&self) -> Style {
-        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
+        self.fg(Role::Brand).add_modifier(Modifier::BOLD)
     }
 
     /// The selected row.
@@ -186,11 +204,13 @@ impl Theme {
     /// A figure at `level` (gauges, percentages).
     pub fn level(&self, level: Level) -> Style {
         match level {
-            Level::Ok => self.fg(Color::Green),
-            Level::Warn => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Level::Ok => self.fg(Role::Ok),
+            Level::Warn => self.fg(Role::Warn).add_modifier(Modifier::BOLD),
             Level::Crit => {
                 if self.color {
-                    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+                    Style::new()
+                        .fg(self.palette.get(Role::Crit))
+                        .add_modifier(Modifier::BOLD)
                 } else {
                     Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)
                 }
@@ -206,7 +226,9 @@ impl Theme {
     /// A fresh purchase in the routes table.
     pub fn highlight(&self) -> Style {
         if self.color {
-            Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD)
+            Style::new()
+                .fg(self.palette.get(Role::Highlight))
+                .add_modifier(Modifier::BOLD)
         } else {
             Style::new().add_modifier(Modifier::BOLD)
         }
@@ -217,9 +239,9 @@ impl Theme {
         match kind {
             LogKind::Purchase => self.highlight(),
             LogKind::Info => self.text(),
-            LogKind::Warn => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            LogKind::Error => self.fg(Color::Red).add_modifier(Modifier::BOLD),
-            LogKind::Recovery => self.fg(Color::Green),
+            LogKind::Warn => self.fg(Role::Warn).add_modifier(Modifier::BOLD),
+            LogKind::Error => self.fg(Role::Error).add_modifier(Modifier::BOLD),
+            LogKind::Recovery => self.fg(Role::Recovery),
         }
     }
 
@@ -230,19 +252,92 @@ impl Theme {
             return base;
         }
         match kind {
-            LogKind::Error => base.fg(Color::Red),
-            LogKind::Warn => base.fg(Color::Yellow),
-            LogKind::Recovery | LogKind::Purchase => base.fg(Color::Green),
-            LogKind::Info => base.fg(Color::Cyan),
+            LogKind::Error => base.fg(self.palette.get(Role::Error)),
+            LogKind::Warn => base.fg(self.palette.get(Role::Warn)),
+            LogKind::Recovery | LogKind::Purchase => base.fg(self.palette.get(Role::Recovery)),
+            LogKind::Info => base.fg(self.palette.get(Role::Info)),
         }
     }
 
     /// The port states' colours: active, paused, provisioning.
     pub fn port_states(&self) -> [Style; 3] {
         [
-            self.fg(Color::Green),
-            self.fg(Color::Yellow),
-            self.fg(Color::Cyan),
+            self.fg(Role::Active),
+            self.fg(Role::Paused),
+            self.fg(Role::Provisioning),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::style::Color;
+
+    use super::*;
+    use crate::ui::palette::ThemeName;
+
+    fn theme(color: bool, palette: Palette) -> Theme {
+        Theme::new(&UiOptions {
+            color,
+            palette,
+            ..UiOptions::default()
+        })
+    }
+
+    #[test]
+    fn dark_is_the_default_and_light_darkens_what_fades_on_white() {
+        let dark = theme(true, Palette::default());
+        assert_eq!(dark.key().fg, Some(Color::Cyan));
+        assert_eq!(dark.level(Level::Warn).fg, Some(Color::Yellow));
+        assert_eq!(dark.border().fg, Some(Color::Blue));
+        let light = theme(true, Palette::named(ThemeName::Light));
+        assert_eq!(light.level(Level::Warn).fg, Some(Color::Indexed(136)));
+        assert_eq!(light.key().fg, Some(Color::Indexed(30)));
+        assert_eq!(light.port_states()[2].fg, Some(Color::Indexed(30)));
+        // Modifiers stay whatever the colours.
+        assert_eq!(light.key().add_modifier, dark.key().add_modifier);
+    }
+
+    #[test]
+    fn an_override_colours_its_role() {
+        let mut palette = Palette::named(ThemeName::Light);
+        palette.set(Role::Crit, Color::Rgb(0xd7, 0, 0));
+        let t = theme(true, palette);
+        assert_eq!(t.level(Level::Crit).fg, Some(Color::Rgb(0xd7, 0, 0)));
+        assert_eq!(t.log(LogKind::Error).fg, Some(Color::Indexed(124)));
+    }
+
+    #[test]
+    fn colour_off_and_mono_beat_any_theme() {
+        let mut palette = Palette::named(ThemeName::Light);
+        palette.set(Role::Key, Color::Red);
+        for t in [
+            theme(false, palette),
+            theme(true, Palette::named(ThemeName::Mono)),
+        ] {
+            assert!(!t.color);
+            assert_eq!(t.key().fg, None);
+            assert_eq!(t.border().fg, None);
+            assert_eq!(t.badge(LogKind::Error).fg, None);
+            assert!(
+                t.level(Level::Crit)
+                    .add_modifier
+                    .contains(Modifier::REVERSED),
+                "critical is told by reverse video"
+            );
+        }
+    }
+
+    #[test]
+    fn ascii_spells_out_the_arrows_of_key_labels() {
+        let t = Theme::new(&UiOptions {
+            ascii: true,
+            ..UiOptions::default()
+        });
+        assert_eq!(t.key_label("↑ ↓  j k"), "Up Dn  j k");
+        assert_eq!(t.key_label("↑↓"), "up/dn");
+        assert_eq!(t.key_label("k ↑ n ↓"), "k Up n Dn");
+        let unicode = Theme::new(&UiOptions::default());
+        assert_eq!(unicode.key_label("↑↓"), "↑↓");
     }
 }

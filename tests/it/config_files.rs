@@ -113,6 +113,15 @@ fn the_example_config_parses_and_documents_every_key() {
         "sells_out_within_critical",
         "[actions]",
         "command",
+        "[keys]",
+        "[keys.filtering]",
+        "[keys.help_overlay]",
+        "[keys.detail_overlay]",
+        "half_page_down",
+        "[theme]",
+        "[theme.colors]",
+        "provisioning",
+        "[profiles.prod.keys]",
         "[profiles.",
     ] {
         assert!(
@@ -371,4 +380,102 @@ fn another_profile_resolves_from_the_same_inputs() {
         staging.base_url.as_deref(),
         Some("https://staging.example.net/v1")
     );
+}
+
+const HABITS: &str = r##"
+base_url = "http://127.0.0.1:9/v1"
+
+[keys]
+quit = "x"
+sort = "o"
+
+[theme]
+name = "light"
+
+[theme.colors]
+key = "#005f87"
+
+[profiles.prod]
+base_url = "https://prod.example.net/v1"
+
+[profiles.prod.keys]
+refresh = "s"
+
+[profiles.prod.theme.colors]
+border = 240
+"##;
+
+fn sends(settings: &Settings, key: char) -> Option<captop::app::Msg> {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let press = KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE);
+    settings.keys.key(captop::app::Mode::Dashboard, &press)
+}
+
+#[test]
+fn keys_and_theme_layer_from_the_top_level_into_profiles() {
+    use captop::app::Msg;
+    use captop::ui::palette::{Role, ThemeName};
+    use ratatui::style::Color;
+
+    let s = resolve(Some(HABITS), GlobalArgs::default(), &[], true).unwrap();
+    assert_eq!(sends(&s, 'x'), Some(Msg::Quit));
+    assert_eq!(sends(&s, 'o'), Some(Msg::CycleSort));
+    assert_eq!(
+        sends(&s, 's'),
+        None,
+        "s was sort's; the default profile rebinds nothing"
+    );
+    assert_eq!(sends(&s, 'r'), Some(Msg::Refresh));
+    assert_eq!(s.palette.name(), ThemeName::Light);
+    assert_eq!(s.palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
+    assert!(s.color);
+
+    let args = GlobalArgs {
+        profile: Some("prod".to_owned()),
+        ..GlobalArgs::default()
+    };
+    let prod = resolve(Some(HABITS), args, &[], true).unwrap();
+    assert_eq!(
+        sends(&prod, 'x'),
+        Some(Msg::Quit),
+        "the top level's keys apply"
+    );
+    assert_eq!(
+        sends(&prod, 's'),
+        Some(Msg::Refresh),
+        "and the profile's on top"
+    );
+    assert_eq!(sends(&prod, 'r'), None);
+    assert_eq!(prod.palette.name(), ThemeName::Light);
+    assert_eq!(prod.palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
+    assert_eq!(prod.palette.get(Role::Border), Color::Indexed(240));
+    // The keys and the palette reach the dashboard.
+    let ui = captop::app::UiOptions::from_settings(&prod, "prod");
+    assert_eq!(ui.keys, prod.keys);
+    assert_eq!(ui.palette, prod.palette);
+}
+
+#[test]
+fn no_color_and_the_mono_theme_win_over_any_theme() {
+    let s = resolve(
+        Some(HABITS),
+        GlobalArgs::default(),
+        &[("NO_COLOR", "1")],
+        true,
+    )
+    .unwrap();
+    assert!(!s.color, "NO_COLOR beats the light theme");
+    let never = format!("color = \"never\"\n{HABITS}");
+    assert!(
+        !resolve(Some(&never), GlobalArgs::default(), &[], true)
+            .unwrap()
+            .color
+    );
+    let mono = "[theme]\nname = \"mono\"\n[theme.colors]\nkey = \"red\"\n";
+    let s = resolve(Some(mono), GlobalArgs::default(), &[], true).unwrap();
+    assert!(!s.color, "mono draws no colours, overrides or not");
+    let s = resolve(None, GlobalArgs::default(), &[], true).unwrap();
+    assert!(s.color);
+    assert_eq!(s.palette, captop::ui::palette::Palette::default());
+    assert_eq!(s.keys, captop::app::Keymap::default());
 }

@@ -197,3 +197,90 @@ fn the_parser_accepts_what_the_schema_offers_and_refuses_what_it_bounds() {
         }
     }
 }
+
+#[test]
+fn the_keys_and_theme_tables_name_what_the_parser_knows() {
+    let schema = schema();
+    let keys = &schema["$defs"]["Profile"]["properties"]["keys"];
+    assert_eq!(
+        schema_keys(keys),
+        parser_keys("[keys]\nno_such_action = \"x\"\n"),
+        "[keys] actions and tables"
+    );
+    for table in ["filtering", "help_overlay", "detail_overlay"] {
+        assert_eq!(
+            schema_keys(&keys["properties"][table]),
+            parser_keys(&format!("[keys.{table}]\nno_such_action = \"x\"\n")),
+            "[keys.{table}]"
+        );
+    }
+    let theme = &schema["$defs"]["Profile"]["properties"]["theme"];
+    assert_eq!(
+        schema_keys(&theme["properties"]["colors"]),
+        parser_keys("[theme.colors]\nno_such_role = \"red\"\n"),
+        "[theme.colors] roles"
+    );
+    let names: Vec<&str> = theme["properties"]["name"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect::<BTreeSet<_>>(),
+        parser_keys("[theme]\nname = \"no_such_theme\"\n"),
+        "theme names"
+    );
+}
+
+#[test]
+fn the_schema_and_the_parser_agree_on_chords_and_colours() {
+    let validator = validator();
+    let agree = |text: &str| {
+        let schema_ok = schema_errors(&validator, &toml_value(text)).is_empty();
+        assert_eq!(
+            schema_ok,
+            parse(text).is_ok(),
+            "{text:?}: {:?}",
+            parse(text)
+        );
+        schema_ok
+    };
+    // Every chord of the built-in table, in the action it has in the file.
+    let mut chords: Vec<String> = captop::app::keys::BINDINGS
+        .iter()
+        .flat_map(|b| b.keys.iter().map(|k| (*k).to_owned()))
+        .collect();
+    chords.extend(["F12", "f1", "ALT-Enter", "shift-tab", "ctrl--", "é"].map(str::to_owned));
+    for chord in chords.iter().filter(|c| *c != "ctrl-c") {
+        // Bound where nothing else answers it: the detail overlay's close, with the overlay's
+        // other keys unbound (its bindings may shadow the dashboard's); the mouse's gestures
+        // in the help overlay, with the mouse's actions unbound.
+        let table = if chord.starts_with("wheel") || chord == "click" {
+            "[keys]\nscroll_up = []\nscroll_down = []\nclick = []\n[keys.help_overlay]\n"
+        } else {
+            "[keys.detail_overlay]\nup = []\ndown = []\n"
+        };
+        assert!(
+            agree(&format!("{table}close = {chord:?}\n")),
+            "{chord:?} is a chord"
+        );
+    }
+    for bad in ["hyper-j", "ctrl-", "F13", "ctrl-wheel-up", "qq", ""] {
+        assert!(!agree(&format!("[keys]\nrefresh = {bad:?}\n")), "{bad:?}");
+    }
+    for good in ["light-blue", "dark-gray", "#005f87", "208", "0", "reset"] {
+        assert!(
+            agree(&format!("[theme.colors]\nkey = {good:?}\n")),
+            "{good}"
+        );
+    }
+    assert!(agree("[theme.colors]\nkey = 255\n"));
+    for bad in ["blurple", "#05f87", "256", "#gg0000"] {
+        assert!(!agree(&format!("[theme.colors]\nkey = {bad:?}\n")), "{bad}");
+    }
+    assert!(!agree("[theme.colors]\nkey = 256\n"));
+}

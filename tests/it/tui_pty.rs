@@ -62,6 +62,37 @@ fn dashboard_appears_help_opens_and_q_exits_cleanly() {
 }
 
 #[test]
+fn a_config_rebinding_quit_to_x_is_obeyed_and_listed_in_the_help() {
+    let home = tempfile::tempdir().expect("test home");
+    let config = home.path().join("keys.toml");
+    std::fs::write(&config, "[keys]\nquit = \"x\"\nhelp = [\"?\", \"F1\"]\n").expect("config");
+    let mut cmd = captop(home.path(), &["--demo"]);
+    cmd.env("CAPTOP_CONFIG", &config);
+    let mut s = Pty::spawn(cmd, COLS, ROWS);
+    wait_for_dashboard(&mut s);
+    s.wait_for("footer names x for quit", |sc| sc.contains("x quit"));
+    // F1 as xterm sends it.
+    s.send(b"\x1bOP");
+    s.wait_for("help overlay listing x", |sc| {
+        sc.contains("refresh now") && sc.contains("x Esc Ctrl-C") && sc.contains("? F1")
+    });
+    s.send(b"\x1b");
+    s.wait_for("help closed", |sc| !sc.contains("refresh now"));
+    // `q` no longer quits: it is nobody's now. A refresh shows the dashboard still answers.
+    s.send(b"q");
+    s.send(b"?");
+    s.wait_for("help open again after q", |sc| sc.contains("refresh now"));
+    assert!(s.is_running(), "q quit although quit is bound to x");
+    s.send(b"\x1b");
+    s.wait_for("help closed", |sc| !sc.contains("refresh now"));
+    s.send(b"x");
+    let status = s.wait_exit(EXIT_WITHIN).expect("captop ended after x");
+    assert!(status.success(), "exit status {status:?}");
+    s.drain();
+    s.assert_restored();
+}
+
+#[test]
 fn sigterm_restores_the_terminal() {
     let (mut s, _home) = start_demo();
     wait_for_dashboard(&mut s);

@@ -492,3 +492,84 @@ fn every_size_from_tiny_to_huge_draws_without_panicking() {
         f.key(KeyCode::Esc);
     }
 }
+
+/// The options of a config file's top level (its `[keys]` and `[theme]`).
+fn options_from_config(text: &str) -> UiOptions {
+    let config = captop::config::parse_config(std::path::Path::new("t.toml"), text).unwrap();
+    UiOptions {
+        service_label: "demo http://127.0.0.1:41234/v1".into(),
+        keys: config.top.keys.unwrap_or_default(),
+        palette: config.top.theme.unwrap_or_default(),
+        ..UiOptions::default()
+    }
+}
+
+const REBOUND: &str = r#"
+[keys]
+quit = "x"
+help = ["?", "F1"]
+down = ["j", "Down", "ctrl-n"]
+refresh = "F5"
+pause = []
+"#;
+
+#[test]
+fn help_overlay_names_the_rebound_keys() {
+    let mut f = Fixture::new(options_from_config(REBOUND)).normal();
+    f.key(KeyCode::F(1));
+    let term = f.draw(80, 24);
+    snap("help_rebound", &term);
+    let text = format!("{}", term.backend());
+    assert!(text.contains("x Esc Ctrl-C"), "{text}");
+    assert!(text.contains("F5  "), "{text}");
+    assert!(
+        !text.contains("pause / resume"),
+        "an unbound action is not listed"
+    );
+}
+
+#[test]
+fn footer_names_the_rebound_keys() {
+    let mut f = Fixture::new(options_from_config(REBOUND)).normal();
+    let term = f.draw(100, 24);
+    snap("footer_rebound", &term);
+    let quit = f.app.update(Event::Key(KeyEvent::new(
+        KeyCode::Char('x'),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(quit, Some(captop::app::Action::Quit));
+}
+
+#[test]
+fn the_light_theme_changes_colours_only() {
+    let light = "[theme]\nname = \"light\"\n";
+    let mut dark = Fixture::demo().normal();
+    let mut f = Fixture::new(options_from_config(light)).normal();
+    let (dark, term) = (dark.draw(120, 40), f.draw(120, 40));
+    assert_eq!(
+        format!("{}", dark.backend()),
+        format!("{}", term.backend()),
+        "the same text"
+    );
+    // Lagos 98 % critical, Nairobi 85 % warning, Paris 65 % fine: darker than ANSI red,
+    // yellow and green, for a white background.
+    assert_eq!(gauge_colour_on_row_of(&term, "Lagos"), Color::Indexed(124));
+    assert_eq!(
+        gauge_colour_on_row_of(&term, "Nairobi"),
+        Color::Indexed(136)
+    );
+    assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Indexed(28));
+    let buf = term.backend().buffer();
+    assert_eq!(buf[(0, 1)].symbol(), "╭");
+    assert_eq!(buf[(0, 1)].fg, Color::Indexed(25), "border");
+    // An override on top of the theme.
+    let mut f = Fixture::new(options_from_config(
+        "[theme]\nname = \"light\"\n[theme.colors]\ncrit = \"#d70000\"\n",
+    ))
+    .normal();
+    let term = f.draw(120, 40);
+    assert_eq!(
+        gauge_colour_on_row_of(&term, "Lagos"),
+        Color::Rgb(0xd7, 0, 0)
+    );
+}

@@ -31,10 +31,28 @@ const NAMED_KEYS: &[(&str, KeyCode, &str)] = &[
     ("pagedown", KeyCode::PageDown, "PgDn"),
     ("home", KeyCode::Home, "Home"),
     ("end", KeyCode::End, "End"),
+    ("f1", KeyCode::F(1), "F1"),
+    ("f2", KeyCode::F(2), "F2"),
+    ("f3", KeyCode::F(3), "F3"),
+    ("f4", KeyCode::F(4), "F4"),
+    ("f5", KeyCode::F(5), "F5"),
+    ("f6", KeyCode::F(6), "F6"),
+    ("f7", KeyCode::F(7), "F7"),
+    ("f8", KeyCode::F(8), "F8"),
+    ("f9", KeyCode::F(9), "F9"),
+    ("f10", KeyCode::F(10), "F10"),
+    ("f11", KeyCode::F(11), "F11"),
+    ("f12", KeyCode::F(12), "F12"),
 ];
 
+/// What a chord looks like, for messages about one that does not parse.
+pub const CHORD_SYNTAX: &str = "a chord is one character (q, G, ?) or a key name (Enter, Esc, \
+Tab, Backspace, Delete, Up, Down, Left, Right, PageUp, PageDown, Home, End, F1 to F12), \
+optionally after ctrl-, alt- or shift- (ctrl-r, alt-Enter), or a mouse gesture (wheel-up, \
+wheel-down, click)";
+
 impl Chord {
-    /// Reads `q`, `G`, `?`, `ctrl-c`, `Esc`, `PageDown`, `wheel-up`, `click`: names of keys
+    /// Reads `q`, `G`, `?`, `ctrl-c`, `Esc`, `PageDown`, `F5`, `wheel-up`, `click`: names of keys
     /// and modifiers are case-insensitive, a single character is taken as it is.
     pub fn parse(text: &str) -> Result<Chord, String> {
         match text.to_ascii_lowercase().as_str() {
@@ -105,6 +123,11 @@ impl Chord {
             ),
         }
         out
+    }
+
+    /// Whether this is a mouse gesture rather than a key.
+    pub fn is_mouse(&self) -> bool {
+        !matches!(self, Chord::Key(..))
     }
 
     /// The key press this chord stands for (`None` for a mouse gesture), as tests and

@@ -5,13 +5,17 @@
 //! and its hint in the footer. A [`Keymap`] is that table with the chords parsed; it turns key
 //! and mouse events into messages, and [`super::App::update`] only ever sees messages. The help
 //! overlay and the footer draw from the same table, so a key cannot be bound in one place and
-//! documented in another. Chords are parsed from text so that a `[keys]` section of the config
-//! file can later rebind them ([`Keymap::rebind`]).
+//! documented in another. Chords are parsed from text so that the `[keys]` tables of the config
+//! file can rebind them: [`keymap_from`] checks and applies them (unknown actions, chords that
+//! do not parse, two actions answering one chord in one mode). It takes plain text with byte
+//! offsets, so the config parser can call it without this module knowing about files.
 //!
-//! The table is in `table.rs`, the chords in `chord.rs`. `KeyCode` appears in these files and
-//! in the terminal's input parser, nowhere else.
+//! The table is in `table.rs`, the chords in `chord.rs`, the config's names of the actions in
+//! `config.rs`. `KeyCode` appears in these files and in the terminal's input parser, nowhere
+//! else.
 
 mod chord;
+mod config;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -20,7 +24,8 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-pub use chord::Chord;
+pub use chord::{CHORD_SYNTAX, Chord};
+pub use config::{ACTIONS, KeyAction, KeyError, KeySetting, KeyTable, keymap_from};
 pub use table::{BINDINGS, Binding, HelpLine, Hint};
 
 /// What the dashboard does in answer to a key, a wheel notch or a click.
@@ -145,6 +150,28 @@ pub struct Bound {
     pub chords: Vec<Chord>,
 }
 
+impl Bound {
+    /// Whether the binding still has the table's chords.
+    pub fn is_default(&self) -> bool {
+        self.chords.len() == self.binding.keys.len()
+            && self
+                .binding
+                .keys
+                .iter()
+                .zip(&self.chords)
+                .all(|(text, chord)| Chord::parse(text).as_ref() == Ok(chord))
+    }
+}
+
+/// A line of the help overlay as the keymap in force names its keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpRow {
+    /// The keys: the table's text (`↑ ↓  j k`), or the chords in force when rebound.
+    pub keys: String,
+    /// What they do.
+    pub text: &'static str,
+}
+
 /// The key table with its chords parsed: turns input into [`Msg`]s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keymap {
@@ -178,18 +205,27 @@ impl Keymap {
             .iter()
             .map(|k| Chord::parse(k))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut found = false;
-        for bound in &mut self.bound {
+        self.set_chords(layer, msg, chords)
+            .map(|_| ())
+            .ok_or_else(|| format!("{msg:?} cannot be bound in {layer:?}"))
+    }
+
+    /// Gives `msg` in `layer` these chords instead of its own (the first row of the pair gets
+    /// them, any other is unbound); returns the index of that row, or `None` when the table
+    /// has no such binding.
+    fn set_chords(&mut self, layer: Layer, msg: Msg, chords: Vec<Chord>) -> Option<usize> {
+        let mut found = None;
+        for (i, bound) in self.bound.iter_mut().enumerate() {
             if bound.binding.layer == layer && bound.binding.msg == msg {
-                bound.chords = if found { Vec::new() } else { chords.clone() };
-                found = true;
+                bound.chords = if found.is_some() {
+                    Vec::new()
+                } else {
+                    chords.clone()
+                };
+                found.get_or_insert(i);
             }
         }
-        if found {
-            Ok(())
-        } else {
-            Err(format!("{msg:?} cannot be bound in {layer:?}"))
-        }
+        found
     }
 
     /// Every binding, in the table's order.
@@ -247,29 +283,70 @@ impl Keymap {
     }
 
     /// The lines of the help overlay: the global and dashboard bindings, in table order, each
-    /// line once.
-    pub fn help_lines(&self) -> Vec<HelpLine> {
-        let mut lines: Vec<HelpLine> = Vec::new();
-        for b in &self.bound {
-            let listed = matches!(b.binding.layer, Layer::Global | Layer::Dashboard);
-            if listed && lines.last() != Some(&b.binding.help) {
-                lines.push(b.binding.help);
+    /// line once. A line whose bindings all keep their default chords shows the table's text
+    /// (`↑ ↓  j k`); one with a rebound binding names the chords in force; one whose bindings
+    /// are all unbound is left out.
+    pub fn help_lines(&self) -> Vec<HelpRow> {
+        let listed = |b: &&Bound| matches!(b.binding.layer, Layer::Global | Layer::Dashboard);
+        let mut groups: Vec<Vec<&Bound>> = Vec::new();
+        for b in self.bound.iter().filter(listed) {
+            match groups.last_mut() {
+                Some(group) if group.first().map(|g| g.binding.help) == Some(b.binding.help) => {
+                    group.push(b);
+                }
+                _ => groups.push(vec![b]),
             }
         }
-        lines
+        groups
+            .into_iter()
+            .filter_map(|group| {
+                let help = group.first()?.binding.help;
+                let keys = if group.iter().all(|b| b.is_default()) {
+                    help.keys.to_owned()
+                } else {
+                    let mut labels: Vec<String> = Vec::new();
+                    for label in group.iter().flat_map(|b| b.chords.iter().map(Chord::label)) {
+                        if !labels.contains(&label) {
+                            labels.push(label);
+                        }
+                    }
+                    if labels.is_empty() {
+                        return None;
+                    }
+                    labels.join(" ")
+                };
+                Some(HelpRow {
+                    keys,
+                    text: help.text,
+                })
+            })
+            .collect()
     }
 
-    /// The footer's hints in `mode`, in rank order: how to name the key, and the word.
+    /// The footer's hints in `mode`, in rank order: how to name the key, and the word. A hint
+    /// with a fixed name (`↑↓`) keeps it while its bindings keep their default chords; an
+    /// unbound action has no hint.
     pub fn hints(&self, mode: Mode) -> Vec<(String, &'static str)> {
         let layer = mode.own_layer();
-        let mut hints: Vec<(u8, String, &'static str)> = self
-            .bound
-            .iter()
-            .filter(|b| b.binding.layer == layer)
+        let in_layer = || self.bound.iter().filter(move |b| b.binding.layer == layer);
+        let mut hints: Vec<(u8, String, &'static str)> = in_layer()
             .filter_map(|b| {
                 let hint = b.binding.hint?;
                 let keys = match hint.keys {
-                    Some(keys) => keys.to_owned(),
+                    Some(fixed) => {
+                        let group: Vec<&Bound> = in_layer()
+                            .filter(|o| o.binding.help == b.binding.help)
+                            .collect();
+                        if group.iter().all(|o| o.is_default()) {
+                            fixed.to_owned()
+                        } else {
+                            let firsts: Vec<String> = group
+                                .iter()
+                                .filter_map(|o| o.chords.first().map(Chord::label))
+                                .collect();
+                            (!firsts.is_empty()).then(|| firsts.join("/"))?
+                        }
+                    }
                     None => b.chords.first()?.label(),
                 };
                 Some((hint.rank, keys, hint.word))

@@ -149,7 +149,7 @@ fn modes_look_through_their_layers() {
 #[test]
 fn a_rebound_key_moves_its_help_and_hint() {
     let mut map = Keymap::default();
-    map.rebind(Layer::Dashboard, Msg::Refresh, &["F5", "R"])
+    map.rebind(Layer::Dashboard, Msg::Refresh, &["F13", "R"])
         .unwrap_err();
     map.rebind(Layer::Dashboard, Msg::Refresh, &["R"]).unwrap();
     let r = KeyCode::Char('r');
@@ -180,4 +180,224 @@ fn footer_hints_follow_their_rank() {
         .map(|(k, w)| format!("{k} {w}"))
         .collect();
     assert_eq!(filter, ["Enter keep", "Esc clear", "↑↓ move"]);
+}
+
+fn setting(table: KeyTable, action: &str, chords: &[&str], at: usize) -> KeySetting {
+    let path = match table {
+        KeyTable::Dashboard => format!("keys.{action}"),
+        t => format!("keys.{}.{action}", t.name()),
+    };
+    KeySetting {
+        path,
+        table,
+        action: action.to_owned(),
+        action_at: at,
+        chords: chords
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ((*c).to_owned(), at + 10 + i))
+            .collect(),
+    }
+}
+
+fn dash(action: &str, chords: &[&str], at: usize) -> KeySetting {
+    setting(KeyTable::Dashboard, action, chords, at)
+}
+
+#[test]
+fn a_rebound_key_sends_its_message_and_the_old_key_does_not() {
+    let map = keymap_from(&[dash("quit", &["x"], 0), dash("refresh", &["F5"], 20)]).unwrap();
+    let none = KeyModifiers::NONE;
+    let x = KeyCode::Char('x');
+    assert_eq!(press(&map, Mode::Dashboard, x, none), Some(Msg::Quit));
+    assert_eq!(press(&map, Mode::Dashboard, KeyCode::Char('q'), none), None);
+    assert_eq!(
+        press(&map, Mode::Dashboard, KeyCode::F(5), none),
+        Some(Msg::Refresh)
+    );
+    assert_eq!(press(&map, Mode::Dashboard, KeyCode::Char('r'), none), None);
+    // Ctrl-C still quits everywhere, and the overlays keep their own keys.
+    let c = KeyCode::Char('c');
+    assert_eq!(
+        press(&map, Mode::Dashboard, c, KeyModifiers::CONTROL),
+        Some(Msg::Quit)
+    );
+    assert_eq!(
+        press(&map, Mode::Help, KeyCode::Char('q'), none),
+        Some(Msg::Close)
+    );
+}
+
+#[test]
+fn help_and_hints_name_the_chords_in_force() {
+    let map = keymap_from(&[
+        dash("quit", &["x"], 0),
+        dash("down", &["n", "Down"], 20),
+        dash("refresh", &["F5"], 40),
+    ])
+    .unwrap();
+    let help: Vec<(String, &str)> = map
+        .help_lines()
+        .into_iter()
+        .map(|l| (l.keys, l.text))
+        .collect();
+    let keys_of = |text: &str| {
+        help.iter()
+            .find(|(_, t)| t.starts_with(text))
+            .map(|(k, _)| k.as_str())
+    };
+    assert_eq!(keys_of("quit"), Some("x Esc Ctrl-C"));
+    assert_eq!(keys_of("select a route"), Some("↑ k n ↓"));
+    assert_eq!(keys_of("refresh now"), Some("F5"));
+    // Lines whose bindings are all default keep the table's text.
+    assert_eq!(keys_of("page through"), Some("PgUp PgDn"));
+    assert_eq!(keys_of("first / last"), Some("Home End  g G"));
+    let hints = map.hints(Mode::Dashboard);
+    assert!(hints.contains(&("x".to_owned(), "quit")), "{hints:?}");
+    assert!(hints.contains(&("F5".to_owned(), "refresh")), "{hints:?}");
+    // A fixed hint label (`↑↓`) gives way to the chords once one of its pair is rebound.
+    let filtering = |action: &str, chords: &[&str]| setting(KeyTable::Filtering, action, chords, 0);
+    let map = keymap_from(&[filtering("down", &["ctrl-n"])]).unwrap();
+    assert!(
+        map.hints(Mode::Filter)
+            .contains(&("Ctrl-N/↑".to_owned(), "move"))
+    );
+    assert!(
+        Keymap::default()
+            .hints(Mode::Filter)
+            .contains(&("↑↓".to_owned(), "move"))
+    );
+}
+
+#[test]
+fn an_unbound_action_leaves_help_and_footer() {
+    let map = keymap_from(&[dash("pause", &[], 0), dash("refresh", &[], 10)]).unwrap();
+    assert!(
+        map.help_lines()
+            .iter()
+            .all(|l| !l.text.starts_with("pause"))
+    );
+    assert!(
+        map.help_lines()
+            .iter()
+            .all(|l| !l.text.starts_with("refresh"))
+    );
+    let words: Vec<&str> = map.hints(Mode::Dashboard).iter().map(|h| h.1).collect();
+    assert!(
+        !words.contains(&"pause") && !words.contains(&"refresh"),
+        "{words:?}"
+    );
+    let p = KeyCode::Char('p');
+    assert_eq!(press(&map, Mode::Dashboard, p, KeyModifiers::NONE), None);
+    // Unbinding both rows of a fixed-label hint drops the hint too.
+    let both = [
+        setting(KeyTable::DetailOverlay, "down", &[], 0),
+        setting(KeyTable::DetailOverlay, "up", &[], 10),
+    ];
+    let map = keymap_from(&both).unwrap();
+    assert!(map.hints(Mode::Detail).iter().all(|h| h.1 != "route"));
+}
+
+#[test]
+fn the_default_table_has_no_clash_and_every_action_names_a_binding() {
+    assert_eq!(keymap_from(&[]), Ok(Keymap::default()));
+    for action in ACTIONS {
+        let rows = BINDINGS
+            .iter()
+            .filter(|b| b.layer == action.layer && b.msg == action.msg)
+            .count();
+        assert_eq!(rows, 1, "{} names {rows} bindings", action.qualified());
+    }
+    // Every binding but Ctrl-C can be reached from the file.
+    for b in BINDINGS {
+        let named = ACTIONS.iter().any(|a| a.layer == b.layer && a.msg == b.msg);
+        assert!(
+            named || b.keys == ["ctrl-c"],
+            "{:?} in {:?}",
+            b.msg,
+            b.layer
+        );
+    }
+}
+
+#[test]
+fn a_chord_held_by_a_default_binding_clashes() {
+    let e = keymap_from(&[dash("refresh", &["s"], 100)]).unwrap_err();
+    assert_eq!(e.at, 110);
+    assert_eq!(
+        e.message,
+        "keys.refresh: \"s\" is already bound to sort (rebind sort too)"
+    );
+    // Rebinding sort away as well makes it fine.
+    keymap_from(&[dash("refresh", &["s"], 100), dash("sort", &["o"], 0)]).unwrap();
+    // Two entries of the file: reported at the later one, naming the earlier.
+    let e = keymap_from(&[dash("refresh", &["F5"], 0), dash("sort", &["F5"], 50)]).unwrap_err();
+    assert_eq!(e.at, 60);
+    assert_eq!(e.message, "keys.sort: \"F5\" is also bound to keys.refresh");
+    // Ctrl-C cannot be taken.
+    let e = keymap_from(&[dash("help", &["ctrl-c"], 0)]).unwrap_err();
+    assert!(e.message.contains("always quits"), "{}", e.message);
+    // A mode's own layer clashes too.
+    let e = keymap_from(&[setting(KeyTable::Filtering, "erase", &["Esc"], 0)]).unwrap_err();
+    assert!(
+        e.message
+            .ends_with("already bound to filtering.clear (rebind filtering.clear too)")
+    );
+}
+
+#[test]
+fn the_detail_overlay_may_shadow_the_dashboard_but_not_itself() {
+    // `s` sorts on the dashboard; closing the detail view with it shadows that by design.
+    let map = keymap_from(&[setting(KeyTable::DetailOverlay, "close", &["s"], 0)]).unwrap();
+    let s = KeyCode::Char('s');
+    assert_eq!(
+        press(&map, Mode::Detail, s, KeyModifiers::NONE),
+        Some(Msg::Close)
+    );
+    assert_eq!(
+        press(&map, Mode::Dashboard, s, KeyModifiers::NONE),
+        Some(Msg::CycleSort)
+    );
+    let e = keymap_from(&[setting(KeyTable::DetailOverlay, "up", &["Enter"], 0)]).unwrap_err();
+    assert!(
+        e.message.contains("already bound to detail_overlay.close"),
+        "{}",
+        e.message
+    );
+    // Different modes never clash: the help overlay's `q` and the dashboard's.
+    keymap_from(&[
+        setting(KeyTable::HelpOverlay, "close", &["x"], 0),
+        dash("quit", &["x"], 20),
+    ])
+    .unwrap();
+}
+
+#[test]
+fn unknown_actions_and_chords_say_what_is_known() {
+    let e = keymap_from(&[dash("relaod", &["r"], 7)]).unwrap_err();
+    assert_eq!(e.at, 7);
+    assert!(
+        e.message
+            .starts_with("keys.relaod: unknown action, expected one of `quit`")
+    );
+    assert!(e.message.contains("`refresh`") && e.message.contains("`filtering`"));
+    let e = keymap_from(&[setting(KeyTable::HelpOverlay, "quit", &["x"], 3)]).unwrap_err();
+    assert!(
+        e.message.ends_with("expected one of `close`"),
+        "{}",
+        e.message
+    );
+    let e = keymap_from(&[dash("refresh", &["r", "hyper-r"], 0)]).unwrap_err();
+    assert_eq!(e.at, 11, "at the chord that does not parse");
+    assert!(
+        e.message
+            .contains("\"hyper-r\" is not a chord: a chord is one character")
+    );
+    let e = keymap_from(&[dash("scroll_down", &["j"], 0)]).unwrap_err();
+    assert!(e.message.contains("mouse gestures only"), "{}", e.message);
+    keymap_from(&[
+        dash("scroll_down", &["wheel-up"], 0),
+        dash("scroll_up", &["wheel-down"], 0),
+    ])
+    .unwrap();
 }
