@@ -10,8 +10,8 @@
 //!
 //! Each sample is `[at_ms, sold, total]` (earlier captops wrote `{"at_ms": …, "sold": …,
 //! "total": …}`; both are read). Bounded as [`add_report`] bounds the samples (the latest
-//! report's routes, one hour, a sample per 15 s at most, at most 240 samples per route and
-//! 1000 routes: about 8 MB at the very most); a file over
+//! report's routes, one hour, a sample per 30 s at most, at most 120 samples per route and
+//! 1000 routes: about 4 MB at the very most); a file over
 //! [`MAX_FILE_BYTES`] is not read. Writers take an exclusive lock on a lock file beside it,
 //! read, add, write a temporary file and rename it over the old one, so a reader never sees
 //! half a file and two writers never lose each other's samples. A file that cannot be parsed

@@ -5,7 +5,7 @@
 //! The tap never holds a message back: commands run detached, and the history file is
 //! written on a blocking thread, at most once a minute ([`WRITE_EVERY`]) and once more when
 //! the dashboard closes. Between writes it keeps only the samples a write would add (a
-//! [`Snapshot`] of the tracked routes per report, one per 15 s at most), not whole reports: at
+//! [`Snapshot`] of the tracked routes per report, one per 30 s at most), not whole reports: at
 //! 10,000 routes, reading, merging and rewriting the file on every 5-s poll, from a copy of
 //! the 2 MB report, was most of the dashboard's work while idle.
 //!

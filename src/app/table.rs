@@ -236,7 +236,7 @@ mod tests {
     }
 
     fn names(table: &RoutesTable, rows: &[RouteRow]) -> Vec<String> {
-        table.listed(rows).map(|r| r.name.clone()).collect()
+        table.listed(rows).map(|r| r.name.to_string()).collect()
     }
 
     #[test]
@@ -249,7 +249,7 @@ mod tests {
         table.cycle_sort(&rows, 10); // remaining: fewest first
         table.cycle_sort(&rows, 10); // name
         assert_eq!(names(&table, &rows), ["Alpha", "Bravo", "Charlie"]);
-        assert_eq!(table.selected_row(&rows).unwrap().name, "Charlie");
+        assert_eq!(table.selected_row(&rows).unwrap().name.as_ref(), "Charlie");
         table.reverse_sort(&rows, 10);
         assert_eq!(names(&table, &rows), ["Charlie", "Bravo", "Alpha"]);
         assert_eq!(table.selected, 0);

@@ -35,7 +35,7 @@ fn key(chord: &str) -> Event {
 fn names(app: &App) -> Vec<String> {
     app.routes
         .listed(app.figures.rows())
-        .map(|r| r.name.clone())
+        .map(|r| r.name.to_string())
         .collect()
 }
 
@@ -99,13 +99,13 @@ fn sort_filter_and_selection_follow_the_route() {
     ));
     assert_eq!(names(&app), ["Bravo", "Charlie", "Alpha"]);
     app.update(key("j"));
-    assert_eq!(app.selected_row().unwrap().name, "Charlie");
+    assert_eq!(app.selected_row().unwrap().name.as_ref(), "Charlie");
     app.update(key("s")); // remaining: fewest first
     assert_eq!(names(&app), ["Bravo", "Charlie", "Alpha"]);
     app.update(key("s")); // name
     assert_eq!(names(&app), ["Alpha", "Bravo", "Charlie"]);
     assert_eq!(
-        app.selected_row().unwrap().name,
+        app.selected_row().unwrap().name.as_ref(),
         "Charlie",
         "selection follows the route"
     );

@@ -55,7 +55,7 @@ fn record_change(out: &mut RoutesDiff, before: &RouteRow, row: &RouteRow, at: Da
                 format!("{} {}", row.name, describe_change(&change)),
             ));
         }
-        out.changes.push((row.slug.clone(), change));
+        out.changes.push((row.slug.to_string(), change));
     }
 }
 
@@ -70,10 +70,10 @@ pub fn diff(old: &[RouteRow], new: &[RouteRow], at: DateTime<Utc>) -> RoutesDiff
         }
         return out;
     }
-    let previous: HashMap<&str, &RouteRow> = old.iter().map(|r| (r.slug.as_str(), r)).collect();
+    let previous: HashMap<&str, &RouteRow> = old.iter().map(|r| (&*r.slug, r)).collect();
     let mut appeared = 0usize;
     for row in new {
-        let Some(before) = previous.get(row.slug.as_str()) else {
+        let Some(before) = previous.get(&*row.slug) else {
             appeared += 1;
             if appeared <= NAMED {
                 out.log.push((
@@ -91,9 +91,9 @@ pub fn diff(old: &[RouteRow], new: &[RouteRow], at: DateTime<Utc>) -> RoutesDiff
             format!("… and {} more routes appeared", appeared - NAMED),
         ));
     }
-    let present: HashSet<&str> = new.iter().map(|r| r.slug.as_str()).collect();
+    let present: HashSet<&str> = new.iter().map(|r| &*r.slug).collect();
     let mut gone = 0usize;
-    for row in old.iter().filter(|r| !present.contains(r.slug.as_str())) {
+    for row in old.iter().filter(|r| !present.contains(&*r.slug)) {
         gone += 1;
         if gone <= NAMED {
             out.log.push((

@@ -2,6 +2,7 @@
 //! the fill percentages the detail view draws.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use super::rows::RouteRow;
 
@@ -18,7 +19,7 @@ pub const ROUTE_HISTORY_LEN: usize = 120;
 /// minutes they need themselves, see [`super::forecast`].)
 #[derive(Debug, Clone, Default)]
 pub struct RouteHistory {
-    by_slug: HashMap<String, VecDeque<u8>>,
+    by_slug: HashMap<Arc<str>, VecDeque<u8>>,
 }
 
 impl RouteHistory {
@@ -27,7 +28,7 @@ impl RouteHistory {
         for row in rows {
             // Look up before inserting: `entry` would need an owned key, an allocation per
             // route per poll for routes that are almost always there already.
-            let h = match self.by_slug.get_mut(row.slug.as_str()) {
+            let h = match self.by_slug.get_mut(&*row.slug) {
                 Some(h) => h,
                 None => self
                     .by_slug
@@ -40,9 +41,8 @@ impl RouteHistory {
             h.push_back(row.filled_pct);
         }
         if self.by_slug.len() > rows.len() {
-            let present: HashSet<&str> = rows.iter().map(|r| r.slug.as_str()).collect();
-            self.by_slug
-                .retain(|slug, _| present.contains(slug.as_str()));
+            let present: HashSet<&str> = rows.iter().map(|r| &*r.slug).collect();
+            self.by_slug.retain(|slug, _| present.contains(&**slug));
         }
     }
 

@@ -40,11 +40,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut lines = vec![
         Line::from(vec![
             label("route"),
-            Span::styled(row.slug.clone(), theme.text()),
+            Span::styled(row.slug.to_string(), theme.text()),
         ]),
         Line::from(vec![
             label("dial code"),
-            Span::styled(row.dial_code.clone(), theme.text()),
+            Span::styled(row.dial_code.to_string(), theme.text()),
         ]),
         Line::raw(""),
     ];

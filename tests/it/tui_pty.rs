@@ -176,8 +176,8 @@ async fn the_dashboard_writes_the_forecast_history_and_the_rest_when_it_quits() 
     cmd.env("CAPTOP_STATE_DIR", &state);
     let mut s = Pty::spawn(cmd, COLS, ROWS);
     wait_for_dashboard(&mut s);
-    // Polls every 2 s; a sample is kept per 15 s, so by now a second one is held back.
-    tokio::time::sleep(Duration::from_secs(17)).await;
+    // Polls every 2 s; a sample is kept per 30 s, so by now a second one is held back.
+    tokio::time::sleep(Duration::from_secs(32)).await;
     let before = history_samples(&state);
     assert!(!before.is_empty(), "the first figures were written at once");
     assert!(before.iter().all(|&n| n == 1), "{before:?}");

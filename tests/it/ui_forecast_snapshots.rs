@@ -116,7 +116,7 @@ fn full_in_column_when_width_allows() {
 fn detail_view_shows_rate_window_and_sell_out() {
     let mut app = session();
     app.update(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
-    while app.selected_row().unwrap().slug != "in-mumbai" {
+    while app.selected_row().unwrap().slug.as_ref() != "in-mumbai" {
         app.update(Event::Key(KeyEvent::new(
             KeyCode::Char('j'),
             KeyModifiers::NONE,

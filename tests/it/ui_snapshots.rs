@@ -231,7 +231,7 @@ fn detail_view() {
     for _ in 0..4 {
         f.key(KeyCode::Char('j'));
     }
-    assert_eq!(f.app.selected_row().unwrap().name, "London");
+    assert_eq!(f.app.selected_row().unwrap().name.as_ref(), "London");
     f.key(KeyCode::Enter);
     snap("detail", &f.draw(80, 24));
 }
@@ -401,7 +401,7 @@ fn long_list_scrolled_to_the_end() {
     f.key(KeyCode::Char('s')); // by name
     f.send(Event::Resize(100, 30));
     f.key(KeyCode::End);
-    assert_eq!(f.app.selected_row().unwrap().name, "Route 1999");
+    assert_eq!(f.app.selected_row().unwrap().name.as_ref(), "Route 1999");
     snap("long_list_end", &f.draw(100, 30));
 }
 
