@@ -9,7 +9,8 @@
 //! ```
 //!
 //! A frame is complete when every `--expect` text is on the emulated screen (vt100). The
-//! window starts one second after that frame, so start-up is not counted as idle. Prints one
+//! window starts one second after that frame, so start-up is not counted as idle, or
+//! `--settle SECS` later still, to measure a dashboard whose histories have filled. Prints one
 //! line of `name=value` pairs; exits 1 if the frame never completes within `--patience`.
 //! The environment (key, config, runtime dir) is the caller's.
 
@@ -32,6 +33,7 @@ struct Opts {
     cols: u16,
     rows: u16,
     window: f64,
+    settle: f64,
     patience: f64,
     clk_tck: f64,
     expect: Vec<String>,
@@ -43,6 +45,7 @@ fn parse() -> anyhow::Result<Opts> {
         cols: 160,
         rows: 48,
         window: 0.0,
+        settle: 0.0,
         patience: 30.0,
         clk_tck: 100.0,
         expect: Vec::new(),
@@ -58,6 +61,7 @@ fn parse() -> anyhow::Result<Opts> {
             "--cols" => opts.cols = value()?.parse()?,
             "--rows" => opts.rows = value()?.parse()?,
             "--window" => opts.window = value()?.parse()?,
+            "--settle" => opts.settle = value()?.parse()?,
             "--patience" => opts.patience = value()?.parse()?,
             "--clk-tck" => opts.clk_tck = value()?.parse()?,
             "--expect" => opts.expect.push(value()?),
@@ -69,7 +73,7 @@ fn parse() -> anyhow::Result<Opts> {
     }
     if opts.command.is_empty() {
         anyhow::bail!(
-            "usage: dashboard_cost [--cols N] [--rows N] [--window SECS] [--expect TEXT]... -- COMMAND ARGS..."
+            "usage: dashboard_cost [--cols N] [--rows N] [--window SECS] [--settle SECS] [--expect TEXT]... -- COMMAND ARGS..."
         );
     }
     Ok(opts)
@@ -141,7 +145,7 @@ fn spawn_reader(
 
 /// CPU, terminal bytes and memory over the idle window, as `name=value` pairs.
 fn idle_window(opts: &Opts, pid: u32, seen: &(Mutex<Seen>, Condvar)) -> anyhow::Result<String> {
-    std::thread::sleep(Duration::from_secs(1));
+    std::thread::sleep(Duration::from_secs_f64(1.0 + opts.settle));
     let bytes_before = seen.0.lock().map(|s| s.bytes).unwrap_or(0);
     let ticks_before = cpu_ticks(pid)?;
     let window_start = Instant::now();

@@ -4,6 +4,8 @@
 #   scripts/bench.sh                      # 12, 1,000, 10,000 routes and the most the body limit allows
 #   RUNS=20 WINDOW=120 scripts/bench.sh   # more runs, a longer idle window
 #   ROUTES="12 10000" scripts/bench.sh    # chosen sizes only
+#   SETTLE=600 ROUTES=10000 scripts/bench.sh        # the idle window after 10 minutes of polling
+#   CAPTOP_BIN=old/captop scripts/bench.sh          # another build of captop, same harness
 #
 # For each size N it starts `captop demo-server --routes N`, then:
 #  - `--once --format json` against a server of two fixed files (the demo's bodies, captured once,
@@ -14,7 +16,9 @@
 #  - the dashboard in a pseudo-terminal at 160×48 (examples/dashboard_cost.rs), against the
 #    live demo service: time to the first complete frame (routes total and utilization drawn),
 #    median of RUNS; then once, an idle WINDOW seconds at the default 5-s interval: CPU time
-#    (utime+stime from /proc), terminal bytes per minute, VmHWM and VmRSS.
+#    (utime+stime from /proc), terminal bytes per minute, VmHWM and VmRSS. With SETTLE=N the
+#    window opens N s after the first frame, once the session's histories have filled (the
+#    route sparklines hold 120 polls, 10 minutes at 5 s; the forecasts an hour).
 # Finally it runs $BENCH_RELAY (default scripts/relay-bench.sh, RELAY_SECONDS a run) when that
 # file is executable, and prints the relay's own table after this one: `captop serve` under 50,
 # 200 and 1,000 readers at 12 and 10,000 routes (BENCH_RELAY= skips it).
@@ -24,6 +28,7 @@ set -euo pipefail
 
 RUNS=${RUNS:-10}
 WINDOW=${WINDOW:-60}
+SETTLE=${SETTLE:-0}
 COLS=${COLS:-160}
 ROWS=${ROWS:-48}
 MAX_BODY_MIB=${MAX_BODY_MIB:-8}
@@ -35,7 +40,7 @@ cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
 echo "building release binaries…" >&2
 cargo build --quiet --release --bin captop --example bench_fixed_server --example dashboard_cost >&2
-CAPTOP=$TARGET/release/captop
+CAPTOP=${CAPTOP_BIN:-$TARGET/release/captop}
 FIXED=$TARGET/release/examples/bench_fixed_server
 DASH=$TARGET/release/examples/dashboard_cost
 CLK_TCK=$(getconf CLK_TCK)
@@ -79,7 +84,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b - a }'; }
 # counter, since these functions run in $(…) subshells, where a counter would not advance.
 fresh_runtime_dir() { mktemp -d "$WORK/rt.XXXXXX"; }
 captop_once() { # base URL, runtime dir (made before the clock starts)
-  CAPTOP_RUNTIME_DIR="$2/captop" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
+  CAPTOP_RUNTIME_DIR="$2/captop" CAPTOP_STATE_DIR="$2/state" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
     "$CAPTOP" --base-url "$1" --once --format json >/dev/null
 }
 curl_jq() {
@@ -98,8 +103,10 @@ timed() { # command args... → milliseconds on stdout
   elapsed "$t0" "$t1"
 }
 dashboard() { # base URL, window, expected routes label → dashboard_cost's line
-  CAPTOP_RUNTIME_DIR="$(fresh_runtime_dir)/captop" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
-    "$DASH" --cols "$COLS" --rows "$ROWS" --window "$2" --clk-tck "$CLK_TCK" \
+  local dir
+  dir=$(fresh_runtime_dir)
+  CAPTOP_RUNTIME_DIR="$dir/captop" CAPTOP_STATE_DIR="$dir/state" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
+    "$DASH" --cols "$COLS" --rows "$ROWS" --window "$2" --settle "$SETTLE" --clk-tck "$CLK_TCK" \
     --expect "Total, $3 routes" --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
 }
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
@@ -167,7 +174,7 @@ for n in $ROUTES; do
     dashboard "$demo" 0 "$label" | field first_frame_ms >>"$WORK/first"
   done
   R[$n,first]=$(median <"$WORK/first")
-  echo "  idle window of $WINDOW s…" >&2
+  echo "  idle window of $WINDOW s (after $SETTLE s)…" >&2
   idle=$(dashboard "$demo" "$WINDOW" "$label")
   R[$n,cpu]=$(field cpu_pct <<<"$idle")
   R[$n,bytes]=$(field bytes_per_min <<<"$idle")
@@ -209,7 +216,9 @@ row "two bare \`curl\`" _curl
 row "captop ÷ curl + jq" _r_jq
 row "captop ÷ bare curl" _r_curl
 row "dashboard ${COLS}×${ROWS}: first frame" _first
-row "idle CPU (5-s interval, ${WINDOW}-s window)" _cpu
+after=""
+[ "$SETTLE" != 0 ] && after=" after ${SETTLE} s"
+row "idle CPU (5-s interval, ${WINDOW}-s window$after)" _cpu
 row "peak RSS (VmHWM) / RSS" _mem
 row "terminal bytes per minute" _bytes
 if [ -n "$BENCH_RELAY" ] && [ -x "$BENCH_RELAY" ]; then
