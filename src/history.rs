@@ -92,7 +92,9 @@ impl History {
     /// Adds a report's samples and returns every route's series. A sample as old as or older
     /// than a route's newest is not added twice.
     pub fn record(&self, report: &CapacityReport) -> io::Result<Recorded> {
-        self.record_with(|series| add_report(series, report))
+        self.record_with(|series| {
+            add_report(series, report);
+        })
     }
 
     /// Adds the samples of several reports, oldest first (what a dashboard gathered since its

@@ -46,6 +46,7 @@ pub fn spawn(
             actions.sells_out_within,
         ),
         series: seed.clone(),
+        forecasts: forecast::for_series(seed),
     });
     let runner = crate::actions::Runner::new(actions);
     let mut writer = history.map(Writer::new);
@@ -91,13 +92,15 @@ pub fn spawn(
 struct Watching {
     watcher: crate::actions::Watcher,
     series: Series,
+    forecasts: forecast::Forecasts,
 }
 
 impl Watching {
     fn report(&mut self, report: &CapacityReport) -> Vec<crate::actions::ActionEvent> {
-        forecast::add_report(&mut self.series, report);
-        let forecasts = forecast::for_series(&self.series);
-        self.watcher.report(report, &forecasts)
+        if forecast::add_report(&mut self.series, report) {
+            self.forecasts = forecast::for_series(&self.series);
+        }
+        self.watcher.report(report, &self.forecasts)
     }
 }
 

@@ -230,22 +230,25 @@ fn tracked(
 }
 
 /// Adds a report's samples to `series`: see [`add_samples`].
-pub fn add_report(series: &mut Series, report: &crate::api::model::CapacityReport) {
+pub fn add_report(series: &mut Series, report: &crate::api::model::CapacityReport) -> bool {
     add_samples(
         series,
         report.generated_at.timestamp_millis(),
         tracked(report),
-    );
+    )
 }
 
 /// Adds the samples of a report generated at `at_ms` to `series`: only the report's routes
 /// stay, each with the samples of the last [`KEEP`], at most [`MAX_SAMPLES_PER_ROUTE`]; a
-/// sample less than [`MIN_GAP`] newer than a route's newest is not added.
+/// sample less than [`MIN_GAP`] newer than a route's newest is not added. Returns whether
+/// `series` changed, that is whether its forecasts need making again (most polls of a
+/// dashboard add nothing, being closer than [`MIN_GAP`] to the last that did).
 pub fn add_samples<'a>(
     series: &mut Series,
     at_ms: i64,
     routes: impl Iterator<Item = (&'a str, i64, i64)>,
-) {
+) -> bool {
+    let mut changed = false;
     let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
     let gap_ms = i64::try_from(MIN_GAP.as_millis()).unwrap_or(i64::MAX);
     let mut kept = Series::new();
@@ -261,13 +264,19 @@ pub fn add_samples<'a>(
             .is_none_or(|last| at_ms.saturating_sub(last.at_ms) >= gap_ms)
         {
             samples.push(Sample { at_ms, sold, total });
+            changed = true;
         }
+        let before = samples.len();
         samples.retain(|s| at_ms.saturating_sub(s.at_ms) <= keep_ms);
         let extra = samples.len().saturating_sub(MAX_SAMPLES_PER_ROUTE);
         samples.drain(..extra);
+        changed |= samples.len() != before;
         kept.insert(slug, samples);
     }
+    // Routes no longer reported are dropped.
+    changed |= !series.is_empty();
     *series = kept;
+    changed
 }
 
 /// Whether a report generated at `at_ms` would add a sample to a series whose newest report
@@ -432,6 +441,24 @@ mod tests {
         let s = series(20, MIN, i64::MAX / 2, |i| 100 * i as i64);
         let f = forecast(&s).unwrap();
         assert!(f.sells_out_at.is_none() && f.rate_per_hour > 0.0);
+    }
+
+    #[test]
+    fn adding_says_whether_the_series_changed() {
+        let mut series = Series::new();
+        let both = [("a", 1, 10), ("b", 2, 10)];
+        assert!(add_samples(&mut series, 0, both.into_iter()));
+        assert!(
+            !add_samples(&mut series, 10_000, both.into_iter()),
+            "within the gap"
+        );
+        assert!(add_samples(&mut series, 30_000, both.into_iter()));
+        assert!(
+            add_samples(&mut series, 40_000, [("a", 1, 10)].into_iter()),
+            "b left"
+        );
+        assert_eq!(series.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(series["a"].len(), 2);
     }
 
     #[test]

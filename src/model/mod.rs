@@ -336,8 +336,9 @@ impl Figures {
             }
         }
         self.route_history.record(&rows);
-        forecast::add_report(&mut self.forecast_series, &report);
-        self.forecasts = forecast::for_series(&self.forecast_series);
+        if forecast::add_report(&mut self.forecast_series, &report) {
+            self.forecasts = forecast::for_series(&self.forecast_series);
+        }
         self.rows = rows;
         self.totals = TotalsRow::of(&report);
         // The rows hold the routes now: a second copy of them (2 MB at 10,000 routes) would
