@@ -154,20 +154,23 @@ impl History {
             origin: self.origin.clone(),
             routes: Series::new(),
         };
-        let mut text = String::new();
-        match File::open(&self.path) {
+        // Read as a stream rather than into a string first: the text of a full file (some
+        // megabytes) never sits in memory beside the samples made of it.
+        let file = match File::open(&self.path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return (fresh(), None),
             Err(e) => return (fresh(), Some(self.damaged(&e.to_string()))),
-            Ok(f) => {
-                if let Err(e) = f.take(MAX_FILE_BYTES + 1).read_to_string(&mut text) {
-                    return (fresh(), Some(self.damaged(&e.to_string())));
-                }
+            Ok(file) => file,
+        };
+        match file.metadata() {
+            Ok(meta) if meta.len() > MAX_FILE_BYTES => {
+                return (fresh(), Some(self.damaged("it is too large")));
             }
+            Ok(_) => {}
+            Err(e) => return (fresh(), Some(self.damaged(&e.to_string()))),
         }
-        if text.len() as u64 > MAX_FILE_BYTES {
-            return (fresh(), Some(self.damaged("it is too large")));
-        }
-        match serde_json::from_str::<HistoryFile>(&text) {
+        // The cap holds should the file grow between the look and the read.
+        let reader = io::BufReader::new(file.take(MAX_FILE_BYTES));
+        match serde_json::from_reader::<_, HistoryFile>(reader) {
             Ok(file) if file.version == VERSION && file.origin == self.origin => (file, None),
             Ok(_) => (
                 fresh(),
@@ -187,14 +190,16 @@ impl History {
 
     /// Writes a temporary file beside the data file and renames it over it.
     fn store(&self, file: &HistoryFile) -> io::Result<()> {
-        let text = serde_json::to_vec(file).map_err(io::Error::other)?;
         let tmp = self
             .path
             .with_extension(format!("json.{}.tmp", std::process::id()));
         let written = (|| {
-            let mut out = open_private_file(&tmp)?;
+            let out = open_private_file(&tmp)?;
             out.set_len(0)?;
-            out.write_all(&text)?;
+            // Written as a stream too, for the same reason as `load` reads one.
+            let mut out = io::BufWriter::new(out);
+            serde_json::to_writer(&mut out, file).map_err(io::Error::other)?;
+            out.flush()?;
             // No fsync: the rename alone keeps readers from a half-written file, and what a
             // power cut could still damage is samples, which a damaged file restarts (with a
             // warning). An fsync per `--once` and per dashboard poll cost more than the rest of
