@@ -176,8 +176,9 @@ async fn the_dashboard_writes_the_forecast_history_and_the_rest_when_it_quits() 
     cmd.env("CAPTOP_STATE_DIR", &state);
     let mut s = Pty::spawn(cmd, COLS, ROWS);
     wait_for_dashboard(&mut s);
-    // Polls every 2 s; a sample is kept per 30 s, so by now a second one is held back.
-    tokio::time::sleep(Duration::from_secs(32)).await;
+    // Polls every 2 s; a sample is kept per 30 s, so by now a second one is held back. The
+    // next write is due a minute after the first: 40 s leaves room either side of both.
+    tokio::time::sleep(Duration::from_secs(40)).await;
     let before = history_samples(&state);
     assert!(!before.is_empty(), "the first figures were written at once");
     assert!(before.iter().all(|&n| n == 1), "{before:?}");
