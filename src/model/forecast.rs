@@ -204,29 +204,34 @@ impl Snapshot {
     pub fn of(report: &crate::api::model::CapacityReport) -> Snapshot {
         Snapshot {
             at_ms: report.generated_at.timestamp_millis(),
-            routes: tracked(report)
+            routes: tracked(figures(report))
                 .map(|(slug, sold, total)| (slug.to_owned(), sold, total))
                 .collect(),
         }
     }
 }
 
-/// The routes of a report that are tracked, with their figures.
-fn tracked(
+/// Every route of a report with the figures a sample takes.
+fn figures(
     report: &crate::api::model::CapacityReport,
 ) -> impl Iterator<Item = (&str, i64, i64)> + '_ {
-    report
-        .routes
-        .iter()
+    report.routes.iter().map(|r| {
+        (
+            r.route.as_str(),
+            r.capacity_minutes.sold,
+            r.capacity_minutes.total,
+        )
+    })
+}
+
+/// The routes that are tracked: the first [`MAX_ROUTES`], but those whose slug is over
+/// `MAX_SLUG_BYTES`.
+fn tracked<'a>(
+    routes: impl Iterator<Item = (&'a str, i64, i64)>,
+) -> impl Iterator<Item = (&'a str, i64, i64)> {
+    routes
         .take(MAX_ROUTES)
-        .filter(|r| r.route.len() <= MAX_SLUG_BYTES)
-        .map(|r| {
-            (
-                r.route.as_str(),
-                r.capacity_minutes.sold,
-                r.capacity_minutes.total,
-            )
-        })
+        .filter(|(slug, _, _)| slug.len() <= MAX_SLUG_BYTES)
 }
 
 /// Adds a report's samples to `series`: see [`add_samples`].
@@ -234,7 +239,7 @@ pub fn add_report(series: &mut Series, report: &crate::api::model::CapacityRepor
     add_samples(
         series,
         report.generated_at.timestamp_millis(),
-        tracked(report),
+        figures(report),
     )
 }
 
@@ -250,19 +255,12 @@ pub fn add_samples<'a>(
 ) -> bool {
     let mut changed = false;
     let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
-    let gap_ms = i64::try_from(MIN_GAP.as_millis()).unwrap_or(i64::MAX);
     let mut kept = Series::new();
-    for (slug, sold, total) in routes.take(MAX_ROUTES) {
-        if slug.len() > MAX_SLUG_BYTES {
-            continue;
-        }
+    for (slug, sold, total) in tracked(routes) {
         let (slug, mut samples) = series
             .remove_entry(slug)
             .unwrap_or_else(|| (slug.to_owned(), Vec::new()));
-        if samples
-            .last()
-            .is_none_or(|last| at_ms.saturating_sub(last.at_ms) >= gap_ms)
-        {
+        if adds_after(samples.last().map(|last| last.at_ms), at_ms) {
             samples.push(Sample { at_ms, sold, total });
             changed = true;
         }
@@ -279,8 +277,9 @@ pub fn add_samples<'a>(
     changed
 }
 
-/// Whether a report generated at `at_ms` would add a sample to a series whose newest report
-/// was generated at `newest_ms`: the dashboard keeps only such reports for the file.
+/// Whether a report generated at `at_ms` adds a sample to a series whose newest sample is from
+/// `newest_ms`: whether it is [`MIN_GAP`] newer or more. The dashboard keeps only such reports
+/// for the file.
 pub fn adds_after(newest_ms: Option<i64>, at_ms: i64) -> bool {
     let gap_ms = i64::try_from(MIN_GAP.as_millis()).unwrap_or(i64::MAX);
     newest_ms.is_none_or(|newest| at_ms.saturating_sub(newest) >= gap_ms)
