@@ -134,9 +134,9 @@ impl Habits {
             self.theme = Some(parsed);
         }
         for (role, value) in theme.colors.unwrap_or_default() {
-            let known: Vec<String> = Role::ALL.iter().map(|(_, n)| format!("`{n}`")).collect();
             let name = role.get_ref();
             let role_of = Role::parse(name).ok_or_else(|| {
+                let known: Vec<String> = Role::ALL.iter().map(|(_, n)| format!("`{n}`")).collect();
                 problem(
                     role.span().start,
                     format!(
