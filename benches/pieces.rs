@@ -7,9 +7,9 @@
 use std::hint::black_box;
 
 use captop::api::model::{CapacityReport, decode};
-use captop::app::table::{RoutesTable, SortKey};
+use captop::dashboard::app::routes_view::{RoutesTable, SortKey};
 use captop::fixtures::{capacity, many_routes};
-use captop::model::rows::RouteRow;
+use captop::store::rows::RouteRow;
 use chrono::Utc;
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -44,7 +44,7 @@ fn bench_pieces(c: &mut Criterion) {
     }
     let new: Vec<RouteRow> = next.iter().map(RouteRow::of).collect();
     c.bench_function("diff_10000_routes", |b| {
-        b.iter(|| captop::model::diff::diff(black_box(&old), black_box(&new), now))
+        b.iter(|| captop::store::diff::diff(black_box(&old), black_box(&new), now))
     });
 
     for sort in [SortKey::Fill, SortKey::Name] {

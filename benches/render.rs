@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use captop::api::model::{CapacityReport, Totals};
-use captop::app::{App, Event, UiOptions};
+use captop::dashboard::app::{App, Event, UiOptions};
 use captop::fixtures::{many_routes, utilization};
 use captop::poll::PollEvent;
 use chrono::Utc;
@@ -46,7 +46,7 @@ fn bench_render(c: &mut Criterion) {
             c.bench_function(&format!("frame_{cols}x{rows}_{n}_routes"), |b| {
                 b.iter(|| {
                     terminal
-                        .draw(|f| captop::ui::render(f, black_box(&app)))
+                        .draw(|f| captop::dashboard::ui::render(f, black_box(&app)))
                         .unwrap();
                 })
             });

@@ -34,7 +34,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use crate::api::model::CapacityReport;
-use crate::model::forecast::Forecasts;
+use crate::forecast::Forecasts;
 
 /// Most commands running at once; further events are skipped while they run.
 pub const MAX_RUNNING: usize = 4;
@@ -152,7 +152,7 @@ impl ActionEvent {
 /// A route's state as last seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RouteState {
-    level: crate::model::Level,
+    level: crate::store::Level,
     sold_out: bool,
     soon: bool,
 }
@@ -160,7 +160,7 @@ struct RouteState {
 /// Turns successive reports and failures into events (see the module doc).
 #[derive(Debug, Clone, Default)]
 pub struct Watcher {
-    thresholds: crate::model::Thresholds,
+    thresholds: crate::store::Thresholds,
     within: Option<Duration>,
     routes: Option<HashMap<String, RouteState>>,
     service_up: Option<bool>,
@@ -169,7 +169,7 @@ pub struct Watcher {
 impl Watcher {
     /// A watcher with the dashboard's fill thresholds and the forecast horizon in hours.
     pub fn new(
-        thresholds: crate::model::Thresholds,
+        thresholds: crate::store::Thresholds,
         sells_out_within_hours: Option<f64>,
     ) -> Watcher {
         Watcher {
@@ -199,7 +199,7 @@ impl Watcher {
             let sells_out_at = forecasts.get(&r.route).and_then(|f| f.sells_out_at);
             let state = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
-                sold_out: crate::check::is_sold_out(r),
+                sold_out: crate::report::check::is_sold_out(r),
                 soon: match (self.within, sells_out_at) {
                     (Some(within), Some(at)) => (at - report.generated_at)
                         .to_std()
@@ -208,7 +208,7 @@ impl Watcher {
                 },
             };
             let before = old.get(&r.route).copied().unwrap_or(RouteState {
-                level: crate::model::Level::Ok,
+                level: crate::store::Level::Ok,
                 sold_out: false,
                 soon: false,
             });
@@ -231,7 +231,7 @@ impl Watcher {
             if state.sold_out && !before.sold_out {
                 fire(EventKind::SoldOut, "sold out".to_owned());
             } else if state.level > before.level {
-                let kind = if state.level == crate::model::Level::Crit {
+                let kind = if state.level == crate::store::Level::Crit {
                     EventKind::Critical
                 } else {
                     EventKind::Warning
@@ -241,7 +241,7 @@ impl Watcher {
             if state.soon && !before.soon && !state.sold_out {
                 let left = sells_out_at
                     .and_then(|at| (at - report.generated_at).to_std().ok())
-                    .map_or_else(String::new, crate::model::forecast::full_in);
+                    .map_or_else(String::new, crate::forecast::full_in);
                 fire(
                     EventKind::SellsOutSoon,
                     format!("forecast to sell out in {left}"),
@@ -356,7 +356,7 @@ pub enum RunOutcome {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
-    use crate::model::forecast::Forecast;
+    use crate::forecast::Forecast;
 
     fn kinds(events: &[ActionEvent]) -> Vec<(&'static str, String)> {
         events
@@ -367,7 +367,7 @@ mod tests {
 
     #[test]
     fn events_fire_on_the_way_up_once_and_not_at_start() {
-        let (mut cap, _) = crate::once::sample_reports();
+        let (mut cap, _) = crate::report::sample_reports();
         for r in &mut cap.routes {
             r.filled_pct = 10;
         }

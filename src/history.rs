@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::api::model::CapacityReport;
-pub use crate::model::forecast::Series;
-use crate::model::forecast::{Snapshot, add_report, add_samples};
+pub use crate::forecast::Series;
+use crate::forecast::{Snapshot, add_report, add_samples};
 use crate::poll::shared::{lock_with_retries, open_private_file};
 
 /// Largest file read; a bigger one is started afresh.
@@ -234,7 +234,7 @@ mod tests {
     use chrono::{DateTime, TimeZone, Utc};
 
     fn report(at: DateTime<Utc>, sold: &[(&str, i64)]) -> CapacityReport {
-        let (mut cap, _) = crate::once::sample_reports();
+        let (mut cap, _) = crate::report::sample_reports();
         cap.generated_at = at;
         cap.routes.truncate(sold.len());
         for (r, (slug, sold)) in cap.routes.iter_mut().zip(sold) {

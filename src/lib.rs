@@ -23,24 +23,21 @@
 
 pub mod actions;
 pub mod api;
-pub mod app;
-pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod credentials;
+pub mod dashboard;
 pub mod demo;
 #[doc(hidden)]
 pub mod fixtures;
+pub mod forecast;
 pub mod format;
 pub mod history;
-pub mod layout;
-pub mod model;
-pub mod once;
 pub mod poll;
+pub mod report;
 pub mod run;
 pub mod serve;
+pub mod store;
 pub mod tap;
 pub mod text;
-pub mod tui;
-pub mod ui;

@@ -67,8 +67,8 @@ pub fn default_config_path() -> Option<std::path::PathBuf> {
 /// plugin's UNKNOWN on stdout with exit 3, as monitoring systems expect, not a usage error.
 async fn figures(args: &GlobalArgs, check: bool) -> u8 {
     let unknown = |message: &str| {
-        print!("{}", crate::once::nagios::unknown(message));
-        crate::check::Status::Unknown.code()
+        print!("{}", crate::report::nagios::unknown(message));
+        crate::report::check::Status::Unknown.code()
     };
     let settings = match Settings::resolve_with(args, &real_environment()) {
         Ok(settings) => settings,
@@ -78,10 +78,10 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let thresholds = match crate::check::CheckThresholds::resolve(
+    let thresholds = match crate::report::check::CheckThresholds::resolve(
         &args.check,
         &settings.check,
-        crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
+        crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
     ) {
         Ok(thresholds) => thresholds,
         Err(e) if check => return unknown(&e),
@@ -122,7 +122,7 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
         Some(server) => format!("demo {}", server.base_url()),
         None => client.base_url().to_owned(),
     };
-    let mut options = crate::app::UiOptions::from_settings(settings, label);
+    let mut options = crate::dashboard::app::UiOptions::from_settings(settings, label);
     let history = history_for(&client, demo.is_some());
     if let Some(history) = &history {
         let kept = history.read();
@@ -138,7 +138,7 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
     }
     let (commands, events, poller) = crate::poll::spawn(client, config);
     let (events, tap) = crate::tap::spawn(settings, history, &options.forecast_seed, events);
-    let result = crate::tui::run(options, events, commands).await;
+    let result = crate::dashboard::tui::run(options, events, commands).await;
     // Stopping the poller closes the tap's input: it writes the samples it holds and ends.
     poller.abort();
     if tokio::time::timeout(Duration::from_secs(2), tap)
@@ -148,7 +148,7 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
         eprintln!("captop: gave up writing the forecast history after 2 s");
     }
     match result {
-        Ok(crate::tui::Exit::PollerGone) => {
+        Ok(crate::dashboard::tui::Exit::PollerGone) => {
             eprintln!("captop: the poller stopped unexpectedly");
             EXIT_FAILURE
         }
@@ -164,15 +164,15 @@ async fn dashboard(settings: &Settings, client: Client, demo: Option<&DemoServer
 async fn once(
     settings: &Settings,
     format: crate::cli::Format,
-    thresholds: crate::check::CheckThresholds,
+    thresholds: crate::report::check::CheckThresholds,
     client: &Client,
     demo: bool,
 ) -> u8 {
-    let options = crate::once::OnceOptions {
+    let options = crate::report::OnceOptions {
         format,
-        style: crate::once::TableStyle {
+        style: crate::report::TableStyle {
             color: settings.color,
-            thresholds: crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
+            thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
         },
         thresholds,
         history: history_for(client, demo),
@@ -182,7 +182,7 @@ async fn once(
     } else {
         crate::poll::one_shot::OneShot::open(client.base_url(), settings.budget)
     };
-    crate::once::run(
+    crate::report::run(
         client,
         &budget,
         &options,
@@ -228,8 +228,8 @@ async fn connect(
 ) -> Result<Client, u8> {
     let fail = |message: String| {
         if check {
-            print!("{}", crate::once::nagios::unknown(&message));
-            return crate::check::Status::Unknown.code();
+            print!("{}", crate::report::nagios::unknown(&message));
+            return crate::report::check::Status::Unknown.code();
         }
         eprintln!("captop: {message}");
         EXIT_USAGE
@@ -312,7 +312,7 @@ async fn serve(args: &ServeArgs, global: &GlobalArgs) -> u8 {
         return fail(&e);
     }
     let tokens = match &args.token_file {
-        Some(path) => match crate::serve::auth::ReaderTokens::from_file(path) {
+        Some(path) => match crate::serve::tokens::ReaderTokens::from_file(path) {
             Ok(tokens) => Some(tokens),
             Err(e) => return fail(&e),
         },
@@ -346,7 +346,7 @@ async fn serve(args: &ServeArgs, global: &GlobalArgs) -> u8 {
             max_connections: args.max_connections,
             ..crate::serve::server::Limits::default()
         },
-        logger: crate::serve::log::Logger::new(args.log_format),
+        logger: crate::serve::logger::Logger::new(args.log_format),
         poll: crate::poll::PollConfig::new(settings.interval, budget),
     };
     let code = crate::serve::run(client, options).await;

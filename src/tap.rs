@@ -20,8 +20,8 @@ use tokio::task::JoinHandle;
 
 use crate::api::model::CapacityReport;
 use crate::config::Settings;
+use crate::forecast::{self, Series, Snapshot};
 use crate::history::History;
-use crate::model::forecast::{self, Series, Snapshot};
 use crate::poll::PollEvent;
 
 /// How often the samples gathered are written to the history file.
@@ -42,7 +42,7 @@ pub fn spawn(
     // forecasts it reads (a fit of every route, each poll) are then not worth keeping.
     let mut watcher = actions.is_active().then(|| Watching {
         watcher: crate::actions::Watcher::new(
-            crate::model::Thresholds::new(settings.warn_pct, settings.crit_pct),
+            crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
             actions.sells_out_within,
         ),
         series: seed.clone(),

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use captop::api::model::{CapacityReport, UtilizationReport, decode};
-use captop::app::{App, Event, UiOptions};
+use captop::dashboard::app::{App, Event, UiOptions};
 use captop::demo::sim::Simulation;
 use captop::poll::PollEvent;
 use libfuzzer_sys::fuzz_target;
@@ -29,14 +29,14 @@ fuzz_target!(|input: &[u8]| {
     else {
         return;
     };
-    let warnings = captop::once::warnings(&capacity, &utilization);
-    let _ = captop::once::render_table(
+    let warnings = captop::report::warnings(&capacity, &utilization);
+    let _ = captop::report::render_table(
         &capacity,
         &utilization,
         "http://127.0.0.1/v1",
-        captop::once::TableStyle::default(),
+        captop::report::TableStyle::default(),
     );
-    let _ = captop::once::render_json(&capacity, &utilization, &warnings);
+    let _ = captop::report::render_json(&capacity, &utilization, &warnings);
 
     let mut app = App::new(UiOptions::default(), now, Instant::now());
     feed(&mut app, 1, first_capacity, first_utilization);
@@ -44,7 +44,7 @@ fuzz_target!(|input: &[u8]| {
     for (w, h) in [(120, 40), (37, 11)] {
         app.update(Event::Resize(w, h));
         let Ok(mut terminal) = Terminal::new(TestBackend::new(w, h));
-        let _ = terminal.draw(|frame| captop::ui::render(frame, &app));
+        let _ = terminal.draw(|frame| captop::dashboard::ui::render(frame, &app));
     }
 });
 

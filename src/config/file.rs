@@ -12,7 +12,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::ConfigError;
-use super::habits::{Habits, Problem, RawKeys, RawTheme, layered};
+use super::keys_theme::{Habits, Problem, RawKeys, RawTheme, layered};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
@@ -68,15 +68,15 @@ pub struct Profile {
     /// `allow_insecure_http`.
     pub allow_insecure_http: Option<bool>,
     /// The `[check]` table: check mode's thresholds.
-    pub check: Option<crate::check::CheckProfile>,
+    pub check: Option<crate::report::check::CheckProfile>,
     /// The `[actions]` table: what the dashboard does on events.
     pub actions: Option<crate::actions::ActionsConfig>,
     /// The key table with the top level's `[keys]` and then the profile's applied, checked;
     /// `None` when neither has one.
-    pub keys: Option<crate::app::keys::Keymap>,
+    pub keys: Option<crate::dashboard::app::keys::Keymap>,
     /// The palette of the top level's `[theme]` with the profile's on top; `None` when
     /// neither has one.
-    pub theme: Option<crate::ui::palette::Palette>,
+    pub theme: Option<crate::dashboard::ui::palette::Palette>,
 }
 
 impl Profile {
@@ -122,7 +122,7 @@ struct RawFile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
-    check: Option<crate::check::CheckProfile>,
+    check: Option<crate::report::check::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,
@@ -144,7 +144,7 @@ struct RawProfile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
-    check: Option<crate::check::CheckProfile>,
+    check: Option<crate::report::check::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,

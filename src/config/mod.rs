@@ -32,7 +32,7 @@
 
 mod error;
 mod file;
-mod habits;
+mod keys_theme;
 mod settings;
 mod values;
 

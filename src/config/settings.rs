@@ -45,9 +45,9 @@ pub struct Settings {
     /// (`mono` has none) and the terminal.
     pub color: bool,
     /// The colours of the profile's `[theme]` (layered on the top level's).
-    pub palette: crate::ui::palette::Palette,
+    pub palette: crate::dashboard::ui::palette::Palette,
     /// The key table with the profile's `[keys]` (layered on the top level's) applied.
-    pub keys: crate::app::keys::Keymap,
+    pub keys: crate::dashboard::app::keys::Keymap,
     /// Draw with ASCII characters only.
     pub ascii: bool,
     /// Allow plain `http://` to a host other than loopback.
@@ -66,7 +66,7 @@ pub struct Settings {
     /// The store `CAPTOP_KEYRING` asked for.
     pub keyring: StoreChoice,
     /// The profile's `[check]` table (check mode's threshold defaults).
-    pub check: crate::check::CheckProfile,
+    pub check: crate::report::check::CheckProfile,
     /// The profile's `[actions]` table (bell and command on dashboard events).
     pub actions: crate::actions::ActionsConfig,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).

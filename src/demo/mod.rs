@@ -14,11 +14,11 @@
 //! # Ok(()) }
 //! ```
 
-pub mod routes;
-pub mod server;
+pub mod catalogue;
+pub mod service;
 pub mod sim;
 
-pub use server::{
+pub use service::{
     DemoConfig, DemoServer, LoggedRequest, OPENAPI_JSON, RetryAfterStyle, generate_api_key,
 };
 pub use sim::Simulation;

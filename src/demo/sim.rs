@@ -44,19 +44,19 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 
-mod events;
 mod load;
 mod rng;
 mod route;
+mod timeline;
 
 use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
     TotalMinutes, TotalPorts, Totals, Utilization, UtilizationReport,
 };
-use events::advance_route;
 use load::LoadProfile;
 use rng::Rng;
 use route::{RouteState, RouteStatic, carried_until, initial_state, route_static};
+use timeline::advance_route;
 
 /// Minutes one port can carry in a day: one call at a time, 24 hours.
 pub const PORT_DAILY_MINUTES: i64 = 1440;

@@ -20,12 +20,12 @@
 //! The upstream API key stays in the poller's client: no route, header, metric or log line is
 //! built from it.
 
-pub mod auth;
-pub mod log;
-pub mod metrics;
-pub mod routes;
+pub mod logger;
+pub mod tokens;
+
+pub mod answers;
 pub mod server;
-pub mod state;
+pub mod snapshot;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -39,9 +39,9 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::api::Client;
 use crate::poll::{PollCommand, PollConfig, PollEvent};
-use auth::ReaderTokens;
-use log::{Level, Logger};
-use state::{Cache, Snapshot, Upstream};
+use logger::{Level, Logger};
+use snapshot::{Cache, Snapshot, Upstream};
+use tokens::ReaderTokens;
 
 /// Default request budget of the relay: most of the service's 120 a minute per address, as the
 /// relay polls for everyone behind it.
@@ -158,7 +158,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         logger,
         commands.clone(),
     ));
-    let routes = Arc::new(routes::Routes::new(snapshot, options.tokens));
+    let routes = Arc::new(answers::Routes::new(snapshot, options.tokens));
     server::serve(
         listener,
         routes,

@@ -26,7 +26,7 @@ use tokio::sync::Semaphore;
 use tokio_io_timeout::TimeoutStream;
 use tokio_rustls::TlsAcceptor;
 
-use super::routes::Routes;
+use super::answers::Routes;
 
 /// The server's limits; [`Limits::default`] suits a relay on a bastion host.
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use captop::actions::{ActionsConfig, RunOutcome, Runner, Watcher};
-use captop::model::forecast::Forecasts;
+use captop::forecast::Forecasts;
 
 /// A name that would run `touch` and more if it ever reached a shell.
 const HOSTILE: &str = "Evil $(touch PWNED1) `touch PWNED2`; touch PWNED3 | tee PWNED4 && echo ${HOME} > PWNED5 'q' \"dq\" \\ *";

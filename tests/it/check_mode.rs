@@ -146,7 +146,7 @@ fn perfdata(status_line: &str) -> Vec<Perf> {
         for range in [field(1), field(2)] {
             if !range.is_empty() {
                 range
-                    .parse::<captop::check::Range>()
+                    .parse::<captop::report::check::Range>()
                     .expect("thresholds are ranges");
             }
         }
@@ -343,5 +343,5 @@ fn the_simulated_service_passes_a_lenient_check() {
     let routes = find(&perf, "routes").value as usize;
     assert!(routes >= 10);
     let fills = perf.iter().filter(|p| p.label.starts_with("fill ")).count();
-    assert_eq!(fills, routes.min(captop::check::MAX_ROUTE_PERF));
+    assert_eq!(fills, routes.min(captop::report::check::MAX_ROUTE_PERF));
 }

@@ -405,16 +405,18 @@ refresh = "s"
 border = 240
 "##;
 
-fn sends(settings: &Settings, key: char) -> Option<captop::app::Msg> {
+fn sends(settings: &Settings, key: char) -> Option<captop::dashboard::app::Msg> {
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     let press = KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE);
-    settings.keys.key(captop::app::Mode::Dashboard, &press)
+    settings
+        .keys
+        .key(captop::dashboard::app::Mode::Dashboard, &press)
 }
 
 #[test]
 fn keys_and_theme_layer_from_the_top_level_into_profiles() {
-    use captop::app::Msg;
-    use captop::ui::palette::{Role, ThemeName};
+    use captop::dashboard::app::Msg;
+    use captop::dashboard::ui::palette::{Role, ThemeName};
     use ratatui::style::Color;
 
     let s = resolve(Some(HABITS), GlobalArgs::default(), &[], true).unwrap();
@@ -450,7 +452,7 @@ fn keys_and_theme_layer_from_the_top_level_into_profiles() {
     assert_eq!(prod.palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
     assert_eq!(prod.palette.get(Role::Border), Color::Indexed(240));
     // The keys and the palette reach the dashboard.
-    let ui = captop::app::UiOptions::from_settings(&prod, "prod");
+    let ui = captop::dashboard::app::UiOptions::from_settings(&prod, "prod");
     assert_eq!(ui.keys, prod.keys);
     assert_eq!(ui.palette, prod.palette);
 }
@@ -476,6 +478,9 @@ fn no_color_and_the_mono_theme_win_over_any_theme() {
     assert!(!s.color, "mono draws no colours, overrides or not");
     let s = resolve(None, GlobalArgs::default(), &[], true).unwrap();
     assert!(s.color);
-    assert_eq!(s.palette, captop::ui::palette::Palette::default());
-    assert_eq!(s.keys, captop::app::Keymap::default());
+    assert_eq!(
+        s.palette,
+        captop::dashboard::ui::palette::Palette::default()
+    );
+    assert_eq!(s.keys, captop::dashboard::app::Keymap::default());
 }

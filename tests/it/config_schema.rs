@@ -250,7 +250,7 @@ fn the_schema_and_the_parser_agree_on_chords_and_colours() {
         schema_ok
     };
     // Every chord of the built-in table, in the action it has in the file.
-    let mut chords: Vec<String> = captop::app::keys::BINDINGS
+    let mut chords: Vec<String> = captop::dashboard::app::keys::BINDINGS
         .iter()
         .flat_map(|b| b.keys.iter().map(|k| (*k).to_owned()))
         .collect();

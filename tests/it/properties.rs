@@ -15,7 +15,7 @@ use std::time::{Instant, SystemTime};
 
 use captop::api::model::{CapacityReport, Health, UtilizationReport, decode};
 use captop::api::{ApiError, Endpoint, RetryAfter};
-use captop::app::{App, Event, UiOptions};
+use captop::dashboard::app::{App, Event, UiOptions};
 use captop::poll::PollEvent;
 use captop::text::{fit, is_unsafe, pad, sanitize};
 use proptest::prelude::*;
@@ -199,8 +199,8 @@ proptest! {
         let capacity = capacity_named(&name);
         let utilization: UtilizationReport =
             decode(support::fixtures::UTILIZATION.as_bytes()).unwrap();
-        let warnings = captop::once::warnings(&capacity, &utilization);
-        let json = captop::once::render_json(&capacity, &utilization, &warnings).unwrap();
+        let warnings = captop::report::warnings(&capacity, &utilization);
+        let json = captop::report::render_json(&capacity, &utilization, &warnings).unwrap();
         prop_assert!(!json.chars().any(|c| c != '\n' && is_unsafe(c)));
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
         prop_assert_eq!(doc["capacity"]["routes"][0]["name"].as_str(), Some(name.as_str()));
@@ -212,10 +212,10 @@ proptest! {
         let capacity = capacity_named(&name);
         let utilization: UtilizationReport =
             decode(support::fixtures::UTILIZATION.as_bytes()).unwrap();
-        let table = captop::once::render_table(
-            &capacity, &utilization, "http://127.0.0.1/v1", captop::once::TableStyle::default());
+        let table = captop::report::render_table(
+            &capacity, &utilization, "http://127.0.0.1/v1", captop::report::TableStyle::default());
         prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)), "{table}");
-        for w in captop::once::warnings(&capacity, &utilization) {
+        for w in captop::report::warnings(&capacity, &utilization) {
             prop_assert!(!w.to_string().chars().any(is_unsafe), "{w}");
         }
     }
@@ -389,7 +389,7 @@ proptest! {
         app.update(Event::Resize(width, height));
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
         let mut draw = |app: &App| {
-            let frame = terminal.draw(|frame| captop::ui::render(frame, app)).unwrap();
+            let frame = terminal.draw(|frame| captop::dashboard::ui::render(frame, app)).unwrap();
             frame.buffer.content().iter().all(|cell| !cell.symbol().chars().any(is_unsafe))
         };
         for event in poll(1, first.0, first.1) {
@@ -421,11 +421,11 @@ proptest! {
         capacity in capacity_report(),
         utilization in utilization_report(),
     ) {
-        let warnings = captop::once::warnings(&capacity, &utilization);
-        let table = captop::once::render_table(
-            &capacity, &utilization, "http://127.0.0.1/v1", captop::once::TableStyle::default());
+        let warnings = captop::report::warnings(&capacity, &utilization);
+        let table = captop::report::render_table(
+            &capacity, &utilization, "http://127.0.0.1/v1", captop::report::TableStyle::default());
         prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)));
-        let json = captop::once::render_json(&capacity, &utilization, &warnings).unwrap();
+        let json = captop::report::render_json(&capacity, &utilization, &warnings).unwrap();
         prop_assert!(!json.chars().any(|c| c != '\n' && is_unsafe(c)));
         for w in &warnings {
             prop_assert!(!w.to_string().chars().any(is_unsafe), "{w}");

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use captop::api::model::RouteCapacity;
-use captop::app::{App, Event, UiOptions};
+use captop::dashboard::app::{App, Event, UiOptions};
 use captop::fixtures::{capacity, route, t, utilization};
 use captop::poll::PollEvent;
 use ratatui::Terminal;
@@ -63,7 +63,9 @@ fn session() -> App {
 fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
     app.update(Event::Resize(w, h));
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| captop::ui::render(f, app)).unwrap();
+    terminal
+        .draw(|f| captop::dashboard::ui::render(f, app))
+        .unwrap();
     terminal
 }
 

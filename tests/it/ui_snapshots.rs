@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use captop::api::model::RouteCapacity;
 use captop::api::{ApiError, Endpoint, RetryAfter};
-use captop::app::{App, Event, UiOptions};
+use captop::dashboard::app::{App, Event, UiOptions};
 use captop::fixtures::{capacity, route, t, utilization};
 use captop::poll::{Pause, PollEvent, ScheduleStatus};
 use ratatui::Terminal;
@@ -167,7 +167,9 @@ impl Fixture {
     fn draw(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
         self.send(Event::Resize(w, h));
         let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal.draw(|f| captop::ui::render(f, &self.app)).unwrap();
+        terminal
+            .draw(|f| captop::dashboard::ui::render(f, &self.app))
+            .unwrap();
         terminal
     }
 }
@@ -434,7 +436,7 @@ fn gauge_colours_step_at_the_thresholds() {
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Green);
 
     let mut f = Fixture::new(UiOptions {
-        thresholds: captop::model::Thresholds { warn: 50, crit: 70 },
+        thresholds: captop::store::Thresholds { warn: 50, crit: 70 },
         ..UiOptions::default()
     })
     .normal();
@@ -537,7 +539,7 @@ fn footer_names_the_rebound_keys() {
         KeyCode::Char('x'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(quit, Some(captop::app::Action::Quit));
+    assert_eq!(quit, Some(captop::dashboard::app::Action::Quit));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use super::load::LoadProfile;
 use super::rng::Rng;
 use super::{DAY_MS, MINUTE_MS, next_gap, round_down_to};
-use crate::demo::routes::{self, RouteIdentity};
+use crate::demo::catalogue::{self, RouteIdentity};
 
 /// What never changes about a route.
 #[derive(Debug, Clone)]
@@ -51,7 +51,7 @@ impl RouteState {
 
 pub(super) fn route_static(seed: u64, index: usize) -> RouteStatic {
     let mut rng = Rng::new(seed, (index as u64) << 1);
-    let identity = routes::identity(index);
+    let identity = catalogue::identity(index);
     let total_ports = 30 * rng.range(2, 24);
     let minutes_per_port = match rng.range(0, 3) {
         0 => 12_000,

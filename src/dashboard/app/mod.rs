@@ -1,0 +1,304 @@
+//! The dashboard: the figures model plus the state of the screen, and the one function that
+//! changes them, [`App::update`].
+//!
+//! ```text
+//!  key / mouse ──► Keymap (keys.rs) ──► Msg ──┐
+//!  PollEvent ──────────────────────────────────┼──► App::update ──► Figures (crate::store)
+//!  resize, tick ───────────────────────────────┘         │          RoutesTable (table.rs)
+//!                                                        └──► Action (quit, poller command)
+//! ```
+//!
+//! Nothing here touches a terminal or the network: the runtime ([`crate::dashboard::tui`]) turns the
+//! outside world into [`Event`]s and draws the state with the renderer (`ui`), which only
+//! reads it. Where panels go comes from [`crate::dashboard::layout`], which both sides use.
+
+pub mod keys;
+pub mod routes_view;
+
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+
+use crate::dashboard::layout;
+use crate::poll::{Pause, PollCommand, PollEvent};
+use crate::store::{Figures, LogKind, RouteRow, Thresholds};
+pub use keys::{Keymap, Mode, Msg};
+pub use routes_view::{RoutesTable, SortKey};
+
+/// How the dashboard looks and which keys it answers; the lead maps
+/// `crate::config::Settings` onto it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UiOptions {
+    /// Colours on (`false` for `NO_COLOR` / `--no-color`).
+    pub color: bool,
+    /// Draw with ASCII characters only (`--ascii`).
+    pub ascii: bool,
+    /// Fill percentages from which a gauge turns to the warning and the critical colour.
+    pub thresholds: Thresholds,
+    /// Which service the figures come from, as the header shows it (profile or base URL).
+    pub service_label: String,
+    /// The colours of the theme (`[theme]`); `color` off wins over them.
+    pub palette: crate::dashboard::ui::palette::Palette,
+    /// The key bindings (the defaults, with the config file's `[keys]` applied).
+    pub keys: Keymap,
+    /// Samples kept by earlier runs (the history file), so forecasts show from the start.
+    pub forecast_seed: crate::forecast::Series,
+}
+
+impl Default for UiOptions {
+    fn default() -> Self {
+        UiOptions {
+            color: true,
+            ascii: false,
+            thresholds: Thresholds::default(),
+            service_label: String::new(),
+            palette: crate::dashboard::ui::palette::Palette::default(),
+            keys: Keymap::default(),
+            forecast_seed: crate::forecast::Series::new(),
+        }
+    }
+}
+
+impl UiOptions {
+    /// The look the merged settings ask for; `service_label` says where the figures come from
+    /// (`demo http://127.0.0.1:…/v1`, a profile name, or the base URL).
+    pub fn from_settings(
+        settings: &crate::config::Settings,
+        service_label: impl Into<String>,
+    ) -> Self {
+        UiOptions {
+            color: settings.color,
+            ascii: settings.ascii,
+            thresholds: Thresholds::new(settings.warn_pct, settings.crit_pct),
+            service_label: service_label.into(),
+            palette: settings.palette,
+            keys: settings.keys.clone(),
+            forecast_seed: crate::forecast::Series::new(),
+        }
+    }
+}
+
+/// Everything the dashboard reacts to.
+#[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a few events a second, each moved once; boxing poll results buys nothing"
+)]
+pub enum Event {
+    /// A key press; the key table makes it a [`Msg`].
+    Key(KeyEvent),
+    /// A mouse event (the wheel scrolls, a click selects); the key table makes it a [`Msg`].
+    Mouse(MouseEvent),
+    /// A message, already translated.
+    Msg(Msg),
+    /// The terminal's new size, columns × rows.
+    Resize(u16, u16),
+    /// A message from the poller.
+    Poll(PollEvent),
+    /// A second passed while something on screen counts.
+    Tick,
+}
+
+/// What [`App::update`] asks the runtime to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Leave the dashboard.
+    Quit,
+    /// Send this command to the poller.
+    Poll(PollCommand),
+}
+
+/// What is drawn over the dashboard, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    /// Nothing: the dashboard itself.
+    None,
+    /// The key list.
+    Help,
+    /// The selected route in full.
+    Detail,
+}
+
+/// The dashboard's whole state: the figures, and how they are being looked at.
+#[derive(Debug)]
+pub struct App {
+    /// How the dashboard looks and which keys it answers.
+    pub options: UiOptions,
+    /// The figures.
+    pub figures: Figures,
+    /// The routes table.
+    pub routes: RoutesTable,
+    /// Wall-clock time used for ages (set by the runtime, fixed in tests).
+    pub now: DateTime<Utc>,
+    /// Monotonic time used for countdowns (set by the runtime, fixed in tests).
+    pub now_mono: Instant,
+    /// Terminal size, columns × rows.
+    pub size: (u16, u16),
+    /// What is drawn over the dashboard.
+    pub overlay: Overlay,
+    /// Whether the events pane is shown.
+    pub show_events: bool,
+}
+
+impl App {
+    /// A dashboard with no figures yet, its clock set to `now` / `now_mono`.
+    pub fn new(mut options: UiOptions, now: DateTime<Utc>, now_mono: Instant) -> Self {
+        let mut figures = Figures::new(options.thresholds);
+        figures.seed_forecasts(std::mem::take(&mut options.forecast_seed));
+        App {
+            figures,
+            options,
+            routes: RoutesTable::default(),
+            now,
+            now_mono,
+            size: (80, 24),
+            overlay: Overlay::None,
+            show_events: false,
+        }
+    }
+
+    /// Moves the clock; the runtime calls it before every update and draw.
+    pub fn set_clock(&mut self, now: DateTime<Utc>, now_mono: Instant) {
+        self.now = now;
+        self.now_mono = now_mono;
+    }
+
+    /// Where keys go now.
+    pub fn mode(&self) -> Mode {
+        if self.routes.filter_editing {
+            return Mode::Filter;
+        }
+        match self.overlay {
+            Overlay::None => Mode::Dashboard,
+            Overlay::Help => Mode::Help,
+            Overlay::Detail => Mode::Detail,
+        }
+    }
+
+    /// Applies one event; returns what the runtime should do about it.
+    pub fn update(&mut self, event: Event) -> Option<Action> {
+        match event {
+            Event::Key(key) => {
+                let msg = self.options.keys.key(self.mode(), &key)?;
+                self.on_msg(msg)
+            }
+            Event::Mouse(mouse) => {
+                let msg = self.options.keys.mouse(self.mode(), &mouse)?;
+                self.on_msg(msg)
+            }
+            Event::Msg(msg) => self.on_msg(msg),
+            Event::Resize(w, h) => {
+                self.size = (w, h);
+                self.routes.keep_selection_visible(self.page_rows());
+                None
+            }
+            Event::Poll(poll) => {
+                if self.figures.apply(poll, self.now) {
+                    self.routes.recompute(self.figures.rows(), self.page_rows());
+                }
+                None
+            }
+            Event::Tick => {
+                self.figures.expire_changes(self.now);
+                None
+            }
+        }
+    }
+
+    /// Whether a one-second tick should run: something on screen counts up or down.
+    pub fn needs_tick(&self) -> bool {
+        let countdown = self.figures.schedule().is_some_and(|s| {
+            s.next_poll_at.is_some()
+                || matches!(
+                    s.pause,
+                    Some(Pause::RateLimited { .. } | Pause::Backoff { .. })
+                )
+        });
+        countdown || self.figures.has_figures() || self.figures.has_changes()
+    }
+
+    /// The selected route, if the view is not empty.
+    pub fn selected_row(&self) -> Option<&RouteRow> {
+        self.routes.selected_row(self.figures.rows())
+    }
+
+    /// Time left until `at` as the status line counts it down (`7 s`, `5 min`).
+    pub fn countdown(&self, at: Instant) -> String {
+        crate::format::countdown(at.saturating_duration_since(self.now_mono))
+    }
+
+    /// The one-line reason polling is not normal now, and how bad it is.
+    pub fn status_line(&self) -> Option<(LogKind, String)> {
+        self.figures.status_line(self.now, self.now_mono)
+    }
+
+    /// Rows of the routes table a page holds, from the terminal size and the layout.
+    pub fn page_rows(&self) -> usize {
+        let routes = layout::routes_area(self.size, self.show_events);
+        usize::from(layout::table_body_height(routes)).max(1)
+    }
+
+    fn on_msg(&mut self, msg: Msg) -> Option<Action> {
+        let page = self.page_rows();
+        let rows = self.figures.rows();
+        let table = &mut self.routes;
+        let half = page as isize / 2;
+        match msg {
+            Msg::Quit => return Some(Action::Quit),
+            Msg::Back if table.filter.is_empty() => return Some(Action::Quit),
+            Msg::Back | Msg::EraseFilter => table.set_filter(String::new(), rows, page),
+            Msg::Help => self.overlay = Overlay::Help,
+            Msg::Close => self.overlay = Overlay::None,
+            Msg::Down => table.move_by(1, page),
+            Msg::Up => table.move_by(-1, page),
+            Msg::PageDown => table.move_by(page as isize, page),
+            Msg::PageUp => table.move_by(-(page as isize), page),
+            Msg::HalfPageDown => table.move_by(half, page),
+            Msg::HalfPageUp => table.move_by(-half, page),
+            Msg::First => table.select(0, page),
+            Msg::Last => table.select_last(page),
+            Msg::CycleSort => table.cycle_sort(rows, page),
+            Msg::ReverseSort => table.reverse_sort(rows, page),
+            Msg::StartFilter => {
+                table.filter_editing = true;
+                self.overlay = Overlay::None;
+            }
+            Msg::KeepFilter => table.filter_editing = false,
+            Msg::ClearFilter => {
+                table.filter_editing = false;
+                table.set_filter(String::new(), rows, page);
+            }
+            Msg::DeleteChar => table.delete_char(rows, page),
+            Msg::Type(c) => table.type_char(c, rows, page),
+            Msg::Detail => {
+                if table.selected_row(rows).is_some() {
+                    self.overlay = Overlay::Detail;
+                }
+            }
+            Msg::Refresh => return Some(Action::Poll(PollCommand::RefreshNow)),
+            Msg::TogglePause => return Some(Action::Poll(PollCommand::TogglePause)),
+            Msg::ToggleEvents => {
+                self.show_events = !self.show_events;
+                let page = self.page_rows();
+                self.routes.keep_selection_visible(page);
+            }
+            Msg::ScrollDown => table.move_by(WHEEL_STEP, page),
+            Msg::ScrollUp => table.move_by(-WHEEL_STEP, page),
+            Msg::Click { column, row } => {
+                let area = layout::routes_area(self.size, self.show_events);
+                let hit = layout::table_row_at(area, column, row);
+                if let Some(on_screen) = hit.filter(|_| self.overlay == Overlay::None) {
+                    table.select_visible(on_screen, page);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Rows one mouse-wheel notch scrolls.
+const WHEEL_STEP: isize = 3;
+
+#[cfg(test)]
+mod tests;

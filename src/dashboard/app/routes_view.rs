@@ -1,0 +1,339 @@
+//! The routes table as the dashboard shows it: which rows, in which order, which one is
+//! selected and which slice is on screen.
+//!
+//! The view is a list of indices into the model's rows, recomputed when the rows, the sort or
+//! the filter change, never per frame. Selection follows the route, not the position, when the
+//! order changes; scrolling moves just enough to keep the selection on screen.
+
+use crate::store::RouteRow;
+
+/// The order of the routes table; `s` cycles it, `S` reverses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// Fullest first.
+    Fill,
+    /// Fewest minutes remaining first.
+    Remaining,
+    /// Alphabetical by name.
+    Name,
+}
+
+impl SortKey {
+    /// The next key in the cycle.
+    pub fn next(self) -> Self {
+        match self {
+            SortKey::Fill => SortKey::Remaining,
+            SortKey::Remaining => SortKey::Name,
+            SortKey::Name => SortKey::Fill,
+        }
+    }
+
+    /// Whether this key lists the biggest values first before `S` reverses it.
+    pub fn descending(self) -> bool {
+        matches!(self, SortKey::Fill)
+    }
+
+    /// The name shown in the table title and the footer.
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Fill => "fill",
+            SortKey::Remaining => "remaining",
+            SortKey::Name => "name",
+        }
+    }
+}
+
+/// The longest filter kept, in bytes.
+const FILTER_MAX: usize = 64;
+
+/// The state of the routes table.
+#[derive(Debug, Clone)]
+pub struct RoutesTable {
+    /// Indices into the rows: filtered and sorted, as the table lists them.
+    pub view: Vec<usize>,
+    /// The table order.
+    pub sort: SortKey,
+    /// Whether the order is reversed.
+    pub reverse: bool,
+    /// The filter text (empty: no filter).
+    pub filter: String,
+    /// Whether keys currently go to the filter input.
+    pub filter_editing: bool,
+    /// Index into [`RoutesTable::view`] of the selected route.
+    pub selected: usize,
+    /// Index into [`RoutesTable::view`] of the first visible row.
+    pub offset: usize,
+    /// Every row's index in the last sorted order, before filter and reverse: where the next
+    /// sort starts, so a poll that moved few rows costs about one pass, not a full sort.
+    order: Vec<usize>,
+}
+
+impl Default for RoutesTable {
+    fn default() -> Self {
+        RoutesTable {
+            view: Vec::new(),
+            sort: SortKey::Fill,
+            reverse: false,
+            filter: String::new(),
+            filter_editing: false,
+            selected: 0,
+            offset: 0,
+            order: Vec::new(),
+        }
+    }
+}
+
+impl RoutesTable {
+    /// The selected row of `rows`, if the view is not empty.
+    pub fn selected_row<'a>(&self, rows: &'a [RouteRow]) -> Option<&'a RouteRow> {
+        self.view.get(self.selected).and_then(|&i| rows.get(i))
+    }
+
+    /// The rows listed, in order.
+    pub fn listed<'a>(&'a self, rows: &'a [RouteRow]) -> impl Iterator<Item = &'a RouteRow> {
+        self.view.iter().filter_map(|&i| rows.get(i))
+    }
+
+    /// Moves the selection by `by` rows (negative: up), `page` rows on screen.
+    pub fn move_by(&mut self, by: isize, page: usize) {
+        let target = self.selected.saturating_add_signed(by);
+        self.select(target, page);
+    }
+
+    /// Selects the row at `index` of the view (the last if past it).
+    pub fn select(&mut self, index: usize, page: usize) {
+        self.selected = index.min(self.view.len().saturating_sub(1));
+        self.keep_selection_visible(page);
+    }
+
+    /// Selects the last row.
+    pub fn select_last(&mut self, page: usize) {
+        self.select(self.view.len().saturating_sub(1), page);
+    }
+
+    /// Selects the row shown `on_screen` rows below the first visible one, if there is one.
+    pub fn select_visible(&mut self, on_screen: usize, page: usize) {
+        let index = self.offset + on_screen;
+        if index < self.view.len() {
+            self.select(index, page);
+        }
+    }
+
+    /// Scrolls just enough that the selected row is among the `page` rows on screen.
+    pub fn keep_selection_visible(&mut self, page: usize) {
+        let len = self.view.len();
+        self.selected = self.selected.min(len.saturating_sub(1));
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + page {
+            self.offset = self.selected + 1 - page;
+        }
+        // Never leave empty rows below the last route when there are enough to fill the page.
+        self.offset = self.offset.min(len.saturating_sub(page));
+    }
+
+    /// Sorts by the next key, unreversed.
+    pub fn cycle_sort(&mut self, rows: &[RouteRow], page: usize) {
+        self.sort = self.sort.next();
+        self.reverse = false;
+        self.recompute(rows, page);
+    }
+
+    /// Reverses the order.
+    pub fn reverse_sort(&mut self, rows: &[RouteRow], page: usize) {
+        self.reverse = !self.reverse;
+        self.recompute(rows, page);
+    }
+
+    /// Replaces the filter and recomputes the view.
+    pub fn set_filter(&mut self, filter: String, rows: &[RouteRow], page: usize) {
+        self.filter = filter;
+        self.recompute(rows, page);
+    }
+
+    /// Adds a typed character to the filter, unless it is one a terminal could act on or the
+    /// filter is full.
+    pub fn type_char(&mut self, c: char, rows: &[RouteRow], page: usize) {
+        if !crate::text::is_unsafe(c) && self.filter.len() < FILTER_MAX {
+            let mut f = self.filter.clone();
+            f.push(c);
+            self.set_filter(f, rows, page);
+        }
+    }
+
+    /// Deletes the filter's last character.
+    pub fn delete_char(&mut self, rows: &[RouteRow], page: usize) {
+        let mut f = self.filter.clone();
+        f.pop();
+        self.set_filter(f, rows, page);
+    }
+
+    /// Recomputes the filtered, sorted view of `rows`, keeping the selected route selected if
+    /// it is still listed.
+    pub fn recompute(&mut self, rows: &[RouteRow], page: usize) {
+        let keep = self.selected_row(rows).map(|r| r.slug.clone());
+        let needle = self.filter.to_lowercase();
+        // Start from the last order when it still covers the rows (the usual poll): the sort
+        // finds it nearly sorted and runs in about one pass. The index as the last tie-break
+        // makes the result the same whatever order it starts from.
+        let mut order = std::mem::take(&mut self.order);
+        if order.len() != rows.len() {
+            order = (0..rows.len()).collect();
+        }
+        let mut keyed: Vec<(usize, &RouteRow)> = order
+            .iter()
+            .filter_map(|&i| rows.get(i).map(|row| (i, row)))
+            .collect();
+        let by_name = |a: &RouteRow, b: &RouteRow| a.name.cmp(&b.name).then(a.slug.cmp(&b.slug));
+        match self.sort {
+            SortKey::Fill => keyed.sort_by(|&(i, a), &(j, b)| {
+                b.filled_pct
+                    .cmp(&a.filled_pct)
+                    .then_with(|| by_name(a, b))
+                    .then(i.cmp(&j))
+            }),
+            SortKey::Remaining => keyed.sort_by(|&(i, a), &(j, b)| {
+                a.minutes
+                    .remaining
+                    .cmp(&b.minutes.remaining)
+                    .then_with(|| by_name(a, b))
+                    .then(i.cmp(&j))
+            }),
+            SortKey::Name => keyed.sort_by(|&(i, a), &(j, b)| by_name(a, b).then(i.cmp(&j))),
+        }
+        self.order = keyed.iter().map(|&(i, _)| i).collect();
+        let mut view: Vec<(usize, &RouteRow)> = keyed
+            .into_iter()
+            .filter(|(_, row)| row.matches(&needle))
+            .collect();
+        if self.reverse {
+            view.reverse();
+        }
+        let selected = keep
+            .and_then(|slug| view.iter().position(|(_, row)| row.slug == slug))
+            .unwrap_or(0);
+        self.view = view.into_iter().map(|(i, _)| i).collect();
+        self.selected = selected;
+        self.keep_selection_visible(page);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::fixtures::route;
+
+    fn rows() -> Vec<RouteRow> {
+        [
+            route("a", "Alpha", "+1", 100, 10, 10, 1),
+            route("b", "Bravo", "+2", 100, 90, 10, 1),
+            route("c", "Charlie", "+3", 100, 50, 10, 1),
+        ]
+        .iter()
+        .map(RouteRow::of)
+        .collect()
+    }
+
+    fn names(table: &RoutesTable, rows: &[RouteRow]) -> Vec<String> {
+        table.listed(rows).map(|r| r.name.to_string()).collect()
+    }
+
+    #[test]
+    fn sorts_reverse_and_keep_the_selected_route() {
+        let rows = rows();
+        let mut table = RoutesTable::default();
+        table.recompute(&rows, 10);
+        assert_eq!(names(&table, &rows), ["Bravo", "Charlie", "Alpha"]);
+        table.move_by(1, 10);
+        table.cycle_sort(&rows, 10); // remaining: fewest first
+        table.cycle_sort(&rows, 10); // name
+        assert_eq!(names(&table, &rows), ["Alpha", "Bravo", "Charlie"]);
+        assert_eq!(table.selected_row(&rows).unwrap().name.as_ref(), "Charlie");
+        table.reverse_sort(&rows, 10);
+        assert_eq!(names(&table, &rows), ["Charlie", "Bravo", "Alpha"]);
+        assert_eq!(table.selected, 0);
+    }
+
+    #[test]
+    fn a_new_poll_sorts_from_the_last_order_to_the_same_result_as_from_scratch() {
+        let mut table = RoutesTable::default();
+        let mut routes: Vec<_> = (0..40)
+            .map(|i| {
+                let name = format!("Route {}", i % 7); // repeated names: the slug decides
+                route(&format!("r{i:02}"), &name, "+1", 100, (i * 37) % 101, 10, 1)
+            })
+            .collect();
+        let rows: Vec<RouteRow> = routes.iter().map(RouteRow::of).collect();
+        table.recompute(&rows, 10);
+        for poll in 1..6 {
+            for (i, r) in routes.iter_mut().enumerate() {
+                r.filled_pct = ((i * 13 + poll * 29) % 101) as i64;
+                r.capacity_minutes.remaining = ((i * 7 + poll) % 11) as i64;
+            }
+            let rows: Vec<RouteRow> = routes.iter().map(RouteRow::of).collect();
+            for sort in [SortKey::Fill, SortKey::Remaining, SortKey::Name] {
+                table.sort = sort;
+                table.recompute(&rows, 10);
+                let mut fresh = RoutesTable {
+                    sort,
+                    ..RoutesTable::default()
+                };
+                fresh.recompute(&rows, 10);
+                assert_eq!(table.view, fresh.view, "poll {poll}, {sort:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn filters_by_name_slug_or_dial_code_and_refuses_unsafe_text() {
+        let rows = rows();
+        let mut table = RoutesTable::default();
+        table.recompute(&rows, 10);
+        for c in "+3".chars() {
+            table.type_char(c, &rows, 10);
+        }
+        assert_eq!(names(&table, &rows), ["Charlie"]);
+        table.type_char('\u{1b}', &rows, 10);
+        assert_eq!(table.filter, "+3");
+        table.delete_char(&rows, 10);
+        table.delete_char(&rows, 10);
+        assert_eq!(table.view.len(), 3);
+        for _ in 0..100 {
+            table.type_char('x', &rows, 10);
+        }
+        assert_eq!(table.filter.len(), FILTER_MAX);
+    }
+
+    #[test]
+    fn scrolling_keeps_the_selection_on_a_page() {
+        let rows: Vec<RouteRow> = (0..50)
+            .map(|i| {
+                route(
+                    &format!("r{i:02}"),
+                    &format!("R{i:02}"),
+                    "+1",
+                    100,
+                    50,
+                    10,
+                    1,
+                )
+            })
+            .map(|r| RouteRow::of(&r))
+            .collect();
+        let mut table = RoutesTable::default();
+        table.recompute(&rows, 10);
+        table.select_last(10);
+        assert_eq!((table.selected, table.offset), (49, 40));
+        table.move_by(-15, 10);
+        assert_eq!((table.selected, table.offset), (34, 34));
+        table.select_visible(3, 10);
+        assert_eq!(table.selected, 37);
+        table.select_visible(30, 10);
+        assert_eq!(table.selected, 37, "a row past the end selects nothing");
+        table.keep_selection_visible(5);
+        assert_eq!(table.offset, 34);
+        table.select(0, 10);
+        assert_eq!((table.selected, table.offset), (0, 0));
+    }
+}

@@ -1,0 +1,84 @@
+//! The terminal in dashboard mode, and out of it again on every way out.
+//!
+//! [`TerminalGuard`] puts the terminal into raw mode on the alternate screen with mouse
+//! reporting, and its `Drop` restores it: quit, error, signal and hang-up all pass through it.
+//! A panic restores the terminal through a hook that runs before the previous one.
+
+use std::io::{self, Write};
+use std::sync::Once;
+
+use anyhow::Context;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::{cursor, execute, terminal};
+
+use crate::dashboard::app::App;
+
+/// Mouse reporting: button events (which include the wheel) in SGR encoding. Not `?1003`
+/// (any motion), which would wake the loop on every mouse move.
+const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1006h";
+const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
+
+/// Puts the terminal into dashboard mode and takes it out again when dropped.
+pub struct TerminalGuard {
+    terminal: Terminal<CrosstermBackend<io::Stdout>>,
+}
+
+impl TerminalGuard {
+    /// Raw mode, alternate screen, hidden cursor, mouse reporting; installs the panic hook.
+    pub fn enter() -> anyhow::Result<Self> {
+        install_panic_hook();
+        terminal::enable_raw_mode().context("cannot put the terminal into raw mode")?;
+        let mut stdout = io::stdout();
+        let entered = execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)
+            .and_then(|()| stdout.write_all(MOUSE_ON.as_bytes()))
+            .and_then(|()| stdout.flush());
+        if let Err(err) = entered {
+            restore();
+            return Err(err).context("cannot set up the terminal");
+        }
+        match Terminal::new(CrosstermBackend::new(io::stdout())) {
+            Ok(terminal) => Ok(TerminalGuard { terminal }),
+            Err(err) => {
+                restore();
+                Err(err).context("cannot set up the terminal")
+            }
+        }
+    }
+}
+
+impl TerminalGuard {
+    /// Draws `app` (the renderer only reads it).
+    pub fn draw(&mut self, app: &App) -> io::Result<()> {
+        self.terminal
+            .draw(|frame| crate::dashboard::ui::render(frame, app))
+            .map(|_| ())
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Leaves dashboard mode: mouse reporting off, main screen back, cursor shown, raw mode off.
+/// Safe to call more than once and on a terminal that is gone (errors are ignored then).
+pub fn restore() {
+    let mut stdout = io::stdout();
+    let _ = stdout.write_all(MOUSE_OFF.as_bytes());
+    let _ = execute!(stdout, terminal::LeaveAlternateScreen, cursor::Show);
+    let _ = stdout.flush();
+    let _ = terminal::disable_raw_mode();
+}
+
+fn install_panic_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+}

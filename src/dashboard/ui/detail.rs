@@ -1,0 +1,189 @@
+//! The detail view (`Enter`): the selected route in full, with its fill over the session.
+
+use ratatui::Frame;
+use ratatui::layout::{Margin, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Sparkline};
+
+use super::gauge::inline_gauge;
+use super::theme::Theme;
+use crate::dashboard::app::App;
+use crate::store::{RouteRow, describe_change};
+use crate::text::{pad, pad_left, thousands};
+
+/// Draws the detail view centred in `area`.
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let Some(row) = app.selected_row() else {
+        return;
+    };
+    let w = 72.min(area.width.saturating_sub(2));
+    let h = 17.min(area.height.saturating_sub(2));
+    let target = super::centered(area, w, h);
+    frame.render_widget(Clear, target);
+    let block = super::panel(
+        Line::from(vec![
+            Span::styled(
+                format!(" {} ", crate::text::fit(&row.name, usize::from(w) / 2)),
+                theme.title(),
+            ),
+            Span::styled(format!("{} ", row.dial_code), theme.muted()),
+        ]),
+        theme,
+    );
+    let inner = block.inner(target).inner(Margin::new(1, 0));
+    frame.render_widget(block, target);
+
+    let level = theme.level(app.options.thresholds.level(f64::from(row.filled_pct)));
+    let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
+    let num = |v: i64| Span::styled(pad_left(&thousands(v), 12), theme.strong());
+    let mut lines = vec![
+        Line::from(vec![
+            label("route"),
+            Span::styled(row.slug.to_string(), theme.text()),
+        ]),
+        Line::from(vec![
+            label("dial code"),
+            Span::styled(row.dial_code.to_string(), theme.text()),
+        ]),
+        Line::raw(""),
+    ];
+    let mut gauge = vec![label("filled")];
+    gauge.extend(inline_gauge(
+        f64::from(row.filled_pct) / 100.0,
+        inner.width.saturating_sub(20),
+        level,
+        theme,
+    ));
+    gauge.push(Span::styled(format!(" {:>4} %", row.filled_pct), level));
+    lines.push(Line::from(gauge));
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        label(""),
+        Span::styled(pad_left("remaining", 12), theme.muted()),
+        Span::styled(pad_left("sold", 12), theme.muted()),
+        Span::styled(pad_left("total", 12), theme.muted()),
+    ]));
+    let m = &row.minutes;
+    lines.push(Line::from(vec![
+        label("minutes"),
+        num(m.remaining),
+        num(m.sold),
+        num(m.total),
+    ]));
+    let p = &row.ports;
+    lines.push(Line::from(vec![
+        label("ports"),
+        num(p.available),
+        num(p.sold),
+        num(p.total),
+    ]));
+    lines.push(Line::raw(""));
+    lines.push(last_change(app, row, theme));
+    if let Some(line) = forecast(app, row, theme) {
+        lines.push(line);
+    }
+    let rest = super::lines_then_rest(frame, inner, lines);
+    fill_history(frame, rest, app, row, level, theme);
+}
+
+/// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.
+fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
+    let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
+    match app.figures.last_change(&row.slug) {
+        Some(c) => Line::from(vec![
+            label("last change"),
+            Span::styled(describe_change(c), theme.highlight()),
+            Span::styled(
+                format!("  {} ago", crate::format::age_text(app.now, c.at)),
+                theme.muted(),
+            ),
+        ]),
+        None => Line::from(vec![
+            label("last change"),
+            Span::styled("none this minute", theme.muted()),
+        ]),
+    }
+}
+
+/// `sales  3,000 min/h over 12 min (14 samples)  full in ~2 h 26 min`, when the route has a
+/// forecast (nothing otherwise, so the view says no more than it knows).
+fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
+    use crate::forecast::{full_in, window_text};
+    let f = app.figures.forecast(&row.slug)?;
+    let mut spans = vec![
+        Span::styled(pad("sales", 13), theme.muted()),
+        Span::styled(
+            format!("{} min/h", thousands(f.rate_per_hour.round() as i64)),
+            theme.strong(),
+        ),
+        Span::styled(
+            format!(" over {} ({} samples)", window_text(f.window), f.samples),
+            theme.muted(),
+        ),
+    ];
+    if let Some(left) = f.left(app.now) {
+        spans.push(Span::styled("  full in ", theme.muted()));
+        spans.push(Span::styled(full_in(left), theme.highlight()));
+    }
+    Some(Line::from(spans))
+}
+
+/// The route's fill over the session, as a labelled sparkline in `rest`.
+fn fill_history(
+    frame: &mut Frame<'_>,
+    rest: Rect,
+    app: &App,
+    row: &RouteRow,
+    level: Style,
+    theme: &Theme,
+) {
+    let history: Option<Vec<u8>> = app
+        .figures
+        .route_history()
+        .of(&row.slug)
+        .map(|fills| fills.iter().copied().collect());
+    if let Some(history) = history.filter(|_| rest.height >= 2) {
+        let label_area = Rect { height: 1, ..rest };
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                {
+                    let lo = history.iter().min().copied().unwrap_or(0);
+                    let hi = history.iter().max().copied().unwrap_or(0);
+                    let range = if lo == hi {
+                        format!("{lo} %")
+                    } else {
+                        format!("{lo}{}{hi} %", theme.glyphs().dash)
+                    };
+                    format!("fill this session, {} polls: {range}", history.len())
+                },
+                theme.muted(),
+            )),
+            label_area,
+        );
+        let shown: Vec<u8> = history
+            .iter()
+            .rev()
+            .take(usize::from(rest.width))
+            .rev()
+            .copied()
+            .collect();
+        let lo = shown.iter().copied().min().unwrap_or(0);
+        let hi = shown.iter().copied().max().unwrap_or(0);
+        // Scaled between the session's low and high so a few minutes sold show.
+        let data: Vec<u64> = shown.iter().map(|&v| u64::from(v - lo) + 1).collect();
+        let max = if hi == lo { 2 } else { u64::from(hi - lo) + 1 };
+        frame.render_widget(
+            Sparkline::default()
+                .data(&data)
+                .max(max)
+                .bar_set(theme.bar_set())
+                .style(level),
+            Rect {
+                y: rest.y + 1,
+                height: rest.height - 1,
+                ..rest
+            },
+        );
+    }
+}

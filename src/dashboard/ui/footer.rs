@@ -1,0 +1,63 @@
+//! The footer line: why the last poll failed (with the figures' age), or the filter being typed,
+//! then as many of the key table's hints for the current mode as fit.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+use super::theme::Theme;
+use crate::dashboard::app::App;
+use crate::store::LogKind;
+
+/// Draws the footer into the one-line `area`.
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let width = usize::from(area.width);
+    let mut left: Vec<Span<'static>> = vec![Span::raw(" ")];
+    if app.routes.filter_editing {
+        left.push(Span::styled("filter ", theme.muted()));
+        left.push(Span::styled(
+            format!("/{}_", crate::text::fit(&app.routes.filter, 40)),
+            theme.key(),
+        ));
+    } else if let Some((kind, text)) = app.status_line() {
+        let marker = match (kind, theme.ascii) {
+            (LogKind::Error, false) => "✖ ",
+            (LogKind::Error, true) => "x ",
+            (LogKind::Warn, _) => "! ",
+            _ => "",
+        };
+        left.push(Span::styled(format!("{marker}{text}"), theme.log(kind)));
+        if let Some(at) = app.figures.stale_since() {
+            left.push(Span::styled(
+                format!(
+                    " {} figures {} old",
+                    theme.glyphs().dot,
+                    crate::format::age_text(app.now, at)
+                ),
+                theme.muted(),
+            ));
+        }
+    }
+    let hints = app.options.keys.hints(app.mode());
+    let left_w: usize = left.iter().map(|s| s.content.width()).sum();
+    let mut right: Vec<Span<'static>> = Vec::new();
+    let mut right_w = 0;
+    for (key, what) in &hints {
+        let key = theme.key_label(key);
+        let w = key.width() + what.width() + 3;
+        if left_w + right_w + w + 1 > width {
+            break;
+        }
+        right.push(Span::styled(key, theme.key()));
+        right.push(Span::styled(format!(" {what}  "), theme.muted()));
+        right_w += w;
+    }
+    let mut spans = left;
+    spans.push(Span::raw(
+        " ".repeat(width.saturating_sub(left_w + right_w).max(1)),
+    ));
+    spans.extend(right);
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

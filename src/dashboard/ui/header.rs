@@ -1,0 +1,160 @@
+//! The header line: which service, its API version, the time and age of the figures, and the
+//! poll schedule with its countdown. Items drop from the right end of each side when the line
+//! is too narrow, the most useful ones kept.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+use super::theme::Theme;
+use crate::dashboard::app::App;
+use crate::poll::Pause;
+use crate::store::LogKind;
+
+/// Draws the header into the one-line `area`.
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let dot = theme.glyphs().dot;
+    let width = usize::from(area.width);
+    let sep = || Span::styled(format!(" {dot} "), theme.muted());
+    let spans_width = |spans: &[Span<'_>]| spans.iter().map(|s| s.content.width()).sum::<usize>();
+
+    // The right side in a full, a medium and a compact wording; a shorter one when the service
+    // name would otherwise get less than 24 cells.
+    let right_side = |detail: Detail| -> Vec<Span<'static>> {
+        let mut groups: Vec<Vec<Span<'static>>> = Vec::new();
+        if let Some((kind, text)) = badge(app) {
+            groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
+        }
+        if let Some(cap) = &app.figures.capacity().latest {
+            let at = cap.report.generated_at.format("%H:%M:%S UTC").to_string();
+            let ago = crate::format::age_text(app.now, cap.received_at);
+            let mut g = Vec::new();
+            if detail == Detail::Full {
+                g.push(Span::styled("figures ", theme.muted()));
+            }
+            g.push(Span::styled(at, theme.strong()));
+            g.push(Span::styled(format!(" {dot} {ago} ago"), theme.muted()));
+            groups.push(g);
+        }
+        if let Some(s) = schedule_text(app, dot, detail) {
+            groups.push(vec![Span::styled(s, theme.muted())]);
+        }
+        let mut out = Vec::new();
+        for (i, g) in groups.into_iter().enumerate() {
+            if i > 0 {
+                out.push(sep());
+            }
+            out.extend(g);
+        }
+        out
+    };
+    let brand_w = "captop".len();
+    let mut right = Vec::new();
+    for detail in [Detail::Full, Detail::Medium, Detail::Compact] {
+        right = right_side(detail);
+        if width.saturating_sub(spans_width(&right) + brand_w + 6) >= 24 {
+            break;
+        }
+    }
+    let rw = spans_width(&right);
+    if rw + brand_w + 3 > width {
+        right.clear();
+    }
+    let room = width.saturating_sub(spans_width(&right) + brand_w + 3);
+
+    let mut left = vec![Span::raw(" "), Span::styled("captop", theme.brand())];
+    let label = &app.options.service_label;
+    let api = app.figures.api_version().map(|v| format!("API {v}"));
+    let label_w = crate::text::width(label);
+    let api_w = api.as_ref().map_or(0, |a| a.width() + 3);
+    if !label.is_empty() && room >= 3 + 8 {
+        let fit_w = label_w.min(room - 3);
+        left.push(sep());
+        left.push(Span::styled(crate::text::fit(label, fit_w), theme.text()));
+        if let Some(api) = api.filter(|_| room >= 3 + label_w + api_w) {
+            left.push(sep());
+            left.push(Span::styled(api, theme.muted()));
+        }
+    } else if let Some(api) = api.filter(|_| room >= api_w) {
+        left.push(sep());
+        left.push(Span::styled(api, theme.muted()));
+    }
+    let lw = spans_width(&left);
+    let mut spans = left;
+    spans.push(Span::raw(
+        " ".repeat(width.saturating_sub(lw + rw + 1).max(1)),
+    ));
+    spans.extend(right);
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// `PAUSED`, `STALE 34 s`, `401`: the one word that says the figures are not live.
+fn badge(app: &App) -> Option<(LogKind, String)> {
+    let pause = app.figures.schedule().and_then(|s| s.pause.as_ref());
+    if let Some(Pause::Unauthorized) = pause {
+        return Some((LogKind::Error, "STOPPED".to_owned()));
+    }
+    if let Some(since) = app.figures.stale_since() {
+        return Some((
+            LogKind::Error,
+            format!("STALE {}", crate::format::age_text(app.now, since)),
+        ));
+    }
+    if let Some(Pause::User) = pause {
+        return Some((LogKind::Info, "PAUSED".to_owned()));
+    }
+    None
+}
+
+/// How much of the schedule the header has room for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// `figures 12:00:10 UTC · 2 s ago · every 5 s · 24/60 req/min · next 3 s`
+    Full,
+    /// `12:00:10 UTC · 2 s ago · 24/60 req/min · next 3 s`: the budget outlasts the interval,
+    /// since it is what tells an operator how close captop is to the service's limit.
+    Medium,
+    /// `12:00:10 UTC · 2 s ago · next 3 s`
+    Compact,
+}
+
+/// `every 5 s · 24/60 req/min · next 3 s` as `detail` allows, or what holds the poller back;
+/// nothing when polling stopped for a bad key, which the badge already says.
+fn schedule_text(app: &App, dot: &str, detail: Detail) -> Option<String> {
+    let s = app.figures.schedule()?;
+    let every = crate::format::duration(s.interval, crate::format::Precision::Sentence);
+    let every = if s.interval > s.budget_interval {
+        format!("every {every} (slowed by 429)")
+    } else if s.interval > s.requested_interval && s.shared_by > 1 {
+        format!("every {every} (shared by {})", s.shared_by)
+    } else if s.interval > s.requested_interval {
+        format!("every {every} (budget)")
+    } else {
+        format!("every {every}")
+    };
+    // The request budget in use, shared by every captop of this user: operators should see
+    // how close they are to the service's limit without doing arithmetic.
+    let budget = format!("{}/{} req/min", s.budget_used, s.budget_limit);
+    let steady = match detail {
+        Detail::Full => Some(format!("{every} {dot} {budget}")),
+        Detail::Medium => Some(budget),
+        Detail::Compact => None,
+    };
+    let next = match &s.pause {
+        Some(Pause::User) => return steady,
+        Some(Pause::Unauthorized) => return None,
+        Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => {
+            format!("retry in {}", app.countdown(*until))
+        }
+        None => match s.next_poll_at {
+            Some(at) => format!("next {}", app.countdown(at)),
+            None => return steady,
+        },
+    };
+    Some(match steady {
+        Some(steady) => format!("{steady} {dot} {next}"),
+        None => next,
+    })
+}

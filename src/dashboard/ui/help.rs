@@ -1,0 +1,64 @@
+//! The help overlay (`?`): every key of the key table, and what the colours and columns mean.
+
+use ratatui::Frame;
+use ratatui::layout::{Margin, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use super::theme::Theme;
+use crate::dashboard::app::App;
+
+/// Draws the overlay centred in `area`.
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let key_w = 16;
+    let mut lines: Vec<Line<'static>> = app
+        .options
+        .keys
+        .help_lines()
+        .into_iter()
+        .map(|help| {
+            let k = theme.key_label(&help.keys);
+            Line::from(vec![
+                Span::styled(crate::text::pad(&k, key_w), theme.key()),
+                Span::styled(help.text.to_owned(), theme.text()),
+            ])
+        })
+        .collect();
+    let o = &app.options.thresholds;
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("Fill  ", theme.muted()),
+        Span::styled(
+            format!("below {} %", o.warn),
+            theme.level(crate::store::Level::Ok),
+        ),
+        Span::styled("  ", theme.muted()),
+        Span::styled(
+            format!("from {} %", o.warn),
+            theme.level(crate::store::Level::Warn),
+        ),
+        Span::styled("  ", theme.muted()),
+        Span::styled(
+            format!("from {} %", o.crit),
+            theme.level(crate::store::Level::Crit),
+        ),
+    ]));
+    lines.push(Line::styled(
+        "Ports a/s/t: available / sold / total.  Change: since the previous poll.",
+        theme.muted(),
+    ));
+    let w = 76.min(area.width.saturating_sub(2));
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let target = super::centered(area, w, h);
+    frame.render_widget(Clear, target);
+    let block = super::panel(
+        Line::from(vec![
+            Span::styled(" Keys ", theme.title()),
+            Span::styled("(Esc closes) ", theme.muted()),
+        ]),
+        theme,
+    );
+    let inner = block.inner(target).inner(Margin::new(1, 0));
+    frame.render_widget(block, target);
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,240 @@
+//! Drawing the dashboard: pure functions from [`App`] to a frame, one file per panel.
+//!
+//! Every panel is a free function `render(frame, area, &App, &Theme)` that reads the state and
+//! never changes it; the reusable pieces (inline gauge, split bar) live in [`gauge`], and every
+//! colour and symbol in [`theme`]. Where each panel goes comes from [`crate::dashboard::layout`], which
+//! the state uses too (for page sizes and clicks); words and numbers come from
+//! [`crate::format`] and the figures model, so nothing here decides what the figures say.
+
+pub mod detail;
+pub mod event_pane;
+pub mod footer;
+pub mod gauge;
+pub mod header;
+pub mod help;
+pub mod palette;
+pub mod ports;
+pub mod routes;
+pub mod theme;
+pub mod utilization;
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+
+use crate::dashboard::app::{App, Overlay};
+use crate::dashboard::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
+use crate::store::Feed;
+use theme::Theme;
+
+/// Draws the whole dashboard for `app`.
+///
+/// ```text
+///  captop · demo http://127.0.0.1:41234/v1      12:00:10 UTC · 2 s ago · next 3 s    header
+/// ╭ Utilization 2026-11-22 ──────────────────────╮╭ Ports ───────────────────────╮
+/// │ run today  1,234,567 min                     ││ █ active       1,030  89.6 % │
+/// │ ██████████████████████▎░░░░░░░░░░░░  63.4 %  ││ ▒ paused          96   8.3 % │
+/// │ utilized 1.23 M · available 665 k min        ││ ░ provisioning    24   2.1 % │
+/// │ daily sold 1.90 M active 1.65 M paused 250 k ││ █████████████████████████▒▒░ │
+/// │  ▂█  (sparkline of the session)  61.5–63.4 % ││   total        1,150  ports  │
+/// ╰──────────────────────────────────────────────╯╰──────────────────────────────╯
+/// ╭ Routes 14 · sort fill ↓ ───────────────────────────────╮╭ Events (e) ────────╮
+/// │  Name          Dial  Fill ↓               Min left  …  ││ 12:00:10 ▲ London …│
+/// │▶ Lagos         +234  █████████▊  98%         2,400     ││ (beside the routes │
+/// │  London        +44   ████████▍░  84%        76,800  +4…││  from 130 columns, │
+/// │  … only the visible slice of the view is drawn         ││  below them under) │
+/// │  Total (14)          ██████░░░░  60%     1,283,000     ││                    │
+/// ╰────────────────────────────────────────────── 1 of 14 ╯╰────────────────────╯
+///  ✖ why the last poll failed · figures 42 s old            ? help  q quit  …       footer
+/// ```
+/// The events pane sits beside the routes on wide screens and below them otherwise; the help
+/// and detail views are drawn over the middle. Below [`MIN_WIDTH`] × [`MIN_HEIGHT`] only a
+/// short message is drawn, and before the first figures a waiting (or failing) message.
+pub fn render(frame: &mut Frame<'_>, app: &App) {
+    let theme = Theme::new(&app.options);
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        too_small(frame, area, &theme);
+        return;
+    }
+    let areas = layout(area, app.show_events);
+    header::render(frame, areas.header, app, &theme);
+    footer::render(frame, areas.footer, app, &theme);
+    if !app.figures.has_figures() {
+        let body = Rect::new(
+            area.x,
+            areas.utilization.y,
+            area.width,
+            areas.footer.y.saturating_sub(areas.utilization.y),
+        );
+        waiting(frame, body, app, &theme);
+    } else {
+        utilization::render(frame, areas.utilization, app, &theme);
+        ports::render(frame, areas.ports, app, &theme);
+        routes::render(frame, areas.routes, app, &theme);
+        if let Some(events_area) = areas.events {
+            event_pane::render(frame, events_area, app, &theme);
+        }
+    }
+    match app.overlay {
+        Overlay::None => {}
+        Overlay::Help => help::render(frame, area, app, &theme),
+        Overlay::Detail => detail::render(frame, area, app, &theme),
+    }
+}
+
+/// A bordered block with a title in the theme's style.
+pub fn panel<'a>(title: impl Into<Line<'a>>, theme: &Theme) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_set(theme.border_set())
+        .border_style(theme.border())
+        .title(title.into())
+}
+
+/// A `w` × `h` rectangle centred in `area`, shrunk to fit.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
+    let lines = vec![
+        Line::styled("Terminal too small", theme.strong()),
+        Line::raw(format!(
+            "{}{x}{}",
+            area.width,
+            area.height,
+            x = theme.glyphs().times
+        )),
+        Line::styled(
+            format!(
+                "captop needs {MIN_WIDTH}{x}{MIN_HEIGHT}",
+                x = theme.glyphs().times
+            ),
+            theme.muted(),
+        ),
+        Line::styled("q quits", theme.muted()),
+    ];
+    let h = (lines.len() as u16).min(area.height);
+    let target = Rect::new(
+        area.x,
+        area.y + area.height.saturating_sub(h) / 2,
+        area.width,
+        h,
+    );
+    frame.render_widget(
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true }),
+        target,
+    );
+}
+
+fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let service = if app.options.service_label.is_empty() {
+        "the service".to_owned()
+    } else {
+        crate::text::fit(&app.options.service_label, 60)
+    };
+    let mut lines = vec![];
+    match app.status_line() {
+        None => {
+            lines.push(Line::styled(
+                "Waiting for the first figures",
+                theme.strong(),
+            ));
+            lines.push(Line::styled(format!("from {service}"), theme.muted()));
+        }
+        Some((kind, why)) => {
+            lines.push(Line::styled("No figures yet", theme.strong()));
+            lines.push(Line::styled(format!("from {service}"), theme.muted()));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(why, theme.log(kind)));
+            let stopped = matches!(
+                app.figures.schedule().and_then(|s| s.pause.as_ref()),
+                Some(crate::poll::Pause::Unauthorized)
+            );
+            let next = if stopped {
+                "polling waits for a working key; q quits"
+            } else {
+                "captop keeps trying; r retries now, q quits"
+            };
+            lines.push(Line::styled(next, theme.muted()));
+        }
+    }
+    let w = (area.width.saturating_sub(4)).min(76);
+    let h = lines.len() as u16 + 2;
+    let target = centered(area, w, h);
+    frame.render_widget(Clear, target);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true })
+            .block(panel(Span::styled(" captop ", theme.title()), theme)),
+        target,
+    );
+}
+
+/// A panel's own age, shown in its title when it differs from the other panel's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PanelAge {
+    text: String,
+    stale: bool,
+}
+
+impl PanelAge {
+    /// The title span: muted when merely older, the error style when the last poll failed.
+    pub fn styled(&self, theme: &Theme) -> Span<'static> {
+        let style = if self.stale {
+            theme.log(crate::store::LogKind::Error)
+        } else {
+            theme.muted()
+        };
+        Span::styled(format!("{} ", self.text), style)
+    }
+}
+
+/// The age to show in the title of the panel of feed `this`: when its last poll failed, or
+/// when its figures are two seconds or more apart from those of feed `other`.
+pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<PanelAge> {
+    let stale = this.is_stale();
+    let other = other.received_at();
+    let this = this.received_at()?;
+    let differs = other.is_some_and(|o| (this - o).num_seconds().abs() >= 2);
+    if !stale && !differs {
+        return None;
+    }
+    let ago = crate::format::age_text(app.now, this);
+    let dot = theme::Theme::new(&app.options).glyphs().dot;
+    Some(PanelAge {
+        text: if stale {
+            format!("{dot} stale, {ago} old")
+        } else {
+            format!("{dot} {ago} ago")
+        },
+        stale,
+    })
+}
+
+/// Draws `lines` at the top of `area` (as many as fit) and returns the part of `area` below
+/// them, for panels that put text above a chart.
+fn lines_then_rest(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>) -> Rect {
+    let height = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .min(area.height);
+    frame.render_widget(Paragraph::new(lines), Rect { height, ..area });
+    Rect {
+        y: area.y.saturating_add(height),
+        height: area.height - height,
+        ..area
+    }
+}

@@ -1,0 +1,579 @@
+//! The routes table: one row per active route with an inline fill gauge, the minutes and ports
+//! figures, the change since the previous poll, and a totals row pinned under the list.
+//!
+//! Only the visible slice of [`App::view`] is drawn, so ten thousand routes cost what a screenful
+//! costs. Columns drop, least useful first, when the terminal is narrow; column widths come from
+//! the totals row (the widest figures) and the visible rows, never from the whole list.
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
+use unicode_width::UnicodeWidthStr;
+
+use super::gauge::inline_gauge;
+use super::theme::Theme;
+use crate::dashboard::app::{App, SortKey};
+use crate::store::{Change, RouteRow};
+use crate::text::{pad, pad_left, thousands};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Name,
+    Dial,
+    Fill,
+    Left,
+    Sold,
+    Total,
+    Ports,
+    Change,
+    FullIn,
+}
+
+/// Display order; the order of choice when space is short is [`PRIORITY`]. `FullIn` (the
+/// sell-out forecast) is not among them: it is shown only when some route has a forecast and
+/// width is left over once the others are placed.
+const ORDER: [Col; 9] = [
+    Col::Name,
+    Col::Dial,
+    Col::Fill,
+    Col::Left,
+    Col::Sold,
+    Col::Total,
+    Col::Ports,
+    Col::Change,
+    Col::FullIn,
+];
+const PRIORITY: [Col; 8] = [
+    Col::Name,
+    Col::Fill,
+    Col::Left,
+    Col::Ports,
+    Col::Dial,
+    Col::Change,
+    Col::Total,
+    Col::Sold,
+];
+/// Columns without which the table says too little; the others are added only while the name
+/// keeps [`NAME_COMFORT`] cells.
+const CORE: [Col; 4] = [Col::Name, Col::Fill, Col::Left, Col::Ports];
+const NAME_COMFORT: u16 = 16;
+const POINTER: u16 = 2;
+const GAP: u16 = 2;
+const PCT: u16 = 5;
+const NAME_MIN: u16 = 10;
+const GAUGE_MIN: u16 = 6;
+/// Width of the "Full in" column: `~23 h 59 min`.
+const FULL_IN_W: u16 = 12;
+
+/// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
+struct Columns {
+    cols: Vec<(Col, u16)>,
+}
+
+impl Columns {
+    fn width_of(&self, col: Col) -> Option<u16> {
+        self.cols.iter().find(|(c, _)| *c == col).map(|(_, w)| *w)
+    }
+}
+
+fn ports_text(p: &crate::api::model::PortCapacity) -> String {
+    format!(
+        "{}/{}/{}",
+        thousands(p.available),
+        thousands(p.sold),
+        thousands(p.total)
+    )
+}
+
+fn change_text(c: &Change) -> String {
+    let mut parts = Vec::new();
+    if c.minutes != 0 {
+        let sign = if c.minutes > 0 { "+" } else { "-" };
+        parts.push(format!("{sign}{}m", thousands(c.minutes.saturating_abs())));
+    }
+    if c.ports != 0 {
+        parts.push(format!("{:+}p", c.ports));
+    }
+    parts.join(" ")
+}
+
+fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
+    let t = app.figures.totals();
+    let num = |v: i64, head: &str| thousands(v).len().max(head.len()) as u16;
+    let natural = |col: Col| -> u16 {
+        match col {
+            Col::Name => NAME_MIN,
+            Col::Dial => visible
+                .iter()
+                .map(|r| r.dial_code.width())
+                .max()
+                .unwrap_or(0)
+                .clamp(4, 8) as u16,
+            Col::Fill => GAUGE_MIN,
+            Col::Left => num(t.minutes.remaining, "Min left ↓"),
+            Col::Sold => num(t.minutes.sold, "Min sold"),
+            Col::Total => num(t.minutes.total, "Min total"),
+            Col::Ports => ports_text(&t.ports).len().max("Ports a/s/t".len()) as u16,
+            Col::Change => visible
+                .iter()
+                .filter_map(|r| app.figures.change_of(&r.slug, app.now))
+                .map(|c| change_text(&c).len())
+                .max()
+                .unwrap_or(0)
+                .clamp(6, 16) as u16,
+            Col::FullIn => FULL_IN_W,
+        }
+    };
+    let cost = |col: Col, w: u16| -> u16 {
+        match col {
+            Col::Name => w,
+            Col::Fill => GAP + w + PCT,
+            _ => GAP + w,
+        }
+    };
+    let mut chosen: Vec<(Col, u16)> = Vec::new();
+    // One cell stays free on the right so figures never touch the border or scrollbar.
+    let width = width.saturating_sub(1);
+    let mut used = POINTER;
+    for col in PRIORITY {
+        let w = natural(col);
+        let reserve = if CORE.contains(&col) {
+            0
+        } else {
+            NAME_COMFORT - NAME_MIN
+        };
+        if used + cost(col, w) + reserve <= width || col == Col::Name {
+            used += cost(col, w);
+            chosen.push((col, w));
+        }
+    }
+    // Spare room: the name first (to 28 cells), then the gauge (to 24), then the name again.
+    let mut spare = width.saturating_sub(used);
+    let grow = |chosen: &mut Vec<(Col, u16)>, spare: &mut u16, col: Col, upto: u16| {
+        if let Some((_, w)) = chosen.iter_mut().find(|(c, _)| *c == col) {
+            let add = upto.saturating_sub(*w).min(*spare);
+            *w += add;
+            *spare -= add;
+        }
+    };
+    // Names get what the longest visible one needs (up to 40 cells), not more.
+    let longest = visible
+        .iter()
+        .map(|r| r.name.width())
+        .max()
+        .unwrap_or(0)
+        .clamp(16, 40) as u16;
+    grow(&mut chosen, &mut spare, Col::Fill, 10);
+    grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
+    grow(&mut chosen, &mut spare, Col::Fill, 24);
+    grow(&mut chosen, &mut spare, Col::Name, longest);
+    if app.figures.has_forecasts() && spare >= GAP + FULL_IN_W {
+        spare -= GAP + FULL_IN_W;
+        chosen.push((Col::FullIn, FULL_IN_W));
+    }
+    grow(&mut chosen, &mut spare, Col::Fill, 32);
+    let cols = ORDER
+        .iter()
+        .filter_map(|c| chosen.iter().find(|(x, _)| x == c).copied())
+        .collect();
+    Columns { cols }
+}
+
+/// Draws the table into `area` (borders included).
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let block = panel_block(app, theme);
+    let cap = app.figures.capacity();
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height < 3 || inner.width < 20 {
+        return;
+    }
+
+    if cap.latest.is_none() {
+        let msg = if cap.failure.is_some() {
+            "no figures: /capacity fails"
+        } else {
+            "waiting for /capacity"
+        };
+        message(frame, inner, vec![Line::styled(msg, theme.muted())]);
+        return;
+    }
+    if app.figures.rows().is_empty() {
+        message(
+            frame,
+            inner,
+            vec![
+                Line::styled("No active routes", theme.strong()),
+                Line::styled(
+                    "The service reports no route with capacity right now.",
+                    theme.muted(),
+                ),
+            ],
+        );
+        return;
+    }
+
+    let body_h = usize::from(crate::dashboard::layout::table_body_height(area));
+    let offset = app
+        .routes
+        .offset
+        .min(app.routes.view.len().saturating_sub(1));
+    let visible: Vec<&RouteRow> = app
+        .routes
+        .view
+        .iter()
+        .skip(offset)
+        .take(body_h)
+        .filter_map(|&i| app.figures.rows().get(i))
+        .collect();
+    let columns = choose_columns(inner.width, app, &visible);
+    let buf = frame.buffer_mut();
+
+    // Heading.
+    let heading = heading_line(&columns, app, theme);
+    buf.set_line(inner.x, inner.y, &heading, inner.width);
+
+    draw_rows(frame, inner, app, theme, &columns, &visible, offset);
+
+    // Totals, pinned on the last line.
+    let y = inner.y + inner.height - 1;
+    let totals = totals_line(&columns, app, theme);
+    frame
+        .buffer_mut()
+        .set_line(inner.x, y, &totals, inner.width);
+
+    if app.routes.view.len() > body_h {
+        scrollbar(frame, area, inner, app, theme, (body_h, offset));
+    }
+}
+
+/// The panel: its title (count, sort, filter, age) and the position of the selection.
+fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
+    let glyphs = theme.glyphs();
+    let dot = glyphs.dot;
+    let mut title = vec![
+        Span::styled(" Routes ", theme.title()),
+        Span::styled(
+            format!("{} ", thousands(app.figures.rows().len() as i64)),
+            theme.strong(),
+        ),
+    ];
+    let arrow = sort_arrow(app, theme);
+    title.push(Span::styled(
+        format!("{dot} sort {} {arrow} ", app.routes.sort.label()),
+        theme.muted(),
+    ));
+    if app.routes.filter_editing || !app.routes.filter.is_empty() {
+        title.push(Span::styled(format!("{dot} filter "), theme.muted()));
+        let cursor = if app.routes.filter_editing { "_" } else { "" };
+        title.push(Span::styled(
+            format!("/{}{cursor}", crate::text::fit(&app.routes.filter, 24)),
+            theme.key(),
+        ));
+        title.push(Span::styled(
+            format!(
+                " {} of {} ",
+                thousands(app.routes.view.len() as i64),
+                thousands(app.figures.rows().len() as i64)
+            ),
+            theme.muted(),
+        ));
+    }
+    let (cap, util) = (app.figures.capacity(), app.figures.utilization());
+    if let Some(age) = super::panel_age(app, cap, util) {
+        title.push(age.styled(theme));
+    }
+    let mut block = super::panel(Line::from(title), theme);
+    if !app.routes.view.is_empty() {
+        block = block.title_bottom(
+            Line::styled(
+                format!(
+                    " {} of {} ",
+                    thousands(app.routes.selected as i64 + 1),
+                    thousands(app.routes.view.len() as i64)
+                ),
+                theme.muted(),
+            )
+            .alignment(Alignment::Right),
+        );
+    }
+    block
+}
+
+/// The visible rows under the heading, the selected one highlighted; or why there are none.
+fn draw_rows(
+    frame: &mut Frame<'_>,
+    inner: Rect,
+    app: &App,
+    theme: &Theme,
+    columns: &Columns,
+    visible: &[&RouteRow],
+    offset: usize,
+) {
+    if visible.is_empty() {
+        let body = Rect {
+            y: inner.y + 1,
+            height: inner.height - 2,
+            ..inner
+        };
+        message(
+            frame,
+            body,
+            vec![
+                Line::styled(
+                    format!(
+                        "No route matches /{}",
+                        crate::text::fit(&app.routes.filter, 30)
+                    ),
+                    theme.strong(),
+                ),
+                Line::styled("Esc clears the filter", theme.muted()),
+            ],
+        );
+    } else {
+        for (n, row) in visible.iter().enumerate() {
+            let y = inner.y + 1 + n as u16;
+            let selected = offset + n == app.routes.selected;
+            let line = row_line(columns, app, theme, row, selected);
+            frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
+            if selected {
+                frame.buffer_mut().set_style(
+                    Rect {
+                        y,
+                        height: 1,
+                        ..inner
+                    },
+                    theme.selected(),
+                );
+            }
+        }
+    }
+}
+
+/// The scrollbar on the right border, when the view is longer than the `body_h` rows shown
+/// from `offset`.
+fn scrollbar(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    inner: Rect,
+    app: &App,
+    theme: &Theme,
+    (body_h, offset): (usize, usize),
+) {
+    let set = if theme.ascii {
+        ratatui::symbols::scrollbar::Set {
+            track: "|",
+            thumb: "#",
+            begin: "^",
+            end: "v",
+        }
+    } else {
+        ratatui::symbols::scrollbar::VERTICAL
+    };
+    let mut state =
+        ScrollbarState::new(app.routes.view.len().saturating_sub(body_h)).position(offset);
+    let bar_area = Rect {
+        x: area.x,
+        y: inner.y + 1,
+        width: area.width,
+        height: body_h as u16,
+    };
+    frame.render_stateful_widget(
+        Scrollbar::new(ScrollbarOrientation::VerticalRight)
+            .symbols(set)
+            .begin_symbol(None)
+            .end_symbol(None)
+            .track_style(theme.border())
+            .thumb_style(theme.title()),
+        bar_area,
+        &mut state,
+    );
+}
+
+/// `↓` when the biggest values come first, `↑` when the smallest (or A) do.
+fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
+    let arrows = theme.glyphs().arrows;
+    if app.routes.sort.descending() != app.routes.reverse {
+        arrows.0
+    } else {
+        arrows.1
+    }
+}
+
+fn message(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'static>>) {
+    let h = (lines.len() as u16).min(area.height);
+    let target = Rect {
+        y: area.y + area.height.saturating_sub(h) / 2,
+        height: h,
+        ..area
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true }),
+        target,
+    );
+}
+
+fn push_gap(spans: &mut Vec<Span<'static>>) {
+    spans.push(Span::raw(" ".repeat(usize::from(GAP))));
+}
+
+fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
+    let arrow = sort_arrow(app, theme);
+    let marked = |label: &str, key: SortKey| {
+        if app.routes.sort == key {
+            format!("{label} {arrow}")
+        } else {
+            label.to_owned()
+        }
+    };
+    let mut spans = vec![Span::raw(" ".repeat(usize::from(POINTER)))];
+    for &(col, w) in &columns.cols {
+        let w = usize::from(w);
+        let text = match col {
+            Col::Name => pad(&marked("Name", SortKey::Name), w),
+            Col::Dial => pad("Dial", w),
+            Col::Fill => pad(&marked("Fill", SortKey::Fill), w + usize::from(PCT)),
+            Col::Left => pad_left(&marked("Min left", SortKey::Remaining), w),
+            Col::Sold => pad_left("Min sold", w),
+            Col::Total => pad_left("Min total", w),
+            Col::Ports => pad_left("Ports a/s/t", w),
+            Col::Change => pad("Change", w),
+            Col::FullIn => pad_left("Full in", w),
+        };
+        if col != Col::Name {
+            push_gap(&mut spans);
+        }
+        spans.push(Span::styled(text, theme.heading()));
+    }
+    Line::from(spans)
+}
+
+fn figures(
+    columns: &Columns,
+    app: &App,
+    theme: &Theme,
+    spans: &mut Vec<Span<'static>>,
+    fig: (
+        &str,
+        &str,
+        u8,
+        &crate::api::model::MinutesCapacity,
+        &crate::api::model::PortCapacity,
+        &str,
+    ),
+    change: Option<Change>,
+    name_style: Style,
+) {
+    let (name, dial, pct, minutes, ports, full_in) = fig;
+    let level_style = theme.level(app.options.thresholds.level(f64::from(pct)));
+    for &(col, w) in &columns.cols {
+        if col != Col::Name {
+            push_gap(spans);
+        }
+        let wu = usize::from(w);
+        match col {
+            Col::Name => spans.push(Span::styled(pad(name, wu), name_style)),
+            Col::Dial => spans.push(Span::styled(pad(dial, wu), theme.muted())),
+            Col::Fill => {
+                spans.extend(inline_gauge(f64::from(pct) / 100.0, w, level_style, theme));
+                spans.push(Span::styled(format!("{pct:>4}%"), level_style));
+            }
+            Col::Left => spans.push(Span::styled(
+                pad_left(&thousands(minutes.remaining), wu),
+                theme.strong(),
+            )),
+            Col::Sold => spans.push(Span::styled(
+                pad_left(&thousands(minutes.sold), wu),
+                theme.text(),
+            )),
+            Col::Total => spans.push(Span::styled(
+                pad_left(&thousands(minutes.total), wu),
+                theme.muted(),
+            )),
+            Col::Ports => spans.push(Span::styled(pad_left(&ports_text(ports), wu), theme.text())),
+            Col::Change => {
+                let (text, style) = match change {
+                    Some(c) if c.is_purchase() => (change_text(&c), theme.highlight()),
+                    Some(c) => (change_text(&c), theme.muted()),
+                    None => (String::new(), theme.text()),
+                };
+                spans.push(Span::styled(pad(&text, wu), style));
+            }
+            Col::FullIn => spans.push(Span::styled(pad_left(full_in, wu), theme.strong())),
+        }
+    }
+}
+
+fn row_line(
+    columns: &Columns,
+    app: &App,
+    theme: &Theme,
+    row: &RouteRow,
+    selected: bool,
+) -> Line<'static> {
+    let pointer = if selected {
+        theme.glyphs().pointer
+    } else {
+        " "
+    };
+    let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
+    let change = app.figures.change_of(&row.slug, app.now);
+    let full_in = app
+        .figures
+        .forecast(&row.slug)
+        .and_then(|f| f.left(app.now))
+        .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
+    let name_style = if change.is_some_and(|c| c.is_purchase()) {
+        theme.highlight()
+    } else {
+        theme.text()
+    };
+    figures(
+        columns,
+        app,
+        theme,
+        &mut spans,
+        (
+            &row.name,
+            &row.dial_code,
+            row.filled_pct,
+            &row.minutes,
+            &row.ports,
+            &full_in,
+        ),
+        change,
+        name_style,
+    );
+    Line::from(spans)
+}
+
+fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
+    let t = app.figures.totals();
+    let w = columns.width_of(Col::Name).map_or(5, usize::from);
+    let n = thousands(t.routes);
+    let label = [
+        format!("Total, {n} routes"),
+        format!("Total ({n})"),
+        "Total".to_owned(),
+    ]
+    .into_iter()
+    .find(|l| l.width() <= w)
+    .unwrap_or_else(|| crate::text::fit("Total", w));
+    let mut spans = vec![Span::raw("  ")];
+    figures(
+        columns,
+        app,
+        theme,
+        &mut spans,
+        (&label, "", t.filled_pct, &t.minutes, &t.ports, ""),
+        None,
+        theme.strong(),
+    );
+    let mut line = Line::from(spans);
+    line.style = theme.strong();
+    line
+}

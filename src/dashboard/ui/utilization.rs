@@ -1,0 +1,207 @@
+//! The utilization panel: minutes run today, the utilization gauge (utilized against sold daily
+//! capacity), utilized against available minutes, daily capacity by state, and a sparkline of
+//! the utilization seen this session.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Sparkline};
+
+use super::gauge::inline_gauge;
+use super::theme::Theme;
+use crate::api::model::UtilizationReport;
+use crate::dashboard::app::App;
+use crate::text::thousands;
+use unicode_width::UnicodeWidthStr;
+
+/// Draws the panel into `area` (borders included).
+pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let feed = app.figures.utilization();
+    let block = panel_block(app, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(latest) = &feed.latest else {
+        let msg = if feed.failure.is_some() {
+            "no figures: /utilization fails"
+        } else {
+            "waiting for /utilization"
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(msg, theme.muted())),
+            inner.inner(ratatui::layout::Margin::new(1, 0)),
+        );
+        return;
+    };
+    let r = &latest.report;
+    let inner = inner.inner(ratatui::layout::Margin::new(1, 0));
+    let w = inner.width;
+
+    let mut lines = Vec::new();
+    lines.push(Line::from(vec![
+        Span::styled("run today  ", theme.muted()),
+        Span::styled(thousands(r.minutes_run_today), theme.strong()),
+        Span::styled(" min", theme.muted()),
+    ]));
+
+    let pct = app.figures.utilization_pct();
+    let pct_text = match pct {
+        Some(p) => format!(" {:>5.1} %", p),
+        None => format!("    {} %", theme.glyphs().dash),
+    };
+    let level_style = pct.map_or(theme.muted(), |p| {
+        theme.level(app.options.thresholds.level(p))
+    });
+    let gauge_w = w.saturating_sub(pct_text.len() as u16 + 1);
+    let mut gauge = inline_gauge(pct.unwrap_or(0.0) / 100.0, gauge_w, level_style, theme);
+    gauge.push(Span::styled(pct_text, level_style));
+    lines.push(Line::from(gauge));
+
+    lines.extend(minutes_lines(r, w, theme));
+
+    let spark_area = super::lines_then_rest(frame, inner, lines);
+    if spark_area.height > 0 && !app.figures.history().tenths().is_empty() {
+        sparkline(frame, spark_area, app, theme);
+    }
+}
+
+/// The panel with its title: the report's date and, when it differs, its age.
+fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
+    let mut title = vec![Span::styled(" Utilization ", theme.title())];
+    let feed = app.figures.utilization();
+    if let Some(latest) = &feed.latest {
+        title.push(Span::styled(
+            format!("{} ", latest.report.date),
+            theme.muted(),
+        ));
+    }
+    if let Some(age) = super::panel_age(app, feed, app.figures.capacity()) {
+        title.push(age.styled(theme));
+    }
+    super::panel(Line::from(title), theme)
+}
+
+/// What ran and what was sold today, `w` cells wide: full figures when they fit, else compact
+/// ones (`1.90 M`), else tighter separators.
+fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>; 2] {
+    let utilized = r
+        .utilization
+        .utilized_minutes
+        .unwrap_or(r.minutes_run_today);
+    let d = &r.daily_capacity_minutes;
+    let dash = theme.glyphs().dash;
+    let dot = theme.glyphs().dot;
+    let fits = |spans: &[Span<'_>]| {
+        spans.iter().map(|s| s.content.width()).sum::<usize>() <= usize::from(w)
+    };
+    for variant in 0..3 {
+        let compact = variant > 0;
+        let between = if variant == 2 {
+            " ".to_owned()
+        } else {
+            format!(" {dot} ")
+        };
+        let num = |v: i64| {
+            if compact {
+                crate::format::compact(v)
+            } else {
+                thousands(v)
+            }
+        };
+        let mut used = vec![
+            Span::styled("utilized ", theme.muted()),
+            Span::styled(num(utilized), theme.text()),
+        ];
+        if let Some(avail) = r.utilization.available_minutes {
+            used.push(Span::styled(format!(" {dot} available "), theme.muted()));
+            used.push(Span::styled(num(avail), theme.text()));
+        }
+        used.push(Span::styled(" min", theme.muted()));
+        let mut daily = vec![Span::styled(
+            if variant == 2 { "daily " } else { "daily  " },
+            theme.muted(),
+        )];
+        for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)]
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                daily.push(Span::styled(between.clone(), theme.muted()));
+            }
+            daily.push(Span::styled(format!("{label} "), theme.muted()));
+            daily.push(Span::styled(v.map_or(dash.to_owned(), num), theme.text()));
+        }
+        if variant == 2 || (fits(&used) && fits(&daily)) {
+            return [Line::from(used), Line::from(daily)];
+        }
+    }
+    [Line::default(), Line::default()]
+}
+
+fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let lo = app
+        .figures
+        .history()
+        .tenths()
+        .iter()
+        .copied()
+        .min()
+        .unwrap_or(0);
+    let hi = app
+        .figures
+        .history()
+        .tenths()
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0);
+    let range = if lo == hi {
+        format!("{:.1} %", lo as f64 / 10.0)
+    } else {
+        format!(
+            "{:.1}{}{:.1} %",
+            lo as f64 / 10.0,
+            theme.glyphs().dash,
+            hi as f64 / 10.0
+        )
+    };
+    let label_w = range.chars().count() as u16 + 1;
+    let spark_w = area.width.saturating_sub(label_w);
+    // The newest figures, scaled between the session's low and high so small moves show.
+    let data: Vec<u64> = app
+        .figures
+        .history()
+        .tenths()
+        .iter()
+        .rev()
+        .take(usize::from(spark_w))
+        .rev()
+        .map(|&v| v - lo + 1)
+        .collect();
+    // A flat series sits at half height rather than looking full.
+    let max = if hi == lo { 2 } else { hi - lo + 1 };
+    frame.render_widget(
+        Sparkline::default()
+            .data(&data)
+            .max(max)
+            .bar_set(theme.bar_set())
+            .style(
+                theme
+                    .title()
+                    .remove_modifier(ratatui::style::Modifier::BOLD),
+            ),
+        Rect {
+            width: spark_w,
+            ..area
+        },
+    );
+    let label_area = Rect {
+        x: area.x + spark_w,
+        y: area.y + area.height - 1,
+        width: label_w,
+        height: 1,
+    };
+    frame.render_widget(
+        Paragraph::new(Line::styled(format!(" {range}"), theme.muted())),
+        label_area,
+    );
+}

@@ -1,0 +1,175 @@
+//! The check's thresholds: each a pair of plugin ranges, from its flag, else the profile's
+//! `[check]` table, else a default.
+
+use serde::Deserialize;
+
+use super::{Range, Status};
+use crate::cli::CheckArgs;
+
+/// The `[check]` table of a profile in the config file: the defaults of the check's flags.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckProfile {
+    /// Route fill % warning range (`-w`).
+    pub fill_warning: Option<Range>,
+    /// Route fill % critical range (`-c`).
+    pub fill_critical: Option<Range>,
+    /// Utilization % warning range.
+    pub utilization_warning: Option<Range>,
+    /// Utilization % critical range.
+    pub utilization_critical: Option<Range>,
+    /// Warning range for the number of routes sold out.
+    pub sold_out_warning: Option<Range>,
+    /// Critical range for the number of routes sold out.
+    pub sold_out_critical: Option<Range>,
+    /// Warning range for the free ports of all routes together.
+    pub free_ports_warning: Option<Range>,
+    /// Critical range for the free ports of all routes together.
+    pub free_ports_critical: Option<Range>,
+    /// Warning when a route is forecast to sell out within this many hours.
+    pub sells_out_within_warning: Option<Hours>,
+    /// Critical when a route is forecast to sell out within this many hours.
+    pub sells_out_within_critical: Option<Hours>,
+}
+
+/// A positive number of hours (up to a year).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "f64")]
+pub struct Hours(pub f64);
+
+impl TryFrom<f64> for Hours {
+    type Error = String;
+    fn try_from(v: f64) -> Result<Hours, String> {
+        if v.is_finite() && v > 0.0 && v <= 8784.0 {
+            Ok(Hours(v))
+        } else {
+            Err(format!("must be a number of hours above 0, not {v}"))
+        }
+    }
+}
+
+/// A warning and a critical range for one figure; either may be off.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pair {
+    /// The warning range.
+    pub warning: Option<Range>,
+    /// The critical range.
+    pub critical: Option<Range>,
+}
+
+impl Pair {
+    /// The status `value` earns: critical before warning.
+    pub fn judge(&self, value: f64) -> Status {
+        if self.critical.as_ref().is_some_and(|r| r.alerts(value)) {
+            Status::Critical
+        } else if self.warning.as_ref().is_some_and(|r| r.alerts(value)) {
+            Status::Warning
+        } else {
+            Status::Ok
+        }
+    }
+
+    /// `;warn;crit` as perfdata writes them (empty when off).
+    pub(super) fn perf(&self) -> String {
+        let show = |r: &Option<Range>| r.as_ref().map_or(String::new(), |r| r.to_string());
+        format!(";{};{}", show(&self.warning), show(&self.critical))
+    }
+}
+
+/// Every threshold of a check, after flags, profile and defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckThresholds {
+    /// Each route's fill %.
+    pub fill: Pair,
+    /// Today's utilization %.
+    pub utilization: Pair,
+    /// The number of routes sold out.
+    pub sold_out: Pair,
+    /// Free ports of all routes together.
+    pub free_ports: Pair,
+    /// Hours until a route's forecast sell-out: warning, critical.
+    pub sells_out_within: (Option<Hours>, Option<Hours>),
+}
+
+impl CheckThresholds {
+    /// Merges the flags over the profile's `[check]` table over the defaults;
+    /// `fill` holds the profile's dashboard thresholds, the fill defaults. `Err` names the
+    /// flag whose range is not one.
+    pub fn resolve(
+        args: &CheckArgs,
+        profile: &CheckProfile,
+        fill: crate::store::Thresholds,
+    ) -> Result<CheckThresholds, String> {
+        let pick = |flag: &Option<String>, name: &str, file: &Option<Range>| match flag {
+            Some(text) => text
+                .parse::<Range>()
+                .map(Some)
+                .map_err(|e| format!("{name}: {e}")),
+            None => Ok(file.clone()),
+        };
+        let hours = |flag: Option<f64>, name: &str, file: Option<Hours>| match flag {
+            Some(v) => Hours::try_from(v)
+                .map(Some)
+                .map_err(|e| format!("{name}: {e}")),
+            None => Ok(file),
+        };
+        // Fill % is an integer: "from warn_pct on" is "above warn_pct - 1".
+        let from = |pct: u8| Range::above(f64::from(pct) - 1.0);
+        Ok(CheckThresholds {
+            fill: Pair {
+                warning: pick(&args.warning, "--warning", &profile.fill_warning)?
+                    .or_else(|| Some(from(fill.warn))),
+                critical: pick(&args.critical, "--critical", &profile.fill_critical)?
+                    .or_else(|| Some(from(fill.crit))),
+            },
+            utilization: Pair {
+                warning: pick(
+                    &args.utilization_warning,
+                    "--utilization-warning",
+                    &profile.utilization_warning,
+                )?,
+                critical: pick(
+                    &args.utilization_critical,
+                    "--utilization-critical",
+                    &profile.utilization_critical,
+                )?,
+            },
+            sold_out: Pair {
+                warning: pick(
+                    &args.sold_out_warning,
+                    "--sold-out-warning",
+                    &profile.sold_out_warning,
+                )?,
+                critical: pick(
+                    &args.sold_out_critical,
+                    "--sold-out-critical",
+                    &profile.sold_out_critical,
+                )?,
+            },
+            free_ports: Pair {
+                warning: pick(
+                    &args.free_ports_warning,
+                    "--free-ports-warning",
+                    &profile.free_ports_warning,
+                )?,
+                critical: pick(
+                    &args.free_ports_critical,
+                    "--free-ports-critical",
+                    &profile.free_ports_critical,
+                )?,
+            },
+            sells_out_within: (
+                hours(
+                    args.sells_out_within_warning,
+                    "--sells-out-within-warning",
+                    profile.sells_out_within_warning,
+                )?,
+                hours(
+                    args.sells_out_within_critical,
+                    "--sells-out-within-critical",
+                    profile.sells_out_within_critical,
+                )?,
+            ),
+        })
+    }
+}

@@ -1,0 +1,365 @@
+//! What the relay answers: the service's API under `/v1`, `/metrics`, `/ready` and a landing
+//! page.
+//!
+//! ```text
+//! GET /                  public   landing page linking the rest
+//! GET /v1/capacity       token    latest good CapacityReport | 401 | 502 key rejected | 503 none yet
+//! GET /v1/utilization    token    latest good UtilizationReport | 401 | 502 | 503
+//! GET /v1/health         public   the service's last Health | 503 none yet
+//! GET /v1/openapi.json   public   schemas/openapi.json
+//! GET /metrics           token    Prometheus text (OpenMetrics when asked for in Accept)
+//! GET /ready             public   200 once both reports are there, else 503
+//! ```
+//!
+//! Every answer is taken from the current [`Snapshot`] as it is: bodies were encoded, gzipped
+//! and given an ETag when the figures arrived. Per request there is only a token check, a
+//! header or two, and `max-age` (seconds until the next poll is due).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use arc_swap::ArcSwap;
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Response, StatusCode};
+
+use super::snapshot::{Encoded, Snapshot, Upstream};
+use super::tokens::ReaderTokens;
+use crate::api::model::ErrorBody;
+
+/// The response type of every route.
+pub type Reply = Response<Full<Bytes>>;
+
+/// The readers' side of the relay: the snapshot to answer from and who may read it.
+#[derive(Debug)]
+pub struct Routes {
+    snapshot: Arc<ArcSwap<Snapshot>>,
+    tokens: Option<ReaderTokens>,
+    openapi: Arc<Encoded>,
+    landing: Arc<Encoded>,
+}
+
+const LANDING: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>captop relay</title></head>
+<body>
+<h1>captop relay</h1>
+<p>One poller of the capacity metrics service; its figures for any number of readers.
+Point <code>captop --base-url</code> at <code>/v1</code> of this address.</p>
+<ul>
+<li><a href="v1/capacity">/v1/capacity</a> (reader token)</li>
+<li><a href="v1/utilization">/v1/utilization</a> (reader token)</li>
+<li><a href="v1/health">/v1/health</a></li>
+<li><a href="v1/openapi.json">/v1/openapi.json</a></li>
+<li><a href="metrics">/metrics</a> (reader token), Prometheus text</li>
+<li><a href="ready">/ready</a></li>
+</ul>
+</body></html>
+"#;
+
+impl Routes {
+    /// Routes answering from `snapshot`; with `tokens`, the figures need one of them.
+    pub fn new(snapshot: Arc<ArcSwap<Snapshot>>, tokens: Option<ReaderTokens>) -> Self {
+        Routes {
+            snapshot,
+            tokens,
+            openapi: Encoded::new(
+                crate::demo::OPENAPI_JSON.as_bytes().to_vec(),
+                "application/json",
+            ),
+            landing: Encoded::new(LANDING.as_bytes().to_vec(), "text/html; charset=utf-8"),
+        }
+    }
+
+    /// Answers one request from its method, path and headers (the relay reads no bodies).
+    pub fn answer(&self, method: &Method, path: &str, headers: &HeaderMap) -> Reply {
+        if method != Method::GET && method != Method::HEAD {
+            let mut reply = error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "only GET and HEAD are served",
+            );
+            reply
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return reply;
+        }
+        let guarded = matches!(path, "/v1/capacity" | "/v1/utilization" | "/metrics");
+        if guarded && !self.admits(headers) {
+            let mut reply = error(
+                StatusCode::UNAUTHORIZED,
+                "a reader token is needed: send Authorization: Bearer <token>",
+            );
+            reply.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"captop\""),
+            );
+            return reply;
+        }
+        let snapshot = self.snapshot.load();
+        match path {
+            "/" => send(headers, &self.landing, CacheControl::NoCache),
+            "/v1/capacity" => self.figures(headers, &snapshot, snapshot.capacity.as_ref()),
+            "/v1/utilization" => self.figures(headers, &snapshot, snapshot.utilization.as_ref()),
+            "/v1/health" => match &snapshot.health {
+                Some(body) => send(headers, body, CacheControl::NoCache),
+                None => not_yet(&snapshot, "the relay has not heard from the service yet"),
+            },
+            "/v1/openapi.json" => send(headers, &self.openapi, CacheControl::NoCache),
+            "/metrics" => {
+                let body = if wants_openmetrics(headers) {
+                    &snapshot.metrics_openmetrics
+                } else {
+                    &snapshot.metrics_text
+                };
+                send(headers, body, self.cache_control(&snapshot))
+            }
+            "/ready" if snapshot.ready() => plain(StatusCode::OK, "ready\n"),
+            "/ready" => plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!("not ready: {}\n", snapshot.upstream.describe()),
+            ),
+            _ => error(StatusCode::NOT_FOUND, "no such endpoint"),
+        }
+    }
+
+    fn admits(&self, headers: &HeaderMap) -> bool {
+        match &self.tokens {
+            None => true,
+            Some(tokens) => tokens.admits(
+                headers
+                    .get(header::AUTHORIZATION)
+                    .map(HeaderValue::as_bytes),
+            ),
+        }
+    }
+
+    fn cache_control(&self, snapshot: &Snapshot) -> CacheControl {
+        CacheControl::MaxAge {
+            seconds: seconds_until(snapshot.next_poll_at),
+            private: self.tokens.is_some(),
+        }
+    }
+
+    fn figures(
+        &self,
+        headers: &HeaderMap,
+        snapshot: &Snapshot,
+        body: Option<&Arc<Encoded>>,
+    ) -> Reply {
+        if snapshot.upstream == Upstream::KeyRejected {
+            return error(
+                StatusCode::BAD_GATEWAY,
+                "the service rejected the relay's API key; the relay's operator must configure a working key",
+            );
+        }
+        match body {
+            Some(body) => send(headers, body, self.cache_control(snapshot)),
+            None => not_yet(snapshot, "the relay has no figures yet"),
+        }
+    }
+}
+
+/// Whole seconds until `at`, rounded up; 0 when unknown or past.
+fn seconds_until(at: Option<Instant>) -> u64 {
+    at.map_or(0, |at| {
+        let left = at.saturating_duration_since(Instant::now());
+        left.as_secs() + u64::from(left.subsec_nanos() > 0)
+    })
+}
+
+#[derive(Debug, Clone, Copy)]
+enum CacheControl {
+    NoCache,
+    MaxAge { seconds: u64, private: bool },
+}
+
+/// Whether `Accept-Encoding` allows gzip (`gzip` or `*`, without `q=0`).
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let coding = parts.next().unwrap_or_default();
+            let refused = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+            });
+            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+        })
+}
+
+fn wants_openmetrics(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("application/openmetrics-text"))
+}
+
+/// A prepared body: 304 when the reader has it, gzip when the reader takes it.
+fn send(headers: &HeaderMap, body: &Encoded, cache: CacheControl) -> Reply {
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| body.matches(tags));
+    let gzip = !body.gzip.is_empty() && accepts_gzip(headers);
+    let mut reply = if fresh {
+        let mut reply = Response::new(Full::new(Bytes::new()));
+        *reply.status_mut() = StatusCode::NOT_MODIFIED;
+        reply
+    } else if gzip {
+        let mut reply = Response::new(Full::new(body.gzip.clone()));
+        reply
+            .headers_mut()
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        reply
+    } else {
+        Response::new(Full::new(body.identity.clone()))
+    };
+    let out = reply.headers_mut();
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(body.content_type),
+    );
+    out.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    if let Ok(etag) = HeaderValue::from_str(&body.etag) {
+        out.insert(header::ETAG, etag);
+    }
+    let cache = match cache {
+        CacheControl::NoCache => HeaderValue::from_static("no-cache"),
+        CacheControl::MaxAge { seconds, private } => {
+            let scope = if private { "private, " } else { "" };
+            HeaderValue::from_str(&format!("{scope}max-age={seconds}"))
+                .unwrap_or(HeaderValue::from_static("no-cache"))
+        }
+    };
+    out.insert(header::CACHE_CONTROL, cache);
+    reply
+}
+
+/// 503 with an Error body and `Retry-After` (the next poll, at least a second away).
+fn not_yet(snapshot: &Snapshot, what: &str) -> Reply {
+    let why = match &snapshot.upstream {
+        Upstream::Starting => "waiting for the first answer of the service".to_owned(),
+        other => other.describe(),
+    };
+    let mut reply = error(StatusCode::SERVICE_UNAVAILABLE, &format!("{what}: {why}"));
+    let wait = seconds_until(snapshot.next_poll_at).max(1);
+    if let Ok(value) = HeaderValue::from_str(&wait.to_string()) {
+        reply.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    reply
+}
+
+/// An Error body (`{"error": "..."}`) with `status`.
+pub fn error(status: StatusCode, message: &str) -> Reply {
+    let body = serde_json::to_vec(&ErrorBody {
+        error: message.to_owned(),
+    })
+    .unwrap_or_default();
+    let mut reply = Response::new(Full::new(Bytes::from(body)));
+    *reply.status_mut() = status;
+    reply.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    reply
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    reply
+}
+
+fn plain(status: StatusCode, text: &str) -> Reply {
+    let mut reply = Response::new(Full::new(Bytes::from(text.to_owned())));
+    *reply.status_mut() = status;
+    reply.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    reply
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn gzip_only_when_accepted() {
+        assert!(accepts_gzip(&headers(&[(
+            "accept-encoding",
+            "gzip, deflate"
+        )])));
+        assert!(accepts_gzip(&headers(&[(
+            "accept-encoding",
+            "br;q=1, GZIP;q=0.5"
+        )])));
+        assert!(accepts_gzip(&headers(&[("accept-encoding", "*")])));
+        assert!(!accepts_gzip(&headers(&[("accept-encoding", "gzip;q=0")])));
+        assert!(!accepts_gzip(&headers(&[("accept-encoding", "identity")])));
+        assert!(!accepts_gzip(&headers(&[])));
+    }
+
+    #[test]
+    fn before_the_first_poll_figures_are_503_with_retry_after_and_health_stays_public() {
+        let cache = super::super::snapshot::Cache::new();
+        let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
+        let tokens = ReaderTokens::parse("reader-token-0123456789\n").ok();
+        let routes = Routes::new(snapshot, tokens);
+        let authorized = headers(&[("authorization", "Bearer reader-token-0123456789")]);
+        let reply = routes.answer(&Method::GET, "/v1/capacity", &authorized);
+        assert_eq!(reply.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(reply.headers()[header::RETRY_AFTER], "1");
+        let reply = routes.answer(&Method::GET, "/v1/capacity", &HeaderMap::new());
+        assert_eq!(reply.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            routes
+                .answer(&Method::GET, "/metrics", &HeaderMap::new())
+                .status(),
+            StatusCode::UNAUTHORIZED
+        );
+        assert_eq!(
+            routes
+                .answer(&Method::GET, "/metrics", &authorized)
+                .status(),
+            StatusCode::OK
+        );
+        assert_eq!(
+            routes
+                .answer(&Method::GET, "/v1/health", &HeaderMap::new())
+                .status(),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            routes
+                .answer(&Method::GET, "/ready", &HeaderMap::new())
+                .status(),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            routes
+                .answer(&Method::POST, "/v1/health", &HeaderMap::new())
+                .status(),
+            StatusCode::METHOD_NOT_ALLOWED
+        );
+        assert_eq!(
+            routes
+                .answer(&Method::GET, "/v1/openapi.json", &HeaderMap::new())
+                .status(),
+            StatusCode::OK
+        );
+    }
+}

@@ -1,0 +1,410 @@
+//! The figures captop knows, with no terminal and no network in them: the latest report of
+//! each endpoint with its failure and age, the route rows and totals, what changed between
+//! polls, the histories, the event log, the poller's schedule and warning.
+//!
+//! ```text
+//!  PollEvent ──► Figures::apply(event, now) ──► feeds, rows, totals, changes, histories, log
+//!                        │                             │
+//!                        └── diff(old, new, at)        └──► read by the dashboard (app, ui),
+//!                            crossing(thresholds, …)         --once, and anything that serves
+//!                                                            the figures on (relay, exporter)
+//! ```
+//!
+//! Server strings are sanitized once, when a report arrives, so every reader only ever sees
+//! safe text. Time is passed in (`now`), never read from a clock here, so tests fix it.
+
+pub mod diff;
+pub mod feed;
+
+pub mod event_log;
+pub mod levels;
+pub mod recent;
+pub mod rows;
+pub mod status;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::api::ApiError;
+use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::format::{Precision, age, duration, thousands};
+use crate::poll::{Pause, PollEvent, ScheduleStatus};
+use crate::text::{fit, sanitize};
+
+pub use diff::{Change, RoutesDiff, crossing, describe_change, diff};
+pub use event_log::{EventLog, LogEntry, LogKind};
+pub use feed::{Failure, Feed, Fetched};
+pub use levels::{Level, Thresholds};
+pub use recent::{RouteHistory, UtilizationHistory};
+pub use rows::{RouteRow, TotalsRow, utilization_pct};
+
+/// How long a route's latest change counts as recent (the table highlights it).
+pub const HIGHLIGHT_FOR: Duration = Duration::from_secs(60);
+/// How long a warning of the poller counts as current while polls succeed.
+pub const WARNING_FOR: Duration = Duration::from_secs(30);
+
+/// Which endpoint a result is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Capacity,
+    Utilization,
+}
+
+impl Which {
+    fn path(self) -> &'static str {
+        match self {
+            Which::Capacity => "/capacity",
+            Which::Utilization => "/utilization",
+        }
+    }
+}
+
+/// Everything known of the service's figures this session.
+#[derive(Debug, Clone, Default)]
+pub struct Figures {
+    thresholds: Thresholds,
+    capacity: Feed<CapacityReport>,
+    utilization: Feed<UtilizationReport>,
+    api_version: Option<String>,
+    schedule: Option<ScheduleStatus>,
+    rows: Vec<RouteRow>,
+    totals: TotalsRow,
+    changes: HashMap<String, Change>,
+    route_history: RouteHistory,
+    history: UtilizationHistory,
+    log: EventLog,
+    warning: Option<(String, DateTime<Utc>)>,
+    /// Sold-minutes samples per route for the forecasts: seeded from the history file,
+    /// extended by every report.
+    forecast_series: crate::forecast::Series,
+    forecasts: crate::forecast::Forecasts,
+}
+
+impl Figures {
+    /// No figures yet; utilization crossing `thresholds` is logged.
+    pub fn new(thresholds: Thresholds) -> Self {
+        Figures {
+            thresholds,
+            ..Figures::default()
+        }
+    }
+
+    /// Applies one message of the poller that arrived at `now`. Answers older than one already
+    /// applied are dropped. Returns whether the route rows changed.
+    pub fn apply(&mut self, event: PollEvent, now: DateTime<Utc>) -> bool {
+        match event {
+            PollEvent::Capacity {
+                seq,
+                received_at,
+                result,
+            } => {
+                if !self.capacity.accept(seq) {
+                    return false;
+                }
+                match result {
+                    Ok(report) => {
+                        self.apply_capacity(report, received_at, now);
+                        return true;
+                    }
+                    Err(error) => self.fail(Which::Capacity, error, received_at),
+                }
+            }
+            PollEvent::Utilization {
+                seq,
+                received_at,
+                result,
+            } => {
+                if !self.utilization.accept(seq) {
+                    return false;
+                }
+                match result {
+                    Ok(report) => self.apply_utilization(report, received_at, now),
+                    Err(error) => self.fail(Which::Utilization, error, received_at),
+                }
+            }
+            PollEvent::Health(Ok(health)) => self.api_version = Some(fit(&health.version, 16)),
+            PollEvent::Health(Err(_)) => {}
+            PollEvent::Schedule(status) => {
+                if let Some(note) = &status.note {
+                    self.warn(note, now);
+                }
+                self.schedule = Some(status);
+            }
+            PollEvent::Warning(text) => self.warn(&text, now),
+        }
+        false
+    }
+
+    /// Starts the forecasts' samples from those kept by earlier runs (the history file).
+    pub fn seed_forecasts(&mut self, series: crate::forecast::Series) {
+        self.forecast_series = series;
+        self.forecasts = crate::forecast::for_series(&self.forecast_series);
+    }
+
+    /// The sell-out forecast of route `slug`, when its samples make one.
+    pub fn forecast(&self, slug: &str) -> Option<&crate::forecast::Forecast> {
+        self.forecasts.get(slug)
+    }
+
+    /// Whether any route has a forecast.
+    pub fn has_forecasts(&self) -> bool {
+        !self.forecasts.is_empty()
+    }
+
+    /// Forgets changes older than [`HIGHLIGHT_FOR`] at `now`.
+    pub fn expire_changes(&mut self, now: DateTime<Utc>) {
+        self.changes.retain(|_, c| age(now, c.at) < HIGHLIGHT_FOR);
+    }
+
+    /// A note from the poller that is no poll's error (e.g. an unexpected API version, a budget
+    /// that could not be shared): logged once and kept as the current warning.
+    pub fn warn(&mut self, text: &str, now: DateTime<Utc>) {
+        let text = fit(text, 200);
+        if self.warning.as_ref().map(|(w, _)| w.as_str()) != Some(text.as_str()) {
+            self.log.push(now, LogKind::Warn, text.clone());
+            self.warning = Some((text, now));
+        }
+    }
+
+    // ----- what is known -----
+
+    /// The thresholds utilization crossings are logged against.
+    pub fn thresholds(&self) -> Thresholds {
+        self.thresholds
+    }
+
+    /// `/capacity`: its latest report (with `received_at`) and failure. The report is kept
+    /// without its routes, which are in [`Figures::rows`].
+    pub fn capacity(&self) -> &Feed<CapacityReport> {
+        &self.capacity
+    }
+
+    /// `/utilization`: its latest report (with `received_at`) and failure.
+    pub fn utilization(&self) -> &Feed<UtilizationReport> {
+        &self.utilization
+    }
+
+    /// Whether any report arrived yet.
+    pub fn has_figures(&self) -> bool {
+        self.capacity.latest.is_some() || self.utilization.latest.is_some()
+    }
+
+    /// API version from `/health`, sanitized.
+    pub fn api_version(&self) -> Option<&str> {
+        self.api_version.as_deref()
+    }
+
+    /// The poller's latest schedule.
+    pub fn schedule(&self) -> Option<&ScheduleStatus> {
+        self.schedule.as_ref()
+    }
+
+    /// The routes of the latest capacity report, in the service's order.
+    pub fn rows(&self) -> &[RouteRow] {
+        &self.rows
+    }
+
+    /// The totals row of the latest capacity report.
+    pub fn totals(&self) -> &TotalsRow {
+        &self.totals
+    }
+
+    /// The latest change of a route, however old (until [`Figures::expire_changes`]).
+    pub fn last_change(&self, slug: &str) -> Option<&Change> {
+        self.changes.get(slug)
+    }
+
+    /// The latest change of a route if it is recent at `now` (within [`HIGHLIGHT_FOR`]).
+    pub fn change_of(&self, slug: &str, now: DateTime<Utc>) -> Option<Change> {
+        self.changes
+            .get(slug)
+            .copied()
+            .filter(|c| age(now, c.at) < HIGHLIGHT_FOR)
+    }
+
+    /// Whether any route has a change kept.
+    pub fn has_changes(&self) -> bool {
+        !self.changes.is_empty()
+    }
+
+    /// Each route's samples this session.
+    pub fn route_history(&self) -> &RouteHistory {
+        &self.route_history
+    }
+
+    /// Utilization figures this session.
+    pub fn history(&self) -> &UtilizationHistory {
+        &self.history
+    }
+
+    /// What changed between polls, newest last.
+    pub fn log(&self) -> &EventLog {
+        &self.log
+    }
+
+    /// The poller's latest warning and when it came.
+    pub fn warning(&self) -> Option<(&str, DateTime<Utc>)> {
+        self.warning.as_ref().map(|(w, at)| (w.as_str(), *at))
+    }
+
+    /// Utilization percentage of the latest report.
+    pub fn utilization_pct(&self) -> Option<f64> {
+        utilization_pct(self.utilization.report()?)
+    }
+
+    /// When the oldest figures whose last poll failed arrived (`None`: nothing stale).
+    pub fn stale_since(&self) -> Option<DateTime<Utc>> {
+        let cap = self
+            .capacity
+            .is_stale()
+            .then(|| self.capacity.received_at());
+        let util = self
+            .utilization
+            .is_stale()
+            .then(|| self.utilization.received_at());
+        [cap.flatten(), util.flatten()].into_iter().flatten().min()
+    }
+
+    /// Whether polling stopped for a key the service refused.
+    pub fn stopped_unauthorized(&self) -> bool {
+        matches!(
+            self.schedule.as_ref().and_then(|s| s.pause.as_ref()),
+            Some(Pause::Unauthorized)
+        )
+    }
+
+    // ----- applying results -----
+
+    fn fail(&mut self, which: Which, error: ApiError, at: DateTime<Utc>) {
+        let failure = match which {
+            Which::Capacity => &mut self.capacity.failure,
+            Which::Utilization => &mut self.utilization.failure,
+        };
+        let name = which.path();
+        let message = sanitize(&error.to_string()).into_owned();
+        let repeated = failure
+            .as_ref()
+            .is_some_and(|f| sanitize(&f.error.to_string()) == message);
+        let since = failure.as_ref().map_or(at, |f| f.since);
+        *failure = Some(Failure { error, at, since });
+        if !repeated {
+            let text = if message.contains(name) {
+                message
+            } else {
+                format!("{name}: {message}")
+            };
+            self.log.push(at, LogKind::Error, text);
+        }
+    }
+
+    fn recover(&mut self, which: Which, at: DateTime<Utc>) {
+        let failure = match which {
+            Which::Capacity => self.capacity.failure.take(),
+            Which::Utilization => self.utilization.failure.take(),
+        };
+        if let Some(f) = failure {
+            let after = duration(age(at, f.since), Precision::Glance);
+            self.log.push(
+                at,
+                LogKind::Recovery,
+                format!("{} answers again (failed for {after})", which.path()),
+            );
+        }
+    }
+
+    fn apply_capacity(
+        &mut self,
+        report: CapacityReport,
+        received_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) {
+        self.recover(Which::Capacity, received_at);
+        let broken = crate::api::validate::capacity_warnings_at(&report, now);
+        self.warn_rules("/capacity", &broken, now);
+        let first = self.rows.is_empty() && self.capacity.latest.is_none();
+        let rows = RouteRow::all(&report, &self.rows);
+        if first {
+            let text = format!("{} routes reported", thousands(rows.len() as i64));
+            self.log.push(received_at, LogKind::Info, text);
+        } else {
+            let diff = diff(&self.rows, &rows, received_at);
+            self.changes.extend(diff.changes);
+            for (kind, text) in diff.log {
+                self.log.push(received_at, kind, text);
+            }
+        }
+        self.route_history.record(&rows);
+        if crate::forecast::add_report(&mut self.forecast_series, &report) {
+            self.forecasts = crate::forecast::for_series(&self.forecast_series);
+        }
+        self.rows = rows;
+        self.totals = TotalsRow::of(&report);
+        // The rows hold the routes now: a second copy of them (2 MB at 10,000 routes) would
+        // only be read for its `generated_at` and totals.
+        let report = CapacityReport {
+            routes: Vec::new(),
+            ..report
+        };
+        self.capacity.latest = Some(Fetched {
+            report,
+            received_at,
+        });
+        self.expire_changes(now);
+    }
+
+    fn apply_utilization(
+        &mut self,
+        report: UtilizationReport,
+        received_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) {
+        self.recover(Which::Utilization, received_at);
+        let broken = crate::api::validate::utilization_warnings_at(&report, now);
+        self.warn_rules("/utilization", &broken, now);
+        let new_pct = utilization_pct(&report);
+        if let Some(old) = self.utilization.latest.take() {
+            let old_pct = utilization_pct(&old.report);
+            if let (Some(a), Some(b)) = (old_pct, new_pct)
+                && let Some((kind, text)) = crossing(&self.thresholds, a, b)
+            {
+                self.log.push(received_at, kind, text);
+            }
+            if let Some(text) =
+                diff::describe_port_moves(&old.report.capacity_status, &report.capacity_status)
+            {
+                self.log.push(received_at, LogKind::Info, text);
+            }
+        }
+        if let Some(pct) = new_pct {
+            self.history.record(pct);
+        }
+        self.utilization.latest = Some(Fetched {
+            report,
+            received_at,
+        });
+    }
+
+    /// The rules of the service's spec a usable report breaks, as one warning: the first, and
+    /// how many more (`--once --format json` lists them all). Said again only when it changes.
+    fn warn_rules(
+        &mut self,
+        endpoint: &str,
+        broken: &[crate::api::validate::Warning],
+        now: DateTime<Utc>,
+    ) {
+        let Some(first) = broken.first() else {
+            return;
+        };
+        let more = match broken.len() - 1 {
+            0 => String::new(),
+            1 => " (and 1 more rule broken)".to_owned(),
+            n => format!(" (and {} more rules broken)", thousands(n as i64)),
+        };
+        self.warn(
+            &format!("{endpoint} figures look wrong: {first}{more}"),
+            now,
+        );
+    }
+}
