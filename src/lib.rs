@@ -6,7 +6,7 @@
 //!  poller (poll) ── PollEvent ─────────────────────────────────────────┐
 //!  terminal ── tui::input (bytes → keys) ── app::keys (table) ── Msg ──┤
 //!                                                                      ▼
-//!                App::update ──► model::Figures::apply  (poll results: rows, diffs, log, histories)
+//!                App::update ──► model::Store::apply  (poll results: rows, diffs, log, histories)
 //!                     │          app::RoutesTable, overlay  (messages: sort, filter, selection)
 //!                     ├──► ui::render(&App) ──► frame    (reads the state, never changes it)
 //!                     └──► Action ──► poller             (refresh, pause, quit)
@@ -38,6 +38,6 @@ pub mod poll;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod setup;
 pub mod store;
-pub mod tap;
 pub mod text;

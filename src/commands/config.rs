@@ -10,7 +10,7 @@ use crate::cli::{ConfigCommand, GlobalArgs};
 use crate::config::{Environment, Settings};
 
 /// Runs a `config` subcommand against the environment `env` describes (the real one from
-/// [`crate::run::real_environment`], or one built by a test); returns the exit code: 0, or 2
+/// [`crate::setup::real_environment`], or one built by a test); returns the exit code: 0, or 2
 /// for a config that does not resolve (the usage/configuration code of [`crate::run`]).
 pub fn run_config_with(
     cmd: &ConfigCommand,

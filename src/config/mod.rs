@@ -27,7 +27,7 @@
 //!   error    ConfigError, used by file and settings
 //! ```
 //!
-//! The process's real environment is read at the edge ([`crate::run::real_environment`]), and
+//! The process's real environment is read at the edge ([`crate::setup::real_environment`]), and
 //! the API key is looked for by [`crate::credentials`], from [`Settings::key_request`].
 
 mod error;

@@ -3,6 +3,62 @@
 //! [`tui`] (the terminal runtime: the one event loop).
 
 pub mod app;
+pub mod effects;
 pub mod layout;
 pub mod tui;
 pub mod ui;
+
+use std::time::Duration;
+
+use crate::api::Client;
+use crate::config::Settings;
+use crate::demo::DemoServer;
+use crate::setup::{EXIT_FAILURE, history_for};
+
+/// The live dashboard until the user quits, the terminal goes away or a signal arrives:
+/// wires the poller, the store (seeded with the forecast history, alerting as `[actions]`
+/// asks), the effects of its polls and the terminal runtime.
+pub async fn run(settings: &Settings, client: Client, demo: Option<&DemoServer>) -> u8 {
+    let label = match demo {
+        Some(server) => format!("demo {}", server.base_url()),
+        None => client.base_url().to_owned(),
+    };
+    let options = app::UiOptions::from_settings(settings, label);
+    let mut store = crate::store::Store::new(options.thresholds)
+        .alerting_within(settings.actions.sells_out_within);
+    let history = history_for(&client, demo.is_some());
+    if let Some(history) = &history {
+        let kept = history.read();
+        if let Some(warning) = kept.warning {
+            eprintln!("captop: warning: {warning}");
+        }
+        store = store.keeping_unsaved_samples();
+        store.seed_forecasts(kept.series);
+    }
+    let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    if demo.is_some() {
+        // The in-process demo service talks to this process only: its budget stays here.
+        config.sharing = crate::poll::BudgetSharing::Off;
+    }
+    let (commands, events, poller) = crate::poll::spawn(client, config);
+    let mut effects = effects::Effects::new(settings.actions.clone(), history);
+    let result = tui::run(options, store, &mut effects, events, commands).await;
+    poller.abort();
+    if tokio::time::timeout(Duration::from_secs(2), effects.close())
+        .await
+        .is_err()
+    {
+        eprintln!("captop: gave up writing the forecast history after 2 s");
+    }
+    match result {
+        Ok(tui::Exit::PollerGone) => {
+            eprintln!("captop: the poller stopped unexpectedly");
+            EXIT_FAILURE
+        }
+        Ok(_) => 0,
+        Err(e) => {
+            eprintln!("captop: {e:#}");
+            EXIT_FAILURE
+        }
+    }
+}

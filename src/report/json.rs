@@ -20,7 +20,7 @@ pub struct Head<'a> {
 /// The second half of the `--format json` document: what captop makes of the reports.
 #[derive(Debug, Serialize)]
 pub struct Tail<'a> {
-    /// Figures that break the spec's rules or arithmetic.
+    /// Store that break the spec's rules or arithmetic.
     pub warnings: &'a [Warning],
     /// One entry per route of the report, by route slug: its forecast, or `null` when the
     /// samples kept so far make none (too few, flat or too noisy).
@@ -275,7 +275,8 @@ mod tests {
             forecasts: std::collections::BTreeMap<&'a str, Option<ForecastJson>>,
         }
         let (capacity, utilization) = reports();
-        let warnings = crate::report::warnings(&capacity, &utilization);
+        let mut warnings = crate::api::validate::capacity_warnings(&capacity);
+        warnings.extend(crate::api::validate::utilization_warnings(&utilization));
         let forecasts = capacity
             .routes
             .iter()

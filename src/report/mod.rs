@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
-use crate::api::validate::{self, Warning};
+use crate::api::validate::Warning;
 use crate::cli::Format;
-use crate::forecast::Forecasts;
+use crate::forecast::Series;
 use crate::poll::one_shot::OneShot;
+use crate::store::Store;
 use crate::text::sanitize;
 
 pub mod check;
@@ -26,13 +27,6 @@ pub mod table;
 
 pub use json::render_json;
 pub use table::{TableStyle, render_table};
-
-/// All validation warnings of both reports.
-pub fn warnings(capacity: &CapacityReport, utilization: &UtilizationReport) -> Vec<Warning> {
-    let mut all = validate::capacity_warnings(capacity);
-    all.extend(validate::utilization_warnings(utilization));
-    all
-}
 
 /// Most warnings printed one per line under the table; the rest are counted in one more line.
 const MAX_WARNING_LINES: usize = 20;
@@ -51,27 +45,25 @@ pub struct OnceOptions {
     pub history: Option<crate::history::History>,
 }
 
-/// Adds the report to the history and makes the forecasts; trouble with the file is a
-/// warning (the line to print on stderr), never a failure.
+/// Adds the report to the history and returns every route's samples, to seed the store's
+/// forecasts; trouble with the file is a warning (the line to print on stderr), never a
+/// failure.
 ///
-/// Synchronous: it runs once the reports are in, when nothing else of `--once` is left to run
-/// but drawing them, beside which it runs on a thread of its own ([`draw`]).
-fn forecasts(
-    history: Option<&crate::history::History>,
+/// Synchronous: it runs once the reports are in, beside the drawing of what needs no forecast,
+/// on a thread of its own ([`draw`]).
+fn keep_history(
+    history: &crate::history::History,
     capacity: &CapacityReport,
-) -> (Forecasts, Option<String>) {
-    let Some(history) = history else {
-        return (Forecasts::new(), None);
-    };
+) -> (Option<Series>, Option<String>) {
     match history.record(capacity) {
         Ok(recorded) => (
-            crate::forecast::for_series(&recorded.series),
+            Some(recorded.series),
             recorded
                 .warning
                 .map(|w| format!("captop: warning: {}", sanitize(&w))),
         ),
         Err(e) => (
-            Forecasts::new(),
+            None,
             Some(format!(
                 "captop: warning: could not keep the forecast history: {}",
                 sanitize(&e.to_string())
@@ -80,81 +72,91 @@ fn forecasts(
     }
 }
 
-/// What the second thread works out while the first draws what needs none of it.
-struct Checked {
-    warnings: Vec<Warning>,
-    forecasts: Forecasts,
-    /// A line for stderr about the history file, if any.
-    history_warning: Option<String>,
-}
-
-fn check_and_forecast(
+/// Seeds the store's forecasts from the history while `early` draws what needs none of them;
+/// the history's warning goes to `stderr`.
+fn with_history<T: Send>(
+    store: &mut Store,
     history: Option<&crate::history::History>,
-    capacity: &CapacityReport,
-    utilization: &UtilizationReport,
-) -> Checked {
-    let warnings = warnings(capacity, utilization);
-    let (forecasts, history_warning) = forecasts(history, capacity);
-    Checked {
-        warnings,
-        forecasts,
-        history_warning,
+    stderr: &mut dyn Write,
+    early: impl FnOnce(&Store) -> T + Send,
+) -> T {
+    let (Some(history), Some(capacity)) = (history, store.capacity().report().cloned()) else {
+        return early(store);
+    };
+    let (drawn, (series, warning)) = std::thread::scope(|scope| {
+        let side = scope.spawn(|| keep_history(history, &capacity));
+        let drawn = early(store);
+        // The thread only reads and writes a file; should it panic all the same, the report
+        // is still drawn, without forecasts.
+        let kept = side.join().unwrap_or_else(|_| {
+            let line = "captop: warning: the forecasts could not be made".to_owned();
+            (None, Some(line))
+        });
+        (drawn, kept)
+    });
+    if let Some(line) = warning {
+        let _ = writeln!(stderr, "{line}");
     }
+    if let Some(series) = series {
+        store.seed_forecasts(series);
+    }
+    drawn
 }
 
-/// The report as `format` draws it, or why it could not be encoded. Validation and the
-/// forecasts (the history file's read and write) run on a second thread meanwhile, and the
-/// validation warnings go to `stderr` in the formats that do not carry them.
-///
-/// Synchronous, like [`forecasts`]: once the reports are in, nothing else is left to run.
+/// The report as `format` draws it from the store, or why it could not be encoded. The
+/// history file is read and written on a second thread meanwhile, and the validation warnings
+/// go to `stderr` in the formats that do not carry them.
 fn draw(
     options: &OnceOptions,
     base_url: &str,
-    capacity: &CapacityReport,
-    utilization: &UtilizationReport,
+    store: &mut Store,
     stderr: &mut dyn Write,
 ) -> Result<String, String> {
-    let history = options.history.as_ref();
-    std::thread::scope(|scope| {
-        let side = scope.spawn(|| check_and_forecast(history, capacity, utilization));
-        let early = match options.format {
+    let format = options.format;
+    let style = options.style;
+    let early = with_history(store, options.history.as_ref(), stderr, |store| {
+        let (capacity, utilization) = reports_of(store)?;
+        Ok::<_, String>(match format {
             Format::Json => Some(json::render_head(capacity, utilization).map_err(encode)?),
-            Format::Prometheus => Some(crate::report::prometheus::once_text(capacity, utilization)),
             Format::Table | Format::Nagios => {
-                Some(render_table(capacity, utilization, base_url, options.style))
+                Some(render_table(capacity, utilization, base_url, style))
             }
-            Format::Markdown => None,
-        };
-        // The thread only computes; should it panic all the same, the report is still drawn.
-        let checked = side.join().unwrap_or_else(|_| Checked {
-            warnings: Vec::new(),
-            forecasts: Forecasts::new(),
-            history_warning: Some("captop: warning: the forecasts could not be made".to_owned()),
-        });
-        if let Some(line) = &checked.history_warning {
-            let _ = writeln!(stderr, "{line}");
+            Format::Prometheus | Format::Markdown => None,
+        })
+    })?;
+    let (capacity, utilization) = reports_of(store)?;
+    let warnings: Vec<Warning> = store.broken_rules().cloned().collect();
+    match (format, early) {
+        (Format::Json, Some(head)) => {
+            let tail = json::render_tail(capacity, &warnings, store.forecasts()).map_err(encode)?;
+            json::join(head, &tail).map_err(encode)
         }
-        match (options.format, early) {
-            (Format::Json, Some(head)) => {
-                let tail = json::render_tail(capacity, &checked.warnings, &checked.forecasts)
-                    .map_err(encode)?;
-                json::join(head, &tail).map_err(encode)
-            }
-            (_, Some(text)) => {
-                print_warnings(&checked.warnings, stderr);
-                Ok(text)
-            }
-            (_, None) => {
-                print_warnings(&checked.warnings, stderr);
-                Ok(markdown::render(
-                    capacity,
-                    utilization,
-                    base_url,
-                    &checked.forecasts,
-                ))
-            }
+        (_, Some(text)) => {
+            print_warnings(&warnings, stderr);
+            Ok(text)
         }
-    })
+        (Format::Prometheus, None) => {
+            print_warnings(&warnings, stderr);
+            Ok(prometheus::once_text(store))
+        }
+        (_, None) => {
+            print_warnings(&warnings, stderr);
+            Ok(markdown::render(
+                capacity,
+                utilization,
+                base_url,
+                store.forecasts(),
+            ))
+        }
+    }
+}
+
+/// The store's two reports, which `--once` always has once its fetch succeeded.
+fn reports_of(store: &Store) -> Result<(&CapacityReport, &UtilizationReport), String> {
+    match (store.capacity().report(), store.utilization().report()) {
+        (Some(c), Some(u)) => Ok((c, u)),
+        _ => Err("the figures were fetched but not taken".to_owned()),
+    }
 }
 
 fn encode(e: serde_json::Error) -> String {
@@ -200,7 +202,13 @@ pub async fn run(
             return 1;
         }
     };
-    match draw(options, client.base_url(), &capacity, &utilization, stderr) {
+    let mut store = Store::of_reports(
+        options.style.thresholds,
+        capacity,
+        utilization,
+        chrono::Utc::now(),
+    );
+    match draw(options, client.base_url(), &mut store, stderr) {
         Ok(text) => write_out(&text, stdout, stderr),
         Err(why) => {
             let _ = writeln!(stderr, "captop: {why}");
@@ -231,26 +239,58 @@ async fn check(
         ),
         Ok(Err(why)) => (nagios::unknown(&why), crate::report::check::Status::Unknown),
         Ok(Ok((capacity, utilization))) => {
-            let (forecasts, history_warning) = forecasts(options.history.as_ref(), &capacity);
-            if let Some(line) = history_warning {
-                let _ = writeln!(stderr, "{line}");
-            }
-            let sells_out_at = |r: &crate::api::model::RouteCapacity| {
-                forecasts.get(&r.route).and_then(|f| f.sells_out_at)
-            };
-            let evaluation = crate::report::check::evaluate(
-                &capacity,
-                &utilization,
-                &options.thresholds,
-                &sells_out_at,
+            let mut store = Store::of_reports(
+                options.style.thresholds,
+                capacity,
+                utilization,
+                chrono::Utc::now(),
             );
-            (nagios::render(&evaluation), evaluation.status)
+            with_history(&mut store, options.history.as_ref(), stderr, |_| ());
+            match check::evaluate_store(&store, &options.thresholds) {
+                Some(evaluation) => (nagios::render(&evaluation), evaluation.status),
+                None => (
+                    nagios::unknown("the figures were fetched but not taken"),
+                    check::Status::Unknown,
+                ),
+            }
         }
     };
     match write_out(&text, stdout, stderr) {
         0 => status.code(),
         _ => crate::report::check::Status::Unknown.code(),
     }
+}
+
+/// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.
+pub async fn run_with_settings(
+    settings: &crate::config::Settings,
+    format: crate::cli::Format,
+    thresholds: crate::report::check::CheckThresholds,
+    client: &Client,
+    demo: bool,
+) -> u8 {
+    let options = crate::report::OnceOptions {
+        format,
+        style: crate::report::TableStyle {
+            color: settings.color,
+            thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
+        },
+        thresholds,
+        history: crate::setup::history_for(client, demo),
+    };
+    let budget = if demo {
+        crate::poll::one_shot::OneShot::unshared()
+    } else {
+        crate::poll::one_shot::OneShot::open(client.base_url(), settings.budget)
+    };
+    crate::report::run(
+        client,
+        &budget,
+        &options,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )
+    .await
 }
 
 /// Validation warnings on stderr, at most [`MAX_WARNING_LINES`] of them.

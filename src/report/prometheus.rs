@@ -14,6 +14,10 @@
 //! Series are labelled by the route's slug alone; its display name and dial code are in one
 //! `captop_route_info{route,name,dial_code} 1` to join on. Label values are server text: control
 //! and invisible characters are removed, and `\`, `"` escaped.
+//!
+//! Everything is read from the [`Store`]: the relay's `/metrics` and `--once --format
+//! prometheus` call [`openmetrics`] on theirs, so they carry the same families, the forecasts'
+//! among them (`captop_route_sells_out_timestamp_seconds`, absent for a route without one).
 
 use std::fmt::Write as _;
 
@@ -26,32 +30,14 @@ use prometheus_client::registry::Registry;
 
 use crate::api::Endpoint;
 use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::forecast::Forecasts;
+use crate::store::Store;
 
 /// Content type of the classic text format.
 pub const TEXT_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// Content type of OpenMetrics text.
 pub const OPENMETRICS_CONTENT_TYPE: &str =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
-
-/// What the exposition is built from: the latest good reports and the relay's own counts.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Exposition<'a> {
-    /// The latest good `/capacity` report, if any.
-    pub capacity: Option<&'a CapacityReport>,
-    /// The latest good `/utilization` report, if any.
-    pub utilization: Option<&'a UtilizationReport>,
-    /// Whether the last poll of the service succeeded on both endpoints.
-    pub up: bool,
-    /// When each endpoint last answered with a good report.
-    pub last_success: &'a [(Endpoint, DateTime<Utc>)],
-    /// Requests sent to the service, by endpoint and status code (`"error"` when no status came
-    /// back: timeouts, refused connections).
-    pub upstream_requests: &'a [(Endpoint, String, u64)],
-    /// 429 answers received from the service.
-    pub rate_limited: u64,
-    /// The API version `/health` reported (`""` when not known).
-    pub api_version: &'a str,
-}
 
 /// A label value from server text: unsafe characters dropped, `\` and `"` escaped.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -250,39 +236,77 @@ fn register_utilization(registry: &mut Registry, utilization: &UtilizationReport
     );
 }
 
-/// Encodes the exposition as OpenMetrics text (ending in `# EOF`).
-pub fn openmetrics(exposition: &Exposition<'_>) -> String {
+/// Encodes the store's figures as OpenMetrics text (ending in `# EOF`).
+pub fn openmetrics(store: &Store) -> String {
     let mut registry = Registry::default();
-    if let Some(capacity) = exposition.capacity {
+    let capacity = store.capacity().report();
+    let utilization = store.utilization().report();
+    if let Some(capacity) = capacity {
         register_routes(&mut registry, capacity);
     }
-    if let Some(utilization) = exposition.utilization {
+    register_forecasts(&mut registry, store.forecasts());
+    if let Some(utilization) = utilization {
         register_utilization(&mut registry, utilization);
     }
-    register_freshness(&mut registry, exposition);
-    register_upstream(&mut registry, exposition);
+    register_freshness(
+        &mut registry,
+        capacity.map(|c| c.generated_at),
+        utilization.map(|u| u.generated_at),
+        store,
+    );
+    register_upstream(&mut registry, store);
     let mut text = String::new();
     // Writing to a String cannot fail; an error here would be a bug of the encoder.
     let _ = prometheus_client::encoding::text::encode(&mut text, &registry);
     text
 }
 
-/// When the figures were produced, and whether the service answers.
-fn register_freshness(registry: &mut Registry, exposition: &Exposition<'_>) {
-    let generated = Family::<EndpointLabels, FloatGauge>::default();
-    if let Some(capacity) = exposition.capacity {
-        generated
-            .get_or_create(&EndpointLabels {
-                endpoint: Endpoint::Capacity.path(),
-            })
-            .set(seconds(capacity.generated_at));
+/// Registers each route's forecast: when it sells out (only where there is a sell-out time)
+/// and its sales pace (where there is a forecast at all).
+fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
+    let sells_out = Family::<RouteLabels, FloatGauge>::default();
+    let pace = Family::<RouteLabels, FloatGauge>::default();
+    for (route, forecast) in forecasts {
+        let labels = RouteLabels {
+            route: LabelText::new(route),
+        };
+        if let Some(at) = forecast.sells_out_at {
+            sells_out.get_or_create(&labels).set(seconds(at));
+        }
+        pace.get_or_create(&labels).set(forecast.rate_per_hour);
     }
-    if let Some(utilization) = exposition.utilization {
-        generated
-            .get_or_create(&EndpointLabels {
-                endpoint: Endpoint::Utilization.path(),
-            })
-            .set(seconds(utilization.generated_at));
+    registry.register(
+        "captop_route_sells_out_timestamp_seconds",
+        "When each route is forecast to sell out, unix seconds; absent when there is no forecast",
+        sells_out,
+    );
+    registry.register(
+        "captop_route_sales_minutes_per_hour",
+        "Each route's sales pace the forecast is made from, minutes sold per hour",
+        pace,
+    );
+}
+
+/// When the figures were produced, and whether the service answers.
+fn register_freshness(
+    registry: &mut Registry,
+    capacity_at: Option<DateTime<Utc>>,
+    utilization_at: Option<DateTime<Utc>>,
+    store: &Store,
+) {
+    let generated = Family::<EndpointLabels, FloatGauge>::default();
+    let ats = [
+        (Endpoint::Capacity, capacity_at),
+        (Endpoint::Utilization, utilization_at),
+    ];
+    for (endpoint, at) in ats {
+        if let Some(at) = at {
+            generated
+                .get_or_create(&EndpointLabels {
+                    endpoint: endpoint.path(),
+                })
+                .set(seconds(at));
+        }
     }
     registry.register(
         "captop_figures_generated_timestamp_seconds",
@@ -290,14 +314,14 @@ fn register_freshness(registry: &mut Registry, exposition: &Exposition<'_>) {
         generated,
     );
     let up = Gauge::<i64>::default();
-    up.set(i64::from(exposition.up));
+    up.set(i64::from(store.ledger().up()));
     registry.register(
         "captop_up",
         "Whether the last poll of the service succeeded, 1 or 0; figures are cached between polls",
         up,
     );
     let last_success = Family::<EndpointLabels, FloatGauge>::default();
-    for (endpoint, at) in exposition.last_success {
+    for (endpoint, at) in store.ledger().last_success() {
         last_success
             .get_or_create(&EndpointLabels {
                 endpoint: endpoint.path(),
@@ -312,9 +336,9 @@ fn register_freshness(registry: &mut Registry, exposition: &Exposition<'_>) {
 }
 
 /// What the relay asked of the service and what it answered, and which captop asked.
-fn register_upstream(registry: &mut Registry, exposition: &Exposition<'_>) {
+fn register_upstream(registry: &mut Registry, store: &Store) {
     let requests = Family::<RequestLabels, Counter>::default();
-    for (endpoint, code, count) in exposition.upstream_requests {
+    for (endpoint, code, count) in store.ledger().requests() {
         requests
             .get_or_create(&RequestLabels {
                 endpoint: endpoint.path(),
@@ -328,7 +352,7 @@ fn register_upstream(registry: &mut Registry, exposition: &Exposition<'_>) {
         requests,
     );
     let rate_limited = Counter::<u64>::default();
-    rate_limited.inc_by(exposition.rate_limited);
+    rate_limited.inc_by(store.ledger().rate_limited());
     registry.register(
         "captop_upstream_rate_limited",
         "429 answers received from the service",
@@ -338,7 +362,7 @@ fn register_upstream(registry: &mut Registry, exposition: &Exposition<'_>) {
     build
         .get_or_create(&BuildLabels {
             version: env!("CARGO_PKG_VERSION"),
-            api_version: LabelText::new(exposition.api_version),
+            api_version: LabelText::new(store.api_version().unwrap_or_default()),
         })
         .set(1);
     registry.register(
@@ -377,24 +401,10 @@ pub fn prometheus_text(openmetrics: &str) -> String {
     out
 }
 
-/// The text `captop --once --format prometheus` prints for one pair of reports: the same
-/// families as `/metrics`, with one successful request counted per endpoint.
-pub fn once_text(capacity: &CapacityReport, utilization: &UtilizationReport) -> String {
-    let now = Utc::now();
-    let last_success = [(Endpoint::Capacity, now), (Endpoint::Utilization, now)];
-    let requests = [
-        (Endpoint::Capacity, "200".to_owned(), 1),
-        (Endpoint::Utilization, "200".to_owned(), 1),
-    ];
-    prometheus_text(&openmetrics(&Exposition {
-        capacity: Some(capacity),
-        utilization: Some(utilization),
-        up: true,
-        last_success: &last_success,
-        upstream_requests: &requests,
-        rate_limited: 0,
-        api_version: "",
-    }))
+/// The text `captop --once --format prometheus` prints: the same families as `/metrics`, from
+/// the store of its one fetch (one successful request counted per endpoint).
+pub fn once_text(store: &Store) -> String {
+    prometheus_text(&openmetrics(store))
 }
 
 #[cfg(test)]
@@ -405,6 +415,15 @@ mod tests {
         let at = chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap_or_default();
         let mut sim = crate::demo::Simulation::new(1, 3, at);
         (sim.capacity_at(at), sim.utilization_at(at))
+    }
+
+    fn once_text(capacity: &CapacityReport, utilization: &UtilizationReport) -> String {
+        super::once_text(&Store::of_reports(
+            Default::default(),
+            capacity.clone(),
+            utilization.clone(),
+            capacity.generated_at,
+        ))
     }
 
     #[test]
@@ -447,15 +466,26 @@ mod tests {
     #[test]
     fn classic_text_names_counters_by_their_samples_and_has_no_eof() {
         let (capacity, utilization) = reports();
-        let om = openmetrics(&Exposition {
-            capacity: Some(&capacity),
-            utilization: Some(&utilization),
-            up: true,
-            upstream_requests: &[(Endpoint::Capacity, "429".to_owned(), 2)],
-            rate_limited: 2,
-            api_version: "1.0.0",
-            ..Exposition::default()
-        });
+        let mut store = Store::of_reports(
+            Default::default(),
+            capacity.clone(),
+            utilization,
+            capacity.generated_at,
+        );
+        for seq in [2, 3] {
+            store.apply(
+                crate::poll::PollEvent::Capacity {
+                    seq,
+                    received_at: capacity.generated_at,
+                    result: Err(crate::api::ApiError::RateLimited {
+                        endpoint: Endpoint::Capacity,
+                        retry_after: None,
+                    }),
+                },
+                capacity.generated_at,
+            );
+        }
+        let om = openmetrics(&store);
         assert!(om.ends_with("# EOF\n"));
         assert!(om.contains("# TYPE captop_upstream_requests counter\n"));
         let text = prometheus_text(&om);

@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn before_the_first_poll_figures_are_503_with_retry_after_and_health_stays_public() {
-        let cache = super::super::snapshot::Cache::new();
+        let cache = super::super::snapshot::Relay::new();
         let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
         let tokens = ReaderTokens::parse("reader-token-0123456789\n").ok();
         let routes = Routes::new(snapshot, tokens);

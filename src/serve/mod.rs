@@ -40,7 +40,7 @@ use tokio_rustls::TlsAcceptor;
 use crate::api::Client;
 use crate::poll::{PollCommand, PollConfig, PollEvent};
 use logger::{Level, Logger};
-use snapshot::{Cache, Snapshot, Upstream};
+use snapshot::{Relay, Snapshot, Upstream};
 use tokens::ReaderTokens;
 
 /// Default request budget of the relay: most of the service's 120 a minute per address, as the
@@ -149,11 +149,11 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         ],
     );
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
-    let cache = Cache::new();
-    let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
+    let relay = Relay::new();
+    let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
     let follower = tokio::spawn(follow(
         events,
-        cache,
+        relay,
         Arc::clone(&snapshot),
         logger,
         commands.clone(),
@@ -174,11 +174,77 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     0
 }
 
-/// Feeds the poller's events to the cache, publishes each new snapshot, logs each change of the
-/// upstream's state, and retries a rejected key every [`KEY_RETRY`].
+/// `captop serve`: the relay, with the dashboard's service, key, interval and budget (the
+/// budget defaulting to [`DEFAULT_SERVE_BUDGET`]), until SIGTERM or Ctrl-C.
+pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalArgs) -> u8 {
+    let fail = |message: &dyn std::fmt::Display| {
+        eprintln!("captop: {message}");
+        crate::setup::EXIT_USAGE
+    };
+    let settings =
+        match crate::config::Settings::resolve_with(global, &crate::setup::real_environment()) {
+            Ok(settings) => settings,
+            Err(e) => return fail(&e),
+        };
+    if let Err(e) = check_exposure(
+        args.listen,
+        args.token_file.is_some(),
+        args.tls_cert.is_some(),
+        args.allow_insecure_listen,
+    ) {
+        return fail(&e);
+    }
+    let tokens = match &args.token_file {
+        Some(path) => match tokens::ReaderTokens::from_file(path) {
+            Ok(tokens) => Some(tokens),
+            Err(e) => return fail(&e),
+        },
+        None => None,
+    };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => match tls::acceptor(cert, key) {
+            Ok(acceptor) => Some(TlsAcceptorDebug(acceptor)),
+            Err(e) => return fail(&e),
+        },
+        _ => None,
+    };
+    let demo = match crate::setup::start_demo(global.demo).await {
+        Ok(demo) => demo,
+        Err(e) => return fail(&e),
+    };
+    let client = match crate::setup::connect(&settings, demo.as_ref(), false).await {
+        Ok(client) => client,
+        Err(code) => return code,
+    };
+    let budget = if settings.budget_given() {
+        settings.budget
+    } else {
+        DEFAULT_SERVE_BUDGET
+    };
+    let options = ServeOptions {
+        listen: args.listen,
+        tokens,
+        tls,
+        limits: server::Limits {
+            max_connections: args.max_connections,
+            ..server::Limits::default()
+        },
+        logger: logger::Logger::new(args.log_format),
+        poll: crate::poll::PollConfig::new(settings.interval, budget),
+    };
+    let code = run(client, options).await;
+    if let Some(server) = demo {
+        server.shutdown().await;
+    }
+    code
+}
+
+/// Hands the poller's events to the relay's store, publishes each new snapshot, logs each
+/// change of the upstream's state and each new warning, and retries a rejected key every
+/// [`KEY_RETRY`].
 async fn follow(
     mut events: mpsc::Receiver<PollEvent>,
-    mut cache: Cache,
+    mut relay: Relay,
     snapshot: Arc<ArcSwap<Snapshot>>,
     logger: Logger,
     commands: mpsc::UnboundedSender<PollCommand>,
@@ -194,17 +260,21 @@ async fn follow(
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else { break };
-                if let PollEvent::Warning(warning) = &event {
+                let warned = relay.store().warning().map(|(_, at)| at);
+                let change = relay.apply(event, chrono::Utc::now());
+                if let Some((warning, at)) = relay.store().warning()
+                    && warned != Some(at)
+                {
                     logger.log(Level::Warn, warning, &[]);
                 }
-                if let Some(change) = cache.apply(event) {
+                if let Some(change) = change {
                     let level = match change.to {
                         Upstream::Up | Upstream::Starting => Level::Info,
                         Upstream::RateLimited | Upstream::Unreachable(_) => Level::Warn,
                         Upstream::KeyRejected => Level::Error,
                     };
-                    let routes = cache.reports().0.map(|c| c.routes.len().to_string());
-                    let mut fields = vec![("state", state_name(&change.to))];
+                    let routes = relay.store().capacity().report().map(|c| c.routes.len().to_string());
+                    let mut fields = vec![("state", change.to.name())];
                     if let Some(routes) = &routes {
                         fields.push(("routes", routes));
                     }
@@ -212,23 +282,13 @@ async fn follow(
                     retry_at = (change.to == Upstream::KeyRejected)
                         .then(|| tokio::time::Instant::now() + KEY_RETRY);
                 }
-                snapshot.store(Arc::new(cache.snapshot().clone()));
+                snapshot.store(Arc::new(relay.snapshot().clone()));
             }
             () = retry => {
                 retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
                 let _ = commands.send(PollCommand::RefreshNow);
             }
         }
-    }
-}
-
-fn state_name(state: &Upstream) -> &'static str {
-    match state {
-        Upstream::Starting => "starting",
-        Upstream::Up => "up",
-        Upstream::RateLimited => "rate_limited",
-        Upstream::KeyRejected => "key_rejected",
-        Upstream::Unreachable(_) => "unreachable",
     }
 }
 

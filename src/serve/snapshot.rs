@@ -1,14 +1,15 @@
-//! The relay's cache of the latest good figures, and the snapshot readers are served from.
+//! The snapshot readers are served from, encoded from the relay's [`Store`].
 //!
-//! One task owns the [`Cache`] and feeds it every [`PollEvent`]; after each it publishes a new
+//! One task owns the [`Relay`]: it hands every [`PollEvent`] to the store, then publishes a new
 //! [`Snapshot`] (an `Arc` swapped in with `arc-swap`). A snapshot holds each response body
 //! ready to send: encoded to JSON once, gzipped once and given its ETag once per upstream poll,
 //! so a reader's request costs a pointer load and a copy of `Bytes` handles, not an encoding of
-//! ten thousand routes.
+//! ten thousand routes. A body is encoded again only when the store holds a new report (its
+//! `Arc` changed), and `/metrics` once per completed poll.
 //!
-//! A failed poll never replaces good figures: after a 429 or an outage the last good bodies
-//! stay, and only [`Snapshot::upstream`] says what happened. Answers are applied in poll order
-//! (the poller's `seq`), so a late answer never overwrites a newer one.
+//! A failed poll never replaces good figures: the store keeps the last good reports, and only
+//! [`Snapshot::upstream`] says what happened. The store applies answers in poll order (the
+//! poller's `seq`), so a late answer never overwrites a newer one.
 
 use std::hash::{Hash, Hasher};
 use std::io::Write as _;
@@ -18,10 +19,10 @@ use std::time::Instant;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
-use crate::api::model::{CapacityReport, UtilizationReport};
-use crate::api::{ApiError, Endpoint};
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
+use crate::store::{Feed, Store};
+pub use crate::store::{Transition, Upstream};
 
 /// One response body, ready to send.
 #[derive(Debug)]
@@ -71,66 +72,6 @@ impl Encoded {
     }
 }
 
-/// What the service did at the last poll, as readers and the log see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Upstream {
-    /// No poll has been answered yet.
-    Starting,
-    /// The last poll brought good figures.
-    Up,
-    /// The service answered 429; the last good figures are served meanwhile.
-    RateLimited,
-    /// The service rejected the relay's key; readers get 502 until it accepts it again.
-    KeyRejected,
-    /// The service could not be reached or gave no usable answer (the reason, sanitized).
-    Unreachable(String),
-}
-
-impl Upstream {
-    /// The one-line log message of entering this state.
-    pub fn describe(&self) -> String {
-        match self {
-            Upstream::Starting => "waiting for the first answer of the service".to_owned(),
-            Upstream::Up => "the service answers with good figures".to_owned(),
-            Upstream::RateLimited => {
-                "the service answered 429 (rate limited); serving the last good figures".to_owned()
-            }
-            Upstream::KeyRejected => {
-                "the service rejected the relay's API key (401); readers get 502 until a working key is configured"
-                    .to_owned()
-            }
-            Upstream::Unreachable(why) => {
-                format!("the service gives no figures ({why}); serving the last good figures")
-            }
-        }
-    }
-
-    fn of(error: &ApiError) -> Upstream {
-        match error {
-            ApiError::Unauthorized { .. } | ApiError::MissingKey | ApiError::InvalidKey => {
-                Upstream::KeyRejected
-            }
-            ApiError::RateLimited { .. } => Upstream::RateLimited,
-            other => Upstream::Unreachable(crate::text::fit(&other.to_string(), 200)),
-        }
-    }
-
-    /// Of two endpoints' states in one poll, the one that matters more to a reader.
-    fn worse(self, other: Upstream) -> Upstream {
-        let rank = |u: &Upstream| match u {
-            Upstream::Up | Upstream::Starting => 0,
-            Upstream::Unreachable(_) => 1,
-            Upstream::RateLimited => 2,
-            Upstream::KeyRejected => 3,
-        };
-        if rank(&other) > rank(&self) {
-            other
-        } else {
-            self
-        }
-    }
-}
-
 /// Everything a reader's request is answered from; replaced whole after every poll.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -157,48 +98,18 @@ impl Snapshot {
     }
 }
 
-/// What one event changed, for the log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Transition {
-    /// The state before.
-    pub from: Upstream,
-    /// The state now.
-    pub to: Upstream,
-}
-
-/// The latest good figures and the relay's counts; owned by one task.
+/// The relay's store and the snapshot encoded from it; owned by one task.
 #[derive(Debug)]
-pub struct Cache {
-    capacity: Option<CapacityReport>,
-    utilization: Option<UtilizationReport>,
-    api_version: String,
-    last_success: Vec<(Endpoint, DateTime<Utc>)>,
-    requests: Vec<(Endpoint, String, u64)>,
-    rate_limited: u64,
-    /// The capacity half of the poll in progress: its seq and what it said.
-    capacity_outcome: Option<(u64, Upstream)>,
-    last_seq: [u64; 2],
-    up: bool,
+pub struct Relay {
+    store: Store,
     snapshot: Snapshot,
+    encoded: Encodings,
+    api_version: Option<String>,
 }
 
-impl Default for Cache {
+impl Default for Relay {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// The status code a request is counted under in `captop_upstream_requests_total`.
-fn status_code<T>(result: &Result<T, ApiError>) -> String {
-    match result {
-        Ok(_) => "200".to_owned(),
-        Err(ApiError::Unauthorized { .. }) => "401".to_owned(),
-        Err(ApiError::RateLimited { .. }) => "429".to_owned(),
-        Err(ApiError::Status { status, .. } | ApiError::Redirect { status, .. }) => {
-            status.to_string()
-        }
-        Err(ApiError::Decode { .. } | ApiError::BodyTooLarge { .. }) => "200".to_owned(),
-        Err(_) => "error".to_owned(),
     }
 }
 
@@ -208,19 +119,28 @@ fn json_body<T: serde::Serialize>(value: &T) -> Option<Arc<Encoded>> {
         .map(|body| Encoded::new(body, "application/json"))
 }
 
-impl Cache {
-    /// An empty cache: no figures, upstream [`Upstream::Starting`].
+/// The body of a feed's latest report: the one already encoded while the report is the same
+/// (`Arc` identity), a new encoding when it changed.
+fn body_of<T: serde::Serialize>(
+    feed: &Feed<Arc<T>>,
+    encoded: &mut Option<(Arc<T>, Option<Arc<Encoded>>)>,
+) -> Option<Arc<Encoded>> {
+    let report = feed.report()?;
+    match encoded {
+        Some((of, body)) if Arc::ptr_eq(of, report) => body.clone(),
+        _ => {
+            let body = json_body(report.as_ref());
+            *encoded = Some((Arc::clone(report), body.clone()));
+            body
+        }
+    }
+}
+
+impl Relay {
+    /// An empty relay: no figures, upstream [`Upstream::Starting`].
     pub fn new() -> Self {
-        let mut cache = Cache {
-            capacity: None,
-            utilization: None,
-            api_version: String::new(),
-            last_success: Vec::new(),
-            requests: Vec::new(),
-            rate_limited: 0,
-            capacity_outcome: None,
-            last_seq: [0; 2],
-            up: false,
+        let mut relay = Relay {
+            store: Store::default(),
             snapshot: Snapshot {
                 capacity: None,
                 utilization: None,
@@ -230,9 +150,11 @@ impl Cache {
                 upstream: Upstream::Starting,
                 next_poll_at: None,
             },
+            encoded: Encodings::default(),
+            api_version: None,
         };
-        cache.encode_metrics();
-        cache
+        relay.encode_metrics();
+        relay
     }
 
     /// The snapshot as of the last event.
@@ -240,135 +162,42 @@ impl Cache {
         &self.snapshot
     }
 
-    /// The latest good reports (for callers that want the figures themselves).
-    pub fn reports(&self) -> (Option<&CapacityReport>, Option<&UtilizationReport>) {
-        (self.capacity.as_ref(), self.utilization.as_ref())
+    /// The figures.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
-    fn count(&mut self, endpoint: Endpoint, code: String) {
-        match self
-            .requests
-            .iter_mut()
-            .find(|(e, c, _)| *e == endpoint && *c == code)
-        {
-            Some(entry) => entry.2 += 1,
-            None => self.requests.push((endpoint, code, 1)),
-        }
-    }
-
-    fn succeeded(&mut self, endpoint: Endpoint, at: DateTime<Utc>) {
-        self.last_success.retain(|(e, _)| *e != endpoint);
-        self.last_success.push((endpoint, at));
-    }
-
-    fn record<T>(&mut self, endpoint: Endpoint, result: &Result<T, ApiError>) {
-        let code = status_code(result);
-        if code == "429" {
-            self.rate_limited += 1;
-        }
-        self.count(endpoint, code);
-    }
-
-    /// One endpoint's answer: counted, then — unless it answers a poll older than the last one
-    /// taken — what it says of the service, and a good report with its encoded body.
-    #[expect(
-        clippy::type_complexity,
-        reason = "a private pair: the state and the report with its body"
-    )]
-    fn answer<T: serde::Serialize>(
-        &mut self,
-        endpoint: Endpoint,
-        seq: u64,
-        received_at: DateTime<Utc>,
-        result: Result<T, ApiError>,
-    ) -> Option<(Upstream, Option<(T, Option<Arc<Encoded>>)>)> {
-        self.record(endpoint, &result);
-        let last = match endpoint {
-            Endpoint::Capacity => &mut self.last_seq[0],
-            _ => &mut self.last_seq[1],
-        };
-        if seq < *last {
-            return None;
-        }
-        *last = seq;
-        Some(match result {
-            Ok(report) => {
-                self.succeeded(endpoint, received_at);
-                let body = json_body(&report);
-                (Upstream::Up, Some((report, body)))
+    /// Hands one event of the poller to the store and encodes what it changed; returns the
+    /// change of upstream state, if any.
+    pub fn apply(&mut self, event: PollEvent, now: DateTime<Utc>) -> Option<Transition> {
+        let applied = self.store.apply(event, now);
+        let encoded = &mut self.encoded;
+        self.snapshot.capacity = body_of(self.store.capacity(), &mut encoded.capacity);
+        self.snapshot.utilization = body_of(self.store.utilization(), &mut encoded.utilization);
+        if let Some(health) = self.store.health() {
+            let same = encoded
+                .health
+                .as_ref()
+                .is_some_and(|(of, _)| Arc::ptr_eq(of, health));
+            if !same {
+                let body = json_body(health.as_ref());
+                encoded.health = Some((Arc::clone(health), body));
             }
-            Err(e) => (Upstream::of(&e), None),
-        })
-    }
-
-    /// Takes one event of the poller; returns the change of upstream state, if any.
-    pub fn apply(&mut self, event: PollEvent) -> Option<Transition> {
-        let before = self.snapshot.upstream.clone();
-        match event {
-            PollEvent::Capacity {
-                seq,
-                received_at,
-                result,
-            } => {
-                let (outcome, report) =
-                    self.answer(Endpoint::Capacity, seq, received_at, result)?;
-                if let Some((report, body)) = report {
-                    self.snapshot.capacity = body;
-                    self.capacity = Some(report);
-                }
-                self.capacity_outcome = Some((seq, outcome));
-            }
-            PollEvent::Utilization {
-                seq,
-                received_at,
-                result,
-            } => {
-                let (outcome, report) =
-                    self.answer(Endpoint::Utilization, seq, received_at, result)?;
-                if let Some((report, body)) = report {
-                    self.snapshot.utilization = body;
-                    self.utilization = Some(report);
-                }
-                let capacity = match self.capacity_outcome.take() {
-                    Some((s, c)) if s == seq => c,
-                    _ => Upstream::Up,
-                };
-                let state = capacity.worse(outcome);
-                self.up = state == Upstream::Up;
-                self.snapshot.upstream = state;
-                self.encode_metrics();
-            }
-            PollEvent::Health(result) => {
-                self.record(Endpoint::Health, &result);
-                if let Ok(health) = result {
-                    if health.version != self.api_version {
-                        self.api_version = health.version.clone();
-                        self.encode_metrics();
-                    }
-                    self.snapshot.health = json_body(&health);
-                }
-            }
-            PollEvent::Schedule(status) => self.snapshot.next_poll_at = status.next_poll_at,
-            PollEvent::Warning(_) => {}
+            self.snapshot.health = encoded.health.as_ref().and_then(|(_, b)| b.clone());
         }
-        let after = &self.snapshot.upstream;
-        (*after != before).then(|| Transition {
-            from: before,
-            to: after.clone(),
-        })
+        self.snapshot.next_poll_at = self.store.schedule().and_then(|s| s.next_poll_at);
+        self.snapshot.upstream = self.store.ledger().state().clone();
+        let version = self.store.api_version().map(str::to_owned);
+        if applied.poll_completed || version != self.api_version {
+            self.api_version = version;
+            self.encode_metrics();
+        }
+        applied.transition
     }
 
-    /// Re-encodes `/metrics` in both formats from the figures and counts as they are now.
+    /// Re-encodes `/metrics` in both formats from the store as it is now.
     fn encode_metrics(&mut self) {
-        let openmetrics = metrics::openmetrics(&metrics::Exposition {
-            capacity: self.capacity.as_ref(),
-            utilization: self.utilization.as_ref(),
-            up: self.up,
-            last_success: &self.last_success,
-            upstream_requests: &self.requests,
-            rate_limited: self.rate_limited,
-            api_version: &self.api_version,
-        });
+        let openmetrics = metrics::openmetrics(&self.store);
         let text = metrics::prometheus_text(&openmetrics);
         self.snapshot.metrics_text = Encoded::new(text.into_bytes(), metrics::TEXT_CONTENT_TYPE);
         self.snapshot.metrics_openmetrics =
@@ -376,9 +205,22 @@ impl Cache {
     }
 }
 
+/// The reports last encoded, with their bodies, so a body is encoded once per report.
+#[derive(Debug, Default)]
+struct Encodings {
+    capacity: Option<(Arc<crate::api::model::CapacityReport>, Option<Arc<Encoded>>)>,
+    utilization: Option<(
+        Arc<crate::api::model::UtilizationReport>,
+        Option<Arc<Encoded>>,
+    )>,
+    health: Option<(Arc<crate::api::model::Health>, Option<Arc<Encoded>>)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::model::{CapacityReport, UtilizationReport};
+    use crate::api::{ApiError, Endpoint};
 
     fn reports() -> (CapacityReport, UtilizationReport) {
         let at = chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap_or_default();
@@ -387,26 +229,32 @@ mod tests {
     }
 
     fn poll(
-        cache: &mut Cache,
+        cache: &mut Relay,
         seq: u64,
         capacity: Result<CapacityReport, ApiError>,
     ) -> Option<Transition> {
         let (_, utilization) = reports();
         let at = Utc::now();
-        let first = cache.apply(PollEvent::Capacity {
-            seq,
-            received_at: at,
-            result: capacity,
-        });
+        let first = cache.apply(
+            PollEvent::Capacity {
+                seq,
+                received_at: at,
+                result: capacity,
+            },
+            at,
+        );
         assert_eq!(
             first, None,
             "the state changes with the pair, not half of it"
         );
-        cache.apply(PollEvent::Utilization {
-            seq,
-            received_at: at,
-            result: Ok(utilization),
-        })
+        cache.apply(
+            PollEvent::Utilization {
+                seq,
+                received_at: at,
+                result: Ok(utilization),
+            },
+            at,
+        )
     }
 
     fn rate_limited() -> ApiError {
@@ -418,7 +266,7 @@ mod tests {
 
     #[test]
     fn failures_keep_the_last_good_body_and_say_so_once() {
-        let mut cache = Cache::new();
+        let mut cache = Relay::new();
         assert!(!cache.snapshot().ready());
         let (capacity, _) = reports();
         let change = poll(&mut cache, 1, Ok(capacity.clone()));
@@ -456,12 +304,15 @@ mod tests {
 
     #[test]
     fn an_older_answer_never_replaces_a_newer_one() {
-        let mut cache = Cache::new();
+        let mut cache = Relay::new();
         let (mut capacity, _) = reports();
         poll(&mut cache, 5, Ok(capacity.clone()));
         capacity.routes.clear();
         poll(&mut cache, 4, Ok(capacity));
-        assert_eq!(cache.reports().0.map(|c| c.routes.len()), Some(4));
+        assert_eq!(
+            cache.store().capacity().report().map(|c| c.routes.len()),
+            Some(4)
+        );
     }
 
     #[test]

@@ -1,18 +1,22 @@
-//! The figures captop knows, with no terminal and no network in them: the latest report of
-//! each endpoint with its failure and age, the route rows and totals, what changed between
-//! polls, the histories, the event log, the poller's schedule and warning.
+//! The one store of the figures, which every face of captop reads: the dashboard wraps it, the
+//! relay encodes its answers and `/metrics` from it, `--once` and `check` apply their one pair
+//! of reports to a fresh one and print from it, and the actions take its events.
 //!
 //! ```text
-//!  PollEvent ──► Figures::apply(event, now) ──► feeds, rows, totals, changes, histories, log
-//!                        │                             │
-//!                        └── diff(old, new, at)        └──► read by the dashboard (app, ui),
-//!                            crossing(thresholds, …)         --once, and anything that serves
-//!                                                            the figures on (relay, exporter)
+//!  PollEvent ──► Store::apply(event, now) ──► latest reports (Arc: shared, never copied)
+//!  (the poller,     │                          upstream ledger: state, counts, last success
+//!   or --once's     │                          rows, totals, changes, recent histories, log
+//!   one fetch)      │                          forecast series ──► forecasts (fitted here only)
+//!                   └──► alerts::Watcher ────► alerts (threshold rises, sold out, sells out
+//!                                              soon, service down/up): found here only
+//!        read by ──► dashboard (app, ui) · report (table, json, markdown, nagios, prometheus)
+//!                    · serve (bodies, /metrics) · actions (take_alerts)
 //! ```
 //!
 //! Server strings are sanitized once, when a report arrives, so every reader only ever sees
 //! safe text. Time is passed in (`now`), never read from a clock here, so tests fix it.
 
+pub mod alerts;
 pub mod diff;
 pub mod feed;
 
@@ -21,8 +25,10 @@ pub mod levels;
 pub mod recent;
 pub mod rows;
 pub mod status;
+pub mod upstream;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -33,12 +39,14 @@ use crate::format::{Precision, age, duration, thousands};
 use crate::poll::{Pause, PollEvent, ScheduleStatus};
 use crate::text::{fit, sanitize};
 
+pub use alerts::{ActionEvent, EventKind};
 pub use diff::{Change, RoutesDiff, crossing, describe_change, diff};
 pub use event_log::{EventLog, LogEntry, LogKind};
 pub use feed::{Failure, Feed, Fetched};
 pub use levels::{Level, Thresholds};
 pub use recent::{RouteHistory, UtilizationHistory};
 pub use rows::{RouteRow, TotalsRow, utilization_pct};
+pub use upstream::{Ledger, Transition, Upstream};
 
 /// How long a route's latest change counts as recent (the table highlights it).
 pub const HIGHLIGHT_FOR: Duration = Duration::from_secs(60);
@@ -61,13 +69,42 @@ impl Which {
     }
 }
 
+/// Most alerts kept until they are taken; older ones are dropped first.
+const MAX_PENDING_ALERTS: usize = 1000;
+/// Most reports' samples kept for the history file between two writes.
+const MAX_UNSAVED: usize = 240;
+
+/// What one [`Store::apply`] changed, for the face that fed it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// The route rows changed (a new `/capacity` report).
+    pub rows_changed: bool,
+    /// A poll completed: its second answer (`/utilization`) was taken, good or not.
+    pub poll_completed: bool,
+    /// The upstream's state changed (a poll completed differently from the last).
+    pub transition: Option<Transition>,
+}
+
 /// Everything known of the service's figures this session.
 #[derive(Debug, Clone, Default)]
-pub struct Figures {
+pub struct Store {
     thresholds: Thresholds,
-    capacity: Feed<CapacityReport>,
-    utilization: Feed<UtilizationReport>,
+    capacity: Feed<Arc<CapacityReport>>,
+    utilization: Feed<Arc<UtilizationReport>>,
+    ledger: Ledger,
+    watcher: alerts::Watcher,
+    alerts: Vec<ActionEvent>,
+    /// The samples of reports not yet written to the history file (`None`: not kept).
+    unsaved: Option<Vec<crate::forecast::Snapshot>>,
+    /// The rules of the spec the latest `/capacity` and `/utilization` reports break.
+    broken_rules: (
+        Vec<crate::api::validate::Warning>,
+        Vec<crate::api::validate::Warning>,
+    ),
+    /// The sequence of the pairs given to [`Store::apply_pair`].
+    one_shot_seq: u64,
     api_version: Option<String>,
+    health: Option<Arc<crate::api::model::Health>>,
     schedule: Option<ScheduleStatus>,
     rows: Vec<RouteRow>,
     totals: TotalsRow,
@@ -82,31 +119,95 @@ pub struct Figures {
     forecasts: crate::forecast::Forecasts,
 }
 
-impl Figures {
-    /// No figures yet; utilization crossing `thresholds` is logged.
+impl Store {
+    /// No figures yet; utilization crossing `thresholds` is logged, and routes rising to them
+    /// are alerts.
     pub fn new(thresholds: Thresholds) -> Self {
-        Figures {
+        Store {
             thresholds,
-            ..Figures::default()
+            watcher: alerts::Watcher::new(thresholds, None),
+            ..Store::default()
         }
     }
 
+    /// A store of one fetched pair of reports, as `--once` and `check` have them: both
+    /// applied as one poll that arrived at `at`.
+    pub fn of_reports(
+        thresholds: Thresholds,
+        capacity: CapacityReport,
+        utilization: UtilizationReport,
+        at: DateTime<Utc>,
+    ) -> Store {
+        let mut store = Store::new(thresholds);
+        store.apply_pair(capacity, utilization, at);
+        store
+    }
+
+    /// Applies one fetched pair of reports as one poll that arrived at `at` (the next in
+    /// sequence).
+    pub fn apply_pair(
+        &mut self,
+        capacity: CapacityReport,
+        utilization: UtilizationReport,
+        at: DateTime<Utc>,
+    ) -> Applied {
+        self.one_shot_seq += 1;
+        let seq = self.one_shot_seq;
+        let mut applied = self.apply(
+            PollEvent::Capacity {
+                seq,
+                received_at: at,
+                result: Ok(capacity),
+            },
+            at,
+        );
+        let second = self.apply(
+            PollEvent::Utilization {
+                seq,
+                received_at: at,
+                result: Ok(utilization),
+            },
+            at,
+        );
+        applied.transition = second.transition;
+        applied.poll_completed = second.poll_completed;
+        applied
+    }
+
+    /// Also alerts on routes forecast to sell out within `hours`.
+    #[must_use]
+    pub fn alerting_within(mut self, hours: Option<f64>) -> Self {
+        self.watcher = alerts::Watcher::new(self.thresholds, hours);
+        self
+    }
+
+    /// Keeps each report's forecast samples until [`Store::take_unsaved`] takes them, for a
+    /// face that writes the history file.
+    #[must_use]
+    pub fn keeping_unsaved_samples(mut self) -> Self {
+        self.unsaved = Some(Vec::new());
+        self
+    }
+
     /// Applies one message of the poller that arrived at `now`. Answers older than one already
-    /// applied are dropped. Returns whether the route rows changed.
-    pub fn apply(&mut self, event: PollEvent, now: DateTime<Utc>) -> bool {
+    /// applied are counted but otherwise dropped.
+    pub fn apply(&mut self, event: PollEvent, now: DateTime<Utc>) -> Applied {
+        let mut applied = Applied::default();
         match event {
             PollEvent::Capacity {
                 seq,
                 received_at,
                 result,
             } => {
+                self.ledger.count(crate::api::Endpoint::Capacity, &result);
                 if !self.capacity.accept(seq) {
-                    return false;
+                    return applied;
                 }
+                self.ledger.capacity(seq, received_at, &result);
                 match result {
                     Ok(report) => {
                         self.apply_capacity(report, received_at, now);
-                        return true;
+                        applied.rows_changed = true;
                     }
                     Err(error) => self.fail(Which::Capacity, error, received_at),
                 }
@@ -116,16 +217,25 @@ impl Figures {
                 received_at,
                 result,
             } => {
+                self.ledger
+                    .count(crate::api::Endpoint::Utilization, &result);
                 if !self.utilization.accept(seq) {
-                    return false;
+                    return applied;
                 }
+                applied.transition = self.ledger.utilization(seq, received_at, &result);
+                applied.poll_completed = true;
                 match result {
                     Ok(report) => self.apply_utilization(report, received_at, now),
                     Err(error) => self.fail(Which::Utilization, error, received_at),
                 }
             }
-            PollEvent::Health(Ok(health)) => self.api_version = Some(fit(&health.version, 16)),
-            PollEvent::Health(Err(_)) => {}
+            PollEvent::Health(result) => {
+                self.ledger.count(crate::api::Endpoint::Health, &result);
+                if let Ok(health) = result {
+                    self.api_version = Some(fit(&health.version, 16));
+                    self.health = Some(Arc::new(health));
+                }
+            }
             PollEvent::Schedule(status) => {
                 if let Some(note) = &status.note {
                     self.warn(note, now);
@@ -134,12 +244,57 @@ impl Figures {
             }
             PollEvent::Warning(text) => self.warn(&text, now),
         }
-        false
+        applied
+    }
+
+    /// The alerts found since they were last taken, oldest first.
+    pub fn take_alerts(&mut self) -> Vec<ActionEvent> {
+        std::mem::take(&mut self.alerts)
+    }
+
+    /// The samples of the reports taken since the last call, oldest first, when the store was
+    /// made [`Store::keeping_unsaved_samples`].
+    pub fn take_unsaved(&mut self) -> Vec<crate::forecast::Snapshot> {
+        self.unsaved
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Every rule of the service's spec the latest reports break: `/capacity`'s, then
+    /// `/utilization`'s.
+    pub fn broken_rules(&self) -> impl Iterator<Item = &crate::api::validate::Warning> {
+        self.broken_rules.0.iter().chain(&self.broken_rules.1)
+    }
+
+    /// What the service did, poll by poll: state, counts, last successes.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// The latest `/health` answer.
+    pub fn health(&self) -> Option<&Arc<crate::api::model::Health>> {
+        self.health.as_ref()
+    }
+
+    /// Every route's forecast.
+    pub fn forecasts(&self) -> &crate::forecast::Forecasts {
+        &self.forecasts
+    }
+
+    /// The forecasts' samples.
+    pub fn forecast_series(&self) -> &crate::forecast::Series {
+        &self.forecast_series
     }
 
     /// Starts the forecasts' samples from those kept by earlier runs (the history file).
     pub fn seed_forecasts(&mut self, series: crate::forecast::Series) {
         self.forecast_series = series;
+        self.refit();
+    }
+
+    /// Fits every route's forecast to its samples: the one place forecasts are made.
+    fn refit(&mut self) {
         self.forecasts = crate::forecast::for_series(&self.forecast_series);
     }
 
@@ -175,14 +330,13 @@ impl Figures {
         self.thresholds
     }
 
-    /// `/capacity`: its latest report (with `received_at`) and failure. The report is kept
-    /// without its routes, which are in [`Figures::rows`].
-    pub fn capacity(&self) -> &Feed<CapacityReport> {
+    /// `/capacity`: its latest report (with `received_at`) and failure.
+    pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
         &self.capacity
     }
 
     /// `/utilization`: its latest report (with `received_at`) and failure.
-    pub fn utilization(&self) -> &Feed<UtilizationReport> {
+    pub fn utilization(&self) -> &Feed<Arc<UtilizationReport>> {
         &self.utilization
     }
 
@@ -211,7 +365,7 @@ impl Figures {
         &self.totals
     }
 
-    /// The latest change of a route, however old (until [`Figures::expire_changes`]).
+    /// The latest change of a route, however old (until [`Store::expire_changes`]).
     pub fn last_change(&self, slug: &str) -> Option<&Change> {
         self.changes.get(slug)
     }
@@ -278,12 +432,16 @@ impl Figures {
     // ----- applying results -----
 
     fn fail(&mut self, which: Which, error: ApiError, at: DateTime<Utc>) {
+        let message = sanitize(&error.to_string()).into_owned();
+        if which == Which::Capacity {
+            let alerts = self.watcher.failure(&message);
+            self.push_alerts(alerts);
+        }
         let failure = match which {
             Which::Capacity => &mut self.capacity.failure,
             Which::Utilization => &mut self.utilization.failure,
         };
         let name = which.path();
-        let message = sanitize(&error.to_string()).into_owned();
         let repeated = failure
             .as_ref()
             .is_some_and(|f| sanitize(&f.error.to_string()) == message);
@@ -323,6 +481,7 @@ impl Figures {
         self.recover(Which::Capacity, received_at);
         let broken = crate::api::validate::capacity_warnings_at(&report, now);
         self.warn_rules("/capacity", &broken, now);
+        self.broken_rules.0 = broken;
         let first = self.rows.is_empty() && self.capacity.latest.is_none();
         let rows = RouteRow::all(&report, &self.rows);
         if first {
@@ -337,18 +496,20 @@ impl Figures {
         }
         self.route_history.record(&rows);
         if crate::forecast::add_report(&mut self.forecast_series, &report) {
-            self.forecasts = crate::forecast::for_series(&self.forecast_series);
+            self.refit();
+            if let Some(unsaved) = &mut self.unsaved {
+                if unsaved.len() >= MAX_UNSAVED {
+                    unsaved.remove(0);
+                }
+                unsaved.push(crate::forecast::Snapshot::of(&report));
+            }
         }
+        let alerts = self.watcher.report(&report, &self.forecasts);
+        self.push_alerts(alerts);
         self.rows = rows;
         self.totals = TotalsRow::of(&report);
-        // The rows hold the routes now: a second copy of them (2 MB at 10,000 routes) would
-        // only be read for its `generated_at` and totals.
-        let report = CapacityReport {
-            routes: Vec::new(),
-            ..report
-        };
         self.capacity.latest = Some(Fetched {
-            report,
+            report: Arc::new(report),
             received_at,
         });
         self.expire_changes(now);
@@ -363,6 +524,7 @@ impl Figures {
         self.recover(Which::Utilization, received_at);
         let broken = crate::api::validate::utilization_warnings_at(&report, now);
         self.warn_rules("/utilization", &broken, now);
+        self.broken_rules.1 = broken;
         let new_pct = utilization_pct(&report);
         if let Some(old) = self.utilization.latest.take() {
             let old_pct = utilization_pct(&old.report);
@@ -381,9 +543,15 @@ impl Figures {
             self.history.record(pct);
         }
         self.utilization.latest = Some(Fetched {
-            report,
+            report: Arc::new(report),
             received_at,
         });
+    }
+
+    fn push_alerts(&mut self, alerts: Vec<ActionEvent>) {
+        self.alerts.extend(alerts);
+        let extra = self.alerts.len().saturating_sub(MAX_PENDING_ALERTS);
+        self.alerts.drain(..extra);
     }
 
     /// The rules of the service's spec a usable report breaks, as one warning: the first, and

@@ -175,3 +175,8 @@ pub fn utilization_pct(report: &UtilizationReport) -> Option<f64> {
             Some(used as f64 * 100.0 / sold as f64)
         })
 }
+
+/// Whether a route has nothing left to sell: no minutes, or no ports.
+pub fn is_sold_out(r: &RouteCapacity) -> bool {
+    r.capacity_minutes.remaining <= 0 || r.ports.available <= 0 || r.filled_pct >= 100
+}

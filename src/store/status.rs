@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use super::{Figures, LogKind, WARNING_FOR};
+use super::{LogKind, Store, WARNING_FOR};
 use crate::api::ApiError;
 use crate::format::{age, countdown};
 use crate::poll::Pause;
@@ -21,7 +21,7 @@ pub fn short_error(error: &ApiError) -> String {
     sanitize(&text).into_owned()
 }
 
-impl Figures {
+impl Store {
     /// The latest failure in the fewest words, named by its endpoint (`/capacity: connection
     /// reset`) unless its text names it already or both endpoints fail the same way.
     pub fn failure_text(&self) -> Option<String> {

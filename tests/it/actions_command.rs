@@ -9,8 +9,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use captop::actions::{ActionsConfig, RunOutcome, Runner, Watcher};
-use captop::forecast::Forecasts;
+use captop::actions::{ActionsConfig, RunOutcome, Runner};
+use captop::poll::PollEvent;
+use captop::store::Store;
 
 /// A name that would run `touch` and more if it ever reached a shell.
 const HOSTILE: &str = "Evil $(touch PWNED1) `touch PWNED2`; touch PWNED3 | tee PWNED4 && echo ${HOME} > PWNED5 'q' \"dq\" \\ *";
@@ -34,10 +35,22 @@ fn hostile_event() -> captop::actions::ActionEvent {
         r.filled_pct = 10;
     }
     cap.routes[0].name = HOSTILE.to_owned();
-    let mut watcher = Watcher::new(Default::default(), None);
-    assert!(watcher.report(&cap, &Forecasts::new()).is_empty());
+    // The store finds the alert, as it does for the dashboard: a baseline, then a rise.
+    let mut store = Store::new(Default::default());
+    let now = cap.generated_at;
+    let poll = |seq, cap: &captop::api::model::CapacityReport| PollEvent::Capacity {
+        seq,
+        received_at: now,
+        result: Ok(cap.clone()),
+    };
+    store.apply(poll(1, &cap), now);
+    assert!(
+        store.take_alerts().is_empty(),
+        "the first report is the baseline"
+    );
     cap.routes[0].filled_pct = 97;
-    let mut events = watcher.report(&cap, &Forecasts::new());
+    store.apply(poll(2, &cap), now);
+    let mut events = store.take_alerts();
     assert_eq!(events.len(), 1);
     events.remove(0)
 }

@@ -199,7 +199,7 @@ proptest! {
         let capacity = capacity_named(&name);
         let utilization: UtilizationReport =
             decode(support::fixtures::UTILIZATION.as_bytes()).unwrap();
-        let warnings = captop::report::warnings(&capacity, &utilization);
+        let warnings = captop::api::validate::warnings(&capacity, &utilization);
         let json = captop::report::render_json(&capacity, &utilization, &warnings).unwrap();
         prop_assert!(!json.chars().any(|c| c != '\n' && is_unsafe(c)));
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -215,7 +215,7 @@ proptest! {
         let table = captop::report::render_table(
             &capacity, &utilization, "http://127.0.0.1/v1", captop::report::TableStyle::default());
         prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)), "{table}");
-        for w in captop::report::warnings(&capacity, &utilization) {
+        for w in captop::api::validate::warnings(&capacity, &utilization) {
             prop_assert!(!w.to_string().chars().any(is_unsafe), "{w}");
         }
     }
@@ -421,7 +421,7 @@ proptest! {
         capacity in capacity_report(),
         utilization in utilization_report(),
     ) {
-        let warnings = captop::report::warnings(&capacity, &utilization);
+        let warnings = captop::api::validate::warnings(&capacity, &utilization);
         let table = captop::report::render_table(
             &capacity, &utilization, "http://127.0.0.1/v1", captop::report::TableStyle::default());
         prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)));

@@ -91,11 +91,11 @@ fn screen(terminal: &Terminal<TestBackend>) -> String {
 fn full_in_column_when_width_allows() {
     let mut app = session();
     let lagos = app
-        .figures
+        .store()
         .forecast("ng-lagos")
         .expect("Lagos has a forecast");
     assert!((lagos.rate_per_hour - 24_000.0).abs() < 1e-6, "{lagos:?}");
-    assert!(app.figures.forecast("gb-london").is_none(), "flat: none");
+    assert!(app.store().forecast("gb-london").is_none(), "flat: none");
 
     let wide = draw(&mut app, 160, 30);
     let text = screen(&wide);

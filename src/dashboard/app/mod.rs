@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  key / mouse ──► Keymap (keys.rs) ──► Msg ──┐
-//!  PollEvent ──────────────────────────────────┼──► App::update ──► Figures (crate::store)
+//!  PollEvent ──────────────────────────────────┼──► App::update ──► Store (crate::store)
 //!  resize, tick ───────────────────────────────┘         │          RoutesTable (table.rs)
 //!                                                        └──► Action (quit, poller command)
 //! ```
@@ -22,7 +22,7 @@ use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::dashboard::layout;
 use crate::poll::{Pause, PollCommand, PollEvent};
-use crate::store::{Figures, LogKind, RouteRow, Thresholds};
+use crate::store::{LogKind, RouteRow, Store, Thresholds};
 pub use keys::{Keymap, Mode, Msg};
 pub use routes_view::{RoutesTable, SortKey};
 
@@ -42,8 +42,6 @@ pub struct UiOptions {
     pub palette: crate::dashboard::ui::palette::Palette,
     /// The key bindings (the defaults, with the config file's `[keys]` applied).
     pub keys: Keymap,
-    /// Samples kept by earlier runs (the history file), so forecasts show from the start.
-    pub forecast_seed: crate::forecast::Series,
 }
 
 impl Default for UiOptions {
@@ -55,7 +53,6 @@ impl Default for UiOptions {
             service_label: String::new(),
             palette: crate::dashboard::ui::palette::Palette::default(),
             keys: Keymap::default(),
-            forecast_seed: crate::forecast::Series::new(),
         }
     }
 }
@@ -74,7 +71,6 @@ impl UiOptions {
             service_label: service_label.into(),
             palette: settings.palette,
             keys: settings.keys.clone(),
-            forecast_seed: crate::forecast::Series::new(),
         }
     }
 }
@@ -126,7 +122,7 @@ pub struct App {
     /// How the dashboard looks and which keys it answers.
     pub options: UiOptions,
     /// The figures.
-    pub figures: Figures,
+    store: Store,
     /// The routes table.
     pub routes: RoutesTable,
     /// Wall-clock time used for ages (set by the runtime, fixed in tests).
@@ -143,11 +139,21 @@ pub struct App {
 
 impl App {
     /// A dashboard with no figures yet, its clock set to `now` / `now_mono`.
-    pub fn new(mut options: UiOptions, now: DateTime<Utc>, now_mono: Instant) -> Self {
-        let mut figures = Figures::new(options.thresholds);
-        figures.seed_forecasts(std::mem::take(&mut options.forecast_seed));
+    pub fn new(options: UiOptions, now: DateTime<Utc>, now_mono: Instant) -> Self {
+        let store = Store::new(options.thresholds);
+        App::with_store(options, store, now, now_mono)
+    }
+
+    /// A dashboard on `store` (made by the caller: seeded with the history, alerting as the
+    /// profile's `[actions]` ask).
+    pub fn with_store(
+        options: UiOptions,
+        store: Store,
+        now: DateTime<Utc>,
+        now_mono: Instant,
+    ) -> Self {
         App {
-            figures,
+            store,
             options,
             routes: RoutesTable::default(),
             now,
@@ -156,6 +162,17 @@ impl App {
             overlay: Overlay::None,
             show_events: false,
         }
+    }
+
+    /// The figures, as every face of captop holds them.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The figures, for the runtime to take what a poll left for the world outside the
+    /// screen (actions to run, samples to keep).
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.store
     }
 
     /// Moves the clock; the runtime calls it before every update and draw.
@@ -194,13 +211,13 @@ impl App {
                 None
             }
             Event::Poll(poll) => {
-                if self.figures.apply(poll, self.now) {
-                    self.routes.recompute(self.figures.rows(), self.page_rows());
+                if self.store.apply(poll, self.now).rows_changed {
+                    self.routes.recompute(self.store.rows(), self.page_rows());
                 }
                 None
             }
             Event::Tick => {
-                self.figures.expire_changes(self.now);
+                self.store.expire_changes(self.now);
                 None
             }
         }
@@ -208,19 +225,19 @@ impl App {
 
     /// Whether a one-second tick should run: something on screen counts up or down.
     pub fn needs_tick(&self) -> bool {
-        let countdown = self.figures.schedule().is_some_and(|s| {
+        let countdown = self.store.schedule().is_some_and(|s| {
             s.next_poll_at.is_some()
                 || matches!(
                     s.pause,
                     Some(Pause::RateLimited { .. } | Pause::Backoff { .. })
                 )
         });
-        countdown || self.figures.has_figures() || self.figures.has_changes()
+        countdown || self.store.has_figures() || self.store.has_changes()
     }
 
     /// The selected route, if the view is not empty.
     pub fn selected_row(&self) -> Option<&RouteRow> {
-        self.routes.selected_row(self.figures.rows())
+        self.routes.selected_row(self.store.rows())
     }
 
     /// Time left until `at` as the status line counts it down (`7 s`, `5 min`).
@@ -230,7 +247,7 @@ impl App {
 
     /// The one-line reason polling is not normal now, and how bad it is.
     pub fn status_line(&self) -> Option<(LogKind, String)> {
-        self.figures.status_line(self.now, self.now_mono)
+        self.store.status_line(self.now, self.now_mono)
     }
 
     /// Rows of the routes table a page holds, from the terminal size and the layout.
@@ -241,7 +258,7 @@ impl App {
 
     fn on_msg(&mut self, msg: Msg) -> Option<Action> {
         let page = self.page_rows();
-        let rows = self.figures.rows();
+        let rows = self.store.rows();
         let table = &mut self.routes;
         let half = page as isize / 2;
         match msg {

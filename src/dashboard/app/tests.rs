@@ -34,7 +34,7 @@ fn key(chord: &str) -> Event {
 
 fn names(app: &App) -> Vec<String> {
     app.routes
-        .listed(app.figures.rows())
+        .listed(app.store().rows())
         .map(|r| r.name.to_string())
         .collect()
 }
@@ -44,7 +44,7 @@ fn older_answers_never_overwrite_newer_ones() {
     let mut app = app();
     app.update(cap_event(2, 10, vec![r("a", "A", 50, 100, 1)]));
     app.update(cap_event(1, 11, vec![r("a", "A", 10, 100, 1)]));
-    assert_eq!(app.figures.rows()[0].minutes.sold, 50);
+    assert_eq!(app.store().rows()[0].minutes.sold, 50);
     app.update(Event::Poll(PollEvent::Capacity {
         seq: 1,
         received_at: t(12),
@@ -54,7 +54,7 @@ fn older_answers_never_overwrite_newer_ones() {
         }),
     }));
     assert!(
-        app.figures.capacity().failure.is_none(),
+        app.store().capacity().failure.is_none(),
         "an old failure must not mark new figures stale"
     );
 }
@@ -64,15 +64,15 @@ fn purchases_are_logged_and_highlighted_then_expire() {
     let mut app = app();
     app.update(cap_event(1, 0, vec![r("a", "Lagos", 50, 100, 1)]));
     app.update(cap_event(2, 5, vec![r("a", "Lagos", 70, 100, 3)]));
-    let change = app.figures.change_of("a", app.now).unwrap();
+    let change = app.store().change_of("a", app.now).unwrap();
     assert_eq!((change.minutes, change.ports), (20, 2));
     assert_eq!(
-        app.figures.log().last().unwrap().text,
+        app.store().log().last().unwrap().text,
         "Lagos +20 min +2 ports"
     );
     app.set_clock(t(5 + 61), app.now_mono);
     app.update(Event::Tick);
-    assert!(app.figures.last_change("a").is_none());
+    assert!(app.store().last_change("a").is_none());
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn routes_appearing_and_leaving_are_logged() {
     let mut app = app();
     app.update(cap_event(1, 0, vec![r("a", "A", 1, 100, 1)]));
     app.update(cap_event(2, 5, vec![r("b", "B", 1, 100, 1)]));
-    let texts: Vec<_> = app.figures.log().iter().map(|e| e.text.as_str()).collect();
+    let texts: Vec<_> = app.store().log().iter().map(|e| e.text.as_str()).collect();
     assert!(texts.contains(&"route appeared: B (+44)"), "{texts:?}");
     assert!(texts.contains(&"route left: A (+44)"), "{texts:?}");
 }
@@ -202,7 +202,7 @@ fn warnings_are_logged_once_and_leave_the_footer_after_a_while() {
     app.update(Event::Poll(PollEvent::Warning(
         "budget not shared\u{1b}[2J".into(),
     )));
-    assert_eq!(app.figures.log().len(), 1);
+    assert_eq!(app.store().log().len(), 1);
     let (kind, text) = app.status_line().unwrap();
     assert_eq!(kind, LogKind::Warn);
     assert!(!text.contains('\u{1b}'));
@@ -218,7 +218,7 @@ fn figures_that_break_the_spec_are_shown_with_a_warning_said_once() {
     for seq in 1..=3 {
         app.update(cap_event(seq, 0, vec![broken.clone()]));
     }
-    assert_eq!(app.figures.rows().len(), 1, "the figures are still shown");
+    assert_eq!(app.store().rows().len(), 1, "the figures are still shown");
     let (kind, text) = app.status_line().unwrap();
     assert_eq!(kind, LogKind::Warn);
     assert!(
@@ -227,7 +227,7 @@ fn figures_that_break_the_spec_are_shown_with_a_warning_said_once() {
     );
     assert!(text.contains("more rules broken"), "{text}");
     let said = app
-        .figures
+        .store()
         .log()
         .iter()
         .filter(|e| e.text.contains("look wrong"))
@@ -356,9 +356,9 @@ fn threshold_crossings_and_recoveries_are_logged() {
             after: Duration::from_secs(10),
         }),
     ));
-    assert!(app.figures.utilization().is_stale());
+    assert!(app.store().utilization().is_stale());
     app.update(ev(4, 15, Ok(util(81.0, 12))));
-    let texts: Vec<_> = app.figures.log().iter().map(|e| e.text.as_str()).collect();
+    let texts: Vec<_> = app.store().log().iter().map(|e| e.text.as_str()).collect();
     assert!(
         texts.contains(&"utilization rose above 80 %: now 81.0 %"),
         "{texts:?}"
@@ -369,5 +369,5 @@ fn threshold_crossings_and_recoveries_are_logged() {
         texts.contains(&"/utilization answers again (failed for 5 s)"),
         "{texts:?}"
     );
-    assert_eq!(app.figures.history().tenths().len(), 3);
+    assert_eq!(app.store().history().tenths().len(), 3);
 }

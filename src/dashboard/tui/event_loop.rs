@@ -13,7 +13,9 @@ use tokio::sync::mpsc;
 
 use super::terminal::TerminalGuard;
 use crate::dashboard::app::{Action, App, Event, UiOptions};
+use crate::dashboard::effects::Effects;
 use crate::poll::{Pause, PollCommand, PollEvent};
+use crate::store::Store;
 
 /// Why the dashboard ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +47,8 @@ enum Input {
 /// terminal is restored before this returns; the caller decides the exit code from [`Exit`].
 pub async fn run(
     options: UiOptions,
+    store: Store,
+    effects: &mut Effects,
     mut polls: mpsc::Receiver<PollEvent>,
     commands: mpsc::UnboundedSender<PollCommand>,
 ) -> anyhow::Result<Exit> {
@@ -68,11 +72,11 @@ pub async fn run(
     });
     drop(tx);
 
-    let mut app = App::new(options, Utc::now(), Instant::now());
+    let mut app = App::with_store(options, store, Utc::now(), Instant::now());
     if let Ok((w, h)) = terminal::size() {
         app.update(Event::Resize(w, h));
     }
-    let exit = event_loop(&mut guard, &mut app, &mut rx, &commands).await;
+    let exit = event_loop(&mut guard, &mut app, effects, &mut rx, &commands).await;
     let _ = commands.send(PollCommand::Shutdown);
     drop(guard);
     exit
@@ -81,6 +85,7 @@ pub async fn run(
 async fn event_loop(
     guard: &mut TerminalGuard,
     app: &mut App,
+    effects: &mut Effects,
     rx: &mut mpsc::UnboundedReceiver<Input>,
     commands: &mpsc::UnboundedSender<PollCommand>,
 ) -> anyhow::Result<Exit> {
@@ -103,7 +108,12 @@ async fn event_loop(
                 Input::End(exit) => return Ok(exit),
                 Input::App(event) => {
                     app.set_clock(Utc::now(), Instant::now());
-                    match app.update(event) {
+                    let poll = matches!(event, Event::Poll(_));
+                    let action = app.update(event);
+                    if poll {
+                        effects.after_poll(app.store_mut());
+                    }
+                    match action {
                         Some(Action::Quit) => return Ok(Exit::Quit),
                         Some(Action::Poll(cmd)) => {
                             // The poller coalesces repeated presses; if it is gone the
@@ -132,7 +142,7 @@ async fn sleep_opt(d: Option<Duration>) {
 /// Time to the next whole second of the countdown on screen (just after it, so the shown
 /// figure has changed), or one second when nothing counts down.
 fn next_tick_in(app: &App) -> Duration {
-    let target = app.figures.schedule().and_then(|s| match &s.pause {
+    let target = app.store().schedule().and_then(|s| match &s.pause {
         Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => Some(*until),
         _ => s.next_poll_at,
     });

@@ -90,7 +90,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 /// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.
 fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
     let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
-    match app.figures.last_change(&row.slug) {
+    match app.store().last_change(&row.slug) {
         Some(c) => Line::from(vec![
             label("last change"),
             Span::styled(describe_change(c), theme.highlight()),
@@ -110,7 +110,7 @@ fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
 /// forecast (nothing otherwise, so the view says no more than it knows).
 fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
     use crate::forecast::{full_in, window_text};
-    let f = app.figures.forecast(&row.slug)?;
+    let f = app.store().forecast(&row.slug)?;
     let mut spans = vec![
         Span::styled(pad("sales", 13), theme.muted()),
         Span::styled(
@@ -139,7 +139,7 @@ fn fill_history(
     theme: &Theme,
 ) {
     let history: Option<Vec<u8>> = app
-        .figures
+        .store()
         .route_history()
         .of(&row.slug)
         .map(|fills| fills.iter().copied().collect());

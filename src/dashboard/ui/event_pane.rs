@@ -20,7 +20,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     );
     let inner = block.inner(area).inner(Margin::new(1, 0));
     frame.render_widget(block, area);
-    if app.figures.log().is_empty() {
+    if app.store().log().is_empty() {
         frame.render_widget(
             Paragraph::new(Line::styled(
                 "Nothing yet: purchases, routes and ports moving, thresholds crossed and errors show here.",
@@ -33,7 +33,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let text_w = usize::from(inner.width.saturating_sub(11));
     let lines: Vec<Line<'static>> = app
-        .figures
+        .store()
         .log()
         .iter()
         .rev()

@@ -29,7 +29,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             _ => "",
         };
         left.push(Span::styled(format!("{marker}{text}"), theme.log(kind)));
-        if let Some(at) = app.figures.stale_since() {
+        if let Some(at) = app.store().stale_since() {
             left.push(Span::styled(
                 format!(
                     " {} figures {} old",

@@ -27,7 +27,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         if let Some((kind, text)) = badge(app) {
             groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
         }
-        if let Some(cap) = &app.figures.capacity().latest {
+        if let Some(cap) = &app.store().capacity().latest {
             let at = cap.report.generated_at.format("%H:%M:%S UTC").to_string();
             let ago = crate::format::age_text(app.now, cap.received_at);
             let mut g = Vec::new();
@@ -66,7 +66,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 
     let mut left = vec![Span::raw(" "), Span::styled("captop", theme.brand())];
     let label = &app.options.service_label;
-    let api = app.figures.api_version().map(|v| format!("API {v}"));
+    let api = app.store().api_version().map(|v| format!("API {v}"));
     let label_w = crate::text::width(label);
     let api_w = api.as_ref().map_or(0, |a| a.width() + 3);
     if !label.is_empty() && room >= 3 + 8 {
@@ -92,11 +92,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 
 /// `PAUSED`, `STALE 34 s`, `401`: the one word that says the figures are not live.
 fn badge(app: &App) -> Option<(LogKind, String)> {
-    let pause = app.figures.schedule().and_then(|s| s.pause.as_ref());
+    let pause = app.store().schedule().and_then(|s| s.pause.as_ref());
     if let Some(Pause::Unauthorized) = pause {
         return Some((LogKind::Error, "STOPPED".to_owned()));
     }
-    if let Some(since) = app.figures.stale_since() {
+    if let Some(since) = app.store().stale_since() {
         return Some((
             LogKind::Error,
             format!("STALE {}", crate::format::age_text(app.now, since)),
@@ -123,7 +123,7 @@ enum Detail {
 /// `every 5 s · 24/60 req/min · next 3 s` as `detail` allows, or what holds the poller back;
 /// nothing when polling stopped for a bad key, which the badge already says.
 fn schedule_text(app: &App, dot: &str, detail: Detail) -> Option<String> {
-    let s = app.figures.schedule()?;
+    let s = app.store().schedule()?;
     let every = crate::format::duration(s.interval, crate::format::Precision::Sentence);
     let every = if s.interval > s.budget_interval {
         format!("every {every} (slowed by 429)")

@@ -61,7 +61,7 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
     let areas = layout(area, app.show_events);
     header::render(frame, areas.header, app, &theme);
     footer::render(frame, areas.footer, app, &theme);
-    if !app.figures.has_figures() {
+    if !app.store().has_figures() {
         let body = Rect::new(
             area.x,
             areas.utilization.y,
@@ -160,7 +160,7 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::raw(""));
             lines.push(Line::styled(why, theme.log(kind)));
             let stopped = matches!(
-                app.figures.schedule().and_then(|s| s.pause.as_ref()),
+                app.store().schedule().and_then(|s| s.pause.as_ref()),
                 Some(crate::poll::Pause::Unauthorized)
             );
             let next = if stopped {

@@ -16,8 +16,8 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let block = super::panel(Span::styled(" Ports ", theme.title()), theme);
     let inner = block.inner(area).inner(Margin::new(1, 0));
     frame.render_widget(block, area);
-    let Some(latest) = &app.figures.utilization().latest else {
-        let msg = if app.figures.utilization().failure.is_some() {
+    let Some(latest) = &app.store().utilization().latest else {
+        let msg = if app.store().utilization().failure.is_some() {
             "no figures: /utilization fails"
         } else {
             "waiting for /utilization"

@@ -100,7 +100,7 @@ fn change_text(c: &Change) -> String {
 }
 
 fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
-    let t = app.figures.totals();
+    let t = app.store().totals();
     let num = |v: i64, head: &str| thousands(v).len().max(head.len()) as u16;
     let natural = |col: Col| -> u16 {
         match col {
@@ -118,7 +118,7 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
             Col::Ports => ports_text(&t.ports).len().max("Ports a/s/t".len()) as u16,
             Col::Change => visible
                 .iter()
-                .filter_map(|r| app.figures.change_of(&r.slug, app.now))
+                .filter_map(|r| app.store().change_of(&r.slug, app.now))
                 .map(|c| change_text(&c).len())
                 .max()
                 .unwrap_or(0)
@@ -169,7 +169,7 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
     grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
     grow(&mut chosen, &mut spare, Col::Fill, 24);
     grow(&mut chosen, &mut spare, Col::Name, longest);
-    if app.figures.has_forecasts() && spare >= GAP + FULL_IN_W {
+    if app.store().has_forecasts() && spare >= GAP + FULL_IN_W {
         spare -= GAP + FULL_IN_W;
         chosen.push((Col::FullIn, FULL_IN_W));
     }
@@ -184,7 +184,7 @@ fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
 /// Draws the table into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let block = panel_block(app, theme);
-    let cap = app.figures.capacity();
+    let cap = app.store().capacity();
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height < 3 || inner.width < 20 {
@@ -200,7 +200,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         message(frame, inner, vec![Line::styled(msg, theme.muted())]);
         return;
     }
-    if app.figures.rows().is_empty() {
+    if app.store().rows().is_empty() {
         message(
             frame,
             inner,
@@ -226,7 +226,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .iter()
         .skip(offset)
         .take(body_h)
-        .filter_map(|&i| app.figures.rows().get(i))
+        .filter_map(|&i| app.store().rows().get(i))
         .collect();
     let columns = choose_columns(inner.width, app, &visible);
     let buf = frame.buffer_mut();
@@ -256,7 +256,7 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
     let mut title = vec![
         Span::styled(" Routes ", theme.title()),
         Span::styled(
-            format!("{} ", thousands(app.figures.rows().len() as i64)),
+            format!("{} ", thousands(app.store().rows().len() as i64)),
             theme.strong(),
         ),
     ];
@@ -276,12 +276,12 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
             format!(
                 " {} of {} ",
                 thousands(app.routes.view.len() as i64),
-                thousands(app.figures.rows().len() as i64)
+                thousands(app.store().rows().len() as i64)
             ),
             theme.muted(),
         ));
     }
-    let (cap, util) = (app.figures.capacity(), app.figures.utilization());
+    let (cap, util) = (app.store().capacity(), app.store().utilization());
     if let Some(age) = super::panel_age(app, cap, util) {
         title.push(age.styled(theme));
     }
@@ -521,9 +521,9 @@ fn row_line(
         " "
     };
     let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
-    let change = app.figures.change_of(&row.slug, app.now);
+    let change = app.store().change_of(&row.slug, app.now);
     let full_in = app
-        .figures
+        .store()
         .forecast(&row.slug)
         .and_then(|f| f.left(app.now))
         .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
@@ -552,7 +552,7 @@ fn row_line(
 }
 
 fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
-    let t = app.figures.totals();
+    let t = app.store().totals();
     let w = columns.width_of(Col::Name).map_or(5, usize::from);
     let n = thousands(t.routes);
     let label = [

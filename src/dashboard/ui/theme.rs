@@ -162,7 +162,7 @@ impl Theme {
         Style::new().add_modifier(Modifier::DIM)
     }
 
-    /// Figures that matter most.
+    /// Store that matter most.
     pub fn strong(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }

@@ -16,7 +16,7 @@ use unicode_width::UnicodeWidthStr;
 
 /// Draws the panel into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let feed = app.figures.utilization();
+    let feed = app.store().utilization();
     let block = panel_block(app, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -43,7 +43,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Span::styled(" min", theme.muted()),
     ]));
 
-    let pct = app.figures.utilization_pct();
+    let pct = app.store().utilization_pct();
     let pct_text = match pct {
         Some(p) => format!(" {:>5.1} %", p),
         None => format!("    {} %", theme.glyphs().dash),
@@ -59,7 +59,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     lines.extend(minutes_lines(r, w, theme));
 
     let spark_area = super::lines_then_rest(frame, inner, lines);
-    if spark_area.height > 0 && !app.figures.history().tenths().is_empty() {
+    if spark_area.height > 0 && !app.store().history().tenths().is_empty() {
         sparkline(frame, spark_area, app, theme);
     }
 }
@@ -67,14 +67,14 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 /// The panel with its title: the report's date and, when it differs, its age.
 fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
     let mut title = vec![Span::styled(" Utilization ", theme.title())];
-    let feed = app.figures.utilization();
+    let feed = app.store().utilization();
     if let Some(latest) = &feed.latest {
         title.push(Span::styled(
             format!("{} ", latest.report.date),
             theme.muted(),
         ));
     }
-    if let Some(age) = super::panel_age(app, feed, app.figures.capacity()) {
+    if let Some(age) = super::panel_age(app, feed, app.store().capacity()) {
         title.push(age.styled(theme));
     }
     super::panel(Line::from(title), theme)
@@ -139,7 +139,7 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
 
 fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let lo = app
-        .figures
+        .store()
         .history()
         .tenths()
         .iter()
@@ -147,7 +147,7 @@ fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .min()
         .unwrap_or(0);
     let hi = app
-        .figures
+        .store()
         .history()
         .tenths()
         .iter()
@@ -168,7 +168,7 @@ fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let spark_w = area.width.saturating_sub(label_w);
     // The newest figures, scaled between the session's low and high so small moves show.
     let data: Vec<u64> = app
-        .figures
+        .store()
         .history()
         .tenths()
         .iter()

@@ -98,6 +98,19 @@ const NAME_CELLS: usize = 40;
 /// A forecast as the check reads it: when a route sells out at its present rate.
 pub type SellOut<'a> = &'a dyn Fn(&RouteCapacity) -> Option<DateTime<Utc>>;
 
+/// Judges the store's figures against the thresholds, with its forecasts; `None` before it has
+/// both reports.
+pub fn evaluate_store(
+    store: &crate::store::Store,
+    thresholds: &CheckThresholds,
+) -> Option<Evaluation> {
+    let capacity = store.capacity().report()?;
+    let utilization = store.utilization().report()?;
+    let forecasts = store.forecasts();
+    let sells_out_at = |r: &RouteCapacity| forecasts.get(&r.route).and_then(|f| f.sells_out_at);
+    Some(evaluate(capacity, utilization, thresholds, &sells_out_at))
+}
+
 /// Judges the reports against the thresholds. `sells_out_at` gives a route's forecast, if any.
 pub fn evaluate(
     capacity: &CapacityReport,
@@ -270,10 +283,7 @@ fn system_finding(pair: &Pair, value: f64, subject: &str, figure: String) -> Opt
     })
 }
 
-/// Whether a route has nothing left to sell: no minutes, or no ports.
-pub fn is_sold_out(r: &RouteCapacity) -> bool {
-    r.capacity_minutes.remaining <= 0 || r.ports.available <= 0 || r.filled_pct >= 100
-}
+pub use crate::store::rows::is_sold_out;
 
 fn summarize(
     capacity: &CapacityReport,

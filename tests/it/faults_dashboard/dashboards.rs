@@ -182,7 +182,7 @@ fn drive(
                 });
                 screen.lines().last().unwrap_or_default().trim().to_owned()
             }
-            Expect::Figures(text) => {
+            Expect::Store(text) => {
                 let what = format!("the figures of `{}`", fault.name);
                 pty.wait_for(&what, |s| s.contains(text));
                 pty.last_row().trim().to_owned()

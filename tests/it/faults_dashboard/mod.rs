@@ -55,7 +55,7 @@ enum Expect {
     /// The 429 warning in the footer, the last good figures still on screen.
     RateLimited,
     /// Usable data: the routes table shows this text.
-    Figures(&'static str),
+    Store(&'static str),
 }
 
 /// Which endpoints misbehave.
@@ -141,7 +141,7 @@ fn sent_with(content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
     reason = "the fault matrix is one table, a row per fault"
 )]
 fn catalogue() -> Vec<Fault> {
-    use Expect::{Error, Figures, RateLimited};
+    use Expect::{Error, RateLimited, Store};
     let (capacity, both) = (On::Capacity, On::Both);
     vec![
         Fault::new(
@@ -209,13 +209,13 @@ fn catalogue() -> Vec<Fault> {
             "wrong Content-Type",
             capacity,
             sent_with(Some("text/plain"), renamed("Plain Lagos")),
-            Figures("Plain Lagos"),
+            Store("Plain Lagos"),
         ),
         Fault::new(
             "missing Content-Type",
             capacity,
             sent_with(None, renamed("Untyped Lagos")),
-            Figures("Untyped Lagos"),
+            Store("Untyped Lagos"),
         ),
         Fault::new(
             "HTML page with 200",
@@ -236,7 +236,7 @@ fn catalogue() -> Vec<Fault> {
             "UTF-8 BOM",
             capacity,
             json_200(with_bom(&renamed("Bom Lagos"))),
-            Figures("Bom Lagos"),
+            Store("Bom Lagos"),
         ),
         Fault::new(
             "JSON nested 50 000 deep",
@@ -255,7 +255,7 @@ fn catalogue() -> Vec<Fault> {
                 &format!("\"extra\": {}, \"unit_notes\"", deep_arrays(50_000)),
                 1,
             )),
-            Figures("Deep Lagos"),
+            Store("Deep Lagos"),
         ),
         Fault::new(
             "number beyond i64",
@@ -354,19 +354,19 @@ fn catalogue() -> Vec<Fault> {
             "control, bidi, zero-width and wide characters in every string",
             capacity,
             json_200(hostile_capacity()),
-            Figures("Evil"),
+            Store("Evil"),
         ),
         Fault::new(
             "100 KB names",
             capacity,
             json_200(long_names_capacity()),
-            Figures("Ab東Ab東"),
+            Store("Ab東Ab東"),
         ),
         Fault::new(
             "10 000 routes",
             capacity,
             json_200(many_routes(10_000)),
-            Figures("Country 00"),
+            Store("Country 00"),
         ),
         Fault::new(
             "100 000 routes",
@@ -378,7 +378,7 @@ fn catalogue() -> Vec<Fault> {
             "2 000 routes breaking the rules",
             capacity,
             json_200(rule_breaking_routes(2_000)),
-            Figures("Country 00"),
+            Store("Country 00"),
         ),
     ]
 }

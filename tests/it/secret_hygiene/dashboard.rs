@@ -96,7 +96,7 @@ async fn dashboard_against(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dashboard_against_a_server_echoing_the_key_in_errors_never_shows_it() {
-    // Figures first (so the events pane has a dashboard to open in), then the errors: backoff
+    // Store first (so the events pane has a dashboard to open in), then the errors: backoff
     // after the 5xx and 3xx, `r` after the 401s, until the 429s hold the poller.
     dashboard_against(
         "dashboard against a server echoing the key in its errors",

@@ -1,0 +1,287 @@
+//! The events of the figures that someone may want to act on: a route rising to the warning
+//! or critical fill, selling out, or forecast to sell out within a set time; the service
+//! failing and answering again. Found once, here, as the store takes each report; the
+//! dashboard's `[actions]` (bell, a command) and anything else subscribe to them.
+//!
+//! The first report only sets the baseline (starting captop rings nothing); then each route
+//! fires when its level rises, when it sells out, and when its forecast first falls within
+//! `sells_out_within`; the service fires `service-down` on the first failure after figures and
+//! `service-up` on the first figures after a failure.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::api::model::CapacityReport;
+use crate::forecast::Forecasts;
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// A route's fill rose to the warning threshold.
+    Warning,
+    /// A route's fill rose to the critical threshold.
+    Critical,
+    /// A route has nothing left to sell.
+    SoldOut,
+    /// A route is forecast to sell out within `sells_out_within`.
+    SellsOutSoon,
+    /// The figures could not be had after they could.
+    ServiceDown,
+    /// Store again after a failure.
+    ServiceUp,
+}
+
+impl EventKind {
+    /// The name the command gets (`CAPTOP_EVENT` and its first appended argument).
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Warning => "warning",
+            EventKind::Critical => "critical",
+            EventKind::SoldOut => "sold-out",
+            EventKind::SellsOutSoon => "sells-out-soon",
+            EventKind::ServiceDown => "service-down",
+            EventKind::ServiceUp => "service-up",
+        }
+    }
+}
+
+/// One event with its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionEvent {
+    /// What happened.
+    pub kind: EventKind,
+    /// The route's slug (empty for service events).
+    pub route: String,
+    /// The route's display name, sanitized (empty for service events).
+    pub route_name: String,
+    /// The route's fill %.
+    pub filled_pct: Option<i64>,
+    /// The route's minutes left.
+    pub remaining_minutes: Option<i64>,
+    /// The forecast sell-out.
+    pub sells_out_at: Option<DateTime<Utc>>,
+    /// One line saying it all, sanitized.
+    pub message: String,
+}
+
+impl ActionEvent {
+    /// The arguments appended to the command: kind, route, message.
+    pub fn args(&self) -> [String; 3] {
+        [
+            self.kind.name().to_owned(),
+            self.route.clone(),
+            self.message.clone(),
+        ]
+    }
+
+    /// The environment variables set for the command.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        let opt = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
+        vec![
+            ("CAPTOP_EVENT", self.kind.name().to_owned()),
+            ("CAPTOP_ROUTE", self.route.clone()),
+            ("CAPTOP_ROUTE_NAME", self.route_name.clone()),
+            ("CAPTOP_FILLED_PCT", opt(self.filled_pct)),
+            ("CAPTOP_REMAINING_MINUTES", opt(self.remaining_minutes)),
+            (
+                "CAPTOP_SELLS_OUT_AT",
+                self.sells_out_at.map_or(String::new(), |at| {
+                    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                }),
+            ),
+            ("CAPTOP_MESSAGE", self.message.clone()),
+        ]
+    }
+}
+
+/// A route's state as last seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RouteState {
+    level: crate::store::Level,
+    sold_out: bool,
+    soon: bool,
+}
+
+/// Turns successive reports and failures into events (see the module doc).
+#[derive(Debug, Clone, Default)]
+pub struct Watcher {
+    thresholds: crate::store::Thresholds,
+    within: Option<Duration>,
+    routes: Option<HashMap<String, RouteState>>,
+    service_up: Option<bool>,
+}
+
+impl Watcher {
+    /// A watcher with the dashboard's fill thresholds and the forecast horizon in hours.
+    pub fn new(
+        thresholds: crate::store::Thresholds,
+        sells_out_within_hours: Option<f64>,
+    ) -> Watcher {
+        Watcher {
+            thresholds,
+            within: sells_out_within_hours
+                .filter(|h| h.is_finite() && *h > 0.0)
+                .map(|h| Duration::from_secs_f64(h.min(8784.0) * 3600.0)),
+            routes: None,
+            service_up: None,
+        }
+    }
+
+    /// The events of a new report, given the routes' forecasts.
+    pub fn report(&mut self, report: &CapacityReport, forecasts: &Forecasts) -> Vec<ActionEvent> {
+        let mut events = Vec::new();
+        if self.service_up == Some(false) {
+            events.push(service_event(
+                EventKind::ServiceUp,
+                "figures again".to_owned(),
+            ));
+        }
+        self.service_up = Some(true);
+        let baseline = self.routes.is_none();
+        let old = self.routes.take().unwrap_or_default();
+        let mut new = HashMap::with_capacity(report.routes.len());
+        for r in &report.routes {
+            let sells_out_at = forecasts.get(&r.route).and_then(|f| f.sells_out_at);
+            let state = RouteState {
+                level: self.thresholds.level(r.filled_pct as f64),
+                sold_out: super::rows::is_sold_out(r),
+                soon: match (self.within, sells_out_at) {
+                    (Some(within), Some(at)) => (at - report.generated_at)
+                        .to_std()
+                        .is_ok_and(|left| left <= within),
+                    _ => false,
+                },
+            };
+            let before = old.get(&r.route).copied().unwrap_or(RouteState {
+                level: crate::store::Level::Ok,
+                sold_out: false,
+                soon: false,
+            });
+            new.insert(r.route.clone(), state);
+            if baseline {
+                continue;
+            }
+            let name = crate::text::fit(&r.name, 200);
+            let mut fire = |kind: EventKind, what: String| {
+                events.push(ActionEvent {
+                    kind,
+                    route: crate::text::sanitize(&r.route).into_owned(),
+                    route_name: name.clone(),
+                    filled_pct: Some(r.filled_pct),
+                    remaining_minutes: Some(r.capacity_minutes.remaining),
+                    sells_out_at,
+                    message: format!("{name}: {what}"),
+                });
+            };
+            if state.sold_out && !before.sold_out {
+                fire(EventKind::SoldOut, "sold out".to_owned());
+            } else if state.level > before.level {
+                let kind = if state.level == crate::store::Level::Crit {
+                    EventKind::Critical
+                } else {
+                    EventKind::Warning
+                };
+                fire(kind, format!("{} % filled", r.filled_pct));
+            }
+            if state.soon && !before.soon && !state.sold_out {
+                let left = sells_out_at
+                    .and_then(|at| (at - report.generated_at).to_std().ok())
+                    .map_or_else(String::new, crate::forecast::full_in);
+                fire(
+                    EventKind::SellsOutSoon,
+                    format!("forecast to sell out in {left}"),
+                );
+            }
+        }
+        self.routes = Some(new);
+        events
+    }
+
+    /// The events of a failed poll; `reason` is its one-line message.
+    pub fn failure(&mut self, reason: &str) -> Vec<ActionEvent> {
+        let was_up = self.service_up == Some(true);
+        self.service_up = Some(false);
+        if was_up {
+            vec![service_event(
+                EventKind::ServiceDown,
+                crate::text::fit(reason, 200),
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+fn service_event(kind: EventKind, message: String) -> ActionEvent {
+    ActionEvent {
+        kind,
+        route: String::new(),
+        route_name: String::new(),
+        filled_pct: None,
+        remaining_minutes: None,
+        sells_out_at: None,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use crate::forecast::Forecast;
+    use std::time::Duration;
+
+    fn kinds(events: &[ActionEvent]) -> Vec<(&'static str, String)> {
+        events
+            .iter()
+            .map(|e| (e.kind.name(), e.route.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn events_fire_on_the_way_up_once_and_not_at_start() {
+        let (mut cap, _) = crate::report::sample_reports();
+        for r in &mut cap.routes {
+            r.filled_pct = 10;
+        }
+        cap.routes[0].filled_pct = 90;
+        let mut w = Watcher::new(Default::default(), Some(6.0));
+        assert!(w.report(&cap, &Forecasts::new()).is_empty(), "baseline");
+        cap.routes[1].filled_pct = 85;
+        cap.routes[0].filled_pct = 96;
+        let slug1 = cap.routes[1].route.clone();
+        let slug0 = cap.routes[0].route.clone();
+        let e = w.report(&cap, &Forecasts::new());
+        assert_eq!(
+            kinds(&e),
+            [("critical", slug0.clone()), ("warning", slug1.clone())]
+        );
+        assert!(w.report(&cap, &Forecasts::new()).is_empty(), "only once");
+
+        let mut forecasts = Forecasts::new();
+        forecasts.insert(
+            slug1.clone(),
+            Forecast {
+                rate_per_hour: 100.0,
+                sells_out_at: Some(cap.generated_at + chrono::Duration::hours(2)),
+                samples: 10,
+                window: Duration::from_secs(600),
+            },
+        );
+        let e = w.report(&cap, &forecasts);
+        assert_eq!(kinds(&e), [("sells-out-soon", slug1.clone())]);
+        assert!(e[0].message.contains("~2 h 0 min"), "{}", e[0].message);
+
+        cap.routes[0].capacity_minutes.remaining = 0;
+        assert_eq!(kinds(&w.report(&cap, &forecasts)), [("sold-out", slug0)]);
+
+        assert_eq!(kinds(&w.failure("boom")), [("service-down", String::new())]);
+        assert!(w.failure("boom").is_empty());
+        assert_eq!(
+            kinds(&w.report(&cap, &forecasts)),
+            [("service-up", String::new())]
+        );
+    }
+}
