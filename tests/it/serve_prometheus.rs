@@ -18,11 +18,9 @@
 use crate::support;
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Child, Command, Stdio};
 
 use captop::demo::{DemoConfig, DemoServer};
-use serde_json::Value;
+use support::prometheus::{PrometheusServer, promtool};
 use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually, private_file};
 
 const BEARER: &str = "Bearer reader-token-for-tests-0123456789";
@@ -118,30 +116,6 @@ async fn once_prints_the_families_of_metrics_with_a_series_per_route() {
     server.shutdown().await;
 }
 
-/// Runs `promtool` with `args`, `input` on stdin; returns (success, stdout + stderr).
-fn promtool(args: &[&str], input: &str) -> (bool, String) {
-    let mut child = Command::new("promtool")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("promtool (Debian: apt-get install prometheus)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), said)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs prometheus"]
 async fn promtool_finds_no_problem_in_a_scrape_or_the_alert_rules() {
@@ -163,29 +137,8 @@ async fn promtool_finds_no_problem_in_a_scrape_or_the_alert_rules() {
     server.shutdown().await;
 }
 
-struct Prometheus(Child);
-
-impl Drop for Prometheus {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_loopback_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs prometheus"]
-#[expect(
-    clippy::too_many_lines,
-    reason = "one session with a real Prometheus: start, scrape, query, check, in order"
-)]
 async fn a_real_prometheus_scrapes_the_relay_with_a_reader_token() {
     let server = DemoServer::start(DemoConfig::default()).await.unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -210,34 +163,8 @@ async fn a_real_prometheus_scrapes_the_relay_with_a_reader_token() {
          static_configs:\n      - targets: ['{target}']\n",
         credentials.display()
     );
-    let config_path = dir.path().join("prometheus.yml");
-    std::fs::write(&config_path, config).unwrap();
-    let web = format!("127.0.0.1:{}", free_loopback_port());
-    let _prometheus = Prometheus(
-        Command::new("prometheus")
-            .arg(format!("--config.file={}", config_path.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address={web}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("prometheus (Debian: apt-get install prometheus)"),
-    );
-    let client = reqwest::Client::new();
-    let query = |q: &'static str| {
-        let client = client.clone();
-        let url = format!("http://{web}/api/v1/query");
-        async move {
-            let url = url::Url::parse_with_params(&url, &[("query", q)]).ok()?;
-            let response = client.get(url).send().await.ok()?;
-            let body: Value = serde_json::from_slice(&response.bytes().await.ok()?).ok()?;
-            (body["status"] == "success").then(|| body["data"]["result"].clone())
-        }
-    };
+    let prometheus = PrometheusServer::start(dir.path(), &config);
+    let query = |q: &'static str| prometheus.query(q);
     let up = eventually("captop_up == 1 in Prometheus", || async {
         let result = query("captop_up").await?;
         (result[0]["value"][1] == "1").then_some(result)
