@@ -4,7 +4,7 @@
 //! `/metrics`, one series per route. With Debian's `prometheus` package (`.ci/run` installs it;
 //! these tests are `#[ignore = "needs prometheus"]` and run there with `--include-ignored`):
 //! `promtool check metrics` finds nothing wrong in a scrape or in `--once`'s text, the alerting
-//! rules of `docs/prometheus/captop-alerts.yml` pass `promtool check rules`, and a real
+//! rules of `contrib/prometheus/captop-alerts.yml` pass `promtool check rules`, and a real
 //! Prometheus server scraping the relay with a reader token from a `credentials_file` answers
 //! `captop_up == 1` and a series per route through its HTTP API.
 
@@ -130,7 +130,7 @@ async fn promtool_finds_no_problem_in_a_scrape_or_the_alert_rules() {
     }
     let rules = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/docs/prometheus/captop-alerts.yml"
+        "/contrib/prometheus/captop-alerts.yml"
     );
     let (ok, said) = promtool(&["check", "rules", rules], "");
     assert!(ok, "{said}");
@@ -153,7 +153,7 @@ async fn a_real_prometheus_scrapes_the_relay_with_a_reader_token() {
     let credentials = private_file(dir.path(), "captop-token", &format!("{READER_TOKEN}\n"));
     let rules = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/docs/prometheus/captop-alerts.yml"
+        "/contrib/prometheus/captop-alerts.yml"
     );
     let config = format!(
         "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
