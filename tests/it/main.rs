@@ -30,6 +30,7 @@
 //! | `poll_pacing`       | pollers sharing a budget take turns, over HTTP in real time (70 s)  |
 //! | `poll_schedule`     | the poller's schedule under a paused clock                          |
 //! | `poll_sharing`      | turns, joining, leaving and crashing pollers under a paused clock   |
+//! | `prometheus_mixin`  | contrib/prometheus: promtool, every expression in a real Prometheus |
 //! | `properties`        | property tests of decoding and drawing                              |
 //! | `secret_hygiene`    | the key never shows anywhere, mode by mode                          |
 //! | `serve_prometheus`  | `captop serve`'s /metrics: promtool, a real Prometheus (`#[ignore]`d) |
@@ -40,7 +41,8 @@
 //!
 //! The Secret Service tests run with `scripts/secret-service-tests.sh`, which selects them by
 //! module (`keyring_backends::`, `auth_commands::`, `auth_cli::`); the Prometheus ones with
-//! `cargo test --test it serve_prometheus:: -- --include-ignored` (`.ci/run`).
+//! `cargo test --test it serve_prometheus:: -- --include-ignored` and
+//! `cargo test --test it prometheus_mixin:: -- --include-ignored` (`.ci/run`).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -66,6 +68,7 @@ mod poll_integration;
 mod poll_pacing;
 mod poll_schedule;
 mod poll_sharing;
+mod prometheus_mixin;
 mod properties;
 mod secret_hygiene;
 mod serve_prometheus;

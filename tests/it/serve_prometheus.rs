@@ -4,7 +4,7 @@
 //! `/metrics`, one series per route. With Debian's `prometheus` package (`.ci/run` installs it;
 //! these tests are `#[ignore = "needs prometheus"]` and run there with `--include-ignored`):
 //! `promtool check metrics` finds nothing wrong in a scrape or in `--once`'s text, the alerting
-//! rules of `docs/prometheus/captop-alerts.yml` pass `promtool check rules`, and a real
+//! rules of `contrib/prometheus/captop-alerts.yml` pass `promtool check rules`, and a real
 //! Prometheus server scraping the relay with a reader token from a `credentials_file` answers
 //! `captop_up == 1` and a series per route through its HTTP API.
 
@@ -18,11 +18,9 @@
 use crate::support;
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::process::{Child, Command, Stdio};
 
 use captop::demo::{DemoConfig, DemoServer};
-use serde_json::Value;
+use support::prometheus::{PrometheusServer, promtool};
 use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually, private_file};
 
 const BEARER: &str = "Bearer reader-token-for-tests-0123456789";
@@ -118,30 +116,6 @@ async fn once_prints_the_families_of_metrics_with_a_series_per_route() {
     server.shutdown().await;
 }
 
-/// Runs `promtool` with `args`, `input` on stdin; returns (success, stdout + stderr).
-fn promtool(args: &[&str], input: &str) -> (bool, String) {
-    let mut child = Command::new("promtool")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("promtool (Debian: apt-get install prometheus)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), said)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs prometheus"]
 async fn promtool_finds_no_problem_in_a_scrape_or_the_alert_rules() {
@@ -156,36 +130,15 @@ async fn promtool_finds_no_problem_in_a_scrape_or_the_alert_rules() {
     }
     let rules = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/docs/prometheus/captop-alerts.yml"
+        "/contrib/prometheus/captop-alerts.yml"
     );
     let (ok, said) = promtool(&["check", "rules", rules], "");
     assert!(ok, "{said}");
     server.shutdown().await;
 }
 
-struct Prometheus(Child);
-
-impl Drop for Prometheus {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_loopback_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs prometheus"]
-#[expect(
-    clippy::too_many_lines,
-    reason = "one session with a real Prometheus: start, scrape, query, check, in order"
-)]
 async fn a_real_prometheus_scrapes_the_relay_with_a_reader_token() {
     let server = DemoServer::start(DemoConfig::default()).await.unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -200,7 +153,7 @@ async fn a_real_prometheus_scrapes_the_relay_with_a_reader_token() {
     let credentials = private_file(dir.path(), "captop-token", &format!("{READER_TOKEN}\n"));
     let rules = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/docs/prometheus/captop-alerts.yml"
+        "/contrib/prometheus/captop-alerts.yml"
     );
     let config = format!(
         "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
@@ -210,34 +163,8 @@ async fn a_real_prometheus_scrapes_the_relay_with_a_reader_token() {
          static_configs:\n      - targets: ['{target}']\n",
         credentials.display()
     );
-    let config_path = dir.path().join("prometheus.yml");
-    std::fs::write(&config_path, config).unwrap();
-    let web = format!("127.0.0.1:{}", free_loopback_port());
-    let _prometheus = Prometheus(
-        Command::new("prometheus")
-            .arg(format!("--config.file={}", config_path.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address={web}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("prometheus (Debian: apt-get install prometheus)"),
-    );
-    let client = reqwest::Client::new();
-    let query = |q: &'static str| {
-        let client = client.clone();
-        let url = format!("http://{web}/api/v1/query");
-        async move {
-            let url = url::Url::parse_with_params(&url, &[("query", q)]).ok()?;
-            let response = client.get(url).send().await.ok()?;
-            let body: Value = serde_json::from_slice(&response.bytes().await.ok()?).ok()?;
-            (body["status"] == "success").then(|| body["data"]["result"].clone())
-        }
-    };
+    let prometheus = PrometheusServer::start(dir.path(), &config);
+    let query = |q: &'static str| prometheus.query(q);
     let up = eventually("captop_up == 1 in Prometheus", || async {
         let result = query("captop_up").await?;
         (result[0]["value"][1] == "1").then_some(result)

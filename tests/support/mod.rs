@@ -1,8 +1,9 @@
 //! Shared kit for the integration tests: a scripted HTTP server for faults ([`fault_server`]),
 //! the misbehaving bodies it serves ([`faults`]), sample report bodies ([`fixtures`]), the
-//! simulated service and config profiles the auth tests share ([`profiles`]), and the real
-//! binary in a pseudo-terminal ([`pty`]), and a scripted stand-in for the service under tokio's
-//! paused clock ([`scripted`]).
+//! simulated service and config profiles the auth tests share ([`profiles`]), the real binary
+//! in a pseudo-terminal ([`pty`]), a scripted stand-in for the service under tokio's paused
+//! clock ([`scripted`]), `captop serve` as a child process ([`relay`]), and a real Prometheus
+//! server and `promtool` ([`prometheus`]).
 
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
@@ -12,6 +13,7 @@ pub mod fault_server;
 pub mod faults;
 pub mod fixtures;
 pub mod profiles;
+pub mod prometheus;
 pub mod pty;
 pub mod relay;
 pub mod scripted;
