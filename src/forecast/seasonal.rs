@@ -27,7 +27,9 @@
 //!    what the profile expected for the same hours, shrunk toward 1 by a prior worth
 //!    [`LEVEL_PRIOR_DAYS`] of the profile's daily sales: at 01:00 the ratio is near 1, by the
 //!    evening it is mostly today's. A ratio over a trailing 24 hours was considered: it mixes
-//!    yesterday's level into today's and lags a change by a day.
+//!    yesterday's level into today's and lags a change by a day. The following days get
+//!    `1 + (level − 1) × ρ^days`, ρ the lag-one autocorrelation of past days' levels (0 to 1):
+//!    a busy day carries into tomorrow only as far as busy days did on this route.
 //! 4. **Walk forward**: from the newest sample, each hour sells level × profile (the partial
 //!    current hour its remaining share) until the cumulated sales reach `remaining`; within the
 //!    hour, the pace is even. When `sold` dropped at the same hour on at least
@@ -62,6 +64,10 @@ use std::time::Duration;
 use super::hourly::{self, DAY_MS, HOUR_MS, HourlySales, Refill};
 use super::{MAX_HORIZON, Sample};
 
+mod profile;
+
+use profile::{Level, Profile, level, persistence, profile, quantile};
+
 /// History used: five weeks.
 pub const HISTORY: Duration = Duration::from_secs(35 * 86_400);
 /// Least observed time, in hours, before the day shape is used instead of the line.
@@ -78,9 +84,6 @@ pub const CAP_SPREADS: f64 = 5.0;
 pub const RESET_MIN_DAYS: usize = 3;
 /// Fewest past days compared for the likely window.
 pub const MIN_ANALOGUES: usize = 5;
-/// Weight, in days, of the pooled profile in each day type's profile.
-const SPLIT_PRIOR_DAYS: f64 = 2.0;
-
 /// Which method made a [`DayShapedForecast`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -107,34 +110,6 @@ pub struct DayShapedForecast {
     pub method: Method,
 }
 
-/// Expected sales per hour of day, for weekdays (`[0]`) and weekend days (`[1]`), with each
-/// hour's cap.
-#[derive(Debug, Clone, PartialEq)]
-struct Profile {
-    pace: [[f64; 24]; 2],
-    cap: [f64; 24],
-}
-
-impl Profile {
-    fn at(&self, hour: i64) -> f64 {
-        let day = self.pace.get(usize::from(hourly::is_weekend(hour)));
-        day.and_then(|d| d.get(hourly::hour_of_day(hour)))
-            .copied()
-            .unwrap_or(0.0)
-    }
-
-    fn cap(&self, hour: i64) -> f64 {
-        self.cap
-            .get(hourly::hour_of_day(hour))
-            .copied()
-            .unwrap_or(0.0)
-    }
-
-    fn daily(&self) -> f64 {
-        self.pace.iter().flatten().sum::<f64>() / 2.0
-    }
-}
-
 /// The day-shaped forecast of a route's samples (time-ordered) as of `now_ms` (the service's
 /// clock; samples after it are ignored), or `None` when the samples say too little (see the
 /// module doc).
@@ -148,25 +123,30 @@ pub fn day_shaped(samples: &[Sample], now_ms: i64) -> Option<DayShapedForecast> 
     }
     let current = hourly::hour_index(newest.at_ms);
     let profile = profile(&hours, current)?;
-    let level = level(&hours, &profile, current, Some(newest.at_ms));
+    let persistence = persistence(&hours, &profile, current);
+    let level = Level {
+        day_start: current.div_euclid(24) * 24,
+        ratio: level(&hours, &profile, current, Some(newest.at_ms)),
+        persistence,
+    };
     let remaining = (newest.total - newest.sold).max(0) as f64;
     let refill = refill(&hours, newest.total);
     let horizon_ms = i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX);
     let walk = |scale: f64| {
         hourly::sell_out(newest.at_ms, remaining, horizon_ms, refill, |h| {
-            scale * profile.at(h)
+            scale * level.at(h) * profile.at(h)
         })
     };
-    let sells_out_at_ms = walk(level);
+    let sells_out_at_ms = walk(1.0);
     let window_ms = sells_out_at_ms.and_then(|at| {
         let span = usize::try_from((at - newest.at_ms).div_euclid(HOUR_MS) + 1).ok()?;
-        let (low, high) = analogue_quantiles(&hours, &profile, current, span)?;
-        let early = walk(level * high)?;
-        let late = walk(level * low).unwrap_or(newest.at_ms.saturating_add(horizon_ms));
+        let (low, high) = analogue_quantiles(&hours, &profile, persistence, current, span)?;
+        let early = walk(high)?;
+        let late = walk(low).unwrap_or(newest.at_ms.saturating_add(horizon_ms));
         Some((early.min(at), late.max(at)))
     });
     Some(DayShapedForecast {
-        pace_per_hour_now: level * profile.at(current),
+        pace_per_hour_now: level.at(current) * profile.at(current),
         sells_out_at_ms,
         window_ms,
         method: Method::DayShape,
@@ -186,110 +166,12 @@ fn linear(samples: &[Sample]) -> DayShapedForecast {
     }
 }
 
-/// The winsorised profile of the observed hours before `current`, or `None` when too few sold.
-fn profile(hours: &HourlySales, current: i64) -> Option<Profile> {
-    // Each hour of the day's observed paces, and the day type of each.
-    let mut by_hour: [Vec<(f64, bool)>; 24] = Default::default();
-    for hour in hours.first_hour..current {
-        if let (Some(pace), Some(slot)) =
-            (hours.pace(hour), by_hour.get_mut(hourly::hour_of_day(hour)))
-        {
-            slot.push((pace, hourly::is_weekend(hour)));
-        }
-    }
-    let selling = by_hour.iter().flatten().filter(|(p, _)| *p > 0.0).count();
-    let all: Vec<f64> = by_hour.iter().flatten().map(|(p, _)| *p).collect();
-    if selling < MIN_SALE_HOURS || all.is_empty() {
-        return None;
-    }
-    let mean_pace = all.iter().sum::<f64>() / all.len() as f64;
-    let mut pace = [[0.0; 24]; 2];
-    let mut cap = [0.0; 24];
-    // Per hour: cap, pooled mean, and each day type's (sum, count).
-    let mut pooled = [0.0; 24];
-    let mut typed = [[(0.0, 0.0); 24]; 2];
-    for (h, values) in by_hour.iter().enumerate() {
-        let mut sorted: Vec<f64> = values.iter().map(|(p, _)| *p).collect();
-        sorted.sort_by(f64::total_cmp);
-        let median = quantile(&sorted, 0.5).unwrap_or(0.0);
-        let deviations: Vec<f64> = {
-            let mut d: Vec<f64> = sorted.iter().map(|v| (v - median).abs()).collect();
-            d.sort_by(f64::total_cmp);
-            d
-        };
-        let spread = (1.4826 * quantile(&deviations, 0.5).unwrap_or(0.0))
-            .max(0.5 * median)
-            .max(0.5 * mean_pace);
-        let hour_cap = median + CAP_SPREADS * spread;
-        if let Some(c) = cap.get_mut(h) {
-            *c = hour_cap;
-        }
-        for (p, weekend) in values {
-            let kept = p.min(hour_cap);
-            if let Some(pool) = pooled.get_mut(h) {
-                *pool += kept / values.len() as f64;
-            }
-            if let Some((sum, n)) = typed
-                .get_mut(usize::from(*weekend))
-                .and_then(|t| t.get_mut(h))
-            {
-                *sum += kept;
-                *n += 1.0;
-            }
-        }
-    }
-    let days = (current - hours.first_hour) as f64 / 24.0;
-    for (kind, day_pace) in pace.iter_mut().enumerate() {
-        let kind_typed = typed.get(kind).copied().unwrap_or([(0.0, 0.0); 24]);
-        let kind_sum: f64 = kind_typed
-            .iter()
-            .map(|(s, n)| if *n > 0.0 { s / n } else { 0.0 })
-            .sum();
-        let pooled_sum: f64 = pooled.iter().sum();
-        let split = days >= WEEK_SPLIT_DAYS as f64 && pooled_sum > 0.0;
-        let kind_level = if split { kind_sum / pooled_sum } else { 1.0 };
-        for (h, out) in day_pace.iter_mut().enumerate() {
-            let pool = pooled.get(h).copied().unwrap_or(0.0);
-            let (sum, n) = kind_typed.get(h).copied().unwrap_or((0.0, 0.0));
-            *out = if split {
-                (sum + SPLIT_PRIOR_DAYS * pool * kind_level) / (n + SPLIT_PRIOR_DAYS)
-            } else {
-                pool
-            };
-        }
-    }
-    Some(Profile { pace, cap })
-}
-
-/// Today's level before the hour `until` (plus its observed part up to `partial_ms`, if
-/// given): winsorised sales since the UTC day began over the profile's expectation, shrunk
-/// toward 1.
-fn level(hours: &HourlySales, profile: &Profile, until: i64, partial_ms: Option<i64>) -> f64 {
-    let day_start = until.div_euclid(24) * 24;
-    let (mut seen, mut expected) = (0.0, 0.0);
-    for hour in day_start.max(hours.first_hour)..until {
-        if let Some(pace) = hours.pace(hour) {
-            seen += pace.min(profile.cap(hour));
-            expected += profile.at(hour);
-        }
-    }
-    if partial_ms.is_some() {
-        let (sold, covered) = hours.raw(until);
-        seen += sold.min(profile.cap(until) * covered);
-        expected += profile.at(until) * covered;
-    }
-    let prior = LEVEL_PRIOR_DAYS * profile.daily();
-    if expected + prior <= 0.0 {
-        return 1.0;
-    }
-    (seen + prior) / (expected + prior)
-}
-
 /// The 10th and 90th percentiles, over past days, of actual ÷ forecast sales over `span` hours
 /// from the hour after `current`'s same hour; `None` with fewer than [`MIN_ANALOGUES`] days.
 fn analogue_quantiles(
     hours: &HourlySales,
     profile: &Profile,
+    persistence: f64,
     current: i64,
     span: usize,
 ) -> Option<(f64, f64)> {
@@ -307,7 +189,11 @@ fn analogue_quantiles(
         if start + span - 1 > newest_full || start <= hours.first_hour {
             continue;
         }
-        let scale = level(hours, profile, start, None);
+        let scale = Level {
+            day_start: start.div_euclid(24) * 24,
+            ratio: level(hours, profile, start, None),
+            persistence,
+        };
         let (mut actual, mut forecast) = (0.0, 0.0);
         let mut complete = true;
         for hour in start..start + span {
@@ -315,7 +201,7 @@ fn analogue_quantiles(
                 Some(pace) => actual += pace,
                 None => complete = false,
             }
-            forecast += scale * profile.at(hour);
+            forecast += scale.at(hour) * profile.at(hour);
         }
         if complete && forecast > 0.0 {
             ratios.push(actual / forecast);
@@ -360,16 +246,6 @@ fn refill(hours: &HourlySales, total: i64) -> Option<Refill> {
         hour_of_day,
         remaining: (total as f64 - base).max(0.0),
     })
-}
-
-/// The `q` quantile of sorted values, linearly interpolated.
-fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
-    let pos = q.clamp(0.0, 1.0) * last as f64;
-    let below = pos.floor() as usize;
-    let low = *sorted.get(below)?;
-    let high = sorted.get(below + 1).copied().unwrap_or(low);
-    Some(low + (high - low) * (pos - below as f64))
 }
 
 #[cfg(test)]
