@@ -121,7 +121,7 @@ pub fn same_hour(samples: &[Sample], now_ms: i64, days: usize) -> Option<i64> {
             *n += 1.0;
         }
     }
-    if count.iter().any(|&n| n == 0.0) {
+    if count.contains(&0.0) {
         return None;
     }
     let remaining = (newest.total - newest.sold).max(0) as f64;
