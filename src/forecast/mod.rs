@@ -25,6 +25,20 @@
 //!    end of a quiet window). The sell-out time is the newest
 //!    sample's time plus the remaining minutes over the rate, and is left out beyond
 //!    [`MAX_HORIZON`], where a straight line says little.
+//!
+//! # Over days: the day-shaped forecast
+//!
+//! The line above follows the last hour, so it pages at 21:00 for a route that sells nothing
+//! overnight and says "never" at 04:00 for one that will be full by noon. [`seasonal`] learns
+//! the pace by hour of day (and weekday or weekend) from up to five weeks of samples, scales it
+//! to today's level and walks it forward across the night, with a likely window; it answers
+//! with this line while there is less than a day of history. [`baselines`] holds the methods it
+//! is measured against (`examples/forecast_bench.rs`), and [`hourly`] the hourly buckets both
+//! read.
+
+pub mod baselines;
+pub mod hourly;
+pub mod seasonal;
 
 use std::time::Duration;
 
