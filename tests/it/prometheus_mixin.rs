@@ -10,10 +10,9 @@
 //! (`$job` and `$instance` to `.+`, `$__rate_interval` to `1m`). Each must return at least one
 //! series; the test prints a table of them all with their series counts.
 //!
-//! [`AWAITING_METRICS`] names the metrics a relay of this build may not export yet. An
-//! expression reading one of them is skipped, and says so, while the scrape lacks it; once
-//! the relay exports it, the expression must return data like the rest (the forecasts behind
-//! it show within a minute or two at `--demo`'s 60× time).
+//! The forecasts' metrics (`captop_route_sells_out_timestamp_seconds`,
+//! `captop_route_sales_minutes_per_hour`) count too: they show once the relay's store has a
+//! few polls of sales, within a minute at `--demo`'s 60× time.
 //!
 //! Needs Debian's `prometheus` package: `#[ignore = "needs prometheus"]`, run by `.ci/run`
 //! with `cargo test --test it prometheus_mixin -- --include-ignored`.
@@ -35,15 +34,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use support::prometheus::{PrometheusServer, promtool};
 use support::relay::{RelayProcess, eventually};
-
-/// Metrics the mixin reads that a relay of this build may not export yet: the sell-out
-/// forecast and the sales pace behind it, by route. Expressions that read them are skipped
-/// while the scrape lacks them, and checked like every other once it has them. Empty this list
-/// when every relay the mixin is tested against exports them.
-const AWAITING_METRICS: &[&str] = &[
-    "captop_route_sells_out_timestamp_seconds",
-    "captop_route_sales_minutes_per_hour",
-];
 
 /// How long every expression has to return data: the rates need two scrapes, the forecasts
 /// a minute or two of simulated sales at 60× (a debug build on two busy cores).
@@ -247,23 +237,8 @@ async fn every_rule_and_panel_expression_returns_data_from_a_real_prometheus() {
     );
     probes.extend(dashboard_probes());
 
-    // What this build's relay exports decides which probes wait for a metric it lacks.
-    let scrape = reqwest::get(relay.url("/metrics"))
-        .await
-        .expect("the relay's /metrics")
-        .text()
-        .await
-        .expect("its text");
-    let missing: Vec<&str> = AWAITING_METRICS
-        .iter()
-        .copied()
-        .filter(|m| !exports(&scrape, m))
-        .collect();
-    for metric in &missing {
-        println!("skipped: metric {metric} not exported by this build");
-    }
-    let counts = run_until_all_answer(&prometheus, &probes, &missing).await;
-    let (table, failed) = report(&probes, &counts, &missing);
+    let counts = run_until_all_answer(&prometheus, &probes).await;
+    let (table, failed) = report(&probes, &counts);
     println!("{table}");
     assert!(
         failed.is_empty(),
@@ -272,29 +247,18 @@ async fn every_rule_and_panel_expression_returns_data_from_a_real_prometheus() {
     );
 }
 
-/// Whether the scrape `text` has a sample of `metric`.
-fn exports(text: &str, metric: &str) -> bool {
-    text.lines().any(|line| {
-        line.strip_prefix(metric)
-            .is_some_and(|rest| rest.starts_with(['{', ' ']))
-    })
-}
-
-/// Runs each probe not reading a `missing` metric every second until each has returned a
-/// series or [`PATIENCE`] runs out: probe index to its last series count (`None`: the query
-/// failed). Skipped probes have no entry.
+/// Runs each probe every second until each has returned a series or [`PATIENCE`] runs out:
+/// probe index to its last series count (`None`: the query failed).
 async fn run_until_all_answer(
     prometheus: &PrometheusServer,
     probes: &[Probe],
-    missing: &[&str],
 ) -> BTreeMap<usize, Option<usize>> {
     let answered = |c: &Option<usize>| c.is_some_and(|n| n > 0);
     let mut counts: BTreeMap<usize, Option<usize>> = BTreeMap::new();
     let deadline = Instant::now() + PATIENCE;
     loop {
         for (i, probe) in probes.iter().enumerate() {
-            let skipped = missing.iter().any(|m| probe.promql.contains(m));
-            if skipped || counts.get(&i).is_some_and(answered) {
+            if counts.get(&i).is_some_and(answered) {
                 continue;
             }
             counts.insert(i, series_count(prometheus, &probe.promql).await);
@@ -307,22 +271,14 @@ async fn run_until_all_answer(
 }
 
 /// The table "panel/rule: series count", and the probes that returned nothing.
-fn report(
-    probes: &[Probe],
-    counts: &BTreeMap<usize, Option<usize>>,
-    missing: &[&str],
-) -> (String, Vec<String>) {
+fn report(probes: &[Probe], counts: &BTreeMap<usize, Option<usize>>) -> (String, Vec<String>) {
     let width = probes.iter().map(|p| p.what.len()).max().unwrap_or(0);
     let mut table = format!("{:width$}  series\n", "panel/rule");
     let mut failed = Vec::new();
     for (i, probe) in probes.iter().enumerate() {
-        let cell = match counts.get(&i) {
-            None => {
-                let metric = missing.iter().find(|m| probe.promql.contains(*m));
-                format!("skipped: metric {} not exported", metric.unwrap_or(&"?"))
-            }
-            Some(Some(n)) if *n > 0 => n.to_string(),
-            Some(count) => {
+        let cell = match counts.get(&i).copied().flatten() {
+            Some(n) if n > 0 => n.to_string(),
+            count => {
                 failed.push(format!("{}: {}", probe.what, probe.promql));
                 count.map_or_else(|| "query failed".to_owned(), |n| n.to_string())
             }
