@@ -8,6 +8,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// Exit code: the figures could not be had.
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code: usage or configuration error.
+pub const EXIT_USAGE: u8 = 2;
+
 /// Live capacity metrics of a network of call routes, in your terminal.
 #[derive(Debug, Parser)]
 #[command(name = "captop", version, about, long_about = None)]

@@ -8,10 +8,7 @@ use crate::credentials::ApiKey;
 use crate::demo::{DemoConfig, DemoServer};
 use std::io::IsTerminal;
 
-/// Exit code: the figures could not be had.
-pub const EXIT_FAILURE: u8 = 1;
-/// Exit code: usage or configuration error.
-pub const EXIT_USAGE: u8 = 2;
+pub use crate::cli::{EXIT_FAILURE, EXIT_USAGE};
 
 /// Simulated seconds per real second in `--demo`: a simulated hour a minute, so purchases
 /// come often enough for the sell-out forecasts to show within a minute or two (about half

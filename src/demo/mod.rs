@@ -35,7 +35,7 @@ pub async fn run_standalone(args: crate::cli::DemoServerArgs) -> u8 {
             Ok(interrupt) => interrupt,
             Err(e) => {
                 eprintln!("captop: cannot listen for Ctrl-C: {e}");
-                return crate::setup::EXIT_FAILURE;
+                return crate::cli::EXIT_FAILURE;
             }
         };
     let server = match DemoServer::start(config).await {
@@ -45,7 +45,7 @@ pub async fn run_standalone(args: crate::cli::DemoServerArgs) -> u8 {
                 "captop: cannot start the demo service on {}: {e}",
                 args.listen
             );
-            return crate::setup::EXIT_FAILURE;
+            return crate::cli::EXIT_FAILURE;
         }
     };
     println!("base URL: {}", server.base_url());
