@@ -498,4 +498,51 @@ mod tests {
         assert!(text.contains("captop_build_info{version=\""));
         assert!(text.contains("cached between polls"));
     }
+
+    #[test]
+    fn forecasts_are_exported_where_there_is_one_and_absent_elsewhere() {
+        let (capacity, utilization) = reports();
+        let at = capacity.generated_at;
+        let first = capacity.routes[0].clone();
+        // Ten samples a minute apart, 600 minutes sold a minute: a pace of 36,000 per hour.
+        let samples: Vec<crate::forecast::Sample> = (0..10)
+            .map(|i| crate::forecast::Sample {
+                at_ms: at.timestamp_millis() - (9 - i) * 60_000,
+                sold: first.capacity_minutes.sold - (9 - i) * 600,
+                total: first.capacity_minutes.total,
+            })
+            .collect();
+        let mut store = Store::of_reports(Default::default(), capacity.clone(), utilization, at);
+        let mut series = crate::forecast::Series::new();
+        series.insert(first.route.clone(), samples);
+        store.seed_forecasts(series);
+        let forecast = *store.forecast(&first.route).unwrap();
+        let text = super::once_text(&store);
+        let sells_out = forecast.sells_out_at.unwrap().timestamp();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("captop_route_sells_out_timestamp_seconds{"))
+            .unwrap();
+        assert!(
+            line.contains(&format!("route=\"{}\"", first.route)),
+            "{line}"
+        );
+        let value: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(
+            (value - sells_out as f64).abs() < 1.0,
+            "{line} vs {sells_out}"
+        );
+        assert!(text.contains("# TYPE captop_route_sells_out_timestamp_seconds gauge"));
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.starts_with("captop_route_sells_out_timestamp_seconds{"))
+                .count(),
+            1,
+            "only the route with a forecast"
+        );
+        assert!(text.contains(&format!(
+            "captop_route_sales_minutes_per_hour{{route=\"{}\"}} 36000",
+            first.route
+        )));
+    }
 }

@@ -140,7 +140,7 @@ impl Relay {
     /// An empty relay: no figures, upstream [`Upstream::Starting`].
     pub fn new() -> Self {
         let mut relay = Relay {
-            store: Store::default(),
+            store: Store::default().keeping(crate::store::Keep::Reports),
             snapshot: Snapshot {
                 capacity: None,
                 utilization: None,

@@ -104,12 +104,19 @@ struct RouteState {
     soon: bool,
 }
 
+/// A route's state before it was first seen: nothing to say.
+const QUIET: RouteState = RouteState {
+    level: crate::store::Level::Ok,
+    sold_out: false,
+    soon: false,
+};
+
 /// Turns successive reports and failures into events (see the module doc).
 #[derive(Debug, Clone, Default)]
 pub struct Watcher {
     thresholds: crate::store::Thresholds,
     within: Option<Duration>,
-    routes: Option<HashMap<String, RouteState>>,
+    routes: Option<Vec<(String, RouteState)>>,
     service_up: Option<bool>,
 }
 
@@ -130,6 +137,10 @@ impl Watcher {
     }
 
     /// The events of a new report, given the routes' forecasts.
+    ///
+    /// Each route's state is kept beside its slug in the report's order, so the usual poll
+    /// (the same routes in the same order) is compared in place, with no allocation; a poll
+    /// whose routes moved looks the old states up by slug.
     pub fn report(&mut self, report: &CapacityReport, forecasts: &Forecasts) -> Vec<ActionEvent> {
         let mut events = Vec::new();
         if self.service_up == Some(false) {
@@ -140,63 +151,95 @@ impl Watcher {
         }
         self.service_up = Some(true);
         let baseline = self.routes.is_none();
-        let old = self.routes.take().unwrap_or_default();
-        let mut new = HashMap::with_capacity(report.routes.len());
-        for r in &report.routes {
-            let sells_out_at = forecasts.get(&r.route).and_then(|f| f.sells_out_at);
-            let state = RouteState {
+        let mut states = self.routes.take().unwrap_or_default();
+        let in_place = states.len() == report.routes.len()
+            && states
+                .iter()
+                .zip(&report.routes)
+                .all(|((slug, _), r)| *slug == r.route);
+        if !in_place {
+            let old: HashMap<String, RouteState> = states.drain(..).collect();
+            states = report
+                .routes
+                .iter()
+                .map(|r| {
+                    let before = old.get(&r.route).copied().unwrap_or(QUIET);
+                    (r.route.clone(), before)
+                })
+                .collect();
+        }
+        for ((_, state), r) in states.iter_mut().zip(&report.routes) {
+            let before = *state;
+            let sells_out_at = || forecasts.get(&r.route).and_then(|f| f.sells_out_at);
+            let now = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: super::rows::is_sold_out(r),
-                soon: match (self.within, sells_out_at) {
-                    (Some(within), Some(at)) => (at - report.generated_at)
-                        .to_std()
-                        .is_ok_and(|left| left <= within),
-                    _ => false,
-                },
+                soon: self.within.is_some_and(|within| {
+                    sells_out_at().is_some_and(|at| {
+                        (at - report.generated_at)
+                            .to_std()
+                            .is_ok_and(|left| left <= within)
+                    })
+                }),
             };
-            let before = old.get(&r.route).copied().unwrap_or(RouteState {
-                level: crate::store::Level::Ok,
-                sold_out: false,
-                soon: false,
-            });
-            new.insert(r.route.clone(), state);
-            if baseline {
+            *state = now;
+            if baseline || now == before {
                 continue;
             }
-            let name = crate::text::fit(&r.name, 200);
-            let mut fire = |kind: EventKind, what: String| {
-                events.push(ActionEvent {
-                    kind,
-                    route: crate::text::sanitize(&r.route).into_owned(),
-                    route_name: name.clone(),
-                    filled_pct: Some(r.filled_pct),
-                    remaining_minutes: Some(r.capacity_minutes.remaining),
-                    sells_out_at,
-                    message: format!("{name}: {what}"),
-                });
-            };
-            if state.sold_out && !before.sold_out {
-                fire(EventKind::SoldOut, "sold out".to_owned());
-            } else if state.level > before.level {
-                let kind = if state.level == crate::store::Level::Crit {
-                    EventKind::Critical
-                } else {
-                    EventKind::Warning
-                };
-                fire(kind, format!("{} % filled", r.filled_pct));
-            }
-            if state.soon && !before.soon && !state.sold_out {
-                let left = sells_out_at
-                    .and_then(|at| (at - report.generated_at).to_std().ok())
-                    .map_or_else(String::new, crate::forecast::full_in);
-                fire(
-                    EventKind::SellsOutSoon,
-                    format!("forecast to sell out in {left}"),
-                );
-            }
+            self.fire(
+                &mut events,
+                r,
+                before,
+                now,
+                sells_out_at(),
+                report.generated_at,
+            );
         }
-        self.routes = Some(new);
+        self.routes = Some(states);
         events
+    }
+
+    /// The events of one route whose state changed from `before` to `now`.
+    fn fire(
+        &self,
+        events: &mut Vec<ActionEvent>,
+        r: &crate::api::model::RouteCapacity,
+        before: RouteState,
+        now: RouteState,
+        sells_out_at: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) {
+        let name = crate::text::fit(&r.name, 200);
+        let mut fire = |kind: EventKind, what: String| {
+            events.push(ActionEvent {
+                kind,
+                route: crate::text::sanitize(&r.route).into_owned(),
+                route_name: name.clone(),
+                filled_pct: Some(r.filled_pct),
+                remaining_minutes: Some(r.capacity_minutes.remaining),
+                sells_out_at,
+                message: format!("{name}: {what}"),
+            });
+        };
+        if now.sold_out && !before.sold_out {
+            fire(EventKind::SoldOut, "sold out".to_owned());
+        } else if now.level > before.level {
+            let kind = if now.level == crate::store::Level::Crit {
+                EventKind::Critical
+            } else {
+                EventKind::Warning
+            };
+            fire(kind, format!("{} % filled", r.filled_pct));
+        }
+        if now.soon && !before.soon && !now.sold_out {
+            let left = sells_out_at
+                .and_then(|s| (s - at).to_std().ok())
+                .map_or_else(String::new, crate::forecast::full_in);
+            fire(
+                EventKind::SellsOutSoon,
+                format!("forecast to sell out in {left}"),
+            );
+        }
     }
 
     /// The events of a failed poll; `reason` is its one-line message.

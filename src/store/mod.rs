@@ -74,6 +74,17 @@ const MAX_PENDING_ALERTS: usize = 1000;
 /// Most reports' samples kept for the history file between two writes.
 const MAX_UNSAVED: usize = 240;
 
+/// What a store keeps of each `/capacity` report: what its face reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Keep {
+    /// The rows (sanitized, shared between polls), their changes and recent histories; the
+    /// report without its routes. The dashboard's.
+    #[default]
+    Rows,
+    /// The report whole, to encode as it came; no rows. The relay's, `--once`'s and check's.
+    Reports,
+}
+
 /// What one [`Store::apply`] changed, for the face that fed it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Applied {
@@ -88,6 +99,9 @@ pub struct Applied {
 /// Everything known of the service's figures this session.
 #[derive(Debug, Clone, Default)]
 pub struct Store {
+    keep: Keep,
+    /// A store of one fetched pair: no next poll to alert on, so no baseline to keep.
+    one_shot: bool,
     thresholds: Thresholds,
     capacity: Feed<Arc<CapacityReport>>,
     utilization: Feed<Arc<UtilizationReport>>,
@@ -138,7 +152,8 @@ impl Store {
         utilization: UtilizationReport,
         at: DateTime<Utc>,
     ) -> Store {
-        let mut store = Store::new(thresholds);
+        let mut store = Store::new(thresholds).keeping(Keep::Reports);
+        store.one_shot = true;
         store.apply_pair(capacity, utilization, at);
         store
     }
@@ -172,6 +187,13 @@ impl Store {
         applied.transition = second.transition;
         applied.poll_completed = second.poll_completed;
         applied
+    }
+
+    /// Keeps what `keep` says of each report (the default: rows).
+    #[must_use]
+    pub fn keeping(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
     }
 
     /// Also alerts on routes forecast to sell out within `hours`.
@@ -330,7 +352,8 @@ impl Store {
         self.thresholds
     }
 
-    /// `/capacity`: its latest report (with `received_at`) and failure.
+    /// `/capacity`: its latest report (with `received_at`) and failure. A store that keeps
+    /// [`Keep::Rows`] keeps it without its routes, which are in [`Store::rows`].
     pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
         &self.capacity
     }
@@ -355,7 +378,8 @@ impl Store {
         self.schedule.as_ref()
     }
 
-    /// The routes of the latest capacity report, in the service's order.
+    /// The routes of the latest capacity report, in the service's order (none in a store
+    /// that keeps [`Keep::Reports`]).
     pub fn rows(&self) -> &[RouteRow] {
         &self.rows
     }
@@ -482,19 +506,23 @@ impl Store {
         let broken = crate::api::validate::capacity_warnings_at(&report, now);
         self.warn_rules("/capacity", &broken, now);
         self.broken_rules.0 = broken;
-        let first = self.rows.is_empty() && self.capacity.latest.is_none();
-        let rows = RouteRow::all(&report, &self.rows);
+        let first = self.capacity.latest.is_none();
         if first {
-            let text = format!("{} routes reported", thousands(rows.len() as i64));
+            let text = format!("{} routes reported", thousands(report.routes.len() as i64));
             self.log.push(received_at, LogKind::Info, text);
-        } else {
-            let diff = diff(&self.rows, &rows, received_at);
-            self.changes.extend(diff.changes);
-            for (kind, text) in diff.log {
-                self.log.push(received_at, kind, text);
-            }
         }
-        self.route_history.record(&rows);
+        if self.keep == Keep::Rows {
+            let rows = RouteRow::all(&report, &self.rows);
+            if !first {
+                let diff = diff(&self.rows, &rows, received_at);
+                self.changes.extend(diff.changes);
+                for (kind, text) in diff.log {
+                    self.log.push(received_at, kind, text);
+                }
+            }
+            self.route_history.record(&rows);
+            self.rows = rows;
+        }
         if crate::forecast::add_report(&mut self.forecast_series, &report) {
             self.refit();
             if let Some(unsaved) = &mut self.unsaved {
@@ -504,10 +532,20 @@ impl Store {
                 unsaved.push(crate::forecast::Snapshot::of(&report));
             }
         }
-        let alerts = self.watcher.report(&report, &self.forecasts);
-        self.push_alerts(alerts);
-        self.rows = rows;
+        if !self.one_shot {
+            let alerts = self.watcher.report(&report, &self.forecasts);
+            self.push_alerts(alerts);
+        }
         self.totals = TotalsRow::of(&report);
+        let report = match self.keep {
+            Keep::Reports => report,
+            // The rows hold the routes: a second copy of them (2 MB at 10,000 routes) would
+            // only be read for its `generated_at` and totals.
+            Keep::Rows => CapacityReport {
+                routes: Vec::new(),
+                ..report
+            },
+        };
         self.capacity.latest = Some(Fetched {
             report: Arc::new(report),
             received_at,
