@@ -37,7 +37,8 @@ RELAY_SECONDS=${RELAY_SECONDS:-10}
 KEY=bench-key-not-secret
 
 cd "$(dirname "$0")/.."
-TARGET=${CARGO_TARGET_DIR:-target}
+# Absolute: the dashboard harness spawns captop in a pty, which does not search the working dir.
+TARGET=$(realpath "${CARGO_TARGET_DIR:-target}")
 echo "building release binaries…" >&2
 cargo build --quiet --release --bin captop --example bench_fixed_server --example dashboard_cost >&2
 CAPTOP=${CAPTOP_BIN:-$TARGET/release/captop}
