@@ -19,11 +19,8 @@
 //! once, and is killed at its timeout; nothing waits for it, so a failing or hanging command
 //! never blocks the dashboard.
 //!
-//! [`Watcher`] turns successive reports and failures into [`ActionEvent`]s: the first report
-//! only sets the baseline (starting captop rings nothing), then each route fires when its level
-//! rises (warning, critical), when it sells out, and when its forecast first falls within
-//! `sells_out_within`; the service fires `service-down` on the first failure after figures and
-//! `service-up` on the first figures after a failure.
+//! The events themselves ([`ActionEvent`]) are found by the store, once
+//! ([`crate::store::alerts`]); the dashboard takes them after each poll and hands them here.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,25 +1,24 @@
 //! captop: a terminal dashboard for the live capacity metrics of a network of call routes.
 //!
-//! Data flows one way, and so do the imports: [`model`] ← [`app`] ← [`ui`].
+//! One store of the figures, read by every face; data flows one way:
 //!
 //! ```text
-//!  poller (poll) ── PollEvent ─────────────────────────────────────────┐
-//!  terminal ── tui::input (bytes → keys) ── app::keys (table) ── Msg ──┤
-//!                                                                      ▼
-//!                App::update ──► model::Store::apply  (poll results: rows, diffs, log, histories)
-//!                     │          app::RoutesTable, overlay  (messages: sort, filter, selection)
-//!                     ├──► ui::render(&App) ──► frame    (reads the state, never changes it)
-//!                     └──► Action ──► poller             (refresh, pause, quit)
+//!  poller (poll) ── PollEvent ──┬──► dashboard: App::update ──► store::Store::apply
+//!                               │        │  ├──► ui::render(&App) ──► frame (reads, never changes)
+//!                               │        │  └──► Action ──► poller (refresh, pause, quit)
+//!                               │        └──► effects: the store's alerts ──► [actions]; samples ──► history
+//!                               ├──► relay (serve): Relay::apply ──► Store::apply ──► bodies, /metrics
+//!                               └──► --once, check (report): Store::of_reports ──► one format
+//!  terminal ── tui::input (bytes → keys) ── app::keys (table) ── Msg ──► App::update
 //! ```
 //!
 //! The poller ([`poll`]) fetches `/capacity` and `/utilization` through [`api::client`] and
-//! sends the results as messages. [`model`] keeps the figures with no terminal in them: the
-//! dashboard reads them, and so can anything that serves them on. [`app`] is the dashboard:
-//! the figures plus the state of the screen, changed only by `App::update`. [`ui`] draws it,
-//! [`layout`] says where each panel goes (for the drawing and for the state's page sizes and
-//! clicks), [`format`] words durations and counts, [`tui`] owns the terminal, and [`tap`] takes
-//! the forecast samples and the `[actions]` events off the poller's messages on their way. `--once`
-//! ([`once`]) takes the same reports and prints them instead.
+//! sends the results as messages. [`store`] keeps the figures with no terminal and no socket in
+//! them: reports, the upstream's state, rows, forecasts ([`forecast`]) and the alerts found in
+//! them. [`dashboard`] is the store plus the state of the screen, its renderer and its terminal
+//! runtime; [`report`] prints a store as a table, JSON, Markdown, a plugin's check or the
+//! Prometheus text; [`serve`] relays the service and serves `/metrics` from its store.
+//! [`setup`] is what these modes share at start; [`run`] picks the mode.
 
 pub mod actions;
 pub mod api;

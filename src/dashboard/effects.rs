@@ -40,11 +40,6 @@ impl Effects {
         }
     }
 
-    /// None at all (tests, and faces that keep nothing).
-    pub fn none() -> Effects {
-        Effects::new(ActionsConfig::default(), None)
-    }
-
     /// Takes what the last poll left in the store: runs its alerts, keeps its samples and
     /// writes them when it is time.
     pub fn after_poll(&mut self, store: &mut Store) {

@@ -2,7 +2,7 @@
 //!
 //! It backs `captop --demo` (in-process), `captop demo-server` (standalone) and every
 //! integration test: [`sim`] computes the figures (pure and deterministic under a seed),
-//! [`routes`] names the routes, [`server`] is the HTTP layer (authentication, rate limit,
+//! [`catalogue`] names the routes, [`service`] is the HTTP layer (authentication, rate limit,
 //! request log, fault injection). The OpenAPI document it serves is `schemas/openapi.json`.
 //!
 //! ```no_run

@@ -1,10 +1,12 @@
 //! `captop --once`: fetch both reports concurrently, print them in the format asked for, exit.
 //!
-//! Rendering is pure (reports in, text out) so it is tested without a network; [`run`] is the
-//! thin edge that fetches and writes, inside the request budget shared with every other captop
-//! of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings included), 1 the
+//! The fetched pair is applied to a fresh [`Store`] ([`Store::of_reports`]) and every format
+//! draws from it; rendering is pure (store in, text out) so it is tested without a network;
+//! [`run`] is the thin edge that fetches and writes, inside the request budget shared with
+//! every other captop of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings included), 1 the
 //! figures could not be had; check mode (`--format nagios`) exits as a monitoring plugin
-//! does, 0 to 3. Each format has its own module: [`table`], [`json`], [`markdown`], [`nagios`].
+//! does, 0 to 3. Each format has its own module: [`table`], [`json`], [`markdown`], [`nagios`],
+//! [`prometheus`].
 
 use std::io::Write;
 use std::time::Duration;
@@ -151,6 +153,16 @@ fn draw(
     }
 }
 
+/// The store of the pair just fetched, its rows judged against the table's thresholds.
+fn store_of(
+    options: &OnceOptions,
+    capacity: CapacityReport,
+    utilization: UtilizationReport,
+) -> Store {
+    let now = chrono::Utc::now();
+    Store::of_reports(options.style.thresholds, capacity, utilization, now)
+}
+
 /// The store's two reports, which `--once` always has once its fetch succeeded.
 fn reports_of(store: &Store) -> Result<(&CapacityReport, &UtilizationReport), String> {
     match (store.capacity().report(), store.utilization().report()) {
@@ -202,12 +214,7 @@ pub async fn run(
             return 1;
         }
     };
-    let mut store = Store::of_reports(
-        options.style.thresholds,
-        capacity,
-        utilization,
-        chrono::Utc::now(),
-    );
+    let mut store = store_of(options, capacity, utilization);
     match draw(options, client.base_url(), &mut store, stderr) {
         Ok(text) => write_out(&text, stdout, stderr),
         Err(why) => {
@@ -239,12 +246,7 @@ async fn check(
         ),
         Ok(Err(why)) => (nagios::unknown(&why), crate::report::check::Status::Unknown),
         Ok(Ok((capacity, utilization))) => {
-            let mut store = Store::of_reports(
-                options.style.thresholds,
-                capacity,
-                utilization,
-                chrono::Utc::now(),
-            );
+            let mut store = store_of(options, capacity, utilization);
             with_history(&mut store, options.history.as_ref(), stderr, |_| ());
             match check::evaluate_store(&store, &options.thresholds) {
                 Some(evaluation) => (nagios::render(&evaluation), evaluation.status),

@@ -5,17 +5,17 @@
 //!   service ◀──2 requests per poll, within the budget── poller (crate::poll)
 //!                                                          │ PollEvent
 //!                                                          ▼
-//!                           follower task: Cache::apply → Snapshot (bodies encoded, gzipped,
+//!                           follower task: Relay::apply → Store::apply → Snapshot (bodies encoded, gzipped,
 //!                                          ETagged once per poll) → ArcSwap; a log line per
 //!                                          change of the upstream's state
 //!                                                          │ load
-//!   readers (dashboards, --once, curl, Prometheus) ──HTTP──▶ server (limits, TLS) → routes
+//!   readers (dashboards, --once, curl, Prometheus) ──HTTP──▶ server (limits, TLS) → answers
 //! ```
 //!
-//! - [`state`]: the latest good figures and the snapshot served from them.
-//! - [`routes`]: what each path answers; [`metrics`]: the Prometheus exposition.
-//! - [`auth`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
-//! - [`log`]: the log lines on stderr, text or JSON.
+//! - [`snapshot`]: the relay's store and the snapshot of bodies encoded from it.
+//! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`].
+//! - [`tokens`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
+//! - [`logger`]: the log lines on stderr, text or JSON.
 //!
 //! The upstream API key stays in the poller's client: no route, header, metric or log line is
 //! built from it.

@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
-use crate::store::{Feed, Store};
+use crate::store::Store;
 pub use crate::store::{Transition, Upstream};
 
 /// One response body, ready to send.
@@ -119,13 +119,13 @@ fn json_body<T: serde::Serialize>(value: &T) -> Option<Arc<Encoded>> {
         .map(|body| Encoded::new(body, "application/json"))
 }
 
-/// The body of a feed's latest report: the one already encoded while the report is the same
-/// (`Arc` identity), a new encoding when it changed.
+/// The body of the store's latest report: the one already encoded while the report is the
+/// same (`Arc` identity), a new encoding when it changed.
 fn body_of<T: serde::Serialize>(
-    feed: &Feed<Arc<T>>,
+    report: Option<&Arc<T>>,
     encoded: &mut Option<(Arc<T>, Option<Arc<Encoded>>)>,
 ) -> Option<Arc<Encoded>> {
-    let report = feed.report()?;
+    let report = report?;
     match encoded {
         Some((of, body)) if Arc::ptr_eq(of, report) => body.clone(),
         _ => {
@@ -172,19 +172,10 @@ impl Relay {
     pub fn apply(&mut self, event: PollEvent, now: DateTime<Utc>) -> Option<Transition> {
         let applied = self.store.apply(event, now);
         let encoded = &mut self.encoded;
-        self.snapshot.capacity = body_of(self.store.capacity(), &mut encoded.capacity);
-        self.snapshot.utilization = body_of(self.store.utilization(), &mut encoded.utilization);
-        if let Some(health) = self.store.health() {
-            let same = encoded
-                .health
-                .as_ref()
-                .is_some_and(|(of, _)| Arc::ptr_eq(of, health));
-            if !same {
-                let body = json_body(health.as_ref());
-                encoded.health = Some((Arc::clone(health), body));
-            }
-            self.snapshot.health = encoded.health.as_ref().and_then(|(_, b)| b.clone());
-        }
+        self.snapshot.capacity = body_of(self.store.capacity().report(), &mut encoded.capacity);
+        self.snapshot.utilization =
+            body_of(self.store.utilization().report(), &mut encoded.utilization);
+        self.snapshot.health = body_of(self.store.health(), &mut encoded.health);
         self.snapshot.next_poll_at = self.store.schedule().and_then(|s| s.next_poll_at);
         self.snapshot.upstream = self.store.ledger().state().clone();
         let version = self.store.api_version().map(str::to_owned);

@@ -18,9 +18,8 @@
 
 pub mod alerts;
 pub mod diff;
-pub mod feed;
-
 pub mod event_log;
+pub mod feed;
 pub mod levels;
 pub mod recent;
 pub mod rows;
@@ -302,11 +301,6 @@ impl Store {
     /// Every route's forecast.
     pub fn forecasts(&self) -> &crate::forecast::Forecasts {
         &self.forecasts
-    }
-
-    /// The forecasts' samples.
-    pub fn forecast_series(&self) -> &crate::forecast::Series {
-        &self.forecast_series
     }
 
     /// Starts the forecasts' samples from those kept by earlier runs (the history file).

@@ -16,7 +16,7 @@ pub const ROUTE_HISTORY_LEN: usize = 120;
 ///
 /// A byte a sample: at 10,000 routes the full history is about 1.5 MB. (Samples of whole
 /// figures with their time took 32 bytes, 38 MB at that size; the forecasts keep the sold
-/// minutes they need themselves, see [`super::forecast`].)
+/// minutes they need themselves, see [`crate::forecast`].)
 ///
 /// Kept in the order of the last poll's rows, so that the usual poll, which lists the same
 /// routes in the same order, adds its figures by position without looking any route up.
