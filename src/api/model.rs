@@ -247,10 +247,13 @@ pub fn decode<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, DecodeEr
     }
     // Tracking the path costs about as much as decoding itself, and only a failure needs it:
     // decode plainly first, and on failure decode again, tracked, for the same error with its
-    // path (the same bytes fail at the same place).
-    let mut de = serde_json::Deserializer::from_slice(body);
-    if let Ok(value) = T::deserialize(&mut de).and_then(|value| de.end().map(|()| value)) {
-        return Ok(value);
+    // path (the same bytes fail at the same place). The plain pass checks UTF-8 once for the
+    // whole body rather than once per string (30,000 strings in a 10,000-route report).
+    if let Ok(text) = std::str::from_utf8(body) {
+        let mut de = serde_json::Deserializer::from_str(text);
+        if let Ok(value) = T::deserialize(&mut de).and_then(|value| de.end().map(|()| value)) {
+            return Ok(value);
+        }
     }
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|err| DecodeError {
