@@ -68,7 +68,7 @@ pub struct Profile {
     /// `allow_insecure_http`.
     pub allow_insecure_http: Option<bool>,
     /// The `[check]` table: check mode's thresholds.
-    pub check: Option<crate::report::check::CheckProfile>,
+    pub check: Option<super::check_table::CheckProfile>,
     /// The `[actions]` table: what the dashboard does on events.
     pub actions: Option<crate::actions::ActionsConfig>,
     /// The key table with the top level's `[keys]` and then the profile's applied, checked;
@@ -122,7 +122,7 @@ struct RawFile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
-    check: Option<crate::report::check::CheckProfile>,
+    check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,
@@ -144,7 +144,7 @@ struct RawProfile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
-    check: Option<crate::report::check::CheckProfile>,
+    check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,

@@ -17,25 +17,30 @@
 //! missing file named by `--config` is an error.
 //!
 //! ```text
-//!   values   defaults and self-checking value types      (no I/O)
+//!   values       defaults and self-checking value types      (no I/O)
+//!   range        threshold ranges in the plugins' syntax, for [check] and check mode's flags
+//!   check_table  the [check] table: check mode's threshold defaults (ranges, hours)
 //!     ▲
-//!   file     find, read and parse the file into profiles (reads the config file, nothing else)
-//!   habits   [keys] and [theme], layered; checked by app::keys and ui::palette (no I/O)
+//!   file         find, read and parse the file into profiles (reads the config file, nothing else)
+//!   habits       [keys] and [theme], layered; checked by app::keys and ui::palette (no I/O)
 //!     ▲
-//!   settings flags > env > profile > defaults → Settings (no I/O; the environment is injected)
+//!   settings     flags > env > profile > defaults → Settings (no I/O; the environment is injected)
 //!
-//!   error    ConfigError, used by file and settings
+//!   error        ConfigError, used by file and settings
 //! ```
 //!
 //! The process's real environment is read at the edge ([`crate::setup::real_environment`]), and
 //! the API key is looked for by [`crate::credentials`], from [`Settings::key_request`].
 
+mod check_table;
 mod error;
 mod file;
 mod keys_theme;
+pub mod range;
 mod settings;
 mod values;
 
+pub use check_table::{CheckProfile, Hours};
 pub use error::ConfigError;
 pub use file::{LoadedConfig, Profile, line_col, load_config, parse_config};
 pub use settings::{Environment, Settings};

@@ -66,7 +66,7 @@ pub struct Settings {
     /// The store `CAPTOP_KEYRING` asked for.
     pub keyring: StoreChoice,
     /// The profile's `[check]` table (check mode's threshold defaults).
-    pub check: crate::report::check::CheckProfile,
+    pub check: super::check_table::CheckProfile,
     /// The profile's `[actions]` table (bell and command on dashboard events).
     pub actions: crate::actions::ActionsConfig,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
