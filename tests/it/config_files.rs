@@ -499,3 +499,19 @@ fn no_color_and_the_mono_theme_win_over_any_theme() {
     assert_eq!(palette, captop::dashboard::ui::palette::Palette::default());
     assert_eq!(keys, captop::dashboard::app::Keymap::default());
 }
+
+#[test]
+fn the_dashboard_checks_the_keys_and_theme_of_every_profile() {
+    let text = "[keys]\nquit = \"x\"\n[profiles.ops.keys]\nrelaod = \"r\"\n";
+    // Config keeps the tables as written: the settings of the default profile resolve...
+    let s = resolve(Some(text), GlobalArgs::default(), &[], true).unwrap();
+    assert_eq!(s.keys.tables.len(), 1, "the top level's [keys]");
+    // ...and the dashboard refuses the file, at the line and column of the other profile's entry.
+    let e = captop::dashboard::habits_of(&s).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "config.toml:4:1: profiles.ops.keys.relaod: unknown action, expected one of `quit`"
+        ),
+        "{e}"
+    );
+}
