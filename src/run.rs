@@ -51,6 +51,19 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
             return EXIT_USAGE;
         }
     };
+    let dashboard = !check && !args.once && std::io::stdout().is_terminal();
+    // The dashboard's `[keys]` and `[theme]`, checked before anything starts.
+    let habits = if dashboard {
+        match crate::dashboard::habits_of(&settings) {
+            Ok(habits) => Some(habits),
+            Err(e) => {
+                eprintln!("captop: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    } else {
+        None
+    };
     let thresholds = match crate::report::check::CheckThresholds::resolve(
         &args.check,
         &settings.check,
@@ -75,8 +88,8 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         Ok(client) => client,
         Err(code) => return code,
     };
-    let code = if !check && !args.once && std::io::stdout().is_terminal() {
-        crate::dashboard::run(&settings, client, demo.as_ref()).await
+    let code = if let Some(habits) = habits {
+        crate::dashboard::run(&settings, habits, client, demo.as_ref()).await
     } else {
         let format = if check {
             crate::cli::Format::Nagios

@@ -46,7 +46,10 @@ pub fn run_config_with(
             }
             0
         }
-        ConfigCommand::Check => match Settings::resolve_with(args, env) {
+        // The dashboard's `[keys]` and `[theme]` are checked too, as the dashboard does at start.
+        ConfigCommand::Check => match Settings::resolve_with(args, env)
+            .and_then(|s| crate::dashboard::habits_of(&s).map(|_| s))
+        {
             Ok(settings) => {
                 match &settings.config_path {
                     Some(path) => {

@@ -1,8 +1,10 @@
 //! The config file as written: finding it, reading it, and parsing it into checked profiles.
 //!
 //! Every value is checked while the file is read: an unknown key, a wrong type or a value out
-//! of range is an error naming the file, line and column. This is the only place in
-//! [`crate::config`] that touches the file system.
+//! of range is an error naming the file, line and column. The entries of `[keys]` and
+//! `[theme]` are kept as written, with their offsets, for the dashboard to check; it places
+//! what it finds with [`LoadedConfig::error_at`]. This is the only place in [`crate::config`]
+//! that touches the file system.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,14 +14,14 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::ConfigError;
-use super::keys_theme::{Habits, Problem, RawKeys, RawTheme, layered};
+use super::keys_theme::{Habits, KeyEntries, Problem, RawKeys, RawTheme, ThemeEntries, layered};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
 };
 
 /// The parsed config file.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct LoadedConfig {
     /// The file.
     pub path: PathBuf,
@@ -29,9 +31,34 @@ pub struct LoadedConfig {
     pub top: Profile,
     /// The `[profiles.NAME]` tables.
     pub profiles: BTreeMap<String, Profile>,
+    /// The file's text, to place a problem found later at its line and column.
+    text: String,
+}
+
+/// The text is left out: it is the whole file, comments and all.
+impl std::fmt::Debug for LoadedConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedConfig")
+            .field("path", &self.path)
+            .field("default_profile", &self.default_profile)
+            .field("top", &self.top)
+            .field("profiles", &self.profiles)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LoadedConfig {
+    /// The error for a problem at byte `offset` of the file, at its line and column: for the
+    /// entries of `[keys]` and `[theme]`, which the dashboard checks.
+    pub fn error_at(&self, offset: usize, message: String) -> ConfigError {
+        invalid_at(&self.path, &self.text, offset, message)
+    }
+
+    /// Every profile: `default` (the top level) first, then the named ones by name.
+    pub fn every_profile(&self) -> impl Iterator<Item = &Profile> {
+        std::iter::once(&self.top).chain(self.profiles.values())
+    }
+
     /// The names of every profile: `default` first, then the named ones.
     pub fn profile_names(&self) -> Vec<String> {
         let mut names = vec![DEFAULT_PROFILE.to_owned()];
@@ -68,15 +95,15 @@ pub struct Profile {
     /// `allow_insecure_http`.
     pub allow_insecure_http: Option<bool>,
     /// The `[check]` table: check mode's thresholds.
-    pub check: Option<crate::report::check::CheckProfile>,
+    pub check: Option<super::check_table::CheckProfile>,
     /// The `[actions]` table: what the dashboard does on events.
     pub actions: Option<crate::actions::ActionsConfig>,
-    /// The key table with the top level's `[keys]` and then the profile's applied, checked;
-    /// `None` when neither has one.
-    pub keys: Option<crate::dashboard::app::keys::Keymap>,
-    /// The palette of the top level's `[theme]` with the profile's on top; `None` when
-    /// neither has one.
-    pub theme: Option<crate::dashboard::ui::palette::Palette>,
+    /// The top level's `[keys]` tables and then the profile's, as written (the dashboard
+    /// checks them and builds its key table).
+    pub keys: KeyEntries,
+    /// The top level's `[theme]` with the profile's on top, as written (the dashboard checks
+    /// it and builds its palette).
+    pub theme: ThemeEntries,
 }
 
 impl Profile {
@@ -96,8 +123,11 @@ impl Profile {
         allow_insecure_http: None,
         check: None,
         actions: None,
-        keys: None,
-        theme: None,
+        keys: KeyEntries { tables: Vec::new() },
+        theme: ThemeEntries {
+            name: None,
+            colors: Vec::new(),
+        },
     };
 }
 
@@ -122,7 +152,7 @@ struct RawFile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
-    check: Option<crate::report::check::CheckProfile>,
+    check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,
@@ -144,7 +174,7 @@ struct RawProfile {
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
-    check: Option<crate::report::check::CheckProfile>,
+    check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,
@@ -186,8 +216,8 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         allow_insecure_http: raw.allow_insecure_http,
         check: raw.check,
         actions: raw.actions,
-        keys: None,
-        theme: None,
+        keys: KeyEntries::default(),
+        theme: ThemeEntries::default(),
     })
 }
 
@@ -248,8 +278,6 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
     };
     let at = |p: Problem| invalid_at(path, text, p.at, p.message);
     let top_habits = Habits::read(raw.keys, raw.theme, "").map_err(at)?;
-    // Checked before the profiles, which layer on it: a clash at the top is reported as one.
-    let top_layers = layered(&top_habits, None).map_err(at)?;
     let mut profiles = BTreeMap::new();
     for (name, table) in raw.profiles.unwrap_or_default() {
         let span = name.span();
@@ -268,7 +296,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         let prefix = format!("profiles.{name}.");
         let own = Habits::read(table.keys.take(), table.theme.take(), &prefix).map_err(at)?;
         let mut profile = profile_from_raw(table, text, path)?;
-        (profile.keys, profile.theme) = layered(&top_habits, Some(&own)).map_err(at)?;
+        (profile.keys, profile.theme) = layered(&top_habits, Some(&own));
         profiles.insert(name, profile);
     }
     if let Some((name, span)) = &default_profile
@@ -301,12 +329,13 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         theme: None,
     };
     let mut top = profile_from_raw(top, text, path)?;
-    (top.keys, top.theme) = top_layers;
+    (top.keys, top.theme) = layered(&top_habits, None);
     Ok(LoadedConfig {
         path: path.to_owned(),
         default_profile: default_profile.map(|(name, _)| name),
         top,
         profiles,
+        text: text.to_owned(),
     })
 }
 

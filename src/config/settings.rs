@@ -16,6 +16,7 @@ use crate::credentials::{ApiKey, KeyRequest, StoreChoice};
 
 use super::error::ConfigError;
 use super::file::{LoadedConfig, Profile, find_config};
+use super::keys_theme::{KeyEntries, ThemeEntries};
 use super::values::{
     ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
     DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, body_mib, budget,
@@ -44,10 +45,12 @@ pub struct Settings {
     /// Whether to draw colours, after `--no-color`, `NO_COLOR`, the profile, its theme
     /// (`mono` has none) and the terminal.
     pub color: bool,
-    /// The colours of the profile's `[theme]` (layered on the top level's).
-    pub palette: crate::dashboard::ui::palette::Palette,
-    /// The key table with the profile's `[keys]` (layered on the top level's) applied.
-    pub keys: crate::dashboard::app::keys::Keymap,
+    /// The profile's `[theme]` (layered on the top level's) as written; the dashboard makes
+    /// its palette of it.
+    pub theme: ThemeEntries,
+    /// The top level's `[keys]` and the profile's as written; the dashboard makes its key
+    /// table of them.
+    pub keys: KeyEntries,
     /// Draw with ASCII characters only.
     pub ascii: bool,
     /// Allow plain `http://` to a host other than loopback.
@@ -66,7 +69,7 @@ pub struct Settings {
     /// The store `CAPTOP_KEYRING` asked for.
     pub keyring: StoreChoice,
     /// The profile's `[check]` table (check mode's threshold defaults).
-    pub check: crate::report::check::CheckProfile,
+    pub check: super::check_table::CheckProfile,
     /// The profile's `[actions]` table (bell and command on dashboard events).
     pub actions: crate::actions::ActionsConfig,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
@@ -130,6 +133,12 @@ impl Settings {
         )
     }
 
+    /// The config file that was read, if one was: every profile as written, and where a
+    /// problem with one of its entries is (see [`LoadedConfig::error_at`]).
+    pub fn config_file(&self) -> Option<&LoadedConfig> {
+        self.inputs.file.as_ref()
+    }
+
     /// The names of every profile the config has (`default` first).
     pub fn profile_names(&self) -> Vec<String> {
         self.inputs.file.as_ref().map_or_else(
@@ -175,8 +184,7 @@ impl Settings {
             Some(v) => body_mib(i64::from(v)).map_err(|m| bad("--max-body-mib", m))?,
             None => profile.max_body_mib.unwrap_or(DEFAULT_MAX_BODY_MIB),
         };
-        let palette = profile.theme.unwrap_or_default();
-        let color = if args.no_color || inputs.no_color_env || !palette.has_colors() {
+        let color = if args.no_color || inputs.no_color_env || profile.theme.is_colorless() {
             false
         } else {
             match profile.color.unwrap_or_default() {
@@ -195,8 +203,8 @@ impl Settings {
             warn_pct: profile.warn_pct.unwrap_or(DEFAULT_WARN_PCT),
             crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),
             color,
-            palette,
-            keys: profile.keys.clone().unwrap_or_default(),
+            theme: profile.theme.clone(),
+            keys: profile.keys.clone(),
             ascii: args.ascii || profile.ascii.unwrap_or(false),
             allow_insecure_http: args.allow_insecure_http
                 || profile.allow_insecure_http.unwrap_or(false),
@@ -261,8 +269,10 @@ fn select_profile<'f>(
         .or_else(|| args.profile.clone().filter(|p| !p.is_empty()))
         .or_else(|| file.and_then(|f| f.default_profile.clone()))
         .unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
+    /// The profile of no file: every key takes captop's default.
+    static EMPTY: Profile = Profile::EMPTY;
     if name == DEFAULT_PROFILE {
-        return Ok((name, file.map_or(&Profile::EMPTY, |f| &f.top)));
+        return Ok((name, file.map_or(&EMPTY, |f| &f.top)));
     }
     match file.and_then(|f| f.profiles.get(&name)) {
         Some(profile) => Ok((name, profile)),

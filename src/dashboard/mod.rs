@@ -1,12 +1,16 @@
 //! The live dashboard: [`app`] (the store plus the state of the screen, changed only by
 //! `App::update`), [`ui`] (pure render functions), [`layout`] (where each panel goes) and
-//! [`tui`] (the terminal runtime: the one event loop).
+//! [`tui`] (the terminal runtime: the one event loop); [`habits`] makes the config file's
+//! `[keys]` and `[theme]` into its key table and palette.
 
 pub mod app;
 pub mod effects;
+pub mod habits;
 pub mod layout;
 pub mod tui;
 pub mod ui;
+
+pub use habits::habits_of;
 
 use std::time::Duration;
 
@@ -17,13 +21,19 @@ use crate::setup::{EXIT_FAILURE, history_for};
 
 /// The live dashboard until the user quits, the terminal goes away or a signal arrives:
 /// wires the poller, the store (seeded with the forecast history, alerting as `[actions]`
-/// asks), the effects of its polls and the terminal runtime.
-pub async fn run(settings: &Settings, client: Client, demo: Option<&DemoServer>) -> u8 {
+/// asks), the effects of its polls and the terminal runtime. `habits` are the key table and
+/// the palette [`habits_of`] made of the settings (checked before anything else starts).
+pub async fn run(
+    settings: &Settings,
+    habits: (app::Keymap, ui::palette::Palette),
+    client: Client,
+    demo: Option<&DemoServer>,
+) -> u8 {
     let label = match demo {
         Some(server) => format!("demo {}", server.base_url()),
         None => client.base_url().to_owned(),
     };
-    let options = app::UiOptions::from_settings(settings, label);
+    let options = app::UiOptions::from_settings(settings, habits, label);
     let mut store = crate::store::Store::new(options.thresholds)
         .alerting_within(settings.actions.sells_out_within);
     let history = history_for(&client, demo.is_some());

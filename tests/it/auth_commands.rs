@@ -367,3 +367,34 @@ fn config_path_and_check() {
     assert_eq!(code, 2);
     assert!(err.contains("other.toml does not exist"), "{err}");
 }
+
+#[test]
+fn config_check_places_the_dashboards_keys_and_theme() {
+    let dir = tempfile::tempdir().unwrap();
+    let default = dir.path().join("config.toml");
+    // In a profile other than the selected one: the whole file is checked.
+    std::fs::write(
+        &default,
+        "[profiles.ops]\n[profiles.ops.keys]\nrelaod = \"r\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = config_cmd(ConfigCommand::Check, &GlobalArgs::default(), &default);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains(&format!(
+            "{}:3:1: profiles.ops.keys.relaod: unknown action, expected one of `quit`",
+            default.display()
+        )),
+        "{err}"
+    );
+    std::fs::write(&default, "[theme.colors]\nkey = \"blurple\"\n").unwrap();
+    let (code, _, err) = config_cmd(ConfigCommand::Check, &GlobalArgs::default(), &default);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!(
+            "{}:2:7: theme.colors.key: \"blurple\" is not a colour",
+            default.display()
+        )),
+        "{err}"
+    );
+}

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use captop::cli::GlobalArgs;
-use captop::config::{ConfigError, Environment, Settings, load_config, parse_config};
+use captop::config::{ConfigError, Environment, LoadedConfig, Settings, load_config, parse_config};
+use captop::dashboard::habits::check_config;
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,10 +25,25 @@ fn fixtures(dir: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Reads a config file as captop does before the dashboard starts: parsed by config, and its
+/// `[keys]` and `[theme]` checked by the dashboard.
+fn load_checked(path: &Path) -> Result<LoadedConfig, ConfigError> {
+    let config = load_config(path)?;
+    check_config(&config)?;
+    Ok(config)
+}
+
+/// [`load_checked`] for a text.
+fn parse_checked(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError> {
+    let config = parse_config(path, text)?;
+    check_config(&config)?;
+    Ok(config)
+}
+
 #[test]
 fn valid_configs_parse() {
     for path in fixtures("valid_configs") {
-        if let Err(e) = load_config(&path) {
+        if let Err(e) = load_checked(&path) {
             panic!("{}: {e}", path.display());
         }
     }
@@ -51,7 +67,7 @@ fn invalid_configs_fail_at_the_line_and_column_they_name() {
         let line: usize = parts.next().unwrap().trim().parse().unwrap();
         let column: usize = parts.next().unwrap().trim().parse().unwrap();
         let needle = parts.next().unwrap_or("").trim();
-        match load_config(&path) {
+        match load_checked(&path) {
             Ok(_) => panic!("{} parsed but should not", path.display()),
             Err(ConfigError::Invalid {
                 path: p,
@@ -88,7 +104,7 @@ fn invalid_configs_fail_at_the_line_and_column_they_name() {
 fn the_example_config_parses_and_documents_every_key() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml");
     let text = std::fs::read_to_string(&path).unwrap();
-    let config = parse_config(&path, &text).unwrap();
+    let config = parse_checked(&path, &text).unwrap();
     assert!(
         !config.profiles.is_empty(),
         "the example shows a named profile"
@@ -138,7 +154,7 @@ fn the_example_config_parses_and_documents_every_key() {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    parse_config(&path, &uncommented).unwrap();
+    parse_checked(&path, &uncommented).unwrap();
 }
 
 /// Resolves settings with a config file text, flags and an environment.
@@ -405,12 +421,10 @@ refresh = "s"
 border = 240
 "##;
 
-fn sends(settings: &Settings, key: char) -> Option<captop::dashboard::app::Msg> {
+fn sends(keys: &captop::dashboard::app::Keymap, key: char) -> Option<captop::dashboard::app::Msg> {
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     let press = KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE);
-    settings
-        .keys
-        .key(captop::dashboard::app::Mode::Dashboard, &press)
+    keys.key(captop::dashboard::app::Mode::Dashboard, &press)
 }
 
 #[test]
@@ -420,16 +434,17 @@ fn keys_and_theme_layer_from_the_top_level_into_profiles() {
     use ratatui::style::Color;
 
     let s = resolve(Some(HABITS), GlobalArgs::default(), &[], true).unwrap();
-    assert_eq!(sends(&s, 'x'), Some(Msg::Quit));
-    assert_eq!(sends(&s, 'o'), Some(Msg::CycleSort));
+    let (keys, palette) = captop::dashboard::habits_of(&s).unwrap();
+    assert_eq!(sends(&keys, 'x'), Some(Msg::Quit));
+    assert_eq!(sends(&keys, 'o'), Some(Msg::CycleSort));
     assert_eq!(
-        sends(&s, 's'),
+        sends(&keys, 's'),
         None,
         "s was sort's; the default profile rebinds nothing"
     );
-    assert_eq!(sends(&s, 'r'), Some(Msg::Refresh));
-    assert_eq!(s.palette.name(), ThemeName::Light);
-    assert_eq!(s.palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
+    assert_eq!(sends(&keys, 'r'), Some(Msg::Refresh));
+    assert_eq!(palette.name(), ThemeName::Light);
+    assert_eq!(palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
     assert!(s.color);
 
     let args = GlobalArgs {
@@ -437,24 +452,26 @@ fn keys_and_theme_layer_from_the_top_level_into_profiles() {
         ..GlobalArgs::default()
     };
     let prod = resolve(Some(HABITS), args, &[], true).unwrap();
+    let (prod_keys, prod_palette) = captop::dashboard::habits_of(&prod).unwrap();
     assert_eq!(
-        sends(&prod, 'x'),
+        sends(&prod_keys, 'x'),
         Some(Msg::Quit),
         "the top level's keys apply"
     );
     assert_eq!(
-        sends(&prod, 's'),
+        sends(&prod_keys, 's'),
         Some(Msg::Refresh),
         "and the profile's on top"
     );
-    assert_eq!(sends(&prod, 'r'), None);
-    assert_eq!(prod.palette.name(), ThemeName::Light);
-    assert_eq!(prod.palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
-    assert_eq!(prod.palette.get(Role::Border), Color::Indexed(240));
+    assert_eq!(sends(&prod_keys, 'r'), None);
+    assert_eq!(prod_palette.name(), ThemeName::Light);
+    assert_eq!(prod_palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
+    assert_eq!(prod_palette.get(Role::Border), Color::Indexed(240));
     // The keys and the palette reach the dashboard.
-    let ui = captop::dashboard::app::UiOptions::from_settings(&prod, "prod");
-    assert_eq!(ui.keys, prod.keys);
-    assert_eq!(ui.palette, prod.palette);
+    let habits = (prod_keys.clone(), prod_palette);
+    let ui = captop::dashboard::app::UiOptions::from_settings(&prod, habits, "prod");
+    assert_eq!(ui.keys, prod_keys);
+    assert_eq!(ui.palette, prod_palette);
 }
 
 #[test]
@@ -478,9 +495,23 @@ fn no_color_and_the_mono_theme_win_over_any_theme() {
     assert!(!s.color, "mono draws no colours, overrides or not");
     let s = resolve(None, GlobalArgs::default(), &[], true).unwrap();
     assert!(s.color);
-    assert_eq!(
-        s.palette,
-        captop::dashboard::ui::palette::Palette::default()
+    let (keys, palette) = captop::dashboard::habits_of(&s).unwrap();
+    assert_eq!(palette, captop::dashboard::ui::palette::Palette::default());
+    assert_eq!(keys, captop::dashboard::app::Keymap::default());
+}
+
+#[test]
+fn the_dashboard_checks_the_keys_and_theme_of_every_profile() {
+    let text = "[keys]\nquit = \"x\"\n[profiles.ops.keys]\nrelaod = \"r\"\n";
+    // Config keeps the tables as written: the settings of the default profile resolve...
+    let s = resolve(Some(text), GlobalArgs::default(), &[], true).unwrap();
+    assert_eq!(s.keys.tables.len(), 1, "the top level's [keys]");
+    // ...and the dashboard refuses the file, at the line and column of the other profile's entry.
+    let e = captop::dashboard::habits_of(&s).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "config.toml:4:1: profiles.ops.keys.relaod: unknown action, expected one of `quit`"
+        ),
+        "{e}"
     );
-    assert_eq!(s.keys, captop::dashboard::app::Keymap::default());
 }

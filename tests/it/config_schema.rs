@@ -25,10 +25,13 @@ fn toml_value(text: &str) -> Value {
     serde_json::to_value(table).unwrap()
 }
 
-/// The parser's verdict on `text`: `Err(message)` for a config error.
+/// The parser's verdict on `text`: `Err(message)` for a config error. The `[keys]` and `[theme]`
+/// entries config keeps as written are checked by the dashboard, as at start.
 fn parse(text: &str) -> Result<(), String> {
-    match parse_config(Path::new("test.toml"), text) {
-        Ok(_) => Ok(()),
+    let checked = parse_config(Path::new("test.toml"), text)
+        .and_then(|config| captop::dashboard::habits::check_config(&config));
+    match checked {
+        Ok(()) => Ok(()),
         Err(ConfigError::Invalid { message, .. }) => Err(message),
         Err(other) => Err(other.to_string()),
     }

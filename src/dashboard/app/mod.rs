@@ -58,10 +58,12 @@ impl Default for UiOptions {
 }
 
 impl UiOptions {
-    /// The look the merged settings ask for; `service_label` says where the figures come from
-    /// (`demo http://127.0.0.1:…/v1`, a profile name, or the base URL).
+    /// The look the merged settings ask for, with the key table and the palette made of their
+    /// `[keys]` and `[theme]` ([`crate::dashboard::habits_of`]); `service_label` says where the
+    /// figures come from (`demo http://127.0.0.1:…/v1`, a profile name, or the base URL).
     pub fn from_settings(
         settings: &crate::config::Settings,
+        (keys, palette): (Keymap, crate::dashboard::ui::palette::Palette),
         service_label: impl Into<String>,
     ) -> Self {
         UiOptions {
@@ -69,8 +71,8 @@ impl UiOptions {
             ascii: settings.ascii,
             thresholds: Thresholds::new(settings.warn_pct, settings.crit_pct),
             service_label: service_label.into(),
-            palette: settings.palette,
-            keys: settings.keys.clone(),
+            palette,
+            keys,
         }
     }
 }

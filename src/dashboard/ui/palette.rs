@@ -2,10 +2,12 @@
 //! per-role overrides of the config file's `[theme.colors]`.
 //!
 //! A [`Palette`] is a few bytes of [`Color`]s, cheap to copy into every frame's
-//! [`super::theme::Theme`]. This module names no other part of captop, so the config parser can
-//! check colour names and build palettes without an import cycle.
+//! [`super::theme::Theme`]. [`palette_from`] checks the `[theme]` entries config kept as
+//! written (plain text with byte offsets) and builds the palette of them.
 
 use ratatui::style::Color;
+
+use crate::config::{ColorValue, ThemeEntries};
 
 /// A named theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -187,6 +189,69 @@ impl Palette {
     }
 }
 
+/// Why a `[theme]` entry cannot be applied: the message, and where in the file it points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThemeError {
+    /// Byte offset in the file.
+    pub at: usize,
+    /// One line that names the entry.
+    pub message: String,
+}
+
+/// The palette of a profile's `[theme]` as config read it: the named theme (dark when none
+/// is named) with the `[theme.colors]` overrides applied in order, checked: the theme and
+/// every role known, every colour readable.
+pub fn palette_from(theme: &ThemeEntries) -> Result<Palette, ThemeError> {
+    let name = match &theme.name {
+        None => ThemeName::default(),
+        Some(entry) => ThemeName::parse(&entry.name).ok_or_else(|| {
+            let known: Vec<String> = ThemeName::ALL
+                .iter()
+                .map(|(_, n)| format!("`{n}`"))
+                .collect();
+            ThemeError {
+                at: entry.at,
+                message: format!(
+                    "{}.name: unknown theme {:?}, expected one of {}",
+                    entry.table,
+                    crate::text::fit(&entry.name, 40),
+                    known.join(", ")
+                ),
+            }
+        })?,
+    };
+    let mut palette = Palette::named(name);
+    for entry in &theme.colors {
+        let role = Role::parse(&entry.role).ok_or_else(|| {
+            let known: Vec<String> = Role::ALL.iter().map(|(_, n)| format!("`{n}`")).collect();
+            ThemeError {
+                at: entry.role_at,
+                message: format!(
+                    "{}.colors.{}: unknown colour role, expected one of {}",
+                    entry.table,
+                    crate::text::fit(&entry.role, 40),
+                    known.join(", ")
+                ),
+            }
+        })?;
+        let color = match &entry.value {
+            ColorValue::Text(s) => parse_color(s),
+            ColorValue::Integer(i) => u8::try_from(*i)
+                .map(Color::Indexed)
+                .map_err(|_| format!("{i} is not a palette index from 0 to 255")),
+            ColorValue::Other => {
+                Err("must be a colour name, \"#rrggbb\" or a palette index".to_owned())
+            }
+        }
+        .map_err(|m| ThemeError {
+            at: entry.value_at,
+            message: format!("{}.colors.{}: {m}", entry.table, entry.role),
+        })?;
+        palette.set(role, color);
+    }
+    Ok(palette)
+}
+
 /// Reads a colour as `[theme.colors]` writes it: an ANSI name (`red`, `light-blue`,
 /// `dark-gray`), `#rrggbb`, or a 256-colour palette index (`"208"`).
 pub fn parse_color(text: &str) -> Result<Color, String> {
@@ -228,6 +293,9 @@ mod tests {
             );
         }
         assert!(!Palette::named(ThemeName::Mono).has_colors());
+        // Config turns colour off for the colourless theme by its name, for every mode.
+        let mono = ThemeName::parse(crate::config::NO_COLOR_THEME).map(Palette::named);
+        assert!(mono.is_some_and(|p| !p.has_colors()));
     }
 
     #[test]

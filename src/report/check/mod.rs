@@ -19,12 +19,14 @@
 
 mod limits;
 mod perfdata;
-pub mod range;
+/// The plugins' range syntax, which the config's `[check]` table is written in too.
+pub use crate::config::range;
 
 use chrono::{DateTime, Utc};
 
 use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
-pub use limits::{CheckProfile, CheckThresholds, Hours, Pair};
+pub use crate::config::{CheckProfile, Hours};
+pub use limits::{CheckThresholds, Pair};
 use perfdata::perfdata;
 pub use perfdata::{Perf, label};
 pub use range::{Range, RangeError};

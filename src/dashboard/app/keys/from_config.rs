@@ -1,11 +1,12 @@
-//! The names the config file's `[keys]` tables give the actions, and [`keymap_from`], which
-//! checks a file's rebindings and applies them to the key table.
+//! The names the config file's `[keys]` tables give the actions, [`key_settings`], which reads
+//! the tables config kept as written into rebindings, and [`keymap_from`], which checks the
+//! rebindings and applies them to the key table.
 //!
-//! The config parser hands the entries over as plain text with byte offsets ([`KeySetting`])
-//! and turns a [`KeyError`]'s offset into a line and column; nothing here knows about files,
-//! so `config` can call this without `app::keys` importing `config`.
+//! Config hands the entries over as plain text with byte offsets ([`KeyEntries`]), and turns a
+//! [`KeyError`]'s offset into a line and column; nothing here knows about files.
 
 use super::{Bound, CHORD_SYNTAX, Chord, Keymap, Layer, Msg};
+use crate::config::{KeyEntries, KeyEntry, KeyValue};
 
 /// Which `[keys]` table an entry is in: `[keys]` itself (the dashboard) or one of a mode's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +135,81 @@ pub struct KeySetting {
     pub action_at: usize,
     /// The chords as written, each with its byte offset; empty unbinds the action.
     pub chords: Vec<(String, usize)>,
+}
+
+/// The rebindings of the `[keys]` tables config read, in the order they apply. The tables'
+/// shape is checked here: a table inside `[keys]` must be one of the [`KeyTable::NESTED`] and
+/// hold chords, and those tables' names take no chord. Whether the actions are known and the
+/// chords parse is [`keymap_from`]'s to check.
+pub fn key_settings(entries: &KeyEntries) -> Result<Vec<KeySetting>, KeyError> {
+    let mut out = Vec::new();
+    for table in &entries.tables {
+        read_table(&table.entries, KeyTable::Dashboard, &table.path, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Reads the entries of one table; `keys_path` is how messages name `[keys]` (`keys`,
+/// `profiles.prod.keys`).
+fn read_table(
+    entries: &[KeyEntry],
+    table: KeyTable,
+    keys_path: &str,
+    out: &mut Vec<KeySetting>,
+) -> Result<(), KeyError> {
+    let table_path = match table {
+        KeyTable::Dashboard => keys_path.to_owned(),
+        nested => format!("{keys_path}.{}", nested.name()),
+    };
+    for entry in entries {
+        let action = &entry.name;
+        let path = format!("{table_path}.{}", crate::text::fit(action, 40));
+        let chords = match &entry.value {
+            KeyValue::Chords(chords) => chords.clone(),
+            KeyValue::Table(inner) => {
+                let nested = (table == KeyTable::Dashboard)
+                    .then(|| KeyTable::nested(action))
+                    .flatten();
+                let is_action = ACTIONS
+                    .iter()
+                    .any(|a| a.table == table && a.name == *action);
+                match nested {
+                    Some(nested) => read_table(inner, nested, keys_path, out)?,
+                    None if is_action => {
+                        return Err(KeyError {
+                            at: entry.value_at,
+                            message: format!(
+                                "{path}: must be a chord or a list of chords, not a table"
+                            ),
+                        });
+                    }
+                    // Not an action either: keymap_from says which names it knows.
+                    None => out.push(KeySetting {
+                        path,
+                        table,
+                        action: action.clone(),
+                        action_at: entry.name_at,
+                        chords: Vec::new(),
+                    }),
+                }
+                continue;
+            }
+        };
+        if table == KeyTable::Dashboard && KeyTable::nested(action).is_some() {
+            return Err(KeyError {
+                at: entry.value_at,
+                message: format!("{path}: is a table of actions ([{path}]), not a chord"),
+            });
+        }
+        out.push(KeySetting {
+            path,
+            table,
+            action: action.clone(),
+            action_at: entry.name_at,
+            chords,
+        });
+    }
+    Ok(())
 }
 
 /// Why a `[keys]` entry cannot be applied: the message, and where in the file it points.

@@ -6,12 +6,13 @@
 //! and mouse events into messages, and [`super::App::update`] only ever sees messages. The help
 //! overlay and the footer draw from the same table, so a key cannot be bound in one place and
 //! documented in another. Chords are parsed from text so that the `[keys]` tables of the config
-//! file can rebind them: [`keymap_from`] checks and applies them (unknown actions, chords that
-//! do not parse, two actions answering one chord in one mode). It takes plain text with byte
-//! offsets, so the config parser can call it without this module knowing about files.
+//! file can rebind them: [`key_settings`] reads the tables config kept as written (plain text
+//! with byte offsets, so nothing here knows about files), and [`keymap_from`] checks and
+//! applies them (unknown actions, chords that do not parse, two actions answering one chord in
+//! one mode).
 //!
-//! The table is in `table.rs`, the chords in `chord.rs`, the config's names of the actions in
-//! `config.rs`. `KeyCode` appears in these files and in the terminal's input parser, nowhere
+//! The table is in `keymap.rs`, the chords in `chord.rs`, the config's names of the actions in
+//! `from_config.rs`. `KeyCode` appears in these files and in the terminal's input parser, nowhere
 //! else.
 
 mod chord;
@@ -25,7 +26,9 @@ use ratatui::crossterm::event::{
 };
 
 pub use chord::{CHORD_SYNTAX, Chord};
-pub use from_config::{ACTIONS, KeyAction, KeyError, KeySetting, KeyTable, keymap_from};
+pub use from_config::{
+    ACTIONS, KeyAction, KeyError, KeySetting, KeyTable, key_settings, keymap_from,
+};
 pub use keymap::{BINDINGS, Binding, HelpLine, Hint};
 
 /// What the dashboard does in answer to a key, a wheel notch or a click.

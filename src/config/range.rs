@@ -14,6 +14,9 @@
 //! | `~:10`    | > 10                 |
 //! | `10:20`   | < 10 or > 20         |
 //! | `@10:20`  | ≥ 10 and ≤ 20        |
+//!
+//! The config file's `[check]` table is written in it, and so are check mode's flags: it lives
+//! with the config's value types, and check mode (`report::check`) uses it from here.
 
 use std::fmt;
 use std::str::FromStr;
