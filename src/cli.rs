@@ -54,6 +54,11 @@ pub struct GlobalArgs {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 
+    /// With --once: the figures as they were at TIME, from the history (RFC 3339, or back from
+    /// the newest recorded: -90m, -3h, -1d, -2w).
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub at: Option<String>,
+
     /// Seconds between polls; raised when the request budget does not allow it.
     #[arg(long, value_name = "SECS", global = true)]
     pub interval: Option<f64>,
@@ -176,6 +181,45 @@ pub enum Command {
     /// Poll the service once for a whole team: relay its API to any number of readers and
     /// export the figures to Prometheus at /metrics.
     Serve(ServeArgs),
+    /// Show or export the figures recorded over days.
+    #[command(subcommand)]
+    History(HistoryCommand),
+}
+
+/// `captop history ...`
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Where the service's history file is, what it spans and how large it is.
+    Info,
+    /// Write a time window of the history as CSV, JSON lines or OpenMetrics (the last loads
+    /// into Prometheus with `promtool tsdb create-blocks-from openmetrics`).
+    Export(HistoryExportArgs),
+}
+
+/// `captop history export`
+#[derive(Debug, Args)]
+pub struct HistoryExportArgs {
+    /// Start of the window (RFC 3339, or back from the newest recorded: -3h, -1d, -2w);
+    /// the oldest recorded when left out.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub from: Option<String>,
+    /// End of the window; the newest recorded when left out.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub to: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
+    pub format: ExportFormat,
+}
+
+/// Formats of `captop history export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One line per route per report, with a header line.
+    Csv,
+    /// One JSON object per route per report.
+    Jsonl,
+    /// OpenMetrics text with timestamps, the metric names of `/metrics`.
+    Openmetrics,
 }
 
 /// `captop completions SHELL`

@@ -30,6 +30,7 @@ pub async fn run(cli: Cli) -> u8 {
             &mut std::io::stdout().lock(),
         )),
         Some(Command::Check) => figures(&cli.global, true).await,
+        Some(Command::History(cmd)) => history(&cmd, &cli.global),
         None => figures(&cli.global, cli.global.format == crate::cli::Format::Nagios).await,
     }
 }
@@ -51,7 +52,7 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let dashboard = !check && !args.once && std::io::stdout().is_terminal();
+    let dashboard = !check && !args.once && args.at.is_none() && std::io::stdout().is_terminal();
     // The dashboard's `[keys]` and `[theme]`, checked before anything starts.
     let habits = if dashboard {
         match crate::dashboard::habits_of(&settings) {
@@ -76,6 +77,14 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
             return EXIT_USAGE;
         }
     };
+    if let Some(at) = &args.at {
+        let format = if check {
+            crate::cli::Format::Nagios
+        } else {
+            args.format
+        };
+        return crate::report::run_at_with_settings(&settings, at, format, thresholds);
+    }
     let demo = match start_demo(args.demo).await {
         Ok(demo) => demo,
         Err(e) if check => return unknown(&e),
@@ -103,4 +112,20 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         server.shutdown().await;
     }
     code
+}
+
+/// `captop history info|export`.
+fn history(cmd: &crate::cli::HistoryCommand, args: &GlobalArgs) -> u8 {
+    match Settings::resolve_with(args, &real_environment()) {
+        Ok(settings) => crate::commands::history::run(
+            cmd,
+            &settings,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        Err(e) => {
+            eprintln!("captop: {e}");
+            EXIT_USAGE
+        }
+    }
 }

@@ -31,13 +31,20 @@ pub fn default_config_path() -> Option<std::path::PathBuf> {
         .map(|dirs| dirs.config_dir().join("config.toml"))
 }
 
-/// The forecast history of the service `client` asks, unless it is the demo's (whose port,
-/// and so whose origin, is new on every run).
-pub fn history_for(client: &Client, demo: bool) -> Option<crate::history::History> {
+/// The history over days of the service `client` asks, kept as the settings say, unless it
+/// is the demo's (whose port, and so whose origin, is new on every run).
+pub fn history_for(
+    client: &Client,
+    settings: &crate::config::Settings,
+    demo: bool,
+) -> Option<crate::history::History> {
     if demo {
         return None;
     }
-    crate::history::default_dir().map(|dir| crate::history::History::new(&dir, client.base_url()))
+    crate::history::default_dir().map(|dir| {
+        crate::history::History::new(&dir, client.base_url())
+            .keeping_days(settings.history_keep_days)
+    })
 }
 
 /// The embedded simulated service when `--demo` asks for it, sped up so forecasts show within a

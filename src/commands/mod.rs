@@ -8,6 +8,8 @@ pub mod auth;
 pub mod config;
 /// `captop completions SHELL` and `captop man`: generated from the clap definitions.
 pub mod generate;
+/// `captop history info|export`.
+pub mod history;
 
 /// `captop auth login|logout|status` with the settings of the command line, environment and
 /// config file.

@@ -98,6 +98,8 @@ pub struct Profile {
     pub check: Option<super::check_table::CheckProfile>,
     /// The `[actions]` table: what the dashboard does on events.
     pub actions: Option<crate::actions::ActionsConfig>,
+    /// The `[history]` table: how long the history over days is kept.
+    pub history: Option<HistoryTable>,
     /// The top level's `[keys]` tables and then the profile's, as written (the dashboard
     /// checks them and builds its key table).
     pub keys: KeyEntries,
@@ -123,12 +125,40 @@ impl Profile {
         allow_insecure_http: None,
         check: None,
         actions: None,
+        history: None,
         keys: KeyEntries { tables: Vec::new() },
         theme: ThemeEntries {
             name: None,
             colors: Vec::new(),
         },
     };
+}
+
+/// A `[history]` table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryTable {
+    /// Days of history kept (1 to 3650; 35 when left out).
+    pub keep_days: Option<KeepDays>,
+}
+
+/// `keep_days`: a whole number of days from 1 to 3650.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeepDays(pub u32);
+
+impl<'de> Deserialize<'de> for KeepDays {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let days = i64::deserialize(d)?;
+        u32::try_from(days)
+            .ok()
+            .filter(|d| (1..=3650).contains(d))
+            .map(KeepDays)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "keep_days {days} is not a number of days from 1 to 3650"
+                ))
+            })
+    }
 }
 
 /// The file as written: the top-level table with the keys of a profile plus the two that only
@@ -154,6 +184,7 @@ struct RawFile {
     allow_insecure_http: Option<bool>,
     check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
+    history: Option<HistoryTable>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,
 }
@@ -176,6 +207,7 @@ struct RawProfile {
     allow_insecure_http: Option<bool>,
     check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
+    history: Option<HistoryTable>,
     keys: Option<Spanned<RawKeys>>,
     theme: Option<RawTheme>,
 }
@@ -216,6 +248,7 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         allow_insecure_http: raw.allow_insecure_http,
         check: raw.check,
         actions: raw.actions,
+        history: raw.history,
         keys: KeyEntries::default(),
         theme: ThemeEntries::default(),
     })
@@ -325,6 +358,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         allow_insecure_http: raw.allow_insecure_http,
         check: raw.check,
         actions: raw.actions,
+        history: raw.history,
         keys: None,
         theme: None,
     };

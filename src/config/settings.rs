@@ -72,6 +72,8 @@ pub struct Settings {
     pub check: super::check_table::CheckProfile,
     /// The profile's `[actions]` table (bell and command on dashboard events).
     pub actions: crate::actions::ActionsConfig,
+    /// Days of history kept (`[history] keep_days`).
+    pub history_keep_days: u32,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
     env_api_key: Option<EnvKey>,
     /// What resolved these settings, to resolve another profile from the same inputs.
@@ -218,6 +220,10 @@ impl Settings {
             keyring,
             check: profile.check.clone().unwrap_or_default(),
             actions: profile.actions.clone().unwrap_or_default(),
+            history_keep_days: profile
+                .history
+                .and_then(|h| h.keep_days)
+                .map_or(crate::history::DEFAULT_KEEP_DAYS, |d| d.0),
             env_api_key,
             inputs,
         })

@@ -36,14 +36,9 @@ pub async fn run(
     let options = app::UiOptions::from_settings(settings, habits, label);
     let mut store = crate::store::Store::new(options.thresholds)
         .alerting_within(settings.actions.sells_out_within);
-    let history = history_for(&client, demo.is_some());
-    if let Some(history) = &history {
-        let kept = history.read();
-        if let Some(warning) = kept.warning {
-            eprintln!("captop: warning: {warning}");
-        }
-        store = store.keeping_unsaved_samples();
-        store.seed_forecasts(kept.series);
+    let history = history_for(&client, settings, demo.is_some());
+    if history.is_some() {
+        store = store.recording();
     }
     let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
     if demo.is_some() {

@@ -92,6 +92,11 @@ pub struct Forecast {
     pub samples: usize,
     /// Time from the oldest to the newest sample used.
     pub window: Duration,
+    /// The likely sell-out window (10th to 90th percentile), when the day-shaped method made
+    /// the forecast and enough past days compare.
+    pub likely: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// Whether the day-shaped method made it (else the straight line over the last hour).
+    pub day_shaped: bool,
 }
 
 impl Forecast {
@@ -179,6 +184,8 @@ pub fn forecast(samples: &[Sample]) -> Option<Forecast> {
         sells_out_at,
         samples: used.len(),
         window: Duration::from_millis(u64::try_from(span_ms).unwrap_or(0)),
+        likely: None,
+        day_shaped: false,
     })
 }
 
@@ -188,15 +195,19 @@ pub type Forecasts = std::collections::BTreeMap<String, Forecast>;
 /// The samples of each route: route slug → samples, oldest first.
 pub type Series = std::collections::BTreeMap<String, Vec<Sample>>;
 
-/// How far back samples are kept: the fit's window.
+/// How far back every sample is kept (one per [`MIN_GAP`]): the line's window.
 pub const KEEP: Duration = WINDOW;
+/// How far back samples are kept at all, one an hour beyond [`KEEP`]: what the day-shaped
+/// method learns the day from (the history file keeps more; this is what memory holds).
+pub const KEEP_DAYS: Duration = Duration::from_secs(14 * 86_400);
 /// Least time between two samples kept of a route: a sample closer to the one before is left
 /// out, so that a dashboard polling every 5 s keeps the whole hour the fit looks at, in 120
 /// samples, rather than the last 20 minutes in 240 (a least-squares pace over the hour is as
 /// good from either, and at 1,000 routes the difference is 3 MB of memory and of file).
 pub const MIN_GAP: Duration = Duration::from_secs(30);
-/// Most samples kept per route: an hour at one per [`MIN_GAP`].
-pub const MAX_SAMPLES_PER_ROUTE: usize = 120;
+/// Most samples kept per route: an hour at one per [`MIN_GAP`], then one an hour over
+/// [`KEEP_DAYS`].
+pub const MAX_SAMPLES_PER_ROUTE: usize = 120 + 14 * 24 + 1;
 /// Most routes kept.
 pub const MAX_ROUTES: usize = 1000;
 /// Longest route slug kept (longer ones are not tracked).
@@ -279,7 +290,7 @@ pub fn add_samples<'a>(
             changed = true;
         }
         let before = samples.len();
-        samples.retain(|s| at_ms.saturating_sub(s.at_ms) <= keep_ms);
+        thin(&mut samples, at_ms, keep_ms);
         let extra = samples.len().saturating_sub(MAX_SAMPLES_PER_ROUTE);
         samples.drain(..extra);
         changed |= samples.len() != before;
@@ -299,11 +310,67 @@ pub fn adds_after(newest_ms: Option<i64>, at_ms: i64) -> bool {
     newest_ms.is_none_or(|newest| at_ms.saturating_sub(newest) >= gap_ms)
 }
 
+/// Keeps every sample of the last `keep_ms` before `at_ms`, the last of each UTC hour before
+/// that, and nothing older than [`KEEP_DAYS`].
+fn thin(samples: &mut Vec<Sample>, at_ms: i64, keep_ms: i64) {
+    let days_ms = i64::try_from(KEEP_DAYS.as_millis()).unwrap_or(i64::MAX);
+    let dense_from = at_ms.saturating_sub(keep_ms);
+    let hour = |s: &Sample| s.at_ms.div_euclid(3_600_000);
+    let mut i = 0;
+    let next_hours: Vec<Option<i64>> = (0..samples.len())
+        .map(|i| samples.get(i + 1).map(hour))
+        .collect();
+    samples.retain(|s| {
+        let next = next_hours.get(i).copied().flatten();
+        i += 1;
+        at_ms.saturating_sub(s.at_ms) <= days_ms && (s.at_ms >= dense_from || next != Some(hour(s)))
+    });
+}
+
+/// Adds `older` samples (read back from the history file) before each route's own, for the
+/// routes `series` has or, when it is empty, every route of `older`.
+pub fn merge_older(series: &mut Series, older: Series) {
+    if series.is_empty() {
+        *series = older;
+        return;
+    }
+    for (slug, mut past) in older {
+        if let Some(own) = series.get_mut(&slug) {
+            let first = own.first().map_or(i64::MAX, |s| s.at_ms);
+            past.retain(|s| s.at_ms < first);
+            past.append(own);
+            *own = past;
+        }
+    }
+}
+
+/// The forecast of a route's samples: the day-shaped one ([`seasonal::day_shaped`]) once there
+/// is a day of history, else the straight line over the last hour ([`forecast`]).
+pub fn for_route(samples: &[Sample]) -> Option<Forecast> {
+    let newest = *samples.last()?;
+    let shaped = seasonal::day_shaped(samples, newest.at_ms)?;
+    if shaped.method == seasonal::Method::Linear {
+        return forecast(samples);
+    }
+    let instant = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms);
+    let oldest = samples.first().map_or(newest.at_ms, |s| s.at_ms);
+    Some(Forecast {
+        rate_per_hour: shaped.pace_per_hour_now,
+        sells_out_at: shaped.sells_out_at_ms.and_then(instant),
+        samples: samples.len(),
+        window: Duration::from_millis(u64::try_from(newest.at_ms - oldest).unwrap_or(0)),
+        likely: shaped
+            .window_ms
+            .and_then(|(a, b)| Some((instant(a)?, instant(b)?))),
+        day_shaped: true,
+    })
+}
+
 /// The forecast of every route whose series makes one.
 pub fn for_series(series: &Series) -> Forecasts {
     series
         .iter()
-        .filter_map(|(route, samples)| forecast(samples).map(|f| (route.clone(), f)))
+        .filter_map(|(route, samples)| for_route(samples).map(|f| (route.clone(), f)))
         .collect()
 }
 

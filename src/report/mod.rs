@@ -20,6 +20,7 @@ use crate::poll::one_shot::OneShot;
 use crate::store::Store;
 use crate::text::sanitize;
 
+pub mod at;
 pub mod check;
 pub mod json;
 pub mod markdown;
@@ -56,8 +57,9 @@ pub struct OnceOptions {
 fn keep_history(
     history: &crate::history::History,
     capacity: &CapacityReport,
+    utilization: Option<&UtilizationReport>,
 ) -> (Option<Series>, Option<String>) {
-    match history.record(capacity) {
+    match history.record(capacity, utilization) {
         Ok(recorded) => (
             Some(recorded.series),
             recorded
@@ -85,8 +87,9 @@ fn with_history<T: Send>(
     let (Some(history), Some(capacity)) = (history, store.capacity().report().cloned()) else {
         return early(store);
     };
+    let utilization = store.utilization().report().cloned();
     let (drawn, (series, warning)) = std::thread::scope(|scope| {
-        let side = scope.spawn(|| keep_history(history, &capacity));
+        let side = scope.spawn(|| keep_history(history, &capacity, utilization.as_deref()));
         let drawn = early(store);
         // The thread only reads and writes a file; should it panic all the same, the report
         // is still drawn, without forecasts.
@@ -263,6 +266,36 @@ async fn check(
     }
 }
 
+/// `--once --at TIME`: the figures as the history recorded them then, in any format.
+pub fn run_at_with_settings(
+    settings: &crate::config::Settings,
+    at: &str,
+    format: crate::cli::Format,
+    thresholds: crate::report::check::CheckThresholds,
+) -> u8 {
+    let history = settings.base_url.as_deref().and_then(|origin| {
+        crate::history::default_dir().map(|dir| {
+            crate::history::History::new(&dir, origin).keeping_days(settings.history_keep_days)
+        })
+    });
+    let options = crate::report::OnceOptions {
+        format,
+        style: crate::report::TableStyle {
+            color: settings.color,
+            thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
+        },
+        thresholds,
+        history: None,
+    };
+    at::run(
+        history,
+        at,
+        &options,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )
+}
+
 /// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.
 pub async fn run_with_settings(
     settings: &crate::config::Settings,
@@ -278,7 +311,7 @@ pub async fn run_with_settings(
             thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
         },
         thresholds,
-        history: crate::setup::history_for(client, demo),
+        history: crate::setup::history_for(client, settings, demo),
     };
     let budget = if demo {
         crate::poll::one_shot::OneShot::unshared()

@@ -66,6 +66,8 @@ pub struct ServeOptions {
     pub logger: Logger,
     /// Interval and budget of the poller.
     pub poll: PollConfig,
+    /// Where the figures are recorded over days (`None`: nowhere, e.g. with `--demo`).
+    pub history: Option<crate::history::History>,
 }
 
 /// A [`TlsAcceptor`] that can be printed (as `TlsAcceptor`; it holds the private key).
@@ -149,11 +151,16 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         ],
     );
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
-    let relay = Relay::new();
+    let recorder = options.history.map(crate::history::Recorder::start);
+    let relay = match recorder {
+        Some(_) => Relay::new().recording(),
+        None => Relay::new(),
+    };
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
     let follower = tokio::spawn(follow(
         events,
         relay,
+        recorder,
         Arc::clone(&snapshot),
         logger,
         commands.clone(),
@@ -231,6 +238,7 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         },
         logger: logger::Logger::new(args.log_format),
         poll: crate::poll::PollConfig::new(settings.interval, budget),
+        history: crate::setup::history_for(&client, &settings, demo.is_some()),
     };
     let code = run(client, options).await;
     if let Some(server) = demo {
@@ -245,6 +253,7 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
 async fn follow(
     mut events: mpsc::Receiver<PollEvent>,
     mut relay: Relay,
+    recorder: Option<crate::history::Recorder>,
     snapshot: Arc<ArcSwap<Snapshot>>,
     logger: Logger,
     commands: mpsc::UnboundedSender<PollCommand>,
@@ -262,6 +271,9 @@ async fn follow(
                 let Some(event) = event else { break };
                 let warned = relay.store().warning().map(|(_, at)| at);
                 let change = relay.apply(event, chrono::Utc::now());
+                if let Some(recorder) = &recorder {
+                    relay.record_into(recorder);
+                }
                 if let Some((warning, at)) = relay.store().warning()
                     && warned != Some(at)
                 {

@@ -157,6 +157,19 @@ impl Relay {
         relay
     }
 
+    /// The same relay keeping its reports for a history recorder ([`Relay::record_into`]).
+    #[must_use]
+    pub fn recording(mut self) -> Self {
+        self.store = std::mem::take(&mut self.store).recording();
+        self
+    }
+
+    /// Hands the reports applied since the last call to `recorder`, and takes back its
+    /// warnings and forecast samples.
+    pub fn record_into(&mut self, recorder: &crate::history::Recorder) {
+        recorder.sync(&mut self.store);
+    }
+
     /// The snapshot as of the last event.
     pub fn snapshot(&self) -> &Snapshot {
         &self.snapshot

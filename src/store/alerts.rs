@@ -311,6 +311,8 @@ mod tests {
                 sells_out_at: Some(cap.generated_at + chrono::Duration::hours(2)),
                 samples: 10,
                 window: Duration::from_secs(600),
+                likely: None,
+                day_shaped: false,
             },
         );
         let e = w.report(&cap, &forecasts);

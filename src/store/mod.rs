@@ -21,6 +21,7 @@ pub mod diff;
 pub mod event_log;
 pub mod feed;
 pub mod levels;
+mod reading;
 pub mod recent;
 pub mod rows;
 pub mod status;
@@ -35,7 +36,7 @@ use chrono::{DateTime, Utc};
 use crate::api::ApiError;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::format::{Precision, age, duration, thousands};
-use crate::poll::{Pause, PollEvent, ScheduleStatus};
+use crate::poll::{PollEvent, ScheduleStatus};
 use crate::text::{fit, sanitize};
 
 pub use alerts::{ActionEvent, EventKind};
@@ -71,7 +72,16 @@ impl Which {
 /// Most alerts kept until they are taken; older ones are dropped first.
 const MAX_PENDING_ALERTS: usize = 1000;
 /// Most reports' samples kept for the history file between two writes.
-const MAX_UNSAVED: usize = 240;
+const MAX_UNRECORDED: usize = 16;
+
+/// A report not yet handed to the history (see [`Store::recording`]).
+#[derive(Debug, Clone)]
+pub enum Unrecorded {
+    /// A `/capacity` report, routes included.
+    Capacity(Arc<CapacityReport>),
+    /// A `/utilization` report.
+    Utilization(Arc<UtilizationReport>),
+}
 
 /// What a store keeps of each `/capacity` report: what its face reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -107,8 +117,8 @@ pub struct Store {
     ledger: Ledger,
     watcher: alerts::Watcher,
     alerts: Vec<ActionEvent>,
-    /// The samples of reports not yet written to the history file (`None`: not kept).
-    unsaved: Option<Vec<crate::forecast::Snapshot>>,
+    /// Reports not yet handed to the history (`None`: not kept).
+    unrecorded: Option<Vec<Unrecorded>>,
     /// The rules of the spec the latest `/capacity` and `/utilization` reports break.
     broken_rules: (
         Vec<crate::api::validate::Warning>,
@@ -202,11 +212,11 @@ impl Store {
         self
     }
 
-    /// Keeps each report's forecast samples until [`Store::take_unsaved`] takes them, for a
-    /// face that writes the history file.
+    /// Keeps each report until [`Store::take_unrecorded`] takes it, for a face that writes
+    /// the history.
     #[must_use]
-    pub fn keeping_unsaved_samples(mut self) -> Self {
-        self.unsaved = Some(Vec::new());
+    pub fn recording(mut self) -> Self {
+        self.unrecorded = Some(Vec::new());
         self
     }
 
@@ -273,13 +283,22 @@ impl Store {
         std::mem::take(&mut self.alerts)
     }
 
-    /// The samples of the reports taken since the last call, oldest first, when the store was
-    /// made [`Store::keeping_unsaved_samples`].
-    pub fn take_unsaved(&mut self) -> Vec<crate::forecast::Snapshot> {
-        self.unsaved
+    /// The reports taken since the last call, oldest first, when the store was made
+    /// [`Store::recording`]: whole, routes included, shared rather than copied.
+    pub fn take_unrecorded(&mut self) -> Vec<Unrecorded> {
+        self.unrecorded
             .as_mut()
             .map(std::mem::take)
             .unwrap_or_default()
+    }
+
+    fn keep_unrecorded(&mut self, report: Unrecorded) {
+        if let Some(unrecorded) = &mut self.unrecorded {
+            if unrecorded.len() >= MAX_UNRECORDED {
+                unrecorded.remove(0);
+            }
+            unrecorded.push(report);
+        }
     }
 
     /// Every rule of the service's spec the latest reports break: `/capacity`'s, then
@@ -305,7 +324,7 @@ impl Store {
 
     /// Starts the forecasts' samples from those kept by earlier runs (the history file).
     pub fn seed_forecasts(&mut self, series: crate::forecast::Series) {
-        self.forecast_series = series;
+        crate::forecast::merge_older(&mut self.forecast_series, series);
         self.refit();
     }
 
@@ -337,114 +356,6 @@ impl Store {
             self.log.push(now, LogKind::Warn, text.clone());
             self.warning = Some((text, now));
         }
-    }
-
-    // ----- what is known -----
-
-    /// The thresholds utilization crossings are logged against.
-    pub fn thresholds(&self) -> Thresholds {
-        self.thresholds
-    }
-
-    /// `/capacity`: its latest report (with `received_at`) and failure. A store that keeps
-    /// [`Keep::Rows`] keeps it without its routes, which are in [`Store::rows`].
-    pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
-        &self.capacity
-    }
-
-    /// `/utilization`: its latest report (with `received_at`) and failure.
-    pub fn utilization(&self) -> &Feed<Arc<UtilizationReport>> {
-        &self.utilization
-    }
-
-    /// Whether any report arrived yet.
-    pub fn has_figures(&self) -> bool {
-        self.capacity.latest.is_some() || self.utilization.latest.is_some()
-    }
-
-    /// API version from `/health`, sanitized.
-    pub fn api_version(&self) -> Option<&str> {
-        self.api_version.as_deref()
-    }
-
-    /// The poller's latest schedule.
-    pub fn schedule(&self) -> Option<&ScheduleStatus> {
-        self.schedule.as_ref()
-    }
-
-    /// The routes of the latest capacity report, in the service's order (none in a store
-    /// that keeps [`Keep::Reports`]).
-    pub fn rows(&self) -> &[RouteRow] {
-        &self.rows
-    }
-
-    /// The totals row of the latest capacity report.
-    pub fn totals(&self) -> &TotalsRow {
-        &self.totals
-    }
-
-    /// The latest change of a route, however old (until [`Store::expire_changes`]).
-    pub fn last_change(&self, slug: &str) -> Option<&Change> {
-        self.changes.get(slug)
-    }
-
-    /// The latest change of a route if it is recent at `now` (within [`HIGHLIGHT_FOR`]).
-    pub fn change_of(&self, slug: &str, now: DateTime<Utc>) -> Option<Change> {
-        self.changes
-            .get(slug)
-            .copied()
-            .filter(|c| age(now, c.at) < HIGHLIGHT_FOR)
-    }
-
-    /// Whether any route has a change kept.
-    pub fn has_changes(&self) -> bool {
-        !self.changes.is_empty()
-    }
-
-    /// Each route's samples this session.
-    pub fn route_history(&self) -> &RouteHistory {
-        &self.route_history
-    }
-
-    /// Utilization figures this session.
-    pub fn history(&self) -> &UtilizationHistory {
-        &self.history
-    }
-
-    /// What changed between polls, newest last.
-    pub fn log(&self) -> &EventLog {
-        &self.log
-    }
-
-    /// The poller's latest warning and when it came.
-    pub fn warning(&self) -> Option<(&str, DateTime<Utc>)> {
-        self.warning.as_ref().map(|(w, at)| (w.as_str(), *at))
-    }
-
-    /// Utilization percentage of the latest report.
-    pub fn utilization_pct(&self) -> Option<f64> {
-        utilization_pct(self.utilization.report()?)
-    }
-
-    /// When the oldest figures whose last poll failed arrived (`None`: nothing stale).
-    pub fn stale_since(&self) -> Option<DateTime<Utc>> {
-        let cap = self
-            .capacity
-            .is_stale()
-            .then(|| self.capacity.received_at());
-        let util = self
-            .utilization
-            .is_stale()
-            .then(|| self.utilization.received_at());
-        [cap.flatten(), util.flatten()].into_iter().flatten().min()
-    }
-
-    /// Whether polling stopped for a key the service refused.
-    pub fn stopped_unauthorized(&self) -> bool {
-        matches!(
-            self.schedule.as_ref().and_then(|s| s.pause.as_ref()),
-            Some(Pause::Unauthorized)
-        )
     }
 
     // ----- applying results -----
@@ -519,29 +430,29 @@ impl Store {
         }
         if crate::forecast::add_report(&mut self.forecast_series, &report) {
             self.refit();
-            if let Some(unsaved) = &mut self.unsaved {
-                if unsaved.len() >= MAX_UNSAVED {
-                    unsaved.remove(0);
-                }
-                unsaved.push(crate::forecast::Snapshot::of(&report));
-            }
         }
         if !self.one_shot {
             let alerts = self.watcher.report(&report, &self.forecasts);
             self.push_alerts(alerts);
         }
         self.totals = TotalsRow::of(&report);
-        let report = match self.keep {
-            Keep::Reports => report,
+        let whole = Arc::new(report);
+        let kept = match self.keep {
+            Keep::Reports => Arc::clone(&whole),
             // The rows hold the routes: a second copy of them (2 MB at 10,000 routes) would
             // only be read for its `generated_at` and totals.
-            Keep::Rows => CapacityReport {
+            Keep::Rows => Arc::new(CapacityReport {
+                generated_at: whole.generated_at,
+                unit_notes: whole.unit_notes.clone(),
                 routes: Vec::new(),
-                ..report
-            },
+                totals: whole.totals.clone(),
+            }),
         };
+        if self.unrecorded.is_some() {
+            self.keep_unrecorded(Unrecorded::Capacity(whole));
+        }
         self.capacity.latest = Some(Fetched {
-            report: Arc::new(report),
+            report: kept,
             received_at,
         });
         self.expire_changes(now);
@@ -574,8 +485,12 @@ impl Store {
         if let Some(pct) = new_pct {
             self.history.record(pct);
         }
+        let report = Arc::new(report);
+        if self.unrecorded.is_some() {
+            self.keep_unrecorded(Unrecorded::Utilization(Arc::clone(&report)));
+        }
         self.utilization.latest = Some(Fetched {
-            report: Arc::new(report),
+            report,
             received_at,
         });
     }

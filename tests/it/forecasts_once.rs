@@ -86,7 +86,7 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
         let state = dir.path().join("state");
         for entry in std::fs::read_dir(&state).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "json") {
+            if path.extension().is_some_and(|e| e == "sqlite3") {
                 std::fs::write(&path, b"{\"version\": 1, \"routes\": [tr").unwrap();
             }
         }

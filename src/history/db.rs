@@ -1,0 +1,319 @@
+//! Opening a history database: where it lives, who may write it, its schema, and what is done
+//! with a file that is not ours (moved aside, started afresh).
+//!
+//! ```sql
+//! routes        (id, slug UNIQUE, name, dial_code)
+//! route_samples (route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total)
+//!               -- a row per change of a route's figures (a change point); all four NULL
+//!               -- when the route left the report; PRIMARY KEY (route, at_ms)
+//! polls         (at_ms PRIMARY KEY, routes)        -- the reports recorded: what was seen when
+//! utilization   (at_ms PRIMARY KEY, date, minutes_run_today, daily_sold, daily_active,
+//!                daily_paused, utilized, available, pct, active_ports, paused_ports,
+//!                provisioning_ports)
+//! meta          (key PRIMARY KEY, value)           -- origin, keep_days
+//! ```
+//!
+//! Every `at_ms` is the service's `generated_at`, UNIX milliseconds: history runs on the
+//! service's clock. The file is SQLite in WAL mode: one writer at a time (the others wait up to
+//! [`BUSY_TIMEOUT`] and then skip their sample), readers never blocked by it.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+/// `PRAGMA application_id` of a captop history file ("capt").
+pub const APPLICATION_ID: i32 = 0x6361_7074;
+/// `PRAGMA user_version` of the schema written here.
+pub const SCHEMA_VERSION: i32 = 1;
+/// How long a writer waits for another to finish before it skips its sample.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS routes (
+    id INTEGER PRIMARY KEY,
+    slug TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    dial_code TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS route_samples (
+    route INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    minutes_sold INTEGER,
+    minutes_total INTEGER,
+    ports_sold INTEGER,
+    ports_total INTEGER,
+    PRIMARY KEY (route, at_ms)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS polls (at_ms INTEGER PRIMARY KEY, routes INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS utilization (
+    at_ms INTEGER PRIMARY KEY,
+    date TEXT NOT NULL,
+    minutes_run_today INTEGER NOT NULL,
+    daily_sold INTEGER,
+    daily_active INTEGER,
+    daily_paused INTEGER,
+    utilized INTEGER,
+    available INTEGER,
+    pct REAL,
+    active_ports INTEGER,
+    paused_ports INTEGER,
+    provisioning_ports INTEGER
+);
+";
+
+/// Why a history file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The directory or the file could be written by another user.
+    #[error("{path} is writable by other users; history is off until it is not")]
+    Unsafe {
+        /// The directory or file.
+        path: PathBuf,
+    },
+    /// The file system said no (a read-only state dir, no space, …).
+    #[error("{path}: {source}")]
+    Io {
+        /// What was being opened.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// SQLite said no.
+    #[error("{path}: {source}")]
+    Sqlite {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: rusqlite::Error,
+    },
+}
+
+/// An open history file, and the warning to show if it had to be started afresh.
+#[derive(Debug)]
+pub struct Opened {
+    /// The connection, schema in place.
+    pub conn: Connection,
+    /// Set when a damaged or foreign file was moved aside.
+    pub warning: Option<String>,
+}
+
+/// Opens (creating it and its directory if need be) the history file at `path` for `origin`,
+/// read-write. A file that is not a captop history of this origin is moved aside and started
+/// afresh, with a warning; a file or directory others could write is refused.
+pub fn open(path: &Path, origin: &str) -> Result<Opened, OpenError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_private_dir(dir).map_err(|source| OpenError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    check_private(dir)?;
+    // Create the file ourselves, so it is born 0600 (SQLite gives its -wal and -shm files the
+    // database's mode).
+    crate::poll::shared::open_private_file(path).map_err(|source| OpenError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    check_private(path)?;
+    match try_open(path, origin) {
+        Ok(conn) => Ok(Opened {
+            conn,
+            warning: None,
+        }),
+        Err(Refused::Io(e)) => Err(e),
+        Err(Refused::NotOurs(why)) => {
+            let aside = move_aside(path).map_err(|source| OpenError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            crate::poll::shared::open_private_file(path).map_err(|source| OpenError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            let conn = try_open(path, origin).map_err(|e| match e {
+                Refused::Io(e) => e,
+                Refused::NotOurs(why) => OpenError::Io {
+                    path: path.to_path_buf(),
+                    source: io::Error::other(why),
+                },
+            })?;
+            let warning = format!(
+                "the history {} was {} and is moved to {}; the history is started afresh",
+                path.display(),
+                crate::text::fit(&why, 100),
+                aside.display()
+            );
+            Ok(Opened {
+                conn,
+                warning: Some(warning),
+            })
+        }
+    }
+}
+
+/// Opens an existing history file read-only (for `history export` and `--once --at` on a
+/// machine that only reads). `Ok(None)` when there is none.
+pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, OpenError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let sqlite = |source| OpenError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sqlite)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+    match whose(&conn, origin) {
+        Ok(None) => Ok(Some(conn)),
+        Ok(Some(why)) => Err(OpenError::Io {
+            path: path.to_path_buf(),
+            source: io::Error::other(why),
+        }),
+        Err(source) => Err(sqlite(source)),
+    }
+}
+
+enum Refused {
+    Io(OpenError),
+    /// Not a captop history of this origin: why.
+    NotOurs(String),
+}
+
+fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
+    let sqlite = |source: rusqlite::Error| {
+        if is_not_a_database(&source) {
+            Refused::NotOurs(format!("not a database ({source})"))
+        } else {
+            Refused::Io(OpenError::Sqlite {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let conn = Connection::open(path).map_err(sqlite)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+    // WAL: readers never wait for the writer. NORMAL: a crash loses at most the last
+    // transactions, never the file.
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(sqlite)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(sqlite)?;
+    if let Some(why) = whose(&conn, origin).map_err(sqlite)? {
+        return Err(Refused::NotOurs(why));
+    }
+    let fresh: i32 = conn
+        .pragma_query_value(None, "application_id", |row| row.get(0))
+        .map_err(sqlite)?;
+    if fresh == 0 {
+        create_schema(&conn, origin).map_err(sqlite)?;
+    }
+    Ok(conn)
+}
+
+fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let made = (|| {
+        conn.execute_batch(SCHEMA)?;
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
+            [origin],
+        )?;
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+    })();
+    match made {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// `None` when the file is empty or a captop history of `origin`, else why it is not.
+fn whose(conn: &Connection, origin: &str) -> rusqlite::Result<Option<String>> {
+    let app: i32 = conn.pragma_query_value(None, "application_id", |row| row.get(0))?;
+    let version: i32 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if app == 0 {
+        let tables: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
+        return Ok((tables > 0).then(|| "another program's database".to_owned()));
+    }
+    if app != APPLICATION_ID {
+        return Ok(Some("another program's database".to_owned()));
+    }
+    if version != SCHEMA_VERSION {
+        return Ok(Some(format!("of another schema version ({version})")));
+    }
+    let theirs: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'origin'", [], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    Ok(match theirs {
+        Some(theirs) if theirs == origin => None,
+        Some(_) => Some("the history of another service".to_owned()),
+        None => Some("missing its origin".to_owned()),
+    })
+}
+
+/// Whether SQLite refused the file as not a database (or a damaged one).
+pub fn is_not_a_database(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// Renames the file (and its -wal and -shm) to `<name>.bad-<unix seconds>`.
+fn move_aside(path: &Path) -> io::Result<PathBuf> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let aside = path.with_extension(format!("sqlite3.bad-{stamp}"));
+    fs::rename(path, &aside)?;
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        let _ = fs::remove_file(PathBuf::from(side));
+    }
+    Ok(aside)
+}
+
+/// Creates `dir` (and its parents) 0700 if missing.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// Refuses a file or directory that is not ours or that others may write.
+fn check_private(path: &Path) -> Result<(), OpenError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = fs::metadata(path).map_err(|source| OpenError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let ours = fs::metadata("/proc/self").map_or(true, |me| me.uid() == meta.uid());
+        if !ours || meta.mode() & 0o022 != 0 {
+            return Err(OpenError::Unsafe {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! A window of the history as text: CSV, JSON lines, or OpenMetrics with timestamps under the
+//! metric names and labels of the relay's `/metrics`, so a Prometheus loaded from an export
+//! (`promtool tsdb create-blocks-from openmetrics`) answers the same queries as one that
+//! scraped the relay. Also the instants people type (`2026-11-24T18:00:00Z`, `-3h`).
+
+use std::io::Write;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::Connection;
+
+use super::read::{ExportError, each_report, each_route, instant};
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A header line, then one line per route per report.
+    Csv,
+    /// One object per route per report.
+    JsonLines,
+    /// OpenMetrics text, ending in `# EOF`.
+    OpenMetrics,
+}
+
+/// The instant `text` names: RFC 3339, or `-N` followed by `m`, `h`, `d` or `w`, counted back
+/// from `newest_ms` (the newest report recorded: the service's clock, not this machine's).
+pub fn parse_instant(text: &str, newest_ms: i64) -> Result<i64, String> {
+    let text = text.trim();
+    if let Ok(at) = DateTime::parse_from_rfc3339(text) {
+        return Ok(at.timestamp_millis());
+    }
+    let bad = || {
+        format!(
+            "{:?} is not a time: give RFC 3339 (2026-11-24T18:00:00Z) or a time back from the \
+             newest figures (-90m, -3h, -1d, -2w)",
+            crate::text::fit(text, 40)
+        )
+    };
+    let back = text.strip_prefix('-').ok_or_else(bad)?;
+    let split = back.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (number, unit) = back.split_at(split);
+    let number: i64 = number.parse().map_err(|_| bad())?;
+    let unit_ms: i64 = match unit {
+        "s" => 1000,
+        "m" | "min" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        "w" => 7 * 86_400_000,
+        _ => return Err(bad()),
+    };
+    number
+        .checked_mul(unit_ms)
+        .and_then(|back| newest_ms.checked_sub(back))
+        .ok_or_else(bad)
+}
+
+/// An instant as RFC 3339 in UTC, to the second.
+pub fn rfc3339(ms: i64) -> String {
+    instant(ms).to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Writes every report recorded in `from_ms..=to_ms` in `format`; returns how many.
+pub fn export(
+    conn: &Connection,
+    from_ms: i64,
+    to_ms: i64,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<usize, ExportError> {
+    match format {
+        Format::Csv => {
+            writeln!(
+                out,
+                "time,route,name,dial_code,minutes_sold,minutes_total,ports_sold,ports_total"
+            )?;
+            each_report(conn, from_ms, to_ms, |at, routes| {
+                let time = rfc3339(at);
+                for (slug, name, dial, [ms, mt, ps, pt]) in routes {
+                    writeln!(
+                        out,
+                        "{time},{},{},{},{ms},{mt},{ps},{pt}",
+                        csv(slug),
+                        csv(name),
+                        csv(dial)
+                    )?;
+                }
+                Ok(())
+            })
+        }
+        Format::JsonLines => each_report(conn, from_ms, to_ms, |at, routes| {
+            let time = rfc3339(at);
+            for (slug, name, dial, [ms, mt, ps, pt]) in routes {
+                let line = serde_json::json!({
+                    "time": time, "route": slug, "name": name, "dial_code": dial,
+                    "minutes_sold": ms, "minutes_total": mt,
+                    "ports_sold": ps, "ports_total": pt,
+                });
+                writeln!(out, "{line}")?;
+            }
+            Ok(())
+        }),
+        Format::OpenMetrics => open_metrics(conn, from_ms, to_ms, out),
+    }
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+fn csv(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_owned()
+    }
+}
+
+/// One family at a time (OpenMetrics does not let families interleave), each a pass over the
+/// window.
+fn open_metrics(
+    conn: &Connection,
+    from_ms: i64,
+    to_ms: i64,
+    out: &mut dyn Write,
+) -> Result<usize, ExportError> {
+    type Points = fn(&[i64; 4]) -> Vec<(&'static str, f64)>;
+    let families: [(&str, &str, &str, Points); 3] = [
+        (
+            "captop_route_capacity_seconds",
+            "Call time capacity of each route in seconds by state, sold or remaining.",
+            "seconds",
+            |f| {
+                vec![
+                    ("sold", f[0] as f64 * 60.0),
+                    ("remaining", (f[1] - f[0]) as f64 * 60.0),
+                ]
+            },
+        ),
+        (
+            "captop_route_ports",
+            "Ports on each route by state, sold or available.",
+            "",
+            |f| vec![("sold", f[2] as f64), ("available", (f[3] - f[2]) as f64)],
+        ),
+        (
+            "captop_route_fill_ratio",
+            "Share of each route's minutes sold, 0 to 1.",
+            "ratio",
+            |f| {
+                let ratio = if f[1] > 0 {
+                    f[0] as f64 / f[1] as f64
+                } else {
+                    0.0
+                };
+                vec![("", ratio)]
+            },
+        ),
+    ];
+    let mut reports = 0;
+    for (name, help, unit, points) in families {
+        writeln!(out, "# TYPE {name} gauge")?;
+        if !unit.is_empty() {
+            writeln!(out, "# UNIT {name} {unit}")?;
+        }
+        writeln!(out, "# HELP {name} {help}")?;
+        reports = each_route(conn, from_ms, to_ms, |slug, series| {
+            let route = label(slug);
+            let states: Vec<&str> = series
+                .first()
+                .map(|(_, f)| points(f).into_iter().map(|(state, _)| state).collect())
+                .unwrap_or_default();
+            for (k, state) in states.iter().enumerate() {
+                let labels = if state.is_empty() {
+                    format!("route=\"{route}\"")
+                } else {
+                    format!("route=\"{route}\",state=\"{state}\"")
+                };
+                for (at, figures) in series {
+                    let value = points(figures).get(k).map_or(0.0, |(_, v)| *v);
+                    writeln!(out, "{name}{{{labels}}} {value} {:.3}", *at as f64 / 1000.0)?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    writeln!(out, "# EOF")?;
+    Ok(reports)
+}
+
+/// A label value escaped as OpenMetrics wants: backslash, quote and line feed.
+fn label(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// `DateTime` of an instant, for callers that print one.
+pub fn date_time(ms: i64) -> DateTime<Utc> {
+    instant(ms)
+}

@@ -1,0 +1,181 @@
+//! History over days: every report captop sees, kept in a SQLite file per service, so a
+//! restarted dashboard, a `--once` from cron and the relay all have the days behind today for
+//! their charts and forecasts, and an operator can query it with `sqlite3`.
+//!
+//! ```text
+//! $XDG_STATE_HOME/captop/history-<hash of the base URL>.sqlite3   (CAPTOP_STATE_DIR overrides)
+//!        ▲ Recorder (a thread of its own: the store's reports, written as they come)
+//!        │ History::record (--once, check: one report, then the forecasts' samples)
+//!        ▼ read: the forecasts' samples, the figures at an instant, exports
+//! ```
+//!
+//! The file is mode 0600 in a 0700 directory, and refused when another user could write
+//! either. What is kept and for how long is in [`write`] (change points, tiers, `keep_days`);
+//! the schema, the locking and what happens to a damaged or foreign file in [`db`]; a
+//! one-hour JSON file of earlier captops is read once into it ([`legacy`]).
+
+pub mod db;
+pub mod export;
+pub mod legacy;
+pub mod read;
+pub mod recorder;
+pub mod write;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rusqlite::params;
+
+use crate::api::model::{CapacityReport, UtilizationReport};
+pub use crate::forecast::Series;
+pub use db::OpenError;
+pub use recorder::Recorder;
+pub use write::{Outcome, Writer};
+
+/// Days kept when `[history] keep_days` does not say.
+pub const DEFAULT_KEEP_DAYS: u32 = 35;
+
+/// What recording a report gave.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Every route's samples for the forecasts, the new ones included.
+    pub series: Series,
+    /// Set when the file was damaged and started afresh: the one-line warning to show.
+    pub warning: Option<String>,
+}
+
+/// The history file of one service.
+#[derive(Debug, Clone)]
+pub struct History {
+    path: PathBuf,
+    legacy_path: PathBuf,
+    origin: String,
+    keep_days: u32,
+}
+
+/// The directory for history files: `CAPTOP_STATE_DIR` if set, else the platform's state dir
+/// for captop (`$XDG_STATE_HOME/captop`, `~/.local/state/captop` on Linux), else its local
+/// data dir. `None` when there is no home to put it in.
+pub fn default_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CAPTOP_STATE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    let dirs = directories::ProjectDirs::from("", "", "captop")?;
+    Some(
+        dirs.state_dir()
+            .unwrap_or_else(|| dirs.data_local_dir())
+            .to_path_buf(),
+    )
+}
+
+impl History {
+    /// The history of the service at `origin` (its base URL) in `dir`, created on first write.
+    pub fn new(dir: &Path, origin: &str) -> History {
+        let name = format!("history-{}", crate::poll::shared::key_hash(origin));
+        History {
+            path: dir.join(format!("{name}.sqlite3")),
+            legacy_path: dir.join(format!("{name}.json")),
+            origin: origin.to_owned(),
+            keep_days: DEFAULT_KEEP_DAYS,
+        }
+    }
+
+    /// The same history keeping `days` days.
+    pub fn keeping_days(mut self, days: u32) -> History {
+        self.keep_days = days.max(1);
+        self
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The service it is the history of.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Opens the file for writing (creating it, importing an earlier captop's hour), with the
+    /// warning to show when it had to be started afresh.
+    pub fn writer(&self) -> Result<(Writer, Option<String>), OpenError> {
+        let opened = db::open(&self.path, &self.origin)?;
+        let mut warning = opened.warning;
+        if let Err(e) = import_legacy(&opened.conn, &self.legacy_path, &self.origin) {
+            warning.get_or_insert(format!(
+                "the earlier forecast history {} was not imported ({})",
+                self.legacy_path.display(),
+                crate::text::fit(&e.to_string(), 100)
+            ));
+        }
+        Ok((Writer::new(opened.conn, self.keep_days), warning))
+    }
+
+    /// Records a pair of reports and returns every route's samples for the forecasts: what
+    /// `--once` and `check` do, once.
+    pub fn record(
+        &self,
+        capacity: &CapacityReport,
+        utilization: Option<&UtilizationReport>,
+    ) -> io::Result<Recorded> {
+        let (mut writer, warning) = self.writer().map_err(io::Error::other)?;
+        let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
+        writer.capacity(capacity).map_err(sqlite)?;
+        if let Some(utilization) = utilization {
+            writer.utilization(utilization).map_err(sqlite)?;
+        }
+        let now_ms = capacity.generated_at.timestamp_millis();
+        let series = read::forecast_series(writer.conn(), now_ms).map_err(sqlite)?;
+        Ok(Recorded { series, warning })
+    }
+
+    /// Opens the file read-only; `Ok(None)` when there is none yet.
+    pub fn reader(&self) -> Result<Option<rusqlite::Connection>, OpenError> {
+        db::open_read_only(&self.path, &self.origin)
+    }
+}
+
+/// Reads an earlier captop's JSON file into the database, then removes it. Its samples carry
+/// only minutes, so their ports are left unknown (NULL): they feed the forecasts, not the
+/// figures at an instant.
+fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::Result<()> {
+    let Some(series) = legacy::read(path, origin)? else {
+        return Ok(());
+    };
+    let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
+    let imported = (|| {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let mut instants = std::collections::BTreeMap::<i64, i64>::new();
+        for (slug, samples) in &series {
+            conn.execute(
+                "INSERT OR IGNORE INTO routes (slug, name, dial_code) VALUES (?1, ?1, '')",
+                [slug],
+            )?;
+            let id: i64 = conn.query_row("SELECT id FROM routes WHERE slug = ?1", [slug], |r| {
+                r.get(0)
+            })?;
+            for s in samples {
+                conn.execute(
+                    "INSERT OR IGNORE INTO route_samples VALUES (?1, ?2, ?3, ?4, NULL, NULL)",
+                    params![id, s.at_ms, s.sold, s.total],
+                )?;
+                *instants.entry(s.at_ms).or_default() += 1;
+            }
+        }
+        for (at_ms, routes) in instants {
+            conn.execute(
+                "INSERT OR IGNORE INTO polls VALUES (?1, ?2)",
+                params![at_ms, routes],
+            )?;
+        }
+        conn.execute_batch("COMMIT")
+    })();
+    if let Err(e) = imported {
+        let _ = conn.execute_batch("ROLLBACK");
+        return Err(sqlite(e));
+    }
+    std::fs::remove_file(path)
+}
+
+#[cfg(test)]
+mod tests;

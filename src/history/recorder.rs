@@ -1,0 +1,225 @@
+//! The thread that writes a long-running face's reports (the dashboard's, the relay's) into
+//! the history file, so no poll and no frame ever waits for the disk.
+//!
+//! ```text
+//!  face ── Recorder::capacity(Arc<report>) ──► bounded queue ──► thread: Writer ──► file
+//!       ◄── take_warnings(), take_seed() ─────  shared state  ◄──
+//! ```
+//!
+//! The queue holds [`QUEUE`] reports; when the disk is slower than the polls, the newest report
+//! is dropped rather than memory grown. When a write fails (a full disk, a file removed), the
+//! face gets one warning line, the figures go on from memory, and the next report is tried
+//! again; when one succeeds again, one more line says so. On start the thread reads the
+//! forecasts' samples back ([`super::read::forecast_series`]) for the face to seed its store.
+
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::forecast::Series;
+use crate::store::{Store, Unrecorded};
+
+use super::{History, Outcome, Writer, read};
+
+/// Reports waiting to be written, at most.
+pub const QUEUE: usize = 16;
+
+enum Job {
+    Capacity(Arc<CapacityReport>),
+    Utilization(Arc<UtilizationReport>),
+}
+
+/// What the thread tells the face.
+#[derive(Debug, Default)]
+struct Shared {
+    warnings: Vec<String>,
+    seed: Option<Series>,
+    /// Microseconds the last capacity write took, and rows written.
+    last_write: Option<(u64, usize)>,
+    written: u64,
+    dropped: u64,
+}
+
+/// Writes reports into a [`History`] on a thread of its own.
+#[derive(Debug)]
+pub struct Recorder {
+    queue: Option<SyncSender<Job>>,
+    shared: Arc<Mutex<Shared>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Job::Capacity(_) => "Capacity",
+            Job::Utilization(_) => "Utilization",
+        })
+    }
+}
+
+impl Recorder {
+    /// Starts the thread: it opens the file, reads the forecasts' samples back, then writes
+    /// what it is given.
+    pub fn start(history: History) -> Recorder {
+        let (queue, jobs) = sync_channel(QUEUE);
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let theirs = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("captop-history".to_owned())
+            .spawn(move || run(&history, &jobs, &theirs))
+            .ok();
+        Recorder {
+            queue: Some(queue),
+            shared,
+            thread,
+        }
+    }
+
+    /// Queues a `/capacity` report.
+    pub fn capacity(&self, report: Arc<CapacityReport>) {
+        self.send(Job::Capacity(report));
+    }
+
+    /// Queues a `/utilization` report.
+    pub fn utilization(&self, report: Arc<UtilizationReport>) {
+        self.send(Job::Utilization(report));
+    }
+
+    fn send(&self, job: Job) {
+        let Some(queue) = &self.queue else { return };
+        if let Err(TrySendError::Full(_)) = queue.try_send(job) {
+            self.lock().dropped += 1;
+        }
+    }
+
+    /// The warnings since the last call, each one line.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().warnings)
+    }
+
+    /// The forecasts' samples read back on start, once they are.
+    pub fn take_seed(&self) -> Option<Series> {
+        self.lock().seed.take()
+    }
+
+    /// How long the last `/capacity` write took (µs) and how many rows it wrote.
+    pub fn last_write(&self) -> Option<(u64, usize)> {
+        self.lock().last_write
+    }
+
+    /// Reports written, and reports dropped because the queue was full.
+    pub fn counts(&self) -> (u64, u64) {
+        let shared = self.lock();
+        (shared.written, shared.dropped)
+    }
+
+    /// Takes the reports the store kept ([`Store::recording`]) into the queue, and hands the
+    /// store this recorder's warnings and, once, the forecasts' samples read back.
+    pub fn sync(&self, store: &mut Store) {
+        for report in store.take_unrecorded() {
+            match report {
+                Unrecorded::Capacity(r) => self.capacity(r),
+                Unrecorded::Utilization(r) => self.utilization(r),
+            }
+        }
+        let warnings = self.take_warnings();
+        if !warnings.is_empty() {
+            let now = chrono::Utc::now();
+            for warning in warnings {
+                store.warn(&warning, now);
+            }
+        }
+        if let Some(seed) = self.take_seed() {
+            store.seed_forecasts(seed);
+        }
+    }
+
+    /// Writes what is queued and stops the thread. Blocking: call it from a blocking context.
+    pub fn close(mut self) {
+        self.queue = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn run(history: &History, jobs: &Receiver<Job>, shared: &Mutex<Shared>) {
+    let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut writer: Option<Writer> = None;
+    let mut failing = false;
+    let mut seeded = false;
+    while let Ok(job) = jobs.recv() {
+        if writer.is_none() {
+            match history.writer() {
+                Ok((w, warning)) => {
+                    lock()
+                        .warnings
+                        .extend(warning.map(|w| format!("history: {w}")));
+                    writer = Some(w);
+                }
+                Err(e) => {
+                    if !failing {
+                        lock().warnings.push(format!(
+                            "history: not recording ({}); the figures go on",
+                            crate::text::fit(&e.to_string(), 160)
+                        ));
+                        failing = true;
+                    }
+                    continue;
+                }
+            }
+        }
+        let Some(w) = writer.as_mut() else { continue };
+        let now_ms = match &job {
+            Job::Capacity(r) => r.generated_at.timestamp_millis(),
+            Job::Utilization(r) => r.generated_at.timestamp_millis(),
+        };
+        if !seeded {
+            // Before this report is written, so the seed is the past only.
+            seeded = true;
+            if let Ok(series) = read::forecast_series(w.conn(), now_ms) {
+                lock().seed = Some(series);
+            }
+        }
+        let result = match &job {
+            Job::Capacity(r) => w.capacity(r),
+            Job::Utilization(r) => w.utilization(r),
+        };
+        match result {
+            Ok(outcome) => {
+                let mut s = lock();
+                if let (Job::Capacity(_), Outcome::Written { rows, micros }) = (&job, outcome) {
+                    s.last_write = Some((micros, rows));
+                    s.written += 1;
+                }
+                if failing {
+                    s.warnings.push("history: recording again".to_owned());
+                    failing = false;
+                }
+            }
+            Err(e) => {
+                if !failing {
+                    let why = if super::write::is_full(&e) {
+                        "the disk is full".to_owned()
+                    } else {
+                        crate::text::fit(&e.to_string(), 160)
+                    };
+                    lock().warnings.push(format!(
+                        "history: a report was not recorded ({why}); the figures go on, and \
+                         recording resumes when it can"
+                    ));
+                    failing = true;
+                }
+                if super::db::is_not_a_database(&e) {
+                    // Damaged under us: open again, which moves it aside.
+                    writer = None;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The history file against the real SQLite: change points in and values out, tiers, the
+//! days kept, two writers, an earlier captop's JSON file, and files that are not ours.
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::fs;
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::*;
+use crate::api::model::CapacityReport;
+use crate::fixtures::{route, t};
+
+fn report(at: DateTime<Utc>, routes: &[(&str, i64)]) -> CapacityReport {
+    CapacityReport {
+        generated_at: at,
+        unit_notes: None,
+        routes: routes
+            .iter()
+            .map(|(slug, sold)| {
+                route(
+                    slug,
+                    &format!("Route {slug}"),
+                    "+1",
+                    1_000_000,
+                    *sold,
+                    10,
+                    1,
+                )
+            })
+            .collect(),
+        totals: Default::default(),
+    }
+}
+
+fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn only_changes_are_written_and_figures_come_back_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, warning) = h.writer().unwrap();
+    assert!(warning.is_none());
+    for m in 0..10 {
+        // `a` sells every minute, `b` never.
+        w.capacity(&report(t(m * 60), &[("a", 100 * m), ("b", 5)]))
+            .unwrap();
+    }
+    // The same instant again (another captop's report) is not written twice.
+    assert_eq!(
+        w.capacity(&report(t(9 * 60), &[("a", 1), ("b", 5)]))
+            .unwrap(),
+        Outcome::AlreadyRecorded
+    );
+    let conn = w.conn();
+    assert_eq!(count(conn, "SELECT count(*) FROM polls"), 10);
+    assert_eq!(count(conn, "SELECT count(*) FROM route_samples"), 10 + 1);
+    let (cap, _) = read::figures_at(conn, t(4 * 60 + 30).timestamp_millis(), 120_000)
+        .unwrap()
+        .unwrap();
+    assert_eq!(cap.generated_at, t(4 * 60));
+    assert_eq!(cap.routes.len(), 2);
+    assert_eq!(cap.routes[0].capacity_minutes.sold, 400);
+    assert_eq!(cap.routes[1].capacity_minutes.sold, 5);
+    assert_eq!(cap.routes[1].name, "Route b");
+    // Before the first report, or too long after the last: the history does not reach.
+    assert!(
+        read::figures_at(conn, t(-60).timestamp_millis(), 120_000)
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        read::figures_at(conn, t(3600).timestamp_millis(), 120_000)
+            .unwrap()
+            .is_none()
+    );
+    // A route that leaves is gone from the figures after it left, and comes back.
+    w.capacity(&report(t(600), &[("a", 1000)])).unwrap();
+    w.capacity(&report(t(660), &[("a", 1000), ("b", 6)]))
+        .unwrap();
+    let at = |s| {
+        read::figures_at(w.conn(), t(s).timestamp_millis(), 120_000)
+            .unwrap()
+            .unwrap()
+            .0
+            .routes
+            .len()
+    };
+    assert_eq!((at(600), at(660)), (1, 2));
+}
+
+#[test]
+fn forecasts_get_their_samples_back_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let mut last = None;
+    for m in 0..6 {
+        last = Some(
+            h.record(&report(t(m * 60), &[("a", 500 * m), ("b", 5)]), None)
+                .unwrap(),
+        );
+    }
+    let series = last.unwrap().series;
+    assert_eq!(series["a"].len(), 6);
+    assert_eq!(series["a"][5].sold, 2500);
+    assert_eq!(
+        series["b"].len(),
+        6,
+        "a value at every report, not only at changes"
+    );
+    let forecasts = crate::forecast::for_series(&series);
+    assert!(forecasts.contains_key("a") && !forecasts.contains_key("b"));
+}
+
+#[test]
+fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1").keeping_days(2);
+    let (mut w, _) = h.writer().unwrap();
+    // Three days, a report a minute, a sale every minute.
+    let minutes = 3 * 24 * 60;
+    for m in 0..=minutes {
+        w.capacity(&report(t(m * 60), &[("a", m)])).unwrap();
+    }
+    let conn = w.conn();
+    let newest = t(minutes * 60).timestamp_millis();
+    let rows_between = |from_h: i64, to_h: i64| {
+        conn.query_row(
+            "SELECT count(*) FROM route_samples WHERE at_ms > ?1 AND at_ms <= ?2",
+            [newest - to_h * 3_600_000, newest - from_h * 3_600_000],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
+    };
+    // The last 6 h: every minute (give or take the 10 minutes between thinnings).
+    assert!(
+        (355..=361).contains(&rows_between(0, 6)),
+        "{}",
+        rows_between(0, 6)
+    );
+    // 6 h to 24 h: one per 5 minutes.
+    let fine = rows_between(7, 24);
+    assert!((200..=206).contains(&fine), "{fine}");
+    // 24 h to 48 h: one an hour.
+    let coarse = rows_between(25, 48);
+    assert!((22..=24).contains(&coarse), "{coarse}");
+    // Beyond two days only the last row before the cutoff stays, as the value until the next.
+    assert_eq!(rows_between(49, 24 * 10), 0);
+    assert_eq!(rows_between(48, 24 * 10), 1);
+    let cutoff = newest - 48 * 3_600_000;
+    let polls_old: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM polls WHERE at_ms < ?1",
+            [cutoff],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(polls_old, 0);
+}
+
+#[test]
+fn two_writers_do_not_write_the_same_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut one, _) = h.writer().unwrap();
+    let (mut two, _) = h.writer().unwrap();
+    one.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    // The other captop polls a second later: nothing changed, so nothing but the poll.
+    assert!(matches!(
+        two.capacity(&report(t(1), &[("a", 1)])).unwrap(),
+        Outcome::Written { rows: 0, .. }
+    ));
+    one.capacity(&report(t(2), &[("a", 2)])).unwrap();
+    assert_eq!(
+        two.capacity(&report(t(2), &[("a", 2)])).unwrap(),
+        Outcome::AlreadyRecorded
+    );
+    assert!(matches!(
+        two.capacity(&report(t(3), &[("a", 2)])).unwrap(),
+        Outcome::Written { rows: 0, .. }
+    ));
+    assert_eq!(count(one.conn(), "SELECT count(*) FROM route_samples"), 2);
+}
+
+#[test]
+fn a_foreign_or_damaged_file_is_moved_aside_and_another_service_has_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    fs::write(
+        h.path(),
+        b"this is not a database, just text long enough to be read",
+    )
+    .unwrap();
+    let (mut w, warning) = h.writer().unwrap();
+    let warning = warning.unwrap();
+    assert!(warning.contains("moved to"), "{warning}");
+    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    let aside: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".bad-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    // Another program's SQLite database is not ours either (ours closed first: its WAL is
+    // checkpointed and removed on close, as SQLite does).
+    drop(w);
+    let other = dir.path().join("other.sqlite3");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x)")
+        .unwrap();
+    fs::rename(&other, h.path()).unwrap();
+    let (_, warning) = h.writer().unwrap();
+    assert!(warning.unwrap().contains("another program"));
+    // Two services, two files.
+    let b = History::new(dir.path(), "http://b/v1");
+    assert_ne!(b.path(), h.path());
+    assert!(b.reader().unwrap().is_none());
+}
+
+#[cfg(unix)]
+#[test]
+fn files_others_could_write_are_refused_and_ours_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let h = History::new(&state, "http://a/v1");
+    h.record(&report(t(0), &[("a", 1)]), None).unwrap();
+    let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&state), 0o700);
+    assert_eq!(mode(h.path()), 0o600);
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
+    let refused = h.writer().unwrap_err();
+    assert!(matches!(refused, OpenError::Unsafe { .. }), "{refused}");
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
+    fs::set_permissions(h.path(), fs::Permissions::from_mode(0o666)).unwrap();
+    assert!(matches!(h.writer().unwrap_err(), OpenError::Unsafe { .. }));
+}
+
+#[test]
+fn an_earlier_captops_hour_is_imported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let legacy = dir.path().join(format!(
+        "history-{}.json",
+        crate::poll::shared::key_hash("http://a/v1")
+    ));
+    let at = t(0).timestamp_millis();
+    fs::write(
+        &legacy,
+        format!(
+            r#"{{"version": 1, "origin": "http://a/v1",
+                 "routes": {{"a": [[{}, 10, 1000000], [{}, 20, 1000000]]}}}}"#,
+            at,
+            at + 60_000
+        ),
+    )
+    .unwrap();
+    let recorded = h.record(&report(t(120), &[("a", 30)]), None).unwrap();
+    assert!(recorded.warning.is_none());
+    let sold: Vec<i64> = recorded.series["a"].iter().map(|s| s.sold).collect();
+    assert_eq!(sold, [10, 20, 30]);
+    assert!(!legacy.exists(), "read once, then removed");
+}
+
+#[test]
+fn the_recorder_writes_on_its_thread_and_seeds_the_forecasts() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    for m in 0..5 {
+        h.record(&report(t(m * 60), &[("a", 500 * m)]), None)
+            .unwrap();
+    }
+    let recorder = Recorder::start(h.clone());
+    recorder.capacity(Arc::new(report(t(300), &[("a", 2500)])));
+    recorder.close();
+    let conn = h.reader().unwrap().unwrap();
+    assert_eq!(count(&conn, "SELECT count(*) FROM polls"), 6);
+    let _ = Duration::zero();
+}

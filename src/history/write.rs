@@ -1,0 +1,416 @@
+//! Writing reports into a history file: a row only where a route's figures changed (change
+//! points), one row per report in `polls` to say what was seen when, and tiers that thin the
+//! old rows so the file stays bounded.
+//!
+//! ```text
+//!  age of a row (service clock)   kept
+//!  under 6 h                      every report
+//!  6 h to 24 h                    the last of each 5 minutes
+//!  24 h to keep_days              the last of each hour
+//!  beyond keep_days               only a route's last row, its value until the next
+//! ```
+//!
+//! Several captops of one user and one service write the same file: a report not newer than
+//! the newest recorded is skipped (another captop recorded that moment), and the figures a row
+//! is compared with are read again whenever another process wrote (`PRAGMA data_version`), so
+//! no sample is written twice. A writer that finds the file busy for [`super::db::BUSY_TIMEOUT`]
+//! skips its sample rather than wait.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rusqlite::{Connection, ErrorCode, params};
+
+use crate::api::model::{CapacityReport, UtilizationReport};
+
+/// Rows younger than this keep every report.
+pub const DENSE_MS: i64 = 6 * HOUR_MS;
+/// Rows younger than this (and older than [`DENSE_MS`]) keep one per [`FINE_STEP_MS`].
+pub const FINE_MS: i64 = 24 * HOUR_MS;
+/// The step of the middle tier.
+pub const FINE_STEP_MS: i64 = 5 * 60_000;
+/// The step of the oldest tier.
+pub const COARSE_STEP_MS: i64 = HOUR_MS;
+/// Service time between two thinnings.
+pub const COMPACT_EVERY_MS: i64 = 10 * 60_000;
+/// Longest slug recorded; longer ones are not.
+pub const MAX_SLUG_BYTES: usize = 200;
+const HOUR_MS: i64 = 3_600_000;
+const DAY_MS: i64 = 24 * HOUR_MS;
+
+/// A route's figures as a row holds them: minutes sold and total, ports sold and total.
+pub type Figures = [i64; 4];
+
+/// What the writer remembers of a route: its id and its last row.
+#[derive(Debug)]
+struct Memo {
+    id: i64,
+    name: String,
+    dial_code: String,
+    /// `None`: not in the last report recorded (or never given figures).
+    last: Option<Figures>,
+    /// The report (by count) that last listed it.
+    seen: u64,
+}
+
+/// What recording a report did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Written.
+    Written {
+        /// Route rows written (the routes whose figures changed).
+        rows: usize,
+        /// How long the write took, in microseconds.
+        micros: u64,
+    },
+    /// Not written: a report as new or newer is already recorded (another captop's).
+    AlreadyRecorded,
+    /// Not written: another captop held the file too long.
+    Busy,
+}
+
+/// The writing end of one history file.
+#[derive(Debug)]
+pub struct Writer {
+    conn: Connection,
+    keep_days: u32,
+    routes: HashMap<String, Memo>,
+    /// `PRAGMA data_version` after our last write: another value means another process wrote.
+    data_version: i64,
+    reports: u64,
+    next_compact_ms: Option<i64>,
+    loaded: bool,
+}
+
+impl Writer {
+    /// A writer of `conn`, keeping `keep_days` days.
+    pub fn new(conn: Connection, keep_days: u32) -> Writer {
+        Writer {
+            conn,
+            keep_days: keep_days.max(1),
+            routes: HashMap::new(),
+            data_version: -1,
+            reports: 0,
+            next_compact_ms: None,
+            loaded: false,
+        }
+    }
+
+    /// The connection, for reads between writes.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Records a `/capacity` report.
+    pub fn capacity(&mut self, report: &CapacityReport) -> rusqlite::Result<Outcome> {
+        let started = Instant::now();
+        let at_ms = report.generated_at.timestamp_millis();
+        let outcome = self.in_transaction(|w| w.capacity_rows(report, at_ms));
+        let outcome = match outcome {
+            Ok(Some(rows)) => Outcome::Written {
+                rows,
+                micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            },
+            Ok(None) => Outcome::AlreadyRecorded,
+            Err(e) if is_busy(&e) => Outcome::Busy,
+            Err(e) => return Err(e),
+        };
+        if matches!(outcome, Outcome::Written { .. }) {
+            self.compact_if_due(at_ms)?;
+        }
+        Ok(outcome)
+    }
+
+    /// Records a `/utilization` report.
+    pub fn utilization(&mut self, report: &UtilizationReport) -> rusqlite::Result<Outcome> {
+        let started = Instant::now();
+        let at_ms = report.generated_at.timestamp_millis();
+        let outcome = self.in_transaction(|w| {
+            let newest: Option<i64> =
+                w.conn
+                    .query_row("SELECT max(at_ms) FROM utilization", [], |row| row.get(0))?;
+            if newest.is_some_and(|n| at_ms <= n) {
+                return Ok(None);
+            }
+            let d = &report.daily_capacity_minutes;
+            let u = &report.utilization;
+            let s = &report.capacity_status;
+            w.conn.execute(
+                "INSERT INTO utilization VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    at_ms,
+                    report.date.to_string(),
+                    report.minutes_run_today,
+                    d.sold,
+                    d.active,
+                    d.paused,
+                    u.utilized_minutes,
+                    u.available_minutes,
+                    u.utilization_pct.filter(|p| p.is_finite()),
+                    s.active_ports,
+                    s.paused_ports,
+                    s.provisioning_ports,
+                ],
+            )?;
+            Ok(Some(1))
+        });
+        match outcome {
+            Ok(Some(rows)) => Ok(Outcome::Written {
+                rows,
+                micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            }),
+            Ok(None) => Ok(Outcome::AlreadyRecorded),
+            Err(e) if is_busy(&e) => Ok(Outcome::Busy),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs `write` in an immediate transaction, after reading again what another process
+    /// wrote; rolls back (and forgets what it remembers) when it fails.
+    fn in_transaction<T>(
+        &mut self,
+        write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<T>>,
+    ) -> rusqlite::Result<Option<T>> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let done = (|| {
+            let version: i64 = self
+                .conn
+                .pragma_query_value(None, "data_version", |row| row.get(0))?;
+            if !self.loaded || version != self.data_version {
+                self.load()?;
+            }
+            write(self)
+        })();
+        match done {
+            Ok(value) => {
+                self.conn.execute_batch("COMMIT")?;
+                self.data_version = self
+                    .conn
+                    .pragma_query_value(None, "data_version", |row| row.get(0))?;
+                Ok(value)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                self.loaded = false;
+                Err(e)
+            }
+        }
+    }
+
+    /// Reads every route and its last row.
+    fn load(&mut self) -> rusqlite::Result<()> {
+        self.routes.clear();
+        let mut stmt = self.conn.prepare(
+            "SELECT r.id, r.slug, r.name, r.dial_code,
+                    s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
+             FROM routes r LEFT JOIN route_samples s ON s.route = r.id
+               AND s.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)",
+        )?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let figures: [Option<i64>; 4] = [row.get(4)?, row.get(5)?, row.get(6)?, row.get(7)?];
+            let last = match figures {
+                [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
+                _ => None,
+            };
+            self.routes.insert(
+                row.get(1)?,
+                Memo {
+                    id: row.get(0)?,
+                    name: row.get(2)?,
+                    dial_code: row.get(3)?,
+                    last,
+                    seen: 0,
+                },
+            );
+        }
+        self.loaded = true;
+        Ok(())
+    }
+
+    /// The rows of a report; `None` when a report as new is recorded already.
+    fn capacity_rows(
+        &mut self,
+        report: &CapacityReport,
+        at_ms: i64,
+    ) -> rusqlite::Result<Option<usize>> {
+        let newest: Option<i64> =
+            self.conn
+                .query_row("SELECT max(at_ms) FROM polls", [], |row| row.get(0))?;
+        if newest.is_some_and(|n| at_ms <= n) {
+            return Ok(None);
+        }
+        self.reports += 1;
+        let this = self.reports;
+        let mut written = 0;
+        let mut sample = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO route_samples VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for route in &report.routes {
+            if route.route.len() > MAX_SLUG_BYTES {
+                continue;
+            }
+            let name = crate::text::fit(&crate::text::sanitize(&route.name), 200);
+            let dial_code = crate::text::fit(&crate::text::sanitize(&route.dial_code), 40);
+            let memo = match self.routes.get_mut(route.route.as_str()) {
+                Some(memo) => {
+                    if memo.name != name || memo.dial_code != dial_code {
+                        self.conn.execute(
+                            "UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1",
+                            params![memo.id, name, dial_code],
+                        )?;
+                        memo.name = name;
+                        memo.dial_code = dial_code;
+                    }
+                    memo
+                }
+                None => {
+                    self.conn.execute(
+                        "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
+                        params![route.route, name, dial_code],
+                    )?;
+                    let id = self.conn.last_insert_rowid();
+                    self.routes.entry(route.route.clone()).or_insert(Memo {
+                        id,
+                        name,
+                        dial_code,
+                        last: None,
+                        seen: 0,
+                    })
+                }
+            };
+            if memo.seen == this {
+                continue; // A slug listed twice: the first counts.
+            }
+            memo.seen = this;
+            let m = &route.capacity_minutes;
+            let p = &route.ports;
+            let figures = [m.sold, m.total, p.sold, p.total];
+            if memo.last != Some(figures) {
+                sample.execute(params![memo.id, at_ms, m.sold, m.total, p.sold, p.total])?;
+                memo.last = Some(figures);
+                written += 1;
+            }
+        }
+        // Routes gone from the report: a row of NULLs, so reading back knows they left.
+        for memo in self.routes.values_mut() {
+            if memo.seen != this && memo.last.is_some() {
+                sample.execute(params![
+                    memo.id,
+                    at_ms,
+                    None::<i64>,
+                    None::<i64>,
+                    None::<i64>,
+                    None::<i64>
+                ])?;
+                memo.last = None;
+                written += 1;
+            }
+        }
+        self.conn.execute(
+            "INSERT INTO polls VALUES (?1, ?2)",
+            params![at_ms, report.routes.len() as i64],
+        )?;
+        Ok(Some(written))
+    }
+
+    /// Thins the rows that aged into a coarser tier since the last time, and drops those past
+    /// `keep_days`, at most every [`COMPACT_EVERY_MS`] of service time.
+    fn compact_if_due(&mut self, now_ms: i64) -> rusqlite::Result<()> {
+        if self.next_compact_ms.is_some_and(|next| now_ms < next) {
+            return Ok(());
+        }
+        self.next_compact_ms = Some(now_ms + COMPACT_EVERY_MS);
+        let outcome = self.in_transaction(|w| w.compact(now_ms).map(Some));
+        match outcome {
+            Err(e) if is_busy(&e) => Ok(()),
+            other => other.map(drop),
+        }
+    }
+
+    fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
+        let last: i64 = self
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'compacted_at_ms'",
+                [],
+                |row| row.get::<_, String>(0),
+            )
+            .map_or(0, |v| v.parse().unwrap_or(0));
+        let keep_ms = i64::from(self.keep_days) * DAY_MS;
+        // From the newest report back: each range is what aged into the tier since `last`.
+        let tiers = [
+            (now_ms - FINE_MS, last - FINE_MS, COARSE_STEP_MS),
+            (now_ms - DENSE_MS, last - DENSE_MS, FINE_STEP_MS),
+        ];
+        for (hi, lo, step) in tiers {
+            let (lo, hi) = (lo.div_euclid(step) * step, hi.div_euclid(step) * step);
+            if hi > lo {
+                self.thin(lo, hi, step)?;
+            }
+        }
+        let cutoff = now_ms - keep_ms;
+        let mut routes = self.conn.prepare_cached("SELECT id FROM routes")?;
+        let ids: Vec<i64> = routes
+            .query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut old = self.conn.prepare_cached(
+            "DELETE FROM route_samples WHERE route = ?1 AND at_ms < ?2 AND at_ms <
+               (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms < ?2)",
+        )?;
+        for id in ids {
+            old.execute(params![id, cutoff])?;
+        }
+        self.conn
+            .execute("DELETE FROM polls WHERE at_ms < ?1", [cutoff])?;
+        self.conn
+            .execute("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
+            [now_ms.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Keeps the last row of each `step` in `lo..hi`, route by route, and of the reports.
+    fn thin(&mut self, lo: i64, hi: i64, step: i64) -> rusqlite::Result<()> {
+        let ids: Vec<i64> = self
+            .conn
+            .prepare_cached("SELECT id FROM routes")?
+            .query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut thin = self.conn.prepare_cached(
+            "DELETE FROM route_samples WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
+               AND at_ms NOT IN (SELECT max(at_ms) FROM route_samples
+                                 WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
+                                 GROUP BY at_ms / ?4)",
+        )?;
+        for id in ids {
+            thin.execute(params![id, lo, hi, step])?;
+        }
+        for table in ["polls", "utilization"] {
+            self.conn.execute(
+                &format!(
+                    "DELETE FROM {table} WHERE at_ms >= ?1 AND at_ms < ?2
+                       AND at_ms NOT IN (SELECT max(at_ms) FROM {table}
+                                         WHERE at_ms >= ?1 AND at_ms < ?2 GROUP BY at_ms / ?3)"
+                ),
+                params![lo, hi, step],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether SQLite gave up waiting for another writer.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+/// Whether the disk (or the quota) is full.
+pub fn is_full(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(ErrorCode::DiskFull))
+}

@@ -1,0 +1,123 @@
+//! What the faces read of the [`Store`]: its latest reports, rows, changes, histories, log and
+//! the poller's state. Nothing here changes the store.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::format::age;
+use crate::poll::{Pause, ScheduleStatus};
+
+use super::{
+    Change, EventLog, Feed, HIGHLIGHT_FOR, RouteHistory, RouteRow, Store, Thresholds, TotalsRow,
+    UtilizationHistory, utilization_pct,
+};
+
+impl Store {
+    /// The thresholds utilization crossings are logged against.
+    pub fn thresholds(&self) -> Thresholds {
+        self.thresholds
+    }
+
+    /// `/capacity`: its latest report (with `received_at`) and failure. A store that keeps
+    /// [`Keep::Rows`] keeps it without its routes, which are in [`Store::rows`].
+    pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
+        &self.capacity
+    }
+
+    /// `/utilization`: its latest report (with `received_at`) and failure.
+    pub fn utilization(&self) -> &Feed<Arc<UtilizationReport>> {
+        &self.utilization
+    }
+
+    /// Whether any report arrived yet.
+    pub fn has_figures(&self) -> bool {
+        self.capacity.latest.is_some() || self.utilization.latest.is_some()
+    }
+
+    /// API version from `/health`, sanitized.
+    pub fn api_version(&self) -> Option<&str> {
+        self.api_version.as_deref()
+    }
+
+    /// The poller's latest schedule.
+    pub fn schedule(&self) -> Option<&ScheduleStatus> {
+        self.schedule.as_ref()
+    }
+
+    /// The routes of the latest capacity report, in the service's order (none in a store
+    /// that keeps [`Keep::Reports`]).
+    pub fn rows(&self) -> &[RouteRow] {
+        &self.rows
+    }
+
+    /// The totals row of the latest capacity report.
+    pub fn totals(&self) -> &TotalsRow {
+        &self.totals
+    }
+
+    /// The latest change of a route, however old (until [`Store::expire_changes`]).
+    pub fn last_change(&self, slug: &str) -> Option<&Change> {
+        self.changes.get(slug)
+    }
+
+    /// The latest change of a route if it is recent at `now` (within [`HIGHLIGHT_FOR`]).
+    pub fn change_of(&self, slug: &str, now: DateTime<Utc>) -> Option<Change> {
+        self.changes
+            .get(slug)
+            .copied()
+            .filter(|c| age(now, c.at) < HIGHLIGHT_FOR)
+    }
+
+    /// Whether any route has a change kept.
+    pub fn has_changes(&self) -> bool {
+        !self.changes.is_empty()
+    }
+
+    /// Each route's samples this session.
+    pub fn route_history(&self) -> &RouteHistory {
+        &self.route_history
+    }
+
+    /// Utilization figures this session.
+    pub fn history(&self) -> &UtilizationHistory {
+        &self.history
+    }
+
+    /// What changed between polls, newest last.
+    pub fn log(&self) -> &EventLog {
+        &self.log
+    }
+
+    /// The poller's latest warning and when it came.
+    pub fn warning(&self) -> Option<(&str, DateTime<Utc>)> {
+        self.warning.as_ref().map(|(w, at)| (w.as_str(), *at))
+    }
+
+    /// Utilization percentage of the latest report.
+    pub fn utilization_pct(&self) -> Option<f64> {
+        utilization_pct(self.utilization.report()?)
+    }
+
+    /// When the oldest figures whose last poll failed arrived (`None`: nothing stale).
+    pub fn stale_since(&self) -> Option<DateTime<Utc>> {
+        let cap = self
+            .capacity
+            .is_stale()
+            .then(|| self.capacity.received_at());
+        let util = self
+            .utilization
+            .is_stale()
+            .then(|| self.utilization.received_at());
+        [cap.flatten(), util.flatten()].into_iter().flatten().min()
+    }
+
+    /// Whether polling stopped for a key the service refused.
+    pub fn stopped_unauthorized(&self) -> bool {
+        matches!(
+            self.schedule.as_ref().and_then(|s| s.pause.as_ref()),
+            Some(Pause::Unauthorized)
+        )
+    }
+}
