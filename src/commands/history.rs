@@ -6,6 +6,7 @@ use std::io::Write;
 use crate::cli::{ExportFormat, HistoryCommand, HistoryExportArgs};
 use crate::config::Settings;
 use crate::history::export::{self, Format, parse_instant, rfc3339};
+use crate::history::read::ExportError;
 use crate::history::{History, read};
 
 /// Runs a `history` subcommand; returns the exit code.
@@ -110,6 +111,13 @@ fn export_window(
         ExportFormat::Openmetrics => Format::OpenMetrics,
     };
     let mut out = std::io::BufWriter::new(out);
-    export::export(&conn, from, to, format, &mut out).map_err(|e| e.to_string())?;
-    out.flush().map_err(|e| e.to_string())
+    let written = export::export(&conn, from, to, format, &mut out).and_then(|_| {
+        out.flush()?;
+        Ok(())
+    });
+    match written {
+        // `captop history export | head`: the reader had enough.
+        Err(ExportError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| e.to_string()),
+    }
 }

@@ -38,6 +38,21 @@ pub struct ForecastJson {
     pub samples: usize,
     /// Seconds from the oldest to the newest sample used.
     pub window_seconds: u64,
+    /// The likely sell-out window, 10th to 90th percentile, when the day-shaped method made the
+    /// forecast and enough past days compare.
+    pub sells_out_window: Option<WindowJson>,
+    /// `"line"` (the last hour's straight line) or `"day_shape"` (the day's shape learnt from
+    /// the history).
+    pub method: &'static str,
+}
+
+/// The likely sell-out window of a forecast.
+#[derive(Debug, Serialize)]
+pub struct WindowJson {
+    /// The early end (RFC 3339, UTC).
+    pub earliest: String,
+    /// The late end (RFC 3339, UTC).
+    pub latest: String,
 }
 
 impl From<&Forecast> for ForecastJson {
@@ -49,6 +64,11 @@ impl From<&Forecast> for ForecastJson {
                 .map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
             samples: f.samples,
             window_seconds: f.window.as_secs(),
+            sells_out_window: f.likely.map(|(a, b)| WindowJson {
+                earliest: a.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                latest: b.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            }),
+            method: if f.day_shaped { "day_shape" } else { "line" },
         }
     }
 }

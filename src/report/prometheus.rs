@@ -265,6 +265,8 @@ pub fn openmetrics(store: &Store) -> String {
 /// and its sales pace (where there is a forecast at all).
 fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
     let sells_out = Family::<RouteLabels, FloatGauge>::default();
+    let earliest = Family::<RouteLabels, FloatGauge>::default();
+    let latest = Family::<RouteLabels, FloatGauge>::default();
     let pace = Family::<RouteLabels, FloatGauge>::default();
     for (route, forecast) in forecasts {
         let labels = RouteLabels {
@@ -273,8 +275,22 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
         if let Some(at) = forecast.sells_out_at {
             sells_out.get_or_create(&labels).set(seconds(at));
         }
+        if let Some((early, late)) = forecast.likely {
+            earliest.get_or_create(&labels).set(seconds(early));
+            latest.get_or_create(&labels).set(seconds(late));
+        }
         pace.get_or_create(&labels).set(forecast.rate_per_hour);
     }
+    registry.register(
+        "captop_route_sells_out_earliest_timestamp_seconds",
+        "The early end of each route's likely sell-out window (10th percentile), unix seconds; absent without one",
+        earliest,
+    );
+    registry.register(
+        "captop_route_sells_out_latest_timestamp_seconds",
+        "The late end of each route's likely sell-out window (90th percentile), unix seconds; absent without one",
+        latest,
+    );
     registry.register(
         "captop_route_sells_out_timestamp_seconds",
         "When each route is forecast to sell out, unix seconds; absent when there is no forecast",

@@ -113,6 +113,9 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
     assert_eq!(f["rate_per_hour"], 30_000.0);
     // 73,500 left at 06:03 at 30,000 an hour: 2 h 27 min.
     assert_eq!(f["sells_out_at"], "2026-11-22T08:30:00Z");
+    // Less than a day of history: the line, and no likely window.
+    assert_eq!(f["method"], "line");
+    assert!(f["sells_out_window"].is_null());
     assert!(docs[3]["forecasts"]["br-sao-paulo"].is_null());
 
     let md = markdown.stdout;
@@ -129,4 +132,133 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
         stderr_of_damage.contains("started afresh"),
         "{stderr_of_damage}"
     );
+}
+
+/// The runs' figures are kept over days: `--once --at` prints them as they were, in any
+/// format, and says so; `history export` writes them as CSV and as OpenMetrics; an instant
+/// the history does not reach is one line and exit 1.
+#[tokio::test]
+async fn the_history_answers_for_past_instants_and_exports_them() {
+    let server = selling_server().await;
+    let url = server.base_url("/v1");
+    let (past, md_past, csv, om, unreachable, info) = tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        for _ in 0..4 {
+            json_of(&captop(
+                &["--once", "--format", "json", "--base-url", &url],
+                dir.path(),
+            ));
+        }
+        // Two minutes back from the newest (06:03): the report of 06:01.
+        let past = captop(
+            &[
+                "--once",
+                "--format",
+                "json",
+                "--base-url",
+                &url,
+                "--at",
+                "-2m",
+            ],
+            dir.path(),
+        );
+        let md_past = captop(
+            &[
+                "--once",
+                "--format",
+                "markdown",
+                "--base-url",
+                &url,
+                "--at",
+                "2026-11-22T06:01:30Z",
+            ],
+            dir.path(),
+        );
+        let csv = captop(&["history", "export", "--base-url", &url], dir.path());
+        let om = captop(
+            &[
+                "history",
+                "export",
+                "--format",
+                "openmetrics",
+                "--base-url",
+                &url,
+                "--from",
+                "-1m",
+            ],
+            dir.path(),
+        );
+        let unreachable = captop(&["--once", "--base-url", &url, "--at", "-2d"], dir.path());
+        let info = captop(&["history", "info", "--base-url", &url], dir.path());
+        (past, md_past, csv, om, unreachable, info)
+    })
+    .await
+    .unwrap();
+    let doc = json_of(&past);
+    assert_eq!(doc["capacity"]["generated_at"], "2026-11-22T06:01:00Z");
+    let lagos = doc["capacity"]["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["route"] == "ng-lagos")
+        .unwrap();
+    assert_eq!(lagos["capacity_minutes"]["sold"], 25_500);
+    assert!(
+        past.stderr
+            .contains("figures as recorded at 2026-11-22T06:01:00Z"),
+        "{}",
+        past.stderr
+    );
+    assert_eq!(md_past.code, Some(0), "{}", md_past.stderr);
+    assert!(md_past.stdout.contains("25,500"), "{}", md_past.stdout);
+
+    assert_eq!(csv.code, Some(0), "{}", csv.stderr);
+    let lines: Vec<&str> = csv.stdout.lines().collect();
+    assert!(lines[0].starts_with("time,route,name,dial_code,minutes_sold"));
+    let lagos_rows: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.contains(",ng-lagos,"))
+        .collect();
+    assert_eq!(lagos_rows.len(), 4, "one per report: {lagos_rows:?}");
+    assert!(
+        lagos_rows[3].starts_with("2026-11-22T06:03:00Z,ng-lagos,"),
+        "{}",
+        lagos_rows[3]
+    );
+    assert!(
+        lagos_rows[3].contains(",26500,100000,"),
+        "{}",
+        lagos_rows[3]
+    );
+
+    assert_eq!(om.code, Some(0), "{}", om.stderr);
+    assert!(om.stdout.ends_with("# EOF\n"));
+    // The last minute: 06:02 and 06:03, sold 26,000 and 26,500 minutes, as seconds.
+    let sold: Vec<&str> = om
+        .stdout
+        .lines()
+        .filter(|l| {
+            l.starts_with("captop_route_capacity_seconds{route=\"ng-lagos\",state=\"sold\"}")
+        })
+        .collect();
+    assert_eq!(sold.len(), 2, "{sold:?}");
+    assert!(sold[1].ends_with(" 1590000 1795327380.000"), "{}", sold[1]);
+
+    assert_eq!(unreachable.code, Some(1));
+    assert!(unreachable.stdout.is_empty());
+    assert!(
+        unreachable
+            .stderr
+            .contains("does not reach 2026-11-20T06:03:00Z"),
+        "{}",
+        unreachable.stderr
+    );
+    assert_eq!(
+        unreachable.stderr.lines().count(),
+        1,
+        "{}",
+        unreachable.stderr
+    );
+    assert!(info.stdout.contains("4 reports"), "{}", info.stdout);
 }

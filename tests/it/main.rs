@@ -21,7 +21,7 @@
 //! | `demo_service`      | the simulated service over HTTP                                     |
 //! | `faults_dashboard`  | the fault matrix, live dashboard in a pty                           |
 //! | `faults_once`       | the fault matrix, `--once`                                          |
-//! | `forecasts_once`    | sell-out forecasts from cron-like `--once` runs, every format       |
+//! | `forecasts_once`    | forecasts and the history over days from cron-like `--once` runs    |
 //! | `key_sources`       | where the API key comes from                                        |
 //! | `keyring_backends`  | the real keyring stores (Secret Service ones are `#[ignore]`d)      |
 //! | `max_body`          | the body cap as a setting, and its refusal naming the setting       |
