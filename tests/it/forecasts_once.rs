@@ -194,7 +194,28 @@ async fn the_history_answers_for_past_instants_and_exports_them() {
     })
     .await
     .unwrap();
-    let doc = json_of(&past);
+    check_past(&past, &md_past);
+    check_exports(&csv, &om);
+    assert_eq!(unreachable.code, Some(1));
+    assert!(unreachable.stdout.is_empty());
+    assert!(
+        unreachable
+            .stderr
+            .contains("does not reach 2026-11-20T06:03:00Z"),
+        "{}",
+        unreachable.stderr
+    );
+    assert_eq!(
+        unreachable.stderr.lines().count(),
+        1,
+        "{}",
+        unreachable.stderr
+    );
+    assert!(info.stdout.contains("4 reports"), "{}", info.stdout);
+}
+
+fn check_past(past: &Run, md_past: &Run) {
+    let doc = json_of(past);
     assert_eq!(doc["capacity"]["generated_at"], "2026-11-22T06:01:00Z");
     let lagos = doc["capacity"]["routes"]
         .as_array()
@@ -211,7 +232,9 @@ async fn the_history_answers_for_past_instants_and_exports_them() {
     );
     assert_eq!(md_past.code, Some(0), "{}", md_past.stderr);
     assert!(md_past.stdout.contains("25,500"), "{}", md_past.stdout);
+}
 
+fn check_exports(csv: &Run, om: &Run) {
     assert_eq!(csv.code, Some(0), "{}", csv.stderr);
     let lines: Vec<&str> = csv.stdout.lines().collect();
     assert!(lines[0].starts_with("time,route,name,dial_code,minutes_sold"));
@@ -244,21 +267,4 @@ async fn the_history_answers_for_past_instants_and_exports_them() {
         .collect();
     assert_eq!(sold.len(), 2, "{sold:?}");
     assert!(sold[1].ends_with(" 1590000 1795327380.000"), "{}", sold[1]);
-
-    assert_eq!(unreachable.code, Some(1));
-    assert!(unreachable.stdout.is_empty());
-    assert!(
-        unreachable
-            .stderr
-            .contains("does not reach 2026-11-20T06:03:00Z"),
-        "{}",
-        unreachable.stderr
-    );
-    assert_eq!(
-        unreachable.stderr.lines().count(),
-        1,
-        "{}",
-        unreachable.stderr
-    );
-    assert!(info.stdout.contains("4 reports"), "{}", info.stdout);
 }
