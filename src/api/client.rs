@@ -40,6 +40,7 @@ use crate::credentials::ApiKey;
 
 mod base_url;
 mod body;
+pub mod relay;
 mod reply;
 mod server_text;
 mod transport;
@@ -110,6 +111,10 @@ struct Inner {
     timeout: Duration,
     connect_timeout: Duration,
     max_body_bytes: usize,
+    /// Set once an answer came from a captop relay (`x-captop-relay`).
+    behind_relay: std::sync::atomic::AtomicBool,
+    /// The relay's history of the forecasts' samples, should the base URL be a relay's.
+    history_url: Url,
 }
 
 impl std::fmt::Debug for Client {
@@ -146,6 +151,9 @@ impl Client {
             join(Endpoint::Utilization)?,
             join(Endpoint::Health)?,
         );
+        let history_url = base
+            .join(relay::HISTORY_PATH)
+            .map_err(|e| ApiError::BadUrl(format!("cannot add the relay's history path: {e}")))?;
         let mut builder = reqwest::Client::builder()
             .user_agent(concat!("captop/", env!("CARGO_PKG_VERSION")))
             .redirect(reqwest::redirect::Policy::none())
@@ -175,6 +183,8 @@ impl Client {
                 timeout: options.timeout,
                 connect_timeout: options.connect_timeout,
                 max_body_bytes: options.max_body_bytes,
+                behind_relay: std::sync::atomic::AtomicBool::new(false),
+                history_url,
             }),
         })
     }
@@ -254,6 +264,11 @@ impl Client {
             .send()
             .await
             .map_err(|e| self.transport_error(endpoint, e))?;
+        if response.headers().contains_key(relay::RELAY_HEADER) {
+            self.inner
+                .behind_relay
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         if response.status() == StatusCode::OK {
             self.decode_report(endpoint, &mut response).await
         } else {

@@ -8,6 +8,7 @@ pub mod model;
 pub mod retry_after;
 pub mod validate;
 
+pub use client::relay::RELAY_HEADER;
 pub use client::{Client, ClientOptions};
 pub use error::{ApiError, Endpoint};
 pub use retry_after::RetryAfter;

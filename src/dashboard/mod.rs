@@ -45,8 +45,8 @@ pub async fn run(
         // The in-process demo service talks to this process only: its budget stays here.
         config.sharing = crate::poll::BudgetSharing::Off;
     }
+    let mut effects = effects::Effects::new(settings.actions.clone(), history, client.clone());
     let (commands, events, poller) = crate::poll::spawn(client, config);
-    let mut effects = effects::Effects::new(settings.actions.clone(), history);
     let result = tui::run(options, store, &mut effects, events, commands).await;
     poller.abort();
     if tokio::time::timeout(Duration::from_secs(2), effects.close())

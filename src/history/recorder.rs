@@ -115,8 +115,9 @@ impl Recorder {
     }
 
     /// Takes the reports the store kept ([`Store::recording`]) into the queue, and hands the
-    /// store this recorder's warnings and, once, the forecasts' samples read back.
-    pub fn sync(&self, store: &mut Store) {
+    /// store this recorder's warnings and, once, the forecasts' samples read back (then it
+    /// returns `true`).
+    pub fn sync(&self, store: &mut Store) -> bool {
         for report in store.take_unrecorded() {
             match report {
                 Unrecorded::Capacity(r) => self.capacity(r),
@@ -130,8 +131,12 @@ impl Recorder {
                 store.warn(&warning, now);
             }
         }
-        if let Some(seed) = self.take_seed() {
-            store.seed_forecasts(seed);
+        match self.take_seed() {
+            Some(seed) => {
+                store.seed_forecasts(seed);
+                true
+            }
+            None => false,
         }
     }
 

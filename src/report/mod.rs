@@ -218,11 +218,26 @@ pub async fn run(
         }
     };
     let mut store = store_of(options, capacity, utilization);
+    seed_from_relay(client, &mut store, stderr).await;
     match draw(options, client.base_url(), &mut store, stderr) {
         Ok(text) => write_out(&text, stdout, stderr),
         Err(why) => {
             let _ = writeln!(stderr, "captop: {why}");
             1
+        }
+    }
+}
+
+/// Behind a captop relay, seeds the forecasts from the relay's history over days, so the first
+/// run of a fresh machine has them; trouble is a warning on `stderr`, never a failure.
+async fn seed_from_relay(client: &Client, store: &mut Store, stderr: &mut dyn Write) {
+    if !client.behind_relay() {
+        return;
+    }
+    match client.relay_history().await {
+        Ok(series) => store.seed_forecasts(series),
+        Err(why) => {
+            let _ = writeln!(stderr, "captop: warning: {}", sanitize(&why));
         }
     }
 }
@@ -250,6 +265,7 @@ async fn check(
         Ok(Err(why)) => (nagios::unknown(&why), crate::report::check::Status::Unknown),
         Ok(Ok((capacity, utilization))) => {
             let mut store = store_of(options, capacity, utilization);
+            seed_from_relay(client, &mut store, stderr).await;
             with_history(&mut store, options.history.as_ref(), stderr, |_| ());
             match check::evaluate_store(&store, &options.thresholds) {
                 Some(evaluation) => (nagios::render(&evaluation), evaluation.status),

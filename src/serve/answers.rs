@@ -26,6 +26,7 @@ use hyper::{Method, Response, StatusCode};
 
 use super::snapshot::{Encoded, Snapshot, Upstream};
 use super::tokens::ReaderTokens;
+use crate::api::RELAY_HEADER;
 use crate::api::model::ErrorBody;
 
 /// The response type of every route.
@@ -72,7 +73,18 @@ impl Routes {
     }
 
     /// Answers one request from its method, path and headers (the relay reads no bodies).
+    /// Every answer says it comes from a captop relay ([`RELAY_HEADER`]), so a captop reading
+    /// it knows to ask for its history.
     pub fn answer(&self, method: &Method, path: &str, headers: &HeaderMap) -> Reply {
+        let mut reply = self.answer_path(method, path, headers);
+        reply.headers_mut().insert(
+            RELAY_HEADER,
+            HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
+        );
+        reply
+    }
+
+    fn answer_path(&self, method: &Method, path: &str, headers: &HeaderMap) -> Reply {
         if method != Method::GET && method != Method::HEAD {
             let mut reply = error(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -83,7 +95,10 @@ impl Routes {
                 .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
             return reply;
         }
-        let guarded = matches!(path, "/v1/capacity" | "/v1/utilization" | "/metrics");
+        let guarded = matches!(
+            path,
+            "/v1/capacity" | "/v1/utilization" | "/metrics" | "/v1/captop/history"
+        );
         if guarded && !self.admits(headers) {
             let mut reply = error(
                 StatusCode::UNAUTHORIZED,
@@ -105,6 +120,10 @@ impl Routes {
                 None => not_yet(&snapshot, "the relay has not heard from the service yet"),
             },
             "/v1/openapi.json" => send(headers, &self.openapi, CacheControl::NoCache),
+            "/v1/captop/history" => match &snapshot.history {
+                Some(body) => send(headers, body, CacheControl::NoCache),
+                None => not_yet(&snapshot, "the relay has no history yet"),
+            },
             "/metrics" => {
                 let body = if wants_openmetrics(headers) {
                     &snapshot.metrics_openmetrics

@@ -89,6 +89,9 @@ pub struct Snapshot {
     pub upstream: Upstream,
     /// When the next poll is due, for `Cache-Control: max-age` and `Retry-After`.
     pub next_poll_at: Option<Instant>,
+    /// The forecasts' samples over days (`{"series": {route: [[at_ms, sold, total], …]}}`),
+    /// for readers that just started; `None` until the relay has some.
+    pub history: Option<Arc<Encoded>>,
 }
 
 impl Snapshot {
@@ -105,7 +108,12 @@ pub struct Relay {
     snapshot: Snapshot,
     encoded: Encodings,
     api_version: Option<String>,
+    /// When the history body was last encoded.
+    history_encoded_at: Option<Instant>,
 }
+
+/// Least time between two encodings of the history body.
+pub const HISTORY_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Default for Relay {
     fn default() -> Self {
@@ -149,7 +157,9 @@ impl Relay {
                 metrics_openmetrics: Encoded::new(Vec::new(), metrics::OPENMETRICS_CONTENT_TYPE),
                 upstream: Upstream::Starting,
                 next_poll_at: None,
+                history: None,
             },
+            history_encoded_at: None,
             encoded: Encodings::default(),
             api_version: None,
         };
@@ -167,7 +177,35 @@ impl Relay {
     /// Hands the reports applied since the last call to `recorder`, and takes back its
     /// warnings and forecast samples.
     pub fn record_into(&mut self, recorder: &crate::history::Recorder) {
-        recorder.sync(&mut self.store);
+        let seeded = recorder.sync(&mut self.store);
+        if seeded {
+            self.history_encoded_at = None;
+            self.encode_history();
+        }
+    }
+
+    /// Encodes the forecasts' samples for readers, at most once per [`HISTORY_EVERY`] (and at
+    /// once when the history was read back): they change by a sample per route per 30 s, and a
+    /// reader only needs them to start with.
+    fn encode_history(&mut self) {
+        if self
+            .history_encoded_at
+            .is_some_and(|at| at.elapsed() < HISTORY_EVERY)
+        {
+            return;
+        }
+        let series = self.store.forecast_series();
+        if series.is_empty() {
+            return;
+        }
+        self.history_encoded_at = Some(Instant::now());
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            series: &'a crate::forecast::Series,
+        }
+        if let Ok(body) = serde_json::to_vec(&Body { series }) {
+            self.snapshot.history = Some(Encoded::new(body, "application/json"));
+        }
     }
 
     /// The snapshot as of the last event.
@@ -195,6 +233,7 @@ impl Relay {
         if applied.poll_completed || version != self.api_version {
             self.api_version = version;
             self.encode_metrics();
+            self.encode_history();
         }
         applied.transition
     }

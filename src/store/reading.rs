@@ -120,4 +120,10 @@ impl Store {
             Some(Pause::Unauthorized)
         )
     }
+
+    /// Each route's samples for the forecasts: every 30 s over the last hour, hourly before,
+    /// over days once the history has them.
+    pub fn forecast_series(&self) -> &crate::forecast::Series {
+        &self.forecast_series
+    }
 }

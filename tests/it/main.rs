@@ -32,6 +32,7 @@
 //! | `poll_sharing`      | turns, joining, leaving and crashing pollers under a paused clock   |
 //! | `prometheus_mixin`  | contrib/prometheus: promtool, every expression in a real Prometheus |
 //! | `properties`        | property tests of decoding and drawing                              |
+//! | `relay_history`     | the relay's history over days, served to a reader with no state dir |
 //! | `secret_hygiene`    | the key never shows anywhere, mode by mode                          |
 //! | `serve_prometheus`  | `captop serve`'s /metrics: promtool, a real Prometheus (`#[ignore]`d) |
 //! | `serve_relay`       | `captop serve` between the simulated service and real readers       |
@@ -70,6 +71,7 @@ mod poll_schedule;
 mod poll_sharing;
 mod prometheus_mixin;
 mod properties;
+mod relay_history;
 mod secret_hygiene;
 mod serve_prometheus;
 mod serve_relay;

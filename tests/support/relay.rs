@@ -49,6 +49,8 @@ pub fn captop_command(home: &Path, args: &[&str]) -> Command {
         .env("XDG_RUNTIME_DIR", &run)
         .env("CAPTOP_CONFIG", "/dev/null")
         .env("CAPTOP_KEYRING", "keyutils")
+        // The history over days stays in the test's home, never in the real state dir.
+        .env("CAPTOP_STATE_DIR", home.join("state"))
         .env_remove("CAPTOP_API_KEY")
         .env_remove("CAPTOP_BASE_URL")
         .env_remove("CAPTOP_PROFILE")

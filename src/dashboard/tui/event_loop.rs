@@ -109,9 +109,12 @@ async fn event_loop(
                 Input::App(event) => {
                     app.set_clock(Utc::now(), Instant::now());
                     let poll = matches!(event, Event::Poll(_));
+                    let tick = matches!(event, Event::Tick);
                     let action = app.update(event);
                     if poll {
                         effects.after_poll(app.store_mut());
+                    } else if tick {
+                        effects.on_tick(app.store_mut());
                     }
                     match action {
                         Some(Action::Quit) => return Ok(Exit::Quit),

@@ -1,0 +1,73 @@
+//! A captop relay behind the base URL: it says so in a header on every answer, and serves the
+//! forecasts' samples of its history over days, so a client that just started has the days
+//! behind today at once. A request to a relay costs the service nothing (the relay answers
+//! from its own poll), so this one is not the poller's to pace.
+
+use std::sync::atomic::Ordering;
+
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, AUTHORIZATION};
+
+use super::{Client, bearer_header};
+use crate::api::error::Endpoint;
+use crate::forecast::Series;
+
+/// The header every answer of `captop serve` carries.
+pub const RELAY_HEADER: &str = "x-captop-relay";
+/// Where a relay serves its history, relative to the base URL.
+pub const HISTORY_PATH: &str = "captop/history";
+
+/// The body of the relay's history.
+#[derive(Debug, serde::Deserialize)]
+struct RelayHistory {
+    series: Series,
+}
+
+impl Client {
+    /// Whether an answer so far came from a captop relay.
+    pub fn behind_relay(&self) -> bool {
+        self.inner.behind_relay.load(Ordering::Relaxed)
+    }
+
+    /// The relay's samples for the forecasts (its history over days), under the body cap and
+    /// the timeout; `Err` is a one-line reason.
+    pub async fn relay_history(&self) -> Result<Series, String> {
+        let mut request = self
+            .inner
+            .http
+            .get(self.inner.history_url.clone())
+            .header(ACCEPT, "application/json");
+        if let Some(key) = &self.inner.api_key {
+            request = request.header(
+                AUTHORIZATION,
+                bearer_header(key).map_err(|e| e.to_string())?,
+            );
+        }
+        let fetch = async {
+            let mut response = request
+                .send()
+                .await
+                .map_err(|e| crate::text::sanitize(&super::short_reason(&e)).into_owned())?;
+            if response.status() != StatusCode::OK {
+                return Err(format!(
+                    "the relay's history answered {}",
+                    response.status()
+                ));
+            }
+            // Read under the same cap as a report (the endpoint only names the error).
+            let body = self
+                .read_body(Endpoint::Capacity, &mut response)
+                .await
+                .map_err(|e| e.to_string())?;
+            let history: RelayHistory = crate::api::model::decode(&body)
+                .map_err(|e| format!("the relay's history is not readable: {e}"))?;
+            Ok(history.series)
+        };
+        let mut series = tokio::time::timeout(self.inner.timeout, fetch)
+            .await
+            .map_err(|_| "the relay's history did not come in time".to_owned())??;
+        // Slugs are the server's strings: one a terminal could act on is not taken.
+        series.retain(|slug, _| !slug.chars().any(crate::text::is_unsafe));
+        Ok(series)
+    }
+}

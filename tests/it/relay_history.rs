@@ -1,0 +1,114 @@
+//! The relay keeps the team's history over days and serves it: a reader with an empty state
+//! dir gets the relay's samples, so its first `--once` already has the forecasts; the history
+//! needs a reader token like the figures, and every answer says it comes from a relay.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use crate::support;
+
+use captop::api::model::CapacityReport;
+use captop::demo::{DemoConfig, DemoServer};
+use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually};
+
+/// The demo's routes over the last 20 minutes, each selling 1,000 minutes a minute up to what
+/// the service reports now: what a relay that ran for a while would have recorded.
+fn past_of(now: &CapacityReport) -> Vec<CapacityReport> {
+    (1..=20)
+        .rev()
+        .map(|m| {
+            let mut r = now.clone();
+            r.generated_at = now.generated_at - chrono::Duration::minutes(m);
+            for route in &mut r.routes {
+                let c = &mut route.capacity_minutes;
+                c.sold = (c.sold - 1_000 * m).max(0);
+                c.remaining = c.total - c.sold;
+            }
+            r
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_reader_gets_the_relays_history_and_its_forecasts_at_once() {
+    let config = DemoConfig {
+        time_scale: 0.0,
+        ..DemoConfig::default()
+    };
+    let server = DemoServer::start(config).await.unwrap();
+    let key = server.api_key();
+    let http = reqwest::Client::new();
+    let body = http
+        .get(format!("{}/capacity", server.base_url()))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let now: CapacityReport = serde_json::from_slice(&body).unwrap();
+    let relay_home = tempfile::tempdir().unwrap();
+    let history =
+        captop::history::History::new(&relay_home.path().join("state"), &server.base_url());
+    for report in past_of(&now) {
+        history.record(&report, None).unwrap();
+    }
+    let relay = RelayProcess::start(
+        relay_home.path(),
+        &server.base_url(),
+        &key,
+        &["--interval", "2"],
+    );
+
+    let url = relay.url("/v1/captop/history");
+    let body = eventually("the relay's history", || async {
+        let answer = http
+            .get(&url)
+            .bearer_auth(READER_TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.headers().contains_key("x-captop-relay"));
+        (answer.status() == 200).then_some(answer.text().await.unwrap())
+    })
+    .await;
+    let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let series = doc["series"].as_object().unwrap();
+    assert_eq!(series.len(), now.routes.len());
+    assert!(series.values().all(|s| s.as_array().unwrap().len() >= 20));
+    let refused = http.get(&url).send().await.unwrap();
+    assert_eq!(refused.status(), 401, "the history needs a reader token");
+
+    // A reader on a fresh machine: no state dir at all, one run.
+    let reader_home = tempfile::tempdir().unwrap();
+    let base = relay.base_url();
+    let out = tokio::task::spawn_blocking(move || {
+        captop_command(
+            reader_home.path(),
+            &["--once", "--format", "json", "--base-url", &base],
+        )
+        .env("CAPTOP_API_KEY", READER_TOKEN)
+        .output()
+        .unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let selling = now
+        .routes
+        .iter()
+        .filter(|r| r.capacity_minutes.remaining > 0 && r.capacity_minutes.sold >= 20_000)
+        .count();
+    let forecasts = doc["forecasts"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|f| !f.is_null())
+        .count();
+    assert!(selling > 0);
+    assert_eq!(forecasts, selling, "{}", doc["forecasts"]);
+    drop(relay);
+    server.shutdown().await;
+}
