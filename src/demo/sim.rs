@@ -153,7 +153,8 @@ impl Simulation {
     }
 
     /// The `/capacity` report at simulated instant `at` (clamped to the start); its
-    /// `generated_at` is that simulated instant (the server puts the real clock there).
+    /// `generated_at` is that simulated instant (which the server replaces with the real one
+    /// on its real clock, [`ReportClock::Real`](crate::demo::ReportClock::Real)).
     pub fn capacity_at(&mut self, at: DateTime<Utc>) -> CapacityReport {
         let t = self.advance_to(at);
         let mut routes = Vec::with_capacity(self.statics.len());
