@@ -6,6 +6,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Exit code: the figures could not be had.
@@ -269,13 +270,27 @@ pub struct DemoServerArgs {
     #[arg(long, default_value_t = 120)]
     pub rate_limit: u32,
 
-    /// Speed of simulated time (1 = real time).
-    #[arg(long, default_value_t = 1.0)]
-    pub time_scale: f64,
+    /// Simulated seconds per real second (1 = real time; 600 = a day in 2.4 minutes). At any
+    /// speed but 1, generated_at is the simulated instant, and a faster clock starts 35 days
+    /// back unless --sim-start says where.
+    #[arg(long, value_name = "N", alias = "time-scale", default_value_t = 1.0)]
+    pub speed: f64,
+
+    /// Simulated instant to start at, RFC 3339 (e.g. 2026-11-22T06:00:00Z); generated_at
+    /// then runs on the simulated clock, whatever the speed.
+    #[arg(long, value_name = "TIME", value_parser = parse_rfc3339)]
+    pub sim_start: Option<DateTime<Utc>>,
 
     /// Number of routes to simulate.
     #[arg(long, default_value_t = 14)]
     pub routes: usize,
+}
+
+/// An RFC 3339 instant, such as `2026-11-22T06:00:00Z`, as UTC.
+fn parse_rfc3339(text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|at| at.to_utc())
+        .map_err(|e| format!("not an RFC 3339 time ({e}): write it like 2026-11-22T06:00:00Z"))
 }
 
 /// `captop serve ...`: the relay's own options; the service, key, interval and budget come from

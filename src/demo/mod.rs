@@ -14,12 +14,19 @@
 //! # Ok(()) }
 //! ```
 
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+use crate::format::{Precision, duration};
+
 pub mod catalogue;
 pub mod service;
 pub mod sim;
 
 pub use service::{
-    DemoConfig, DemoServer, LoggedRequest, OPENAPI_JSON, RetryAfterStyle, generate_api_key,
+    DemoConfig, DemoServer, LoggedRequest, OPENAPI_JSON, ReportClock, RetryAfterStyle,
+    SIM_START_BEHIND, generate_api_key,
 };
 pub use sim::Simulation;
 
@@ -50,6 +57,11 @@ pub async fn run_standalone(args: crate::cli::DemoServerArgs) -> u8 {
     };
     println!("base URL: {}", server.base_url());
     println!("API key:  {}", server.api_key());
+    if server.clock() == ReportClock::Simulated {
+        for line in clock_lines(server.time_scale(), server.sim_start(), Utc::now()) {
+            println!("{line}");
+        }
+    }
     println!("(Ctrl-C stops it)");
     #[cfg(unix)]
     let _ = interrupt.recv().await;
@@ -57,4 +69,64 @@ pub async fn run_standalone(args: crate::cli::DemoServerArgs) -> u8 {
     let _ = tokio::signal::ctrl_c().await;
     server.shutdown().await;
     0
+}
+
+/// What `demo-server` says of a simulated clock running at `speed` from `start`, at real
+/// instant `now`: its speed, where it started, and how long it stays behind the real clock.
+fn clock_lines(speed: f64, start: DateTime<Utc>, now: DateTime<Utc>) -> [String; 2] {
+    let words = |secs: i64| {
+        duration(
+            Duration::from_secs(secs.unsigned_abs()),
+            Precision::Sentence,
+        )
+    };
+    let ahead = (start - now).num_seconds();
+    let when = match ahead {
+        0 => "now".to_owned(),
+        1.. => format!("{} ahead of the real clock", words(ahead)),
+        _ if speed > 1.0 => {
+            // The simulated clock gains `speed - 1` seconds a second on the real one.
+            let catch_up = ahead.unsigned_abs() as f64 / (speed - 1.0);
+            format!(
+                "{} ago, behind the real clock for about {}",
+                words(ahead),
+                words(catch_up as i64)
+            )
+        }
+        _ => format!("{} ago", words(ahead)),
+    };
+    let start = start.to_rfc3339_opts(SecondsFormat::Secs, true);
+    [
+        format!("speed:    {speed} simulated seconds per real second"),
+        format!("start:    {start} ({when}); generated_at runs on this simulated clock"),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{TimeDelta, TimeZone};
+
+    #[test]
+    fn demo_server_says_where_its_clock_runs() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 25, 7, 0, 0)
+            .single()
+            .unwrap_or_default();
+        assert_eq!(
+            clock_lines(600.0, now - SIM_START_BEHIND, now),
+            [
+                "speed:    600 simulated seconds per real second",
+                "start:    2026-10-21T07:00:00Z (35 days ago, behind the real clock for about \
+                 1 h 24 min); generated_at runs on this simulated clock",
+            ]
+        );
+        let [speed, start] = clock_lines(0.5, now - TimeDelta::hours(2), now);
+        assert_eq!(speed, "speed:    0.5 simulated seconds per real second");
+        assert!(start.contains("(2 h ago)"), "{start}");
+        let [_, start] = clock_lines(1.0, now + TimeDelta::minutes(5), now);
+        assert!(start.contains("(5 min ahead of the real clock)"), "{start}");
+        let [_, start] = clock_lines(600.0, now, now);
+        assert!(start.contains("(now)"), "{start}");
+    }
 }

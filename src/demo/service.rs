@@ -24,11 +24,20 @@
 //!
 //! **Time.** Simulated time is `sim_start + time_scale * (arrival - server start)`; the figures
 //! are those of [`Simulation`] at that instant, and `date` is its UTC date. `generated_at` is
-//! the real wall-clock time the request arrived (to the millisecond): the report *was* produced
-//! then, and clients compare it with their own clock for freshness. At `time_scale` 1 with no
-//! `sim_start` the two clocks agree.
+//! either ([`ReportClock`]):
 //!
-//! The pieces: `config` (the knobs), `admission` (forced 429s, rate limit, key),
+//! - the real wall-clock time the request arrived, to the millisecond (`Real`, the default, and
+//!   `captop --demo`'s): clients compare it with their own clock for freshness while the
+//!   figures run at whatever speed;
+//! - or the simulated instant (`Simulated`, `demo-server` at any speed but 1): the service's
+//!   own clock, which captop's history and forecasts run on, so they see simulated days pass
+//!   (a day in 2.4 minutes at speed 600). Started faster than real time with no `sim_start`, it
+//!   starts [`SIM_START_BEHIND`] (35 days) in the past so that it stays behind the clients'
+//!   clocks, which warn about a `generated_at` in the future, for a while.
+//!
+//! At `time_scale` 1 with no `sim_start` the two clocks agree.
+//!
+//! The pieces: `options` (the knobs), `admission` (forced 429s, rate limit, key),
 //! `request_log` (the log and the layer that writes it) and `endpoints` (the route table and
 //! handlers); this file starts, controls and stops the server and keeps simulated time.
 
@@ -43,6 +52,7 @@ use tokio::task::JoinHandle;
 use zeroize::Zeroizing;
 
 use super::sim::Simulation;
+use request_log::Arrival;
 
 mod admission;
 mod endpoints;
@@ -50,7 +60,9 @@ mod options;
 mod request_log;
 
 pub use endpoints::{API_VERSION, OPENAPI_JSON, SERVICE_NAME};
-pub use options::{DemoConfig, MAX_TIME_SCALE, RetryAfterStyle, generate_api_key};
+pub use options::{
+    DemoConfig, MAX_TIME_SCALE, ReportClock, RetryAfterStyle, SIM_START_BEHIND, generate_api_key,
+};
 pub use request_log::{LoggedRequest, REQUEST_LOG_CAPACITY};
 
 /// What the handlers share.
@@ -62,6 +74,7 @@ struct Shared {
     time_scale: f64,
     started: Instant,
     sim_start: DateTime<Utc>,
+    clock: ReportClock,
     simulation: Mutex<Simulation>,
     windows: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     forced_429: Mutex<Option<(u32, Duration)>>,
@@ -96,16 +109,16 @@ impl DemoServer {
     pub async fn start(config: DemoConfig) -> std::io::Result<DemoServer> {
         let invalid = |msg: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, msg);
         if !(0.0..=MAX_TIME_SCALE).contains(&config.time_scale) {
-            return Err(invalid("time_scale must be a number from 0 to 1000000"));
+            return Err(invalid(
+                "the speed (time_scale) must be a number from 0 to 1000000",
+            ));
         }
         if config.rate_window.is_zero() {
             return Err(invalid("rate_window must be longer than zero"));
         }
         let listener = tokio::net::TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
-        let sim_start = config
-            .sim_start
-            .unwrap_or_else(|| wall_clock(SystemTime::now()));
+        let sim_start = config.start_at(wall_clock(SystemTime::now()));
         let shared = Arc::new(Shared {
             api_key: RwLock::new(Zeroizing::new(config.api_key)),
             rate_limit: config.rate_limit,
@@ -114,6 +127,7 @@ impl DemoServer {
             time_scale: config.time_scale,
             started: Instant::now(),
             sim_start,
+            clock: config.clock,
             simulation: Mutex::new(Simulation::new(config.seed, config.routes, sim_start)),
             windows: Mutex::new(HashMap::new()),
             forced_429: Mutex::new(None),
@@ -201,6 +215,16 @@ impl DemoServer {
         self.shared.sim_start
     }
 
+    /// Simulated seconds per real second.
+    pub fn time_scale(&self) -> f64 {
+        self.shared.time_scale
+    }
+
+    /// Which clock `generated_at` shows.
+    pub fn clock(&self) -> ReportClock {
+        self.shared.clock
+    }
+
     /// Stops accepting connections, lets open ones finish (for at most two seconds), and waits.
     pub async fn shutdown(mut self) {
         if let Some(stop) = self.stop.take() {
@@ -233,6 +257,15 @@ impl Shared {
         self.sim_start
             .checked_add_signed(chrono::Duration::milliseconds(sim_ms))
             .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    }
+
+    /// `generated_at` of a report of the figures at `simulated`, for a request that arrived at
+    /// `arrival`: see [`ReportClock`].
+    fn generated_at(&self, arrival: &Arrival, simulated: DateTime<Utc>) -> DateTime<Utc> {
+        match self.clock {
+            ReportClock::Real => wall_clock(arrival.wall),
+            ReportClock::Simulated => simulated,
+        }
     }
 }
 

@@ -5,9 +5,9 @@
 //! often they are asked in. Each route evolves on its own seeded random stream (splitmix64)
 //! through discrete events at whole simulated milliseconds:
 //!
-//! - **purchases** (every few simulated minutes on some route): ports bought go to
-//!   *provisioning* and become *active* 3 to 30 minutes later; minutes are sold with the ports
-//!   or as bundles. Sold figures are clamped so they never exceed the route's totals.
+//! - **purchases** (about 27 a route a day): ports bought go to *provisioning* and become
+//!   *active* 3 to 30 minutes later; minutes are sold with the ports or as bundles. Sold
+//!   figures are clamped so they never exceed the route's totals.
 //! - **pause / resume**: owners move ports between *active* and *paused*.
 //! - **UTC midnight**: minutes carried today start again from zero, and contracts ending that
 //!   day release a share of the sold ports and minutes (only then, so sold daily capacity never
@@ -17,6 +17,14 @@
 //! an occupancy that follows the local time of day of its city (quiet nights, a business-day
 //! and an evening peak). The running total is kept in exact integer units, so it does not
 //! depend on how the time between two events was cut into requests.
+//!
+//! Purchases follow the same day. Random events come on each route at the same pace day and
+//! night (a gap of 1 to 15 minutes, 8 on average); the chance that one is a purchase is 15 %
+//! scaled by the load of the route's local minute against the day's mean load: a sixth of it
+//! from 00:00 to 05:00, about 1.5 times it through business hours, 1.85 times it in the evening
+//! peak around 20:00. The scaling averages to one over a day, so a route sells as much a day as
+//! when purchases came at one pace; only when in the day changes. Over a simulated week at 200
+//! routes, an hour of local 02:00–05:00 sees a tenth of the purchases of an hour of 18:00–22:00.
 //!
 //! # How the derived figures are computed (the rules a validator should use)
 //!
@@ -34,12 +42,11 @@
 //!   nothing is sold ([`utilization_pct`]).
 //! - `active_ports + paused_ports + provisioning_ports` equals the sum of the routes'
 //!   `ports.sold`.
-
 //!
 //! # Where the parts are
 //!
 //! `rng` (the seeded streams), `load` (occupancy by local time of day), `route` (a route's fixed
-//! figures, its state and where it starts) and `events` (midnight, provisioning, purchases,
+//! figures, its state and where it starts) and `timeline` (midnight, provisioning, purchases,
 //! pause and resume); this file turns the routes' states into the two reports.
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -146,7 +153,8 @@ impl Simulation {
     }
 
     /// The `/capacity` report at simulated instant `at` (clamped to the start); its
-    /// `generated_at` is that simulated instant (the server puts the real clock there).
+    /// `generated_at` is that simulated instant (which the server replaces with the real one
+    /// on its real clock, [`ReportClock::Real`](crate::demo::ReportClock::Real)).
     pub fn capacity_at(&mut self, at: DateTime<Utc>) -> CapacityReport {
         let t = self.advance_to(at);
         let mut routes = Vec::with_capacity(self.statics.len());
@@ -429,6 +437,52 @@ mod tests {
         let util = sim.utilization_at(start() + ChronoDuration::hours(1));
         check_utilization(&util, 0);
         assert_eq!(util.utilization.utilization_pct, Some(0.0));
+    }
+
+    /// Purchases seen (a route's sold minutes rising) in each local hour of its city, over
+    /// `days` simulated days, a minute at a time (at most one random event falls in a minute
+    /// of a route, as the gaps are at least a minute); and the minutes they sold.
+    fn purchases_by_local_hour(seed: u64, routes: usize, days: i64) -> ([u64; 24], i64) {
+        let mut sim = Simulation::new(seed, routes, start());
+        let mut by_hour = [0u64; 24];
+        let mut sold_added = 0;
+        let mut before: Vec<i64> = sim.states.iter().map(|s| s.sold_minutes).collect();
+        for step in 1..=days * 1440 {
+            let t = sim.advance_to(start() + ChronoDuration::minutes(step));
+            for ((st, state), before) in sim.statics.iter().zip(&sim.states).zip(&mut before) {
+                if state.sold_minutes > *before {
+                    let hour = (t + st.offset_ms).rem_euclid(DAY_MS) / (60 * MINUTE_MS);
+                    by_hour[hour as usize] += 1;
+                    sold_added += state.sold_minutes - *before;
+                }
+                *before = state.sold_minutes;
+            }
+        }
+        (by_hour, sold_added)
+    }
+
+    #[test]
+    fn purchases_follow_the_local_time_of_day() {
+        let (routes, days) = (200, 7);
+        let (by_hour, sold_added) = purchases_by_local_hour(11, routes, days);
+        let route_days = (routes as i64 * days) as f64;
+        let per_hour = |hours: std::ops::Range<usize>| {
+            let n = hours.len() as f64;
+            by_hour[hours].iter().sum::<u64>() as f64 / n
+        };
+        let (night, business, evening) = (per_hour(2..5), per_hour(9..17), per_hour(18..22));
+        let ratio = night / evening;
+        let purchases = by_hour.iter().sum::<u64>() as f64 / route_days;
+        println!(
+            "by local hour {by_hour:?}; night/evening {ratio:.3}; business/evening {:.3}; \
+             {purchases:.1} purchases and {:.0} minutes sold a route a day",
+            business / evening,
+            sold_added as f64 / route_days
+        );
+        assert!(ratio < 0.3, "night {night}/h, evening {evening}/h");
+        assert!(business > 3.0 * night && evening > business);
+        // As many a day as when purchases came at the same pace day and night (26.7).
+        assert!((20.0..=35.0).contains(&purchases), "{purchases}");
     }
 
     #[test]

@@ -18,6 +18,7 @@
 //! | `completions_man`   | shell completions and the man page name every subcommand and flag   |
 //! | `config_files`      | config fixtures, precedence                                         |
 //! | `config_schema`     | `schemas/config.schema.json` in step with the config parser         |
+//! | `demo_clock`        | `demo-server --speed` and `--sim-start`: generated_at on its clock  |
 //! | `demo_service`      | the simulated service over HTTP                                     |
 //! | `faults_dashboard`  | the fault matrix, live dashboard in a pty                           |
 //! | `faults_once`       | the fault matrix, `--once`                                          |
@@ -57,6 +58,7 @@ mod client;
 mod completions_man;
 mod config_files;
 mod config_schema;
+mod demo_clock;
 mod demo_service;
 mod faults_dashboard;
 mod faults_once;

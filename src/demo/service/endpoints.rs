@@ -12,7 +12,7 @@ use axum::routing::get;
 use axum::{Extension, Json, Router};
 
 use super::request_log::{Arrival, log_request};
-use super::{Shared, lock, wall_clock};
+use super::{Shared, lock};
 use crate::api::model::{ErrorBody, Health};
 
 /// The OpenAPI 3.1 description of the service, as kept in the repository.
@@ -48,7 +48,7 @@ async fn capacity(
     }
     let at = shared.sim_time(arrival.at);
     let mut report = lock(&shared.simulation).capacity_at(at);
-    report.generated_at = wall_clock(arrival.wall);
+    report.generated_at = shared.generated_at(&arrival, report.generated_at);
     Json(report).into_response()
 }
 
@@ -62,7 +62,7 @@ async fn utilization(
     }
     let at = shared.sim_time(arrival.at);
     let mut report = lock(&shared.simulation).utilization_at(at);
-    report.generated_at = wall_clock(arrival.wall);
+    report.generated_at = shared.generated_at(&arrival, report.generated_at);
     Json(report).into_response()
 }
 

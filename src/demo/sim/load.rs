@@ -39,6 +39,20 @@ impl LoadProfile {
         }
     }
 
+    /// `base` scaled by how busy local time `x` ms is compared with the day's mean occupancy:
+    /// `base * occupancy(x) / mean`, so that over a whole day it averages to `base`. Purchases
+    /// use it to follow the day as the traffic does.
+    pub(super) fn scaled_by_load(&self, base: i64, x: i64) -> i64 {
+        let minute = (x.rem_euclid(DAY_MS) / MINUTE_MS) as usize;
+        let occupancy = self.occupancy.get(minute).copied().unwrap_or_default();
+        let day_sum =
+            self.cumulative.get(1440).copied().unwrap_or_default() / i128::from(MINUTE_MS);
+        if day_sum <= 0 {
+            return base;
+        }
+        (i128::from(base) * i128::from(occupancy) * 1440 / day_sum) as i64
+    }
+
     /// Integral of occupancy from local time 0 (of day 0) to `x` ms, monotonic over all `x`.
     pub(super) fn integral(&self, x: i64) -> i128 {
         let day = i128::from(x.div_euclid(DAY_MS));
