@@ -91,7 +91,7 @@ step "the unit's ExecStart as the captop user, against a simulated service"
 # an operator writes them (files of captop, mode 600), the state and runtime directories as
 # StateDirectory= and RuntimeDirectory= make them, the options from relay.conf.
 demo_log=$(mktemp)
-captop demo-server --listen 127.0.0.1:0 --time-scale 60 >"$demo_log" 2>&1 &
+captop demo-server --listen 127.0.0.1:0 --speed 60 >"$demo_log" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do grep -q '^API key:' "$demo_log" && break; sleep 0.1; done
 base_url=$(sed -n 's/^base URL: *//p' "$demo_log")

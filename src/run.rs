@@ -109,7 +109,7 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         crate::report::run_with_settings(&settings, format, thresholds, &client, demo).await
     };
     if let Some(server) = demo {
-        server.shutdown().await;
+        crate::setup::end_demo(server).await;
     }
     code
 }

@@ -10,10 +10,11 @@ use std::io::IsTerminal;
 
 pub use crate::cli::{EXIT_FAILURE, EXIT_USAGE};
 
-/// Simulated seconds per real second in `--demo`: a simulated hour a minute, so purchases
-/// come often enough for the sell-out forecasts to show within a minute or two (about half
-/// the routes after one minute, nearly all after two); a simulated day lasts 24 minutes.
-pub const DEMO_TIME_SCALE: f64 = 60.0;
+/// Simulated seconds per real second in `--demo`: real time, so the days and hours on screen
+/// are the reader's own; the forecasts are there from the start all the same, learnt from
+/// the week of past the demo begins with ([`DEMO_PAST`]). (`captop demo-server --speed N`
+/// runs faster, on its own clock.)
+pub const DEMO_TIME_SCALE: f64 = 1.0;
 
 /// The process's real environment: its variables, the default config file, and whether stdout
 /// is a terminal. Read here, at the edge, so the config code can take it as a parameter.
@@ -31,36 +32,80 @@ pub fn default_config_path() -> Option<std::path::PathBuf> {
         .map(|dirs| dirs.config_dir().join("config.toml"))
 }
 
-/// The history over days of the service `client` asks, kept as the settings say, unless it
-/// is the demo's (whose port, and so whose origin, is new on every run).
+/// The history over days of the service `client` asks, kept as the settings say; for the demo,
+/// its private one ([`demo_history_dir`]), filled with its week of past by [`start_demo`].
 pub fn history_for(
     client: &Client,
     settings: &crate::config::Settings,
     demo: bool,
 ) -> Option<crate::history::History> {
-    if demo {
-        return None;
-    }
-    crate::history::default_dir().map(|dir| {
+    let dir = if demo {
+        demo_history_dir()
+    } else {
+        crate::history::default_dir()?
+    };
+    Some(
         crate::history::History::new(&dir, client.base_url())
-            .keeping_days(settings.history_keep_days)
-    })
+            .keeping_days(settings.history_keep_days),
+    )
 }
 
-/// The embedded simulated service when `--demo` asks for it, sped up so forecasts show within a
-/// minute or two; the error is the one line to print.
+/// The demo's private history: a directory of this process in the temp dir, removed when the
+/// demo ends ([`end_demo`]), since the demo's service (and its port) lives only as long.
+pub fn demo_history_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("captop-demo-{}", std::process::id()))
+}
+
+/// How much of its simulated past the demo starts with, already recorded.
+pub const DEMO_PAST: std::time::Duration = std::time::Duration::from_secs(7 * 86_400);
+/// The step of the demo's recorded past.
+const DEMO_PAST_STEP: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Starts the embedded simulated service when `--demo` asks for it: in real time, with a week
+/// of its past recorded in the demo's private history, so the charts and the day-shaped
+/// forecasts are there from the first frame.
 pub async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, String> {
     if !wanted {
         return Ok(None);
     }
     let config = DemoConfig {
         time_scale: DEMO_TIME_SCALE,
+        past: DEMO_PAST,
         ..DemoConfig::default()
     };
-    DemoServer::start(config)
+    let server = DemoServer::start(config)
         .await
-        .map(Some)
-        .map_err(|e| format!("cannot start the demo service on loopback: {e}"))
+        .map_err(|e| format!("cannot start the demo service on loopback: {e}"))?;
+    let history = crate::history::History::new(&demo_history_dir(), &server.base_url());
+    let past = server.past_reports(DEMO_PAST_STEP);
+    // Best effort: without it the demo runs as well, its forecasts only later.
+    let _ = tokio::task::spawn_blocking(move || record_past(&history, past)).await;
+    Ok(Some(server))
+}
+
+fn record_past(
+    history: &crate::history::History,
+    past: impl Iterator<
+        Item = (
+            crate::api::model::CapacityReport,
+            crate::api::model::UtilizationReport,
+        ),
+    >,
+) -> Result<(), String> {
+    let (mut writer, _) = history.writer().map_err(|e| e.to_string())?;
+    for (capacity, utilization) in past {
+        writer.capacity(&capacity).map_err(|e| e.to_string())?;
+        writer
+            .utilization(&utilization)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Stops the demo's service and removes its private history.
+pub async fn end_demo(server: DemoServer) {
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(demo_history_dir());
 }
 
 /// Builds the client for the service to watch: the demo service when one runs, otherwise the

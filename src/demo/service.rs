@@ -52,6 +52,7 @@ use tokio::task::JoinHandle;
 use zeroize::Zeroizing;
 
 use super::sim::Simulation;
+use crate::api::model::{CapacityReport, UtilizationReport};
 use request_log::Arrival;
 
 mod admission;
@@ -76,6 +77,9 @@ struct Shared {
     sim_start: DateTime<Utc>,
     clock: ReportClock,
     simulation: Mutex<Simulation>,
+    /// Seed, route count and the instant the simulation starts from (`sim_start` minus the
+    /// configured past), to replay the past.
+    replay: (u64, usize, DateTime<Utc>),
     windows: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     forced_429: Mutex<Option<(u32, Duration)>>,
     log: Mutex<VecDeque<LoggedRequest>>,
@@ -119,6 +123,10 @@ impl DemoServer {
         let listener = tokio::net::TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
         let sim_start = config.start_at(wall_clock(SystemTime::now()));
+        let origin = chrono::Duration::from_std(config.past)
+            .ok()
+            .and_then(|past| sim_start.checked_sub_signed(past))
+            .unwrap_or(sim_start);
         let shared = Arc::new(Shared {
             api_key: RwLock::new(Zeroizing::new(config.api_key)),
             rate_limit: config.rate_limit,
@@ -128,7 +136,8 @@ impl DemoServer {
             started: Instant::now(),
             sim_start,
             clock: config.clock,
-            simulation: Mutex::new(Simulation::new(config.seed, config.routes, sim_start)),
+            simulation: Mutex::new(Simulation::new(config.seed, config.routes, origin)),
+            replay: (config.seed, config.routes, origin),
             windows: Mutex::new(HashMap::new()),
             forced_429: Mutex::new(None),
             log: Mutex::new(VecDeque::new()),
@@ -218,6 +227,34 @@ impl DemoServer {
     /// Simulated seconds per real second.
     pub fn time_scale(&self) -> f64 {
         self.shared.time_scale
+    }
+
+    /// The reports the service would have given over the configured past
+    /// ([`DemoConfig::past`]), one every `step` of simulated time, oldest first, each with its
+    /// simulated instant as `generated_at`: what a captop watching it all along would have
+    /// recorded. The live figures carry on from the last.
+    pub fn past_reports(
+        &self,
+        step: Duration,
+    ) -> impl Iterator<Item = (CapacityReport, UtilizationReport)> + use<> {
+        let (seed, routes, origin) = self.shared.replay;
+        let end = self.shared.sim_start;
+        let step = chrono::Duration::from_std(step)
+            .unwrap_or(chrono::Duration::minutes(5))
+            .max(chrono::Duration::seconds(1));
+        let mut sim = Simulation::new(seed, routes, origin);
+        let mut at = origin;
+        std::iter::from_fn(move || {
+            if at >= end {
+                return None;
+            }
+            let mut capacity = sim.capacity_at(at);
+            let mut utilization = sim.utilization_at(at);
+            capacity.generated_at = at;
+            utilization.generated_at = at;
+            at += step;
+            Some((capacity, utilization))
+        })
     }
 
     /// Which clock `generated_at` shows.

@@ -169,10 +169,16 @@ fn run(history: &History, jobs: &Receiver<Job>, shared: &Mutex<Shared>) {
                 }
                 Err(e) => {
                     if !failing {
-                        lock().warnings.push(format!(
+                        let mut s = lock();
+                        s.warnings.push(format!(
                             "history: not recording ({}); the figures go on",
                             crate::text::fit(&e.to_string(), 160)
                         ));
+                        // Nothing to read back: say so, so no one waits for it.
+                        if !seeded {
+                            s.seed = Some(Series::new());
+                            seeded = true;
+                        }
                         failing = true;
                     }
                     continue;
@@ -187,9 +193,7 @@ fn run(history: &History, jobs: &Receiver<Job>, shared: &Mutex<Shared>) {
         if !seeded {
             // Before this report is written, so the seed is the past only.
             seeded = true;
-            if let Ok(series) = read::forecast_series(w.conn(), now_ms) {
-                lock().seed = Some(series);
-            }
+            lock().seed = Some(read::forecast_series(w.conn(), now_ms).unwrap_or_default());
         }
         let result = match &job {
             Job::Capacity(r) => w.capacity(r),

@@ -242,7 +242,7 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
     };
     let code = run(client, options).await;
     if let Some(server) = demo {
-        server.shutdown().await;
+        crate::setup::end_demo(server).await;
     }
     code
 }

@@ -110,6 +110,9 @@ pub struct Relay {
     api_version: Option<String>,
     /// When the history body was last encoded.
     history_encoded_at: Option<Instant>,
+    /// Whether the history file's samples are still to come: until they do, the history is
+    /// not served (a reader would get an hour where there are days).
+    awaiting_seed: bool,
 }
 
 /// Least time between two encodings of the history body.
@@ -160,6 +163,7 @@ impl Relay {
                 history: None,
             },
             history_encoded_at: None,
+            awaiting_seed: false,
             encoded: Encodings::default(),
             api_version: None,
         };
@@ -171,6 +175,7 @@ impl Relay {
     #[must_use]
     pub fn recording(mut self) -> Self {
         self.store = std::mem::take(&mut self.store).recording();
+        self.awaiting_seed = true;
         self
     }
 
@@ -179,6 +184,7 @@ impl Relay {
     pub fn record_into(&mut self, recorder: &crate::history::Recorder) {
         let seeded = recorder.sync(&mut self.store);
         if seeded {
+            self.awaiting_seed = false;
             self.history_encoded_at = None;
             self.encode_history();
         }
@@ -188,9 +194,10 @@ impl Relay {
     /// once when the history was read back): they change by a sample per route per 30 s, and a
     /// reader only needs them to start with.
     fn encode_history(&mut self) {
-        if self
-            .history_encoded_at
-            .is_some_and(|at| at.elapsed() < HISTORY_EVERY)
+        if self.awaiting_seed
+            || self
+                .history_encoded_at
+                .is_some_and(|at| at.elapsed() < HISTORY_EVERY)
         {
             return;
         }

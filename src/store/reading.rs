@@ -126,4 +126,17 @@ impl Store {
     pub fn forecast_series(&self) -> &crate::forecast::Series {
         &self.forecast_series
     }
+
+    /// The service's clock at captop's `now`: the latest report's `generated_at`, moved on by
+    /// the time since it arrived. Forecasts run on the service's clock (a simulated service
+    /// may run its clock fast or days behind), so time left is measured from this.
+    pub fn service_now(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        match &self.capacity.latest {
+            Some(fetched) => {
+                let since = (now - fetched.received_at).max(chrono::Duration::zero());
+                fetched.report.generated_at + since
+            }
+            None => now,
+        }
+    }
 }

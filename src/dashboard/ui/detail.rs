@@ -122,7 +122,7 @@ fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
             theme.muted(),
         ),
     ];
-    if let Some(left) = f.left(app.now) {
+    if let Some(left) = f.left(app.store().service_now(app.now)) {
         spans.push(Span::styled("  full in ", theme.muted()));
         spans.push(Span::styled(full_in(left), theme.highlight()));
     }

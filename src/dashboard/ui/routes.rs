@@ -525,7 +525,7 @@ fn row_line(
     let full_in = app
         .store()
         .forecast(&row.slug)
-        .and_then(|f| f.left(app.now))
+        .and_then(|f| f.left(app.store().service_now(app.now)))
         .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
     let name_style = if change.is_some_and(|c| c.is_purchase()) {
         theme.highlight()

@@ -67,6 +67,10 @@ pub struct DemoConfig {
     pub sim_start: Option<DateTime<Utc>>,
     /// Which clock `generated_at` shows; simulated time always shows in `date` and the figures.
     pub clock: ReportClock,
+    /// Simulated time that went by before `sim_start`: the simulation starts this much
+    /// earlier, so [`super::DemoServer::past_reports`] can give the reports of that past and
+    /// the live figures carry on from it (`captop --demo` starts with a week behind it).
+    pub past: Duration,
 }
 
 impl Default for DemoConfig {
@@ -84,6 +88,7 @@ impl Default for DemoConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             sim_start: None,
             clock: ReportClock::Real,
+            past: Duration::ZERO,
         }
     }
 }

@@ -16,6 +16,10 @@ pub(super) struct RouteStatic {
     pub(super) total_minutes: i64,
     /// How busy the route's ports are compared to the profile, permille (700..=1150).
     pub(super) load_scale: i64,
+    /// Share of sold capacity whose contracts end each UTC midnight, permille (low, high):
+    /// most routes release about as much as they sell in a day and hover; one in three is
+    /// *growing*, releasing little, so it fills up over days and sells out.
+    pub(super) release_permille: (i64, i64),
 }
 
 /// A batch of bought ports being set up.
@@ -66,6 +70,7 @@ pub(super) fn route_static(seed: u64, index: usize) -> RouteStatic {
         minutes_per_port,
         total_minutes: total_ports * minutes_per_port,
         load_scale: rng.range(700, 1150),
+        release_permille: if index % 3 == 1 { (5, 25) } else { (60, 140) },
     }
 }
 

@@ -43,7 +43,7 @@ pub(super) fn advance_route(
         state.carried = carried_until(profile, st, state, when);
         state.last_ms = when;
         match kind {
-            EventKind::Midnight => contracts_end(state),
+            EventKind::Midnight => contracts_end(st, state),
             EventKind::ProvisioningDone(i) => {
                 let batch = state.provisioning.swap_remove(i);
                 state.active += batch.ports;
@@ -57,9 +57,10 @@ pub(super) fn advance_route(
 }
 
 /// UTC midnight: a new day of carried minutes, and some contracts end.
-fn contracts_end(state: &mut RouteState) {
+fn contracts_end(st: &RouteStatic, state: &mut RouteState) {
     state.carried = 0;
-    let share = state.rng.range(60, 140); // permille of sold capacity released
+    let (low, high) = st.release_permille;
+    let share = state.rng.range(low, high); // permille of sold capacity released
     let in_service = state.active + state.paused;
     let released = in_service * share / 1000;
     let from_paused = (state.paused * share / 1000).min(released);
