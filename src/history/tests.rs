@@ -6,7 +6,7 @@
 use std::fs;
 use std::sync::Arc;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 
 use super::*;
 use crate::api::model::CapacityReport;
@@ -279,5 +279,58 @@ fn the_recorder_writes_on_its_thread_and_seeds_the_forecasts() {
     recorder.close();
     let conn = h.reader().unwrap().unwrap();
     assert_eq!(count(&conn, "SELECT count(*) FROM polls"), 6);
-    let _ = Duration::zero();
+}
+
+#[test]
+fn a_full_disk_fails_one_write_by_that_name_and_the_next_writes_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    // SQLite's own cap on the file's pages stands in for a full disk: the same SQLITE_FULL.
+    let pages: i64 = w
+        .conn()
+        .pragma_query_value(None, "page_count", |r| r.get(0))
+        .unwrap();
+    w.conn()
+        .pragma_update(None, "max_page_count", pages)
+        .unwrap();
+    let many: Vec<(String, i64)> = (0..2000).map(|i| (format!("route-{i:04}"), i)).collect();
+    let routes: Vec<(&str, i64)> = many.iter().map(|(s, n)| (s.as_str(), *n)).collect();
+    let full = w.capacity(&report(t(60), &routes)).unwrap_err();
+    assert!(write::is_full(&full), "{full}");
+    // Room again: the next report is written whole, nothing of the failed one half-kept
+    // (2,000 new routes, and `a`, gone from the report, marked gone).
+    w.conn()
+        .pragma_update(None, "max_page_count", 1_000_000_000i64)
+        .unwrap();
+    assert!(matches!(
+        w.capacity(&report(t(120), &routes)).unwrap(),
+        Outcome::Written { rows: 2001, .. }
+    ));
+    assert_eq!(count(w.conn(), "SELECT count(*) FROM polls"), 2);
+}
+
+#[test]
+fn the_recorder_says_once_that_it_cannot_record_and_the_face_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the state directory should be: nothing can be created under it.
+    let blocked = dir.path().join("state");
+    fs::write(&blocked, b"not a directory").unwrap();
+    let recorder = Recorder::start(History::new(&blocked, "http://a/v1"));
+    for m in 0..3 {
+        recorder.capacity(Arc::new(report(t(m * 60), &[("a", m)])));
+    }
+    let mut warnings = Vec::new();
+    for _ in 0..200 {
+        warnings.extend(recorder.take_warnings());
+        if recorder.take_seed().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    warnings.extend(recorder.take_warnings());
+    recorder.close();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("not recording"), "{}", warnings[0]);
 }

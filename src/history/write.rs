@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use rusqlite::{Connection, ErrorCode, params};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 
@@ -250,25 +250,33 @@ impl Writer {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
             }
-            let name = crate::text::fit(&crate::text::sanitize(&route.name), 200);
-            let dial_code = crate::text::fit(&crate::text::sanitize(&route.dial_code), 40);
+            let clean = |text: &str, cells| crate::text::fit(&crate::text::sanitize(text), cells);
             let memo = match self.routes.get_mut(route.route.as_str()) {
                 Some(memo) => {
-                    if memo.name != name || memo.dial_code != dial_code {
-                        self.conn.execute(
-                            "UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1",
-                            params![memo.id, name, dial_code],
-                        )?;
-                        memo.name = name;
-                        memo.dial_code = dial_code;
+                    // The usual poll: the same safe name as last time, compared without a copy.
+                    let same = memo.name == route.name && memo.dial_code == route.dial_code;
+                    if !same {
+                        let (name, dial_code) =
+                            (clean(&route.name, 200), clean(&route.dial_code, 40));
+                        if memo.name != name || memo.dial_code != dial_code {
+                            self.conn
+                                .prepare_cached(
+                                    "UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1",
+                                )?
+                                .execute(params![memo.id, name, dial_code])?;
+                            memo.name = name;
+                            memo.dial_code = dial_code;
+                        }
                     }
                     memo
                 }
                 None => {
-                    self.conn.execute(
-                        "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
-                        params![route.route, name, dial_code],
-                    )?;
+                    let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
+                    self.conn
+                        .prepare_cached(
+                            "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
+                        )?
+                        .execute(params![route.route, name, dial_code])?;
                     let id = self.conn.last_insert_rowid();
                     self.routes.entry(route.route.clone()).or_insert(Memo {
                         id,
@@ -317,7 +325,23 @@ impl Writer {
     /// Thins the rows that aged into a coarser tier since the last time, and drops those past
     /// `keep_days`, at most every [`COMPACT_EVERY_MS`] of service time.
     fn compact_if_due(&mut self, now_ms: i64) -> rusqlite::Result<()> {
-        if self.next_compact_ms.is_some_and(|next| now_ms < next) {
+        let next = match self.next_compact_ms {
+            Some(next) => next,
+            // Kept in the file, so a `--once` every few minutes does not thin on every run.
+            None => match self.compacted_at()? {
+                Some(last) => last + COMPACT_EVERY_MS,
+                None => {
+                    // A new file: nothing has aged yet; start counting from now.
+                    self.conn.execute(
+                        "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
+                        [now_ms.to_string()],
+                    )?;
+                    now_ms + COMPACT_EVERY_MS
+                }
+            },
+        };
+        if now_ms < next {
+            self.next_compact_ms = Some(next);
             return Ok(());
         }
         self.next_compact_ms = Some(now_ms + COMPACT_EVERY_MS);
@@ -328,15 +352,21 @@ impl Writer {
         }
     }
 
-    fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
-        let last: i64 = self
+    /// When the rows were last thinned, as the file says.
+    fn compacted_at(&self) -> rusqlite::Result<Option<i64>> {
+        let value: Option<String> = self
             .conn
             .query_row(
                 "SELECT value FROM meta WHERE key = 'compacted_at_ms'",
                 [],
-                |row| row.get::<_, String>(0),
+                |row| row.get(0),
             )
-            .map_or(0, |v| v.parse().unwrap_or(0));
+            .optional()?;
+        Ok(value.and_then(|v| v.parse().ok()))
+    }
+
+    fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
+        let last = self.compacted_at()?.unwrap_or(0);
         let keep_ms = i64::from(self.keep_days) * DAY_MS;
         // From the newest report back: each range is what aged into the tier since `last`.
         let tiers = [
