@@ -20,7 +20,9 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
+use crate::dashboard::days::{self, Span};
 use crate::dashboard::layout;
+use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::{LogKind, RouteRow, Store, Thresholds};
 pub use keys::{Keymap, Mode, Msg};
@@ -137,6 +139,8 @@ pub struct App {
     pub overlay: Overlay,
     /// Whether the events pane is shown.
     pub show_events: bool,
+    /// How far back the detail view's chart over days reaches.
+    pub day_span: Span,
 }
 
 impl App {
@@ -163,6 +167,7 @@ impl App {
             size: (80, 24),
             overlay: Overlay::None,
             show_events: false,
+            day_span: Span::default(),
         }
     }
 
@@ -237,6 +242,45 @@ impl App {
         countdown || self.store.has_figures() || self.store.has_changes()
     }
 
+    /// The service's "now": when its latest `/capacity` report was generated, UNIX ms.
+    pub fn service_now_ms(&self) -> Option<i64> {
+        let report = self.store.capacity().report()?;
+        Some(report.generated_at.timestamp_millis())
+    }
+
+    /// The samples of route `slug` and the service's now, when they reach far enough back for
+    /// the chart over days ([`days::has_chart`]).
+    pub fn days_of(&self, slug: &str) -> Option<(&[Sample], i64)> {
+        let now_ms = self.service_now_ms()?;
+        let samples = self.store.forecast_series().get(slug)?;
+        days::has_chart(samples, now_ms).then_some((samples.as_slice(), now_ms))
+    }
+
+    /// Whether `msg` would do anything now, for the footer's hints: the span of the chart over
+    /// days only while the detail view shows one.
+    pub fn offers(&self, msg: Msg) -> bool {
+        match msg {
+            Msg::ToggleSpan => {
+                self.overlay == Overlay::Detail
+                    && self
+                        .selected_row()
+                        .is_some_and(|row| self.days_of(&row.slug).is_some())
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether some route has days to chart, for the help's line of the span key.
+    pub fn has_days(&self) -> bool {
+        let Some(now_ms) = self.service_now_ms() else {
+            return false;
+        };
+        self.store
+            .forecast_series()
+            .values()
+            .any(|samples| days::has_chart(samples, now_ms))
+    }
+
     /// The selected route, if the view is not empty.
     pub fn selected_row(&self) -> Option<&RouteRow> {
         self.routes.selected_row(self.store.rows())
@@ -295,6 +339,7 @@ impl App {
                     self.overlay = Overlay::Detail;
                 }
             }
+            Msg::ToggleSpan => self.day_span = self.day_span.other(),
             Msg::Refresh => return Some(Action::Poll(PollCommand::RefreshNow)),
             Msg::TogglePause => return Some(Action::Poll(PollCommand::TogglePause)),
             Msg::ToggleEvents => {
