@@ -16,6 +16,7 @@ pub mod help;
 pub mod palette;
 pub mod ports;
 pub mod routes;
+mod routes_columns;
 pub mod theme;
 pub mod utilization;
 

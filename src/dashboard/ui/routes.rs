@@ -2,8 +2,8 @@
 //! figures, the change since the previous poll, and a totals row pinned under the list.
 //!
 //! Only the visible slice of [`App::view`] is drawn, so ten thousand routes cost what a screenful
-//! costs. Columns drop, least useful first, when the terminal is narrow; column widths come from
-//! the totals row (the widest figures) and the visible rows, never from the whole list.
+//! costs. Columns drop, least useful first, when the terminal is narrow ([`super::routes_columns`]
+//! chooses them and their widths).
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -13,173 +13,13 @@ use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, Scroll
 use unicode_width::UnicodeWidthStr;
 
 use super::gauge::inline_gauge;
+use super::routes_columns::{
+    Col, Columns, GAP, PCT, POINTER, change_text, choose_columns, ports_text,
+};
 use super::theme::Theme;
 use crate::dashboard::app::{App, SortKey};
 use crate::store::{Change, RouteRow};
 use crate::text::{pad, pad_left, thousands};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Col {
-    Name,
-    Dial,
-    Fill,
-    Left,
-    Sold,
-    Total,
-    Ports,
-    Change,
-    FullIn,
-}
-
-/// Display order; the order of choice when space is short is [`PRIORITY`]. `FullIn` (the
-/// sell-out forecast) is not among them: it is shown only when some route has a forecast and
-/// width is left over once the others are placed.
-const ORDER: [Col; 9] = [
-    Col::Name,
-    Col::Dial,
-    Col::Fill,
-    Col::Left,
-    Col::Sold,
-    Col::Total,
-    Col::Ports,
-    Col::Change,
-    Col::FullIn,
-];
-const PRIORITY: [Col; 8] = [
-    Col::Name,
-    Col::Fill,
-    Col::Left,
-    Col::Ports,
-    Col::Dial,
-    Col::Change,
-    Col::Total,
-    Col::Sold,
-];
-/// Columns without which the table says too little; the others are added only while the name
-/// keeps [`NAME_COMFORT`] cells.
-const CORE: [Col; 4] = [Col::Name, Col::Fill, Col::Left, Col::Ports];
-const NAME_COMFORT: u16 = 16;
-const POINTER: u16 = 2;
-const GAP: u16 = 2;
-const PCT: u16 = 5;
-const NAME_MIN: u16 = 10;
-const GAUGE_MIN: u16 = 6;
-/// Width of the "Full in" column: `~23 h 59 min`.
-const FULL_IN_W: u16 = 12;
-
-/// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
-struct Columns {
-    cols: Vec<(Col, u16)>,
-}
-
-impl Columns {
-    fn width_of(&self, col: Col) -> Option<u16> {
-        self.cols.iter().find(|(c, _)| *c == col).map(|(_, w)| *w)
-    }
-}
-
-fn ports_text(p: &crate::api::model::PortCapacity) -> String {
-    format!(
-        "{}/{}/{}",
-        thousands(p.available),
-        thousands(p.sold),
-        thousands(p.total)
-    )
-}
-
-fn change_text(c: &Change) -> String {
-    let mut parts = Vec::new();
-    if c.minutes != 0 {
-        let sign = if c.minutes > 0 { "+" } else { "-" };
-        parts.push(format!("{sign}{}m", thousands(c.minutes.saturating_abs())));
-    }
-    if c.ports != 0 {
-        parts.push(format!("{:+}p", c.ports));
-    }
-    parts.join(" ")
-}
-
-fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
-    let t = app.store().totals();
-    let num = |v: i64, head: &str| thousands(v).len().max(head.len()) as u16;
-    let natural = |col: Col| -> u16 {
-        match col {
-            Col::Name => NAME_MIN,
-            Col::Dial => visible
-                .iter()
-                .map(|r| r.dial_code.width())
-                .max()
-                .unwrap_or(0)
-                .clamp(4, 8) as u16,
-            Col::Fill => GAUGE_MIN,
-            Col::Left => num(t.minutes.remaining, "Min left ↓"),
-            Col::Sold => num(t.minutes.sold, "Min sold"),
-            Col::Total => num(t.minutes.total, "Min total"),
-            Col::Ports => ports_text(&t.ports).len().max("Ports a/s/t".len()) as u16,
-            Col::Change => visible
-                .iter()
-                .filter_map(|r| app.store().change_of(&r.slug, app.now))
-                .map(|c| change_text(&c).len())
-                .max()
-                .unwrap_or(0)
-                .clamp(6, 16) as u16,
-            Col::FullIn => FULL_IN_W,
-        }
-    };
-    let cost = |col: Col, w: u16| -> u16 {
-        match col {
-            Col::Name => w,
-            Col::Fill => GAP + w + PCT,
-            _ => GAP + w,
-        }
-    };
-    let mut chosen: Vec<(Col, u16)> = Vec::new();
-    // One cell stays free on the right so figures never touch the border or scrollbar.
-    let width = width.saturating_sub(1);
-    let mut used = POINTER;
-    for col in PRIORITY {
-        let w = natural(col);
-        let reserve = if CORE.contains(&col) {
-            0
-        } else {
-            NAME_COMFORT - NAME_MIN
-        };
-        if used + cost(col, w) + reserve <= width || col == Col::Name {
-            used += cost(col, w);
-            chosen.push((col, w));
-        }
-    }
-    // Spare room: the name first (to 28 cells), then the gauge (to 24), then the name again.
-    let mut spare = width.saturating_sub(used);
-    let grow = |chosen: &mut Vec<(Col, u16)>, spare: &mut u16, col: Col, upto: u16| {
-        if let Some((_, w)) = chosen.iter_mut().find(|(c, _)| *c == col) {
-            let add = upto.saturating_sub(*w).min(*spare);
-            *w += add;
-            *spare -= add;
-        }
-    };
-    // Names get what the longest visible one needs (up to 40 cells), not more.
-    let longest = visible
-        .iter()
-        .map(|r| r.name.width())
-        .max()
-        .unwrap_or(0)
-        .clamp(16, 40) as u16;
-    grow(&mut chosen, &mut spare, Col::Fill, 10);
-    grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
-    grow(&mut chosen, &mut spare, Col::Fill, 24);
-    grow(&mut chosen, &mut spare, Col::Name, longest);
-    if app.store().has_forecasts() && spare >= GAP + FULL_IN_W {
-        spare -= GAP + FULL_IN_W;
-        chosen.push((Col::FullIn, FULL_IN_W));
-    }
-    grow(&mut chosen, &mut spare, Col::Fill, 32);
-    let cols = ORDER
-        .iter()
-        .filter_map(|c| chosen.iter().find(|(x, _)| x == c).copied())
-        .collect();
-    Columns { cols }
-}
 
 /// Draws the table into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
