@@ -1,5 +1,5 @@
 //! Snapshots of the dashboard with days of history: the detail view's chart of a route's fill
-//! over the last 24 hours and the last 7 days. The
+//! over the last 24 hours and the last 7 days, and the routes table's "Trend" column. The
 //! store is seeded, as the history file seeds it, with a synthetic week of hourly samples in
 //! which captop was not running for three hours last night and for eleven hours three days
 //! ago; then one poll at the fixed clock's noon.
@@ -278,7 +278,45 @@ fn the_detail_view_with_days_fits_small_terminals() {
 }
 
 #[test]
-fn the_help_explains_the_span_key_when_there_are_days() {
+fn trend_column_when_a_day_of_history_and_width_allow() {
+    let mut app = week(demo());
+    let term = draw(&mut app, 120, 24);
+    let text = screen(&term);
+    let row = |name: &str| text.lines().find(|l| l.contains(name)).unwrap().to_owned();
+    assert!(row("Name").contains("Trend"), "{text}");
+    assert!(row("Mumbai").contains("+12"), "{}", row("Mumbai"));
+    assert!(row("Lagos").contains("+6"), "{}", row("Lagos"));
+    assert!(
+        row("São Paulo").contains("\u{2212}3"),
+        "{}",
+        row("São Paulo")
+    );
+    assert!(row("London").contains("  0  "), "{}", row("London"));
+    snap("days_trend_120x24", &term);
+    // Sorted by it after the name; Sydney, with 5 hours of history, has none and comes last.
+    for _ in 0..3 {
+        key(&mut app, KeyCode::Char('s'));
+    }
+    let text = screen(&draw(&mut app, 120, 24));
+    assert!(text.contains("sort trend"), "{text}");
+    let order: Vec<&str> = [
+        "Mumbai",
+        "Lagos",
+        "London",
+        "Frankfurt",
+        "São Paulo",
+        "Sydney",
+    ]
+    .into_iter()
+    .filter(|name| text.contains(name))
+    .collect();
+    let mut by_line = order.clone();
+    by_line.sort_by_key(|name| text.find(name).unwrap());
+    assert_eq!(by_line, order, "{text}");
+}
+
+#[test]
+fn the_help_explains_the_span_key_and_the_trend_when_there_are_days() {
     let mut app = week(demo());
     key(&mut app, KeyCode::Char('?'));
     let text = screen(&draw(&mut app, 80, 24));
@@ -286,4 +324,5 @@ fn the_help_explains_the_span_key_when_there_are_days() {
         text.contains("detail view: fill over the last 24 h / 7 days"),
         "{text}"
     );
+    assert!(text.contains("Trend: fill now minus 24 h before"), "{text}");
 }

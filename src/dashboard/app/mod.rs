@@ -219,6 +219,7 @@ impl App {
             }
             Event::Poll(poll) => {
                 if self.store.apply(poll, self.now).rows_changed {
+                    self.routes.set_trends(self.trends());
                     self.routes.recompute(self.store.rows(), self.page_rows());
                 }
                 None
@@ -240,6 +241,28 @@ impl App {
                 )
         });
         countdown || self.store.has_figures() || self.store.has_changes()
+    }
+
+    /// Every row's 24-hour trend, by row index, from the store's samples; none at all while no
+    /// route has a day of history (most polls of a young session cost one look at each
+    /// route's oldest sample).
+    fn trends(&self) -> Vec<Option<i32>> {
+        let series = self.store.forecast_series();
+        let a_day = series.values().any(|samples| {
+            let span = match (samples.first(), samples.last()) {
+                (Some(oldest), Some(newest)) => newest.at_ms - oldest.at_ms,
+                _ => 0,
+            };
+            span >= days::DAY_MS - days::TREND_SLACK_MS
+        });
+        if !a_day {
+            return Vec::new();
+        }
+        self.store
+            .rows()
+            .iter()
+            .map(|row| series.get(&*row.slug).and_then(|s| days::trend(s)))
+            .collect()
     }
 
     /// The service's "now": when its latest `/capacity` report was generated, UNIX ms.

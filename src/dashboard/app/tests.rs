@@ -408,6 +408,34 @@ fn app_with_days() -> App {
 }
 
 #[test]
+fn a_day_of_history_gives_trends_that_sort_after_the_name() {
+    let mut app = app_with_days();
+    assert!(app.routes.has_trends());
+    let trend = |app: &App, slug: &str| {
+        let i = app.store().rows().iter().position(|r| &*r.slug == slug);
+        i.and_then(|i| app.routes.trend_of(i))
+    };
+    assert_eq!(trend(&app, "a"), Some(30), "50 % now, 20 % a day before");
+    assert_eq!(trend(&app, "b"), None, "3 h of history");
+    assert_eq!(trend(&app, "c"), None, "no samples");
+    for _ in 0..3 {
+        app.update(key("s"));
+    }
+    assert_eq!(app.routes.sort, SortKey::Trend);
+    assert_eq!(names(&app), ["Alpha", "Bravo", "Charlie"], "no trend last");
+    app.update(key("s"));
+    assert_eq!(app.routes.sort, SortKey::Fill, "round again");
+    // Without a day of history, the cycle skips the trend.
+    let mut plain = super::tests::app();
+    plain.update(cap_event(1, 0, vec![r("a", "Alpha", 50, 100, 1)]));
+    assert!(!plain.routes.has_trends());
+    for _ in 0..3 {
+        plain.update(key("s"));
+    }
+    assert_eq!(plain.routes.sort, SortKey::Fill);
+}
+
+#[test]
 fn d_switches_the_chart_over_days_in_the_detail_view_only() {
     let mut app = app_with_days();
     assert!(app.has_days());

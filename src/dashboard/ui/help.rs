@@ -1,5 +1,6 @@
 //! The help overlay (`?`): every key of the key table, and what the colours and columns mean.
-//! The detail view's span key is listed only while there are days of history to show with it.
+//! The detail view's span key and the trend column are explained only while there are days
+//! of history to show with them.
 
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
@@ -53,6 +54,12 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         "Ports a/s/t: available / sold / total.  Change: since the previous poll.",
         theme.muted(),
     ));
+    if app.routes.has_trends() {
+        lines.push(Line::styled(
+            "Trend: fill now minus 24 h before, in points (s sorts by it after name).",
+            theme.muted(),
+        ));
+    }
     let w = 76.min(area.width.saturating_sub(2));
     let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
     let target = super::centered(area, w, h);

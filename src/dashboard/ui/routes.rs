@@ -60,14 +60,15 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .routes
         .offset
         .min(app.routes.view.len().saturating_sub(1));
-    let visible: Vec<&RouteRow> = app
+    let listed: Vec<(usize, &RouteRow)> = app
         .routes
         .view
         .iter()
         .skip(offset)
         .take(body_h)
-        .filter_map(|&i| app.store().rows().get(i))
+        .filter_map(|&i| app.store().rows().get(i).map(|row| (i, row)))
         .collect();
+    let visible: Vec<&RouteRow> = listed.iter().map(|&(_, row)| row).collect();
     let columns = choose_columns(inner.width, app, &visible);
     let buf = frame.buffer_mut();
 
@@ -75,7 +76,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let heading = heading_line(&columns, app, theme);
     buf.set_line(inner.x, inner.y, &heading, inner.width);
 
-    draw_rows(frame, inner, app, theme, &columns, &visible, offset);
+    draw_rows(frame, inner, app, theme, &columns, &listed, offset);
 
     // Totals, pinned on the last line.
     let y = inner.y + inner.height - 1;
@@ -149,7 +150,7 @@ fn draw_rows(
     app: &App,
     theme: &Theme,
     columns: &Columns,
-    visible: &[&RouteRow],
+    visible: &[(usize, &RouteRow)],
     offset: usize,
 ) {
     if visible.is_empty() {
@@ -173,10 +174,11 @@ fn draw_rows(
             ],
         );
     } else {
-        for (n, row) in visible.iter().enumerate() {
+        for (n, &(index, row)) in visible.iter().enumerate() {
             let y = inner.y + 1 + n as u16;
             let selected = offset + n == app.routes.selected;
-            let line = row_line(columns, app, theme, row, selected);
+            let trend = app.routes.trend_of(index);
+            let line = row_line(columns, app, theme, (row, trend), selected);
             frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
             if selected {
                 frame.buffer_mut().set_style(
@@ -277,6 +279,7 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
             Col::Name => pad(&marked("Name", SortKey::Name), w),
             Col::Dial => pad("Dial", w),
             Col::Fill => pad(&marked("Fill", SortKey::Fill), w + usize::from(PCT)),
+            Col::Trend => pad_left(&marked("Trend", SortKey::Trend), w),
             Col::Left => pad_left(&marked("Min left", SortKey::Remaining), w),
             Col::Sold => pad_left("Min sold", w),
             Col::Total => pad_left("Min total", w),
@@ -305,7 +308,7 @@ fn figures(
         &crate::api::model::PortCapacity,
         &str,
     ),
-    change: Option<Change>,
+    (change, trend): (Option<Change>, Option<i32>),
     name_style: Style,
 ) {
     let (name, dial, pct, minutes, ports, full_in) = fig;
@@ -344,6 +347,14 @@ fn figures(
                 spans.push(Span::styled(pad(&text, wu), style));
             }
             Col::FullIn => spans.push(Span::styled(pad_left(full_in, wu), theme.strong())),
+            Col::Trend => {
+                let (text, style) = match trend {
+                    Some(0) => ("0".to_owned(), theme.muted()),
+                    Some(t) => (trend_text(t, theme), theme.text()),
+                    None => (String::new(), theme.text()),
+                };
+                spans.push(Span::styled(pad_left(&text, wu), style));
+            }
         }
     }
 }
@@ -352,7 +363,7 @@ fn row_line(
     columns: &Columns,
     app: &App,
     theme: &Theme,
-    row: &RouteRow,
+    (row, trend): (&RouteRow, Option<i32>),
     selected: bool,
 ) -> Line<'static> {
     let pointer = if selected {
@@ -385,7 +396,7 @@ fn row_line(
             &row.ports,
             &full_in,
         ),
-        change,
+        (change, trend),
         name_style,
     );
     Line::from(spans)
@@ -410,10 +421,21 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
         theme,
         &mut spans,
         (&label, "", t.filled_pct, &t.minutes, &t.ports, ""),
-        None,
+        (None, None),
         theme.strong(),
     );
     let mut line = Line::from(spans);
     line.style = theme.strong();
     line
+}
+
+/// A trend in percentage points with its sign: `+12`, `−3` (a minus sign; `-3` with
+/// `--ascii`).
+fn trend_text(points: i32, theme: &Theme) -> String {
+    let minus = if theme.ascii { "-" } else { "\u{2212}" };
+    match points {
+        p if p > 0 => format!("+{p}"),
+        p if p < 0 => format!("{minus}{}", p.unsigned_abs()),
+        _ => "0".to_owned(),
+    }
 }

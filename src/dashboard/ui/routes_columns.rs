@@ -2,7 +2,8 @@
 //! order in which they drop when the terminal is narrow, and the widths of the chosen ones.
 //!
 //! Widths come from the totals row (the widest figures) and the visible rows, never from the
-//! whole list. The "Full in" column is shown only when some route has a forecast.
+//! whole list. The "Full in" and "Trend" columns are shown only when some route has a
+//! forecast, or a day of history.
 
 use unicode_width::UnicodeWidthStr;
 
@@ -15,6 +16,7 @@ pub(super) enum Col {
     Name,
     Dial,
     Fill,
+    Trend,
     Left,
     Sold,
     Total,
@@ -25,11 +27,13 @@ pub(super) enum Col {
 
 /// Display order; the order of choice when space is short is [`PRIORITY`]. `FullIn` (the
 /// sell-out forecast) is not among them: it is shown only when some route has a forecast and
-/// width is left over once the others are placed.
-const ORDER: [Col; 9] = [
+/// width is left over once the others are placed. `Trend` is chosen only when some route has
+/// one (a day of history).
+const ORDER: [Col; 10] = [
     Col::Name,
     Col::Dial,
     Col::Fill,
+    Col::Trend,
     Col::Left,
     Col::Sold,
     Col::Total,
@@ -37,13 +41,14 @@ const ORDER: [Col; 9] = [
     Col::Change,
     Col::FullIn,
 ];
-const PRIORITY: [Col; 8] = [
+const PRIORITY: [Col; 9] = [
     Col::Name,
     Col::Fill,
     Col::Left,
     Col::Ports,
     Col::Dial,
     Col::Change,
+    Col::Trend,
     Col::Total,
     Col::Sold,
 ];
@@ -58,6 +63,8 @@ const NAME_MIN: u16 = 10;
 const GAUGE_MIN: u16 = 6;
 /// Width of the "Full in" column: `~23 h 59 min`.
 const FULL_IN_W: u16 = 12;
+/// Width of the "Trend" column: its heading with the sort arrow, `Trend ↓` (`−100` is less).
+const TREND_W: u16 = 7;
 
 /// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
 pub(super) struct Columns {
@@ -116,6 +123,7 @@ fn natural_width(col: Col, app: &App, visible: &[&RouteRow]) -> u16 {
             .unwrap_or(0)
             .clamp(6, 16) as u16,
         Col::FullIn => FULL_IN_W,
+        Col::Trend => TREND_W,
     }
 }
 
@@ -133,7 +141,11 @@ pub(super) fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Co
     // One cell stays free on the right so figures never touch the border or scrollbar.
     let width = width.saturating_sub(1);
     let mut used = POINTER;
-    for col in PRIORITY {
+    let has_trends = app.routes.has_trends();
+    for col in PRIORITY
+        .into_iter()
+        .filter(|&c| c != Col::Trend || has_trends)
+    {
         let w = natural(col);
         let reserve = if CORE.contains(&col) {
             0
