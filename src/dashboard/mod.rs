@@ -1,9 +1,11 @@
 //! The live dashboard: [`app`] (the store plus the state of the screen, changed only by
 //! `App::update`), [`ui`] (pure render functions), [`layout`] (where each panel goes) and
 //! [`tui`] (the terminal runtime: the one event loop); [`habits`] makes the config file's
-//! `[keys]` and `[theme]` into its key table and palette.
+//! `[keys]` and `[theme]` into its key table and palette; [`days`] reads the routes' fill over
+//! days (the 24-hour trend, the detail view's chart) from the store's samples.
 
 pub mod app;
+pub mod days;
 pub mod effects;
 pub mod habits;
 pub mod layout;

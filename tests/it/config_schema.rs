@@ -265,7 +265,7 @@ fn the_schema_and_the_parser_agree_on_chords_and_colours() {
         let table = if chord.starts_with("wheel") || chord == "click" {
             "[keys]\nscroll_up = []\nscroll_down = []\nclick = []\n[keys.help_overlay]\n"
         } else {
-            "[keys.detail_overlay]\nup = []\ndown = []\n"
+            "[keys.detail_overlay]\nup = []\ndown = []\nspan = []\n"
         };
         assert!(
             agree(&format!("{table}close = {chord:?}\n")),

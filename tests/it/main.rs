@@ -38,6 +38,7 @@
 //! | `serve_prometheus`  | `captop serve`'s /metrics: promtool, a real Prometheus (`#[ignore]`d) |
 //! | `serve_relay`       | `captop serve` between the simulated service and real readers       |
 //! | `tui_pty`           | the dashboard end to end in a pty                                   |
+//! | `ui_days_snapshots` | the detail view's chart over 24 h and 7 days, the "Trend" column    |
 //! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
 //! | `ui_snapshots`      | whole frames against `snapshots/`                                   |
 //!
@@ -78,5 +79,6 @@ mod secret_hygiene;
 mod serve_prometheus;
 mod serve_relay;
 mod tui_pty;
+mod ui_days_snapshots;
 mod ui_forecast_snapshots;
 mod ui_snapshots;

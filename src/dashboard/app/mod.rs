@@ -20,7 +20,9 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
+use crate::dashboard::days::{self, Span};
 use crate::dashboard::layout;
+use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::{LogKind, RouteRow, Store, Thresholds};
 pub use keys::{Keymap, Mode, Msg};
@@ -137,6 +139,8 @@ pub struct App {
     pub overlay: Overlay,
     /// Whether the events pane is shown.
     pub show_events: bool,
+    /// How far back the detail view's chart over days reaches.
+    pub day_span: Span,
 }
 
 impl App {
@@ -163,6 +167,7 @@ impl App {
             size: (80, 24),
             overlay: Overlay::None,
             show_events: false,
+            day_span: Span::default(),
         }
     }
 
@@ -214,6 +219,7 @@ impl App {
             }
             Event::Poll(poll) => {
                 if self.store.apply(poll, self.now).rows_changed {
+                    self.routes.set_trends(self.trends());
                     self.routes.recompute(self.store.rows(), self.page_rows());
                 }
                 None
@@ -235,6 +241,67 @@ impl App {
                 )
         });
         countdown || self.store.has_figures() || self.store.has_changes()
+    }
+
+    /// Every row's 24-hour trend, by row index, from the store's samples; none at all while no
+    /// route has a day of history (most polls of a young session cost one look at each
+    /// route's oldest sample).
+    fn trends(&self) -> Vec<Option<i32>> {
+        let series = self.store.forecast_series();
+        let a_day = series.values().any(|samples| {
+            let span = match (samples.first(), samples.last()) {
+                (Some(oldest), Some(newest)) => newest.at_ms - oldest.at_ms,
+                _ => 0,
+            };
+            span >= days::DAY_MS - days::TREND_SLACK_MS
+        });
+        if !a_day {
+            return Vec::new();
+        }
+        self.store
+            .rows()
+            .iter()
+            .map(|row| series.get(&*row.slug).and_then(|s| days::trend(s)))
+            .collect()
+    }
+
+    /// The service's "now": when its latest `/capacity` report was generated, UNIX ms.
+    pub fn service_now_ms(&self) -> Option<i64> {
+        let report = self.store.capacity().report()?;
+        Some(report.generated_at.timestamp_millis())
+    }
+
+    /// The samples of route `slug` and the service's now, when they reach far enough back for
+    /// the chart over days ([`days::has_chart`]).
+    pub fn days_of(&self, slug: &str) -> Option<(&[Sample], i64)> {
+        let now_ms = self.service_now_ms()?;
+        let samples = self.store.forecast_series().get(slug)?;
+        days::has_chart(samples, now_ms).then_some((samples.as_slice(), now_ms))
+    }
+
+    /// Whether `msg` would do anything now, for the footer's hints: the span of the chart over
+    /// days only while the detail view shows one.
+    pub fn offers(&self, msg: Msg) -> bool {
+        match msg {
+            Msg::ToggleSpan => {
+                self.overlay == Overlay::Detail
+                    && self
+                        .selected_row()
+                        .is_some_and(|row| self.days_of(&row.slug).is_some())
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether some route has days to chart, for the help's line of the span key.
+    pub fn has_days(&self) -> bool {
+        let Some(now_ms) = self.service_now_ms() else {
+            return false;
+        };
+        self.store
+            .forecast_series()
+            .values()
+            .any(|samples| days::has_chart(samples, now_ms))
     }
 
     /// The selected route, if the view is not empty.
@@ -295,6 +362,7 @@ impl App {
                     self.overlay = Overlay::Detail;
                 }
             }
+            Msg::ToggleSpan => self.day_span = self.day_span.other(),
             Msg::Refresh => return Some(Action::Poll(PollCommand::RefreshNow)),
             Msg::TogglePause => return Some(Action::Poll(PollCommand::TogglePause)),
             Msg::ToggleEvents => {

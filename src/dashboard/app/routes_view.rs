@@ -16,21 +16,25 @@ pub enum SortKey {
     Remaining,
     /// Alphabetical by name.
     Name,
+    /// The biggest rise of the fill over the last 24 hours first; routes without a trend last.
+    Trend,
 }
 
 impl SortKey {
-    /// The next key in the cycle.
-    pub fn next(self) -> Self {
+    /// The next key in the cycle; the trend comes after the name, and only `with_trend` (when
+    /// some route has one: a table without the column is not sorted by it).
+    pub fn next(self, with_trend: bool) -> Self {
         match self {
             SortKey::Fill => SortKey::Remaining,
             SortKey::Remaining => SortKey::Name,
-            SortKey::Name => SortKey::Fill,
+            SortKey::Name if with_trend => SortKey::Trend,
+            SortKey::Name | SortKey::Trend => SortKey::Fill,
         }
     }
 
     /// Whether this key lists the biggest values first before `S` reverses it.
     pub fn descending(self) -> bool {
-        matches!(self, SortKey::Fill)
+        matches!(self, SortKey::Fill | SortKey::Trend)
     }
 
     /// The name shown in the table title and the footer.
@@ -39,6 +43,7 @@ impl SortKey {
             SortKey::Fill => "fill",
             SortKey::Remaining => "remaining",
             SortKey::Name => "name",
+            SortKey::Trend => "trend",
         }
     }
 }
@@ -66,6 +71,9 @@ pub struct RoutesTable {
     /// Every row's index in the last sorted order, before filter and reverse: where the next
     /// sort starts, so a poll that moved few rows costs about one pass, not a full sort.
     order: Vec<usize>,
+    /// Every row's 24-hour trend in percentage points, by row index (empty: no route has
+    /// one), set with each report by [`RoutesTable::set_trends`]: the column and its sort key.
+    trends: Vec<Option<i32>>,
 }
 
 impl Default for RoutesTable {
@@ -79,6 +87,7 @@ impl Default for RoutesTable {
             selected: 0,
             offset: 0,
             order: Vec::new(),
+            trends: Vec::new(),
         }
     }
 }
@@ -132,9 +141,29 @@ impl RoutesTable {
         self.offset = self.offset.min(len.saturating_sub(page));
     }
 
+    /// Takes the rows' 24-hour trends, by row index (see [`crate::dashboard::days::trend`]),
+    /// for the next [`RoutesTable::recompute`]; none at all is kept as none.
+    pub fn set_trends(&mut self, trends: Vec<Option<i32>>) {
+        self.trends = if trends.iter().any(Option::is_some) {
+            trends
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// The trend of row `index` of the rows, if it has one.
+    pub fn trend_of(&self, index: usize) -> Option<i32> {
+        self.trends.get(index).copied().flatten()
+    }
+
+    /// Whether some route has a trend (a day of history): the column is shown only then.
+    pub fn has_trends(&self) -> bool {
+        !self.trends.is_empty()
+    }
+
     /// Sorts by the next key, unreversed.
     pub fn cycle_sort(&mut self, rows: &[RouteRow], page: usize) {
-        self.sort = self.sort.next();
+        self.sort = self.sort.next(self.has_trends());
         self.reverse = false;
         self.recompute(rows, page);
     }
@@ -200,6 +229,13 @@ impl RoutesTable {
                     .then(i.cmp(&j))
             }),
             SortKey::Name => keyed.sort_by(|&(i, a), &(j, b)| by_name(a, b).then(i.cmp(&j))),
+            SortKey::Trend => keyed.sort_by(|&(i, a), &(j, b)| {
+                // `None` is less than any `Some`: descending puts it last.
+                self.trend_of(j)
+                    .cmp(&self.trend_of(i))
+                    .then_with(|| by_name(a, b))
+                    .then(i.cmp(&j))
+            }),
         }
         self.order = keyed.iter().map(|&(i, _)| i).collect();
         let mut view: Vec<(usize, &RouteRow)> = keyed
@@ -283,6 +319,30 @@ mod tests {
                 assert_eq!(table.view, fresh.view, "poll {poll}, {sort:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_trend_sorts_biggest_rise_first_and_routes_without_one_last() {
+        let rows = rows(); // Alpha, Bravo, Charlie
+        let mut table = RoutesTable::default();
+        assert_eq!(
+            SortKey::Name.next(false),
+            SortKey::Fill,
+            "no trend: skipped"
+        );
+        table.set_trends(vec![None, None, None]);
+        assert!(!table.has_trends(), "none at all is none");
+        table.set_trends(vec![Some(-3), None, Some(12)]);
+        assert!(table.has_trends());
+        for _ in 0..3 {
+            table.cycle_sort(&rows, 10);
+        }
+        assert_eq!(table.sort, SortKey::Trend);
+        assert_eq!(names(&table, &rows), ["Charlie", "Alpha", "Bravo"]);
+        table.reverse_sort(&rows, 10);
+        assert_eq!(names(&table, &rows), ["Bravo", "Alpha", "Charlie"]);
+        table.cycle_sort(&rows, 10);
+        assert_eq!(table.sort, SortKey::Fill);
     }
 
     #[test]

@@ -371,3 +371,90 @@ fn threshold_crossings_and_recoveries_are_logged() {
     );
     assert_eq!(app.store().history().tenths().len(), 3);
 }
+
+/// A dashboard whose store was seeded with hourly samples: `a` over the last 30 hours (20 %
+/// a day ago), `b` over the last 3; then one poll at `t(0)` with `a` at 50 %.
+fn app_with_days() -> App {
+    let hourly = |hours: i64, sold: i64| -> Vec<crate::forecast::Sample> {
+        (1..=hours)
+            .rev()
+            .map(|h| crate::forecast::Sample {
+                at_ms: t(-h * 3600).timestamp_millis(),
+                sold,
+                total: 100,
+            })
+            .collect()
+    };
+    let mut store = Store::new(Thresholds::default());
+    store.seed_forecasts(
+        [
+            ("a".to_owned(), hourly(30, 20)),
+            ("b".to_owned(), hourly(3, 5)),
+        ]
+        .into_iter()
+        .collect(),
+    );
+    let mut app = App::with_store(UiOptions::default(), store, t(0), Instant::now());
+    app.update(cap_event(
+        1,
+        0,
+        vec![
+            r("a", "Alpha", 50, 100, 1),
+            r("b", "Bravo", 90, 100, 1),
+            r("c", "Charlie", 10, 100, 1),
+        ],
+    ));
+    app
+}
+
+#[test]
+fn a_day_of_history_gives_trends_that_sort_after_the_name() {
+    let mut app = app_with_days();
+    assert!(app.routes.has_trends());
+    let trend = |app: &App, slug: &str| {
+        let i = app.store().rows().iter().position(|r| &*r.slug == slug);
+        i.and_then(|i| app.routes.trend_of(i))
+    };
+    assert_eq!(trend(&app, "a"), Some(30), "50 % now, 20 % a day before");
+    assert_eq!(trend(&app, "b"), None, "3 h of history");
+    assert_eq!(trend(&app, "c"), None, "no samples");
+    for _ in 0..3 {
+        app.update(key("s"));
+    }
+    assert_eq!(app.routes.sort, SortKey::Trend);
+    assert_eq!(names(&app), ["Alpha", "Bravo", "Charlie"], "no trend last");
+    app.update(key("s"));
+    assert_eq!(app.routes.sort, SortKey::Fill, "round again");
+    // Without a day of history, the cycle skips the trend.
+    let mut plain = super::tests::app();
+    plain.update(cap_event(1, 0, vec![r("a", "Alpha", 50, 100, 1)]));
+    assert!(!plain.routes.has_trends());
+    for _ in 0..3 {
+        plain.update(key("s"));
+    }
+    assert_eq!(plain.routes.sort, SortKey::Fill);
+}
+
+#[test]
+fn d_switches_the_chart_over_days_in_the_detail_view_only() {
+    let mut app = app_with_days();
+    assert!(app.has_days());
+    assert_eq!(app.update(key("d")), None);
+    assert_eq!(app.day_span, Span::Day, "d does nothing on the dashboard");
+    assert!(!app.offers(Msg::ToggleSpan));
+    app.update(key("Enter"));
+    assert_eq!(app.selected_row().unwrap().name.as_ref(), "Bravo");
+    assert!(app.days_of("b").is_some(), "3 h: a chart");
+    assert!(app.offers(Msg::ToggleSpan));
+    app.update(key("d"));
+    assert_eq!(app.day_span, Span::Week);
+    app.update(key("j"));
+    app.update(key("j"));
+    assert_eq!(app.selected_row().unwrap().name.as_ref(), "Charlie");
+    assert!(
+        !app.offers(Msg::ToggleSpan),
+        "Charlie has no samples before now"
+    );
+    app.update(key("d"));
+    assert_eq!(app.day_span, Span::Day);
+}

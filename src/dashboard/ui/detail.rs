@@ -1,4 +1,7 @@
-//! The detail view (`Enter`): the selected route in full, with its fill over the session.
+//! The detail view (`Enter`): the selected route in full, with its fill over the session, or
+//! over the last 24 hours or 7 days ([`super::day_chart`]) once its samples reach an hour back.
+//! The chart over days replaces the session's sparkline: its newest bar holds the session's
+//! last hour, and the view grows taller for it.
 
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
@@ -12,13 +15,27 @@ use crate::dashboard::app::App;
 use crate::store::{RouteRow, describe_change};
 use crate::text::{pad, pad_left, thousands};
 
+/// Height of the view with the session's sparkline.
+const HEIGHT: u16 = 17;
+/// Height of the view with the chart over days.
+const HEIGHT_WITH_DAYS: u16 = 24;
+/// Fewest lines the chart over days is given (title, bars, time axis): the blank lines
+/// between the figures go first when the view is short of them.
+const DAYS_MIN_LINES: usize = 5;
+
 /// Draws the detail view centred in `area`.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let Some(row) = app.selected_row() else {
         return;
     };
+    let days = app.days_of(&row.slug);
     let w = 72.min(area.width.saturating_sub(2));
-    let h = 17.min(area.height.saturating_sub(2));
+    let tall = if days.is_some() {
+        HEIGHT_WITH_DAYS
+    } else {
+        HEIGHT
+    };
+    let h = tall.min(area.height.saturating_sub(2));
     let target = super::centered(area, w, h);
     frame.render_widget(Clear, target);
     let block = super::panel(
@@ -35,6 +52,27 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, target);
 
     let level = theme.level(app.options.thresholds.level(f64::from(row.filled_pct)));
+    let mut lines = figures(app, row, inner.width, level, theme);
+    let room = usize::from(inner.height).saturating_sub(lines.len());
+    if days.is_some() && room < DAYS_MIN_LINES {
+        lines.retain(|line| line.width() > 0);
+    }
+    let rest = super::lines_then_rest(frame, inner, lines);
+    match days {
+        Some(days) => super::day_chart::render(frame, rest, days, app.day_span, level, theme),
+        None => fill_history(frame, rest, app, row, level, theme),
+    }
+}
+
+/// The lines above the chart: the route, its fill, its minutes and ports, its last change and
+/// its forecast, with blank lines between.
+fn figures(
+    app: &App,
+    row: &RouteRow,
+    width: u16,
+    level: Style,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
     let num = |v: i64| Span::styled(pad_left(&thousands(v), 12), theme.strong());
     let mut lines = vec![
@@ -51,7 +89,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut gauge = vec![label("filled")];
     gauge.extend(inline_gauge(
         f64::from(row.filled_pct) / 100.0,
-        inner.width.saturating_sub(20),
+        width.saturating_sub(20),
         level,
         theme,
     ));
@@ -83,8 +121,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     if let Some(line) = forecast(app, row, theme) {
         lines.push(line);
     }
-    let rest = super::lines_then_rest(frame, inner, lines);
-    fill_history(frame, rest, app, row, level, theme);
+    lines
 }
 
 /// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.

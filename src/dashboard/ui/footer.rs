@@ -40,7 +40,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             ));
         }
     }
-    let hints = app.options.keys.hints(app.mode());
+    let hints = app
+        .options
+        .keys
+        .hints_offered(app.mode(), |msg| app.offers(msg));
     let left_w: usize = left.iter().map(|s| s.content.width()).sum();
     let mut right: Vec<Span<'static>> = Vec::new();
     let mut right_w = 0;

@@ -1,4 +1,6 @@
 //! The help overlay (`?`): every key of the key table, and what the colours and columns mean.
+//! The detail view's span key and the trend column are explained only while there are days
+//! of history to show with them.
 
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
@@ -6,16 +8,21 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::theme::Theme;
-use crate::dashboard::app::App;
+use crate::dashboard::app::keys::Layer;
+use crate::dashboard::app::{App, Msg};
 
 /// Draws the overlay centred in `area`.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let key_w = 16;
-    let mut lines: Vec<Line<'static>> = app
-        .options
-        .keys
+    let keys = &app.options.keys;
+    let span_key = app
+        .has_days()
+        .then(|| keys.help_row(Layer::Detail, Msg::ToggleSpan))
+        .flatten();
+    let mut lines: Vec<Line<'static>> = keys
         .help_lines()
         .into_iter()
+        .chain(span_key)
         .map(|help| {
             let k = theme.key_label(&help.keys);
             Line::from(vec![
@@ -47,6 +54,12 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         "Ports a/s/t: available / sold / total.  Change: since the previous poll.",
         theme.muted(),
     ));
+    if app.routes.has_trends() {
+        lines.push(Line::styled(
+            "Trend: fill now minus 24 h before, in points (s sorts by it after name).",
+            theme.muted(),
+        ));
+    }
     let w = 76.min(area.width.saturating_sub(2));
     let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
     let target = super::centered(area, w, h);

@@ -6,6 +6,7 @@
 //! the state uses too (for page sizes and clicks); words and numbers come from
 //! [`crate::format`] and the figures model, so nothing here decides what the figures say.
 
+pub mod day_chart;
 pub mod detail;
 pub mod event_pane;
 pub mod footer;
@@ -15,6 +16,7 @@ pub mod help;
 pub mod palette;
 pub mod ports;
 pub mod routes;
+mod routes_columns;
 pub mod theme;
 pub mod utilization;
 

@@ -2,8 +2,8 @@
 //! figures, the change since the previous poll, and a totals row pinned under the list.
 //!
 //! Only the visible slice of [`App::view`] is drawn, so ten thousand routes cost what a screenful
-//! costs. Columns drop, least useful first, when the terminal is narrow; column widths come from
-//! the totals row (the widest figures) and the visible rows, never from the whole list.
+//! costs. Columns drop, least useful first, when the terminal is narrow ([`super::routes_columns`]
+//! chooses them and their widths).
 
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
@@ -13,173 +13,13 @@ use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, Scroll
 use unicode_width::UnicodeWidthStr;
 
 use super::gauge::inline_gauge;
+use super::routes_columns::{
+    Col, Columns, GAP, PCT, POINTER, change_text, choose_columns, ports_text,
+};
 use super::theme::Theme;
 use crate::dashboard::app::{App, SortKey};
 use crate::store::{Change, RouteRow};
 use crate::text::{pad, pad_left, thousands};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Col {
-    Name,
-    Dial,
-    Fill,
-    Left,
-    Sold,
-    Total,
-    Ports,
-    Change,
-    FullIn,
-}
-
-/// Display order; the order of choice when space is short is [`PRIORITY`]. `FullIn` (the
-/// sell-out forecast) is not among them: it is shown only when some route has a forecast and
-/// width is left over once the others are placed.
-const ORDER: [Col; 9] = [
-    Col::Name,
-    Col::Dial,
-    Col::Fill,
-    Col::Left,
-    Col::Sold,
-    Col::Total,
-    Col::Ports,
-    Col::Change,
-    Col::FullIn,
-];
-const PRIORITY: [Col; 8] = [
-    Col::Name,
-    Col::Fill,
-    Col::Left,
-    Col::Ports,
-    Col::Dial,
-    Col::Change,
-    Col::Total,
-    Col::Sold,
-];
-/// Columns without which the table says too little; the others are added only while the name
-/// keeps [`NAME_COMFORT`] cells.
-const CORE: [Col; 4] = [Col::Name, Col::Fill, Col::Left, Col::Ports];
-const NAME_COMFORT: u16 = 16;
-const POINTER: u16 = 2;
-const GAP: u16 = 2;
-const PCT: u16 = 5;
-const NAME_MIN: u16 = 10;
-const GAUGE_MIN: u16 = 6;
-/// Width of the "Full in" column: `~23 h 59 min`.
-const FULL_IN_W: u16 = 12;
-
-/// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
-struct Columns {
-    cols: Vec<(Col, u16)>,
-}
-
-impl Columns {
-    fn width_of(&self, col: Col) -> Option<u16> {
-        self.cols.iter().find(|(c, _)| *c == col).map(|(_, w)| *w)
-    }
-}
-
-fn ports_text(p: &crate::api::model::PortCapacity) -> String {
-    format!(
-        "{}/{}/{}",
-        thousands(p.available),
-        thousands(p.sold),
-        thousands(p.total)
-    )
-}
-
-fn change_text(c: &Change) -> String {
-    let mut parts = Vec::new();
-    if c.minutes != 0 {
-        let sign = if c.minutes > 0 { "+" } else { "-" };
-        parts.push(format!("{sign}{}m", thousands(c.minutes.saturating_abs())));
-    }
-    if c.ports != 0 {
-        parts.push(format!("{:+}p", c.ports));
-    }
-    parts.join(" ")
-}
-
-fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Columns {
-    let t = app.store().totals();
-    let num = |v: i64, head: &str| thousands(v).len().max(head.len()) as u16;
-    let natural = |col: Col| -> u16 {
-        match col {
-            Col::Name => NAME_MIN,
-            Col::Dial => visible
-                .iter()
-                .map(|r| r.dial_code.width())
-                .max()
-                .unwrap_or(0)
-                .clamp(4, 8) as u16,
-            Col::Fill => GAUGE_MIN,
-            Col::Left => num(t.minutes.remaining, "Min left ↓"),
-            Col::Sold => num(t.minutes.sold, "Min sold"),
-            Col::Total => num(t.minutes.total, "Min total"),
-            Col::Ports => ports_text(&t.ports).len().max("Ports a/s/t".len()) as u16,
-            Col::Change => visible
-                .iter()
-                .filter_map(|r| app.store().change_of(&r.slug, app.now))
-                .map(|c| change_text(&c).len())
-                .max()
-                .unwrap_or(0)
-                .clamp(6, 16) as u16,
-            Col::FullIn => FULL_IN_W,
-        }
-    };
-    let cost = |col: Col, w: u16| -> u16 {
-        match col {
-            Col::Name => w,
-            Col::Fill => GAP + w + PCT,
-            _ => GAP + w,
-        }
-    };
-    let mut chosen: Vec<(Col, u16)> = Vec::new();
-    // One cell stays free on the right so figures never touch the border or scrollbar.
-    let width = width.saturating_sub(1);
-    let mut used = POINTER;
-    for col in PRIORITY {
-        let w = natural(col);
-        let reserve = if CORE.contains(&col) {
-            0
-        } else {
-            NAME_COMFORT - NAME_MIN
-        };
-        if used + cost(col, w) + reserve <= width || col == Col::Name {
-            used += cost(col, w);
-            chosen.push((col, w));
-        }
-    }
-    // Spare room: the name first (to 28 cells), then the gauge (to 24), then the name again.
-    let mut spare = width.saturating_sub(used);
-    let grow = |chosen: &mut Vec<(Col, u16)>, spare: &mut u16, col: Col, upto: u16| {
-        if let Some((_, w)) = chosen.iter_mut().find(|(c, _)| *c == col) {
-            let add = upto.saturating_sub(*w).min(*spare);
-            *w += add;
-            *spare -= add;
-        }
-    };
-    // Names get what the longest visible one needs (up to 40 cells), not more.
-    let longest = visible
-        .iter()
-        .map(|r| r.name.width())
-        .max()
-        .unwrap_or(0)
-        .clamp(16, 40) as u16;
-    grow(&mut chosen, &mut spare, Col::Fill, 10);
-    grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
-    grow(&mut chosen, &mut spare, Col::Fill, 24);
-    grow(&mut chosen, &mut spare, Col::Name, longest);
-    if app.store().has_forecasts() && spare >= GAP + FULL_IN_W {
-        spare -= GAP + FULL_IN_W;
-        chosen.push((Col::FullIn, FULL_IN_W));
-    }
-    grow(&mut chosen, &mut spare, Col::Fill, 32);
-    let cols = ORDER
-        .iter()
-        .filter_map(|c| chosen.iter().find(|(x, _)| x == c).copied())
-        .collect();
-    Columns { cols }
-}
 
 /// Draws the table into `area` (borders included).
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
@@ -220,14 +60,15 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .routes
         .offset
         .min(app.routes.view.len().saturating_sub(1));
-    let visible: Vec<&RouteRow> = app
+    let listed: Vec<(usize, &RouteRow)> = app
         .routes
         .view
         .iter()
         .skip(offset)
         .take(body_h)
-        .filter_map(|&i| app.store().rows().get(i))
+        .filter_map(|&i| app.store().rows().get(i).map(|row| (i, row)))
         .collect();
+    let visible: Vec<&RouteRow> = listed.iter().map(|&(_, row)| row).collect();
     let columns = choose_columns(inner.width, app, &visible);
     let buf = frame.buffer_mut();
 
@@ -235,7 +76,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let heading = heading_line(&columns, app, theme);
     buf.set_line(inner.x, inner.y, &heading, inner.width);
 
-    draw_rows(frame, inner, app, theme, &columns, &visible, offset);
+    draw_rows(frame, inner, app, theme, &columns, &listed, offset);
 
     // Totals, pinned on the last line.
     let y = inner.y + inner.height - 1;
@@ -309,7 +150,7 @@ fn draw_rows(
     app: &App,
     theme: &Theme,
     columns: &Columns,
-    visible: &[&RouteRow],
+    visible: &[(usize, &RouteRow)],
     offset: usize,
 ) {
     if visible.is_empty() {
@@ -333,10 +174,11 @@ fn draw_rows(
             ],
         );
     } else {
-        for (n, row) in visible.iter().enumerate() {
+        for (n, &(index, row)) in visible.iter().enumerate() {
             let y = inner.y + 1 + n as u16;
             let selected = offset + n == app.routes.selected;
-            let line = row_line(columns, app, theme, row, selected);
+            let trend = app.routes.trend_of(index);
+            let line = row_line(columns, app, theme, (row, trend), selected);
             frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
             if selected {
                 frame.buffer_mut().set_style(
@@ -437,6 +279,7 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
             Col::Name => pad(&marked("Name", SortKey::Name), w),
             Col::Dial => pad("Dial", w),
             Col::Fill => pad(&marked("Fill", SortKey::Fill), w + usize::from(PCT)),
+            Col::Trend => pad_left(&marked("Trend", SortKey::Trend), w),
             Col::Left => pad_left(&marked("Min left", SortKey::Remaining), w),
             Col::Sold => pad_left("Min sold", w),
             Col::Total => pad_left("Min total", w),
@@ -465,7 +308,7 @@ fn figures(
         &crate::api::model::PortCapacity,
         &str,
     ),
-    change: Option<Change>,
+    (change, trend): (Option<Change>, Option<i32>),
     name_style: Style,
 ) {
     let (name, dial, pct, minutes, ports, full_in) = fig;
@@ -504,6 +347,14 @@ fn figures(
                 spans.push(Span::styled(pad(&text, wu), style));
             }
             Col::FullIn => spans.push(Span::styled(pad_left(full_in, wu), theme.strong())),
+            Col::Trend => {
+                let (text, style) = match trend {
+                    Some(0) => ("0".to_owned(), theme.muted()),
+                    Some(t) => (trend_text(t, theme), theme.text()),
+                    None => (String::new(), theme.text()),
+                };
+                spans.push(Span::styled(pad_left(&text, wu), style));
+            }
         }
     }
 }
@@ -512,7 +363,7 @@ fn row_line(
     columns: &Columns,
     app: &App,
     theme: &Theme,
-    row: &RouteRow,
+    (row, trend): (&RouteRow, Option<i32>),
     selected: bool,
 ) -> Line<'static> {
     let pointer = if selected {
@@ -545,7 +396,7 @@ fn row_line(
             &row.ports,
             &full_in,
         ),
-        change,
+        (change, trend),
         name_style,
     );
     Line::from(spans)
@@ -570,10 +421,21 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
         theme,
         &mut spans,
         (&label, "", t.filled_pct, &t.minutes, &t.ports, ""),
-        None,
+        (None, None),
         theme.strong(),
     );
     let mut line = Line::from(spans);
     line.style = theme.strong();
     line
+}
+
+/// A trend in percentage points with its sign: `+12`, `−3` (a minus sign; `-3` with
+/// `--ascii`).
+fn trend_text(points: i32, theme: &Theme) -> String {
+    let minus = if theme.ascii { "-" } else { "\u{2212}" };
+    match points {
+        p if p > 0 => format!("+{p}"),
+        p if p < 0 => format!("{minus}{}", p.unsigned_abs()),
+        _ => "0".to_owned(),
+    }
 }

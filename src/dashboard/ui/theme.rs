@@ -48,6 +48,8 @@ pub struct Glyphs {
     pub times: &'static str,
     /// The three port states in the split bar: active, paused, provisioning.
     pub states: [&'static str; 3],
+    /// Hatches the hours of a chart in which no sample was taken.
+    pub gap: &'static str,
 }
 
 const UNICODE: Glyphs = Glyphs {
@@ -61,6 +63,7 @@ const UNICODE: Glyphs = Glyphs {
     dash: "–",
     times: "×",
     states: ["█", "▒", "░"],
+    gap: "░",
 };
 
 const ASCII: Glyphs = Glyphs {
@@ -74,6 +77,7 @@ const ASCII: Glyphs = Glyphs {
     dash: "-",
     times: "x",
     states: ["#", "=", "."],
+    gap: ":",
 };
 
 /// ASCII sparkline levels for `--ascii`.

@@ -120,6 +120,7 @@ pub const ACTIONS: &[KeyAction] = &[
     act(KV, "close", V, Msg::Close),
     act(KV, "up", V, Msg::Up),
     act(KV, "down", V, Msg::Down),
+    act(KV, "span", V, Msg::ToggleSpan),
 ];
 
 /// One `action = chords` entry of a `[keys]` table, as the config file wrote it.

@@ -219,4 +219,12 @@ pub const BINDINGS: &[Binding] = &[
         hint_as(1, "↑↓", "route"),
     ),
     bind(V, &["Up"], Msg::Up, line("↑ ↓", "previous route"), None),
+    // Shown in the help and the footer only while a route has days to chart.
+    bind(
+        V,
+        &["d"],
+        Msg::ToggleSpan,
+        line("d", "detail view: fill over the last 24 h / 7 days"),
+        hint(2, "24h/7d"),
+    ),
 ];

@@ -76,6 +76,8 @@ pub enum Msg {
     Type(char),
     /// Show the selected route in full.
     Detail,
+    /// Switch the detail view's chart between the last 24 hours and the last 7 days.
+    ToggleSpan,
     /// Poll now (within the request budget).
     Refresh,
     /// Pause or resume polling.
@@ -326,13 +328,45 @@ impl Keymap {
             .collect()
     }
 
+    /// The help line of the binding of `msg` in `layer`, for a key the overlay lists only
+    /// where it applies (the detail view's span, while a route has days to chart): the table's
+    /// text while the binding keeps its default chords, else the chords in force; `None` when
+    /// it is unbound or there is no such binding.
+    pub fn help_row(&self, layer: Layer, msg: Msg) -> Option<HelpRow> {
+        let bound = self
+            .bound
+            .iter()
+            .find(|b| b.binding.layer == layer && b.binding.msg == msg)?;
+        let keys = if bound.is_default() {
+            bound.binding.help.keys.to_owned()
+        } else {
+            let labels: Vec<String> = bound.chords.iter().map(Chord::label).collect();
+            (!labels.is_empty()).then(|| labels.join(" "))?
+        };
+        Some(HelpRow {
+            keys,
+            text: bound.binding.help.text,
+        })
+    }
+
     /// The footer's hints in `mode`, in rank order: how to name the key, and the word. A hint
     /// with a fixed name (`↑↓`) keeps it while its bindings keep their default chords; an
     /// unbound action has no hint.
     pub fn hints(&self, mode: Mode) -> Vec<(String, &'static str)> {
+        self.hints_offered(mode, |_| true)
+    }
+
+    /// [`Keymap::hints`] of the messages that would do something now (`offered`): a hint for
+    /// a key that does nothing on this screen is noise.
+    pub fn hints_offered(
+        &self,
+        mode: Mode,
+        offered: impl Fn(Msg) -> bool,
+    ) -> Vec<(String, &'static str)> {
         let layer = mode.own_layer();
         let in_layer = || self.bound.iter().filter(move |b| b.binding.layer == layer);
         let mut hints: Vec<(u8, String, &'static str)> = in_layer()
+            .filter(|b| offered(b.binding.msg))
             .filter_map(|b| {
                 let hint = b.binding.hint?;
                 let keys = match hint.keys {

@@ -30,6 +30,7 @@ fn every_message() -> Vec<Msg> {
         Msg::DeleteChar,
         Msg::Type('x'),
         Msg::Detail,
+        Msg::ToggleSpan,
         Msg::Refresh,
         Msg::TogglePause,
         Msg::ToggleEvents,
@@ -60,6 +61,7 @@ fn every_message() -> Vec<Msg> {
             | Msg::DeleteChar
             | Msg::Type(_)
             | Msg::Detail
+            | Msg::ToggleSpan
             | Msg::Refresh
             | Msg::TogglePause
             | Msg::ToggleEvents

@@ -1,0 +1,253 @@
+//! The detail view's chart of a route's fill over the last 24 hours or the last 7 days, from
+//! the store's samples ([`crate::dashboard::days`]): a bar per hour (or per few hours), scaled
+//! between the lowest and the highest fill shown, hatched where captop took no sample, with the
+//! span, the range and the ends of the time axis (the service's clock, UTC) labelled.
+//!
+//! ```text
+//! fill over the last 24 h: 41–84 %                                  21 h of history
+//!  84 %        ▂▂▄▄▆▆██████░░░░████▆▆▂▂
+//!              ████████████░░░░████████
+//!  41 %      ▁▁████████████░░░░████████
+//!       -24h          18:00         00:00         06:00                      now
+//! ```
+//! A [`Sparkline`] draws it: its bars come in ASCII too (`--ascii`), and a bar it is given no
+//! value for is drawn with a symbol of its own, which makes the gaps.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Sparkline};
+use unicode_width::UnicodeWidthStr;
+
+use super::theme::Theme;
+use crate::dashboard::days::{self, DayChart, Point, Span as DaySpan};
+use crate::forecast::Sample;
+use crate::text::pad_left;
+
+/// Cells left of the bars for the fill labels: `100 %` and a space.
+const GUTTER: u16 = 6;
+/// Fewest columns of bars worth drawing.
+const MIN_BARS: u16 = 12;
+
+/// Draws the chart of `samples` over `span` ending at `now_ms` (the service's clock) into
+/// `area`: a title line, the bars, and under them the time axis when there is room. Bars take
+/// the `level` style of the route's fill.
+pub fn render(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    (samples, now_ms): (&[Sample], i64),
+    span: DaySpan,
+    level: Style,
+    theme: &Theme,
+) {
+    if area.height < 2 || area.width < GUTTER + MIN_BARS {
+        return;
+    }
+    let bars_w = area.width - GUTTER;
+    let chart = DayChart::of(samples, now_ms, span, bars_w);
+    let range = chart.range();
+    let with_axis = area.height >= 3;
+    let bars_h = area.height - 1 - u16::from(with_axis);
+    frame.render_widget(
+        Paragraph::new(title(&chart, span, range, area.width, theme)),
+        Rect { height: 1, ..area },
+    );
+    let bars = Rect {
+        x: area.x + GUTTER,
+        y: area.y + 1,
+        width: bars_w,
+        height: bars_h,
+    };
+    frame.render_widget(
+        Paragraph::new(gutter(range, bars_h, theme)),
+        Rect {
+            x: area.x,
+            width: GUTTER,
+            ..bars
+        },
+    );
+    let ticks = u64::from(bars_h) * 8;
+    let heights: Vec<Option<u64>> = chart
+        .columns(bars_w)
+        .iter()
+        .map(|point| bar_height(*point, range, ticks))
+        .collect();
+    frame.render_widget(
+        Sparkline::default()
+            .data(heights)
+            .max(ticks)
+            .bar_set(theme.bar_set())
+            .style(level)
+            .absent_value_symbol(theme.glyphs().gap)
+            .absent_value_style(theme.muted()),
+        bars,
+    );
+    if with_axis {
+        frame.render_widget(
+            Paragraph::new(Line::styled(axis(&chart, span, bars_w), theme.muted())),
+            Rect {
+                y: bars.bottom(),
+                height: 1,
+                ..bars
+            },
+        );
+    }
+}
+
+/// `fill over the last 24 h: 41–84 %`, and on the right `21 h of history` when the route's
+/// samples do not reach back over the whole span.
+fn title(
+    chart: &DayChart,
+    span: DaySpan,
+    range: Option<(f64, f64)>,
+    width: u16,
+    theme: &Theme,
+) -> Line<'static> {
+    let shown = match range {
+        Some(range) => range_text(range, theme),
+        None => "no samples".to_owned(),
+    };
+    let left = format!("fill over the {}: {shown}", span.label());
+    let mut spans = vec![Span::styled(left.clone(), theme.muted())];
+    if chart.history_ms < span.hours() * days::HOUR_MS {
+        let note = days::history_text(chart.history_ms);
+        let room = usize::from(width).saturating_sub(left.width() + 2);
+        if note.width() <= room {
+            spans.push(Span::styled(pad_left(&note, room + 2), theme.muted()));
+        }
+    }
+    Line::from(spans)
+}
+
+/// `41–84 %`, or `84 %` when the fill shown did not change (to the point).
+fn range_text((lo, hi): (f64, f64), theme: &Theme) -> String {
+    let (lo, hi) = (lo.round(), hi.round());
+    if lo == hi {
+        format!("{hi:.0} %")
+    } else {
+        format!("{lo:.0}{}{hi:.0} %", theme.glyphs().dash)
+    }
+}
+
+/// The highest fill against the top row of bars and the lowest against the bottom one.
+fn gutter(range: Option<(f64, f64)>, bars_h: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let Some((lo, hi)) = range else {
+        return Vec::new();
+    };
+    let label = |v: f64| {
+        let v = v.round();
+        Line::styled(pad_left(&format!("{v:.0} %"), 5), theme.muted())
+    };
+    let mut lines = vec![label(hi)];
+    if bars_h >= 2 && lo.round() != hi.round() {
+        lines.extend((2..bars_h).map(|_| Line::raw("")));
+        lines.push(label(lo));
+    }
+    lines
+}
+
+/// How high a point's bar is, in eighths of a row out of `ticks`: the lowest fill shown one
+/// eighth (so it still shows), the highest all of them; nothing before the route's history,
+/// and no value (the gap symbol) where no sample was taken.
+fn bar_height(point: Point, range: Option<(f64, f64)>, ticks: u64) -> Option<u64> {
+    match point {
+        Point::Before => Some(0),
+        Point::Gap => None,
+        Point::Fill(v) => {
+            let (lo, hi) = range.unwrap_or((v, v));
+            if hi <= lo {
+                return Some(ticks);
+            }
+            let share = ((v - lo) / (hi - lo)).clamp(0.0, 1.0);
+            Some(1 + (share * ticks.saturating_sub(1) as f64).round() as u64)
+        }
+    }
+}
+
+/// The time axis under `width` columns of bars: `now` at the right end; every sixth hour of
+/// the day (`18:00`) over 24 hours, or the day's name from each midnight (`Mon`) over 7 days;
+/// and where the span starts (`-24h`, `-7d`) at the left end, unless a label is there
+/// already. Labels that would touch one placed before are left out.
+fn axis(chart: &DayChart, span: DaySpan, width: u16) -> String {
+    let width = usize::from(width);
+    let mut cells = vec![' '; width];
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut place = |at: usize, text: &str| {
+        let end = at + text.chars().count();
+        let clear = end <= width && taken.iter().all(|&(a, b)| end < a || at > b);
+        if clear {
+            for (cell, c) in cells.iter_mut().skip(at).zip(text.chars()) {
+                *cell = c;
+            }
+            taken.push((at, end));
+        }
+    };
+    place(width.saturating_sub(3), "now");
+    let (every, format, start) = match span {
+        DaySpan::Day => (6, "%H:%M", "-24h"),
+        DaySpan::Week => (24, "%a", "-7d"),
+    };
+    for hour in chart.point_starts().filter(|h| h.rem_euclid(every) == 0) {
+        let column = chart.column_of_hour(hour, width as u16);
+        if let (Some(column), Some(at)) = (column, days::hour_start(hour)) {
+            place(usize::from(column), &at.format(format).to_string());
+        }
+    }
+    place(0, start);
+    cells.into_iter().collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::dashboard::days::HOUR_MS;
+
+    /// 2026-11-22 12:00 UTC, a Sunday.
+    const NOON: i64 = 1_795_348_800_000;
+
+    fn hourly(hours: std::ops::RangeInclusive<i64>) -> Vec<Sample> {
+        hours
+            .rev()
+            .map(|h| Sample {
+                at_ms: NOON - h * HOUR_MS,
+                sold: 400 + h,
+                total: 1_000,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bars_scale_between_the_lowest_and_highest_fill_and_gaps_have_no_value() {
+        let range = Some((40.0, 80.0));
+        assert_eq!(bar_height(Point::Fill(40.0), range, 32), Some(1));
+        assert_eq!(bar_height(Point::Fill(80.0), range, 32), Some(32));
+        assert_eq!(bar_height(Point::Fill(60.0), range, 32), Some(17));
+        assert_eq!(bar_height(Point::Gap, range, 32), None);
+        assert_eq!(bar_height(Point::Before, range, 32), Some(0));
+        let flat = Some((50.0, 50.0));
+        assert_eq!(bar_height(Point::Fill(50.0), flat, 32), Some(32));
+    }
+
+    #[test]
+    fn the_axis_names_the_ends_and_the_hours_or_days_between() {
+        let chart = DayChart::of(&hourly(0..=30), NOON, DaySpan::Day, 48);
+        let line = axis(&chart, DaySpan::Day, 48);
+        assert_eq!(line.chars().count(), 48);
+        assert!(line.starts_with("-24h"), "{line:?}");
+        assert!(line.ends_with("now"), "{line:?}");
+        for hour in ["18:00", "00:00", "06:00"] {
+            assert!(line.contains(hour), "{hour} in {line:?}");
+        }
+        let chart = DayChart::of(&hourly(0..=200), NOON, DaySpan::Week, 56);
+        let line = axis(&chart, DaySpan::Week, 56);
+        // The week runs from Sunday 15:00 to Sunday noon, three hours a column: Monday's
+        // midnight is three columns in, where `-7d` would touch it, and Sunday's is too close
+        // to `now`.
+        assert_eq!(
+            line,
+            "   Mon     Tue     Wed     Thu     Fri     Sat       now"
+        );
+    }
+}

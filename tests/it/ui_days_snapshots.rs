@@ -1,0 +1,328 @@
+//! Snapshots of the dashboard with days of history: the detail view's chart of a route's fill
+//! over the last 24 hours and the last 7 days, and the routes table's "Trend" column. The
+//! store is seeded, as the history file seeds it, with a synthetic week of hourly samples in
+//! which captop was not running for three hours last night and for eleven hours three days
+//! ago; then one poll at the fixed clock's noon.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
+
+use std::time::Instant;
+
+use captop::api::model::RouteCapacity;
+use captop::dashboard::app::{App, Event, UiOptions};
+use captop::fixtures::{capacity, route, t, utilization};
+use captop::forecast::{Sample, Series};
+use captop::poll::PollEvent;
+use captop::store::{Store, Thresholds};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// A route of the synthetic week: its fill climbs by `gain` points from `base` over each UTC
+/// day (sales, until the contracts end at midnight) and by `drift` points a day (its trend),
+/// and its samples go back `history` hours.
+struct Shape {
+    slug: &'static str,
+    name: &'static str,
+    dial: &'static str,
+    total: i64,
+    base: f64,
+    gain: f64,
+    drift: f64,
+    history: i64,
+}
+
+const SHAPES: [Shape; 6] = [
+    shape("ng-lagos", "Lagos", "+234", 120_000, (40.0, 50.0, 6.0), 200),
+    shape(
+        "gb-london",
+        "London",
+        "+44",
+        480_000,
+        (70.0, 15.0, 0.0),
+        200,
+    ),
+    shape(
+        "br-sao-paulo",
+        "São Paulo",
+        "+55",
+        300_000,
+        (30.0, 30.0, -3.0),
+        200,
+    ),
+    shape(
+        "in-mumbai",
+        "Mumbai",
+        "+91",
+        360_000,
+        (20.0, 45.0, 12.0),
+        130,
+    ),
+    shape(
+        "de-frankfurt",
+        "Frankfurt",
+        "+49",
+        200_000,
+        (5.0, 10.0, -1.0),
+        200,
+    ),
+    shape("au-sydney", "Sydney", "+61", 180_000, (2.0, 4.0, 0.0), 5),
+];
+
+const fn shape(
+    slug: &'static str,
+    name: &'static str,
+    dial: &'static str,
+    total: i64,
+    (base, gain, drift): (f64, f64, f64),
+    history: i64,
+) -> Shape {
+    Shape {
+        slug,
+        name,
+        dial,
+        total,
+        base,
+        gain,
+        drift,
+        history,
+    }
+}
+
+/// Hours ago in which captop was not running: 02:00 to 04:00 UTC today, and 01:00 to 11:00
+/// UTC three days ago.
+fn not_running(hours_ago: i64) -> bool {
+    (8..=10).contains(&hours_ago) || (73..=83).contains(&hours_ago)
+}
+
+impl Shape {
+    /// Minutes sold `hours_ago` hours before noon.
+    fn sold(&self, hours_ago: i64) -> i64 {
+        let hour_of_day = (12 - hours_ago).rem_euclid(24) as f64;
+        let fill =
+            self.base + self.gain * hour_of_day / 23.0 - self.drift * hours_ago as f64 / 24.0;
+        (self.total as f64 * fill.clamp(0.0, 100.0) / 100.0).round() as i64
+    }
+
+    fn samples(&self) -> Vec<Sample> {
+        (1..=self.history)
+            .rev()
+            .filter(|&h| !not_running(h))
+            .map(|h| Sample {
+                at_ms: t(-h * 3600).timestamp_millis(),
+                sold: self.sold(h),
+                total: self.total,
+            })
+            .collect()
+    }
+
+    fn now(&self) -> RouteCapacity {
+        route(
+            self.slug,
+            self.name,
+            self.dial,
+            self.total,
+            self.sold(0),
+            40,
+            20,
+        )
+    }
+}
+
+/// The dashboard after the week, as started with the history file: seeded, then one poll.
+fn week(options: UiOptions) -> App {
+    let series: Series = SHAPES
+        .iter()
+        .map(|s| (s.slug.to_owned(), s.samples()))
+        .collect();
+    let mut store = Store::new(Thresholds::default());
+    store.seed_forecasts(series);
+    let mut app = App::with_store(options, store, t(0), Instant::now());
+    let routes: Vec<RouteCapacity> = SHAPES.iter().map(Shape::now).collect();
+    app.update(Event::Poll(PollEvent::Capacity {
+        seq: 1,
+        received_at: t(0),
+        result: Ok(capacity(t(0), routes)),
+    }));
+    app.update(Event::Poll(PollEvent::Utilization {
+        seq: 1,
+        received_at: t(0),
+        result: Ok(utilization(t(0), 60.0, 1_000)),
+    }));
+    app
+}
+
+fn demo() -> UiOptions {
+    UiOptions {
+        service_label: "demo http://127.0.0.1:41234/v1".into(),
+        ..UiOptions::default()
+    }
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.update(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+/// The detail view of `slug`.
+fn detail_of(app: &mut App, slug: &str) {
+    key(app, KeyCode::Home);
+    while app.selected_row().unwrap().slug.as_ref() != slug {
+        key(app, KeyCode::Char('j'));
+    }
+    key(app, KeyCode::Enter);
+}
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    app.update(Event::Resize(w, h));
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal
+        .draw(|f| captop::dashboard::ui::render(f, app))
+        .unwrap();
+    terminal
+}
+
+fn snap(name: &str, terminal: &Terminal<TestBackend>) {
+    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!(name, terminal.backend());
+    });
+}
+
+fn screen(terminal: &Terminal<TestBackend>) -> String {
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn detail_chart_over_24_hours_with_last_nights_gap() {
+    let mut app = week(demo());
+    detail_of(&mut app, "in-mumbai");
+    let term = draw(&mut app, 80, 24);
+    let text = screen(&term);
+    assert!(text.contains("fill over the last 24 h: "), "{text}");
+    assert!(!text.contains("of history"), "a full day: {text}");
+    assert!(!text.contains("fill this session"), "the chart replaces it");
+    let axis = text.lines().find(|l| l.contains("-24h")).unwrap();
+    assert!(axis.contains("now") && axis.contains("00:00"), "{axis}");
+    // 02:00 to 04:00: three hours, two columns each, hatched from top to bottom.
+    let hatched = text.lines().filter(|l| l.contains("░░░░░░")).count();
+    assert!(hatched >= 5, "the gap spans the bars' height:\n{text}");
+    let footer = text.lines().last().unwrap();
+    assert!(footer.contains("d 24h/7d"), "{footer}");
+    snap("days_detail_24h", &term);
+}
+
+#[test]
+fn detail_chart_over_7_days_says_how_much_history_there_is() {
+    let mut app = week(demo());
+    detail_of(&mut app, "in-mumbai");
+    key(&mut app, KeyCode::Char('d'));
+    let term = draw(&mut app, 80, 24);
+    let text = screen(&term);
+    assert!(text.contains("fill over the last 7 days: "), "{text}");
+    assert!(text.contains("5 days of history"), "130 h: {text}");
+    let axis = text.lines().find(|l| l.contains("now")).unwrap();
+    for day in ["Tue", "Wed", "Thu", "Fri", "Sat"] {
+        assert!(axis.contains(day), "{day}: {axis}");
+    }
+    snap("days_detail_7d", &term);
+    // And back.
+    key(&mut app, KeyCode::Char('d'));
+    assert!(screen(&draw(&mut app, 80, 24)).contains("last 24 h"));
+}
+
+#[test]
+fn a_route_with_hours_of_history_says_so_and_ascii_draws_it_in_ascii() {
+    let mut app = week(UiOptions {
+        ascii: true,
+        color: false,
+        ..demo()
+    });
+    detail_of(&mut app, "au-sydney");
+    let text = screen(&draw(&mut app, 80, 24));
+    assert!(text.contains("5 h of history"), "{text}");
+    let mut app = week(UiOptions {
+        ascii: true,
+        ..demo()
+    });
+    detail_of(&mut app, "in-mumbai");
+    for span in ["24 h", "7 days"] {
+        let text = screen(&draw(&mut app, 80, 24));
+        assert!(text.contains(&format!("last {span}")), "{text}");
+        assert!(text.contains("::::"), "the gap, in ASCII:\n{text}");
+        let not_ascii: String = text.chars().filter(|c| !c.is_ascii()).collect();
+        assert_eq!(not_ascii, "", "only the names are the service's:\n{text}");
+        key(&mut app, KeyCode::Char('d'));
+    }
+}
+
+#[test]
+fn the_detail_view_with_days_fits_small_terminals() {
+    let mut app = week(demo());
+    detail_of(&mut app, "in-mumbai");
+    let text = screen(&draw(&mut app, 60, 16));
+    assert!(text.contains("fill over the last 24 h"), "{text}");
+    assert!(
+        text.contains("now"),
+        "blank lines gave way to the axis:\n{text}"
+    );
+    for (w, h) in [(1, 1), (59, 15), (61, 17), (100, 30), (300, 100)] {
+        draw(&mut app, w, h);
+    }
+}
+
+#[test]
+fn trend_column_when_a_day_of_history_and_width_allow() {
+    let mut app = week(demo());
+    let term = draw(&mut app, 120, 24);
+    let text = screen(&term);
+    let row = |name: &str| text.lines().find(|l| l.contains(name)).unwrap().to_owned();
+    assert!(row("Name").contains("Trend"), "{text}");
+    assert!(row("Mumbai").contains("+12"), "{}", row("Mumbai"));
+    assert!(row("Lagos").contains("+6"), "{}", row("Lagos"));
+    assert!(
+        row("São Paulo").contains("\u{2212}3"),
+        "{}",
+        row("São Paulo")
+    );
+    assert!(row("London").contains("  0  "), "{}", row("London"));
+    snap("days_trend_120x24", &term);
+    // Sorted by it after the name; Sydney, with 5 hours of history, has none and comes last.
+    for _ in 0..3 {
+        key(&mut app, KeyCode::Char('s'));
+    }
+    let text = screen(&draw(&mut app, 120, 24));
+    assert!(text.contains("sort trend"), "{text}");
+    let order: Vec<&str> = [
+        "Mumbai",
+        "Lagos",
+        "London",
+        "Frankfurt",
+        "São Paulo",
+        "Sydney",
+    ]
+    .into_iter()
+    .filter(|name| text.contains(name))
+    .collect();
+    let mut by_line = order.clone();
+    by_line.sort_by_key(|name| text.find(name).unwrap());
+    assert_eq!(by_line, order, "{text}");
+}
+
+#[test]
+fn the_help_explains_the_span_key_and_the_trend_when_there_are_days() {
+    let mut app = week(demo());
+    key(&mut app, KeyCode::Char('?'));
+    let text = screen(&draw(&mut app, 80, 24));
+    assert!(
+        text.contains("detail view: fill over the last 24 h / 7 days"),
+        "{text}"
+    );
+    assert!(text.contains("Trend: fill now minus 24 h before"), "{text}");
+}
