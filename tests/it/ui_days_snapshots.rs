@@ -280,7 +280,7 @@ fn the_detail_view_with_days_fits_small_terminals() {
 #[test]
 fn trend_column_when_a_day_of_history_and_width_allow() {
     let mut app = week(demo());
-    let term = draw(&mut app, 120, 24);
+    let term = draw(&mut app, 150, 24);
     let text = screen(&term);
     let row = |name: &str| text.lines().find(|l| l.contains(name)).unwrap().to_owned();
     assert!(row("Name").contains("Trend"), "{text}");
@@ -292,12 +292,12 @@ fn trend_column_when_a_day_of_history_and_width_allow() {
         row("São Paulo")
     );
     assert!(row("London").contains("  0  "), "{}", row("London"));
-    snap("days_trend_120x24", &term);
+    snap("days_trend_150x24", &term);
     // Sorted by it after the name; Sydney, with 5 hours of history, has none and comes last.
     for _ in 0..3 {
         key(&mut app, KeyCode::Char('s'));
     }
-    let text = screen(&draw(&mut app, 120, 24));
+    let text = screen(&draw(&mut app, 150, 24));
     assert!(text.contains("sort trend"), "{text}");
     let order: Vec<&str> = [
         "Mumbai",

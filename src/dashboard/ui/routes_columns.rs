@@ -27,8 +27,8 @@ pub(super) enum Col {
 
 /// Display order; the order of choice when space is short is [`PRIORITY`]. `FullIn` (the
 /// sell-out forecast) is not among them: it is shown only when some route has a forecast and
-/// width is left over once the others are placed. `Trend` is chosen only when some route has
-/// one (a day of history).
+/// width is left over once the others are placed; `Trend` likewise after it, when some route
+/// has one (a day of history).
 const ORDER: [Col; 10] = [
     Col::Name,
     Col::Dial,
@@ -41,14 +41,13 @@ const ORDER: [Col; 10] = [
     Col::Change,
     Col::FullIn,
 ];
-const PRIORITY: [Col; 9] = [
+const PRIORITY: [Col; 8] = [
     Col::Name,
     Col::Fill,
     Col::Left,
     Col::Ports,
     Col::Dial,
     Col::Change,
-    Col::Trend,
     Col::Total,
     Col::Sold,
 ];
@@ -142,10 +141,7 @@ pub(super) fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Co
     let width = width.saturating_sub(1);
     let mut used = POINTER;
     let has_trends = app.routes.has_trends();
-    for col in PRIORITY
-        .into_iter()
-        .filter(|&c| c != Col::Trend || has_trends)
-    {
+    for col in PRIORITY {
         let w = natural(col);
         let reserve = if CORE.contains(&col) {
             0
@@ -175,9 +171,25 @@ pub(super) fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Co
         .clamp(16, 40) as u16;
     grow(&mut chosen, &mut spare, Col::Fill, 10);
     grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
+    let forecasts = app.store().has_forecasts();
+    let mut full_in = false;
+    if has_trends {
+        // The trend only where the forecast keeps its room: when a route sells out says more
+        // than how it moved.
+        let reserve = if forecasts { GAP + FULL_IN_W } else { 0 };
+        if spare >= reserve + GAP + TREND_W {
+            spare -= GAP + TREND_W;
+            chosen.push((Col::Trend, TREND_W));
+        }
+        if forecasts && spare >= GAP + FULL_IN_W {
+            spare -= GAP + FULL_IN_W;
+            chosen.push((Col::FullIn, FULL_IN_W));
+            full_in = true;
+        }
+    }
     grow(&mut chosen, &mut spare, Col::Fill, 24);
     grow(&mut chosen, &mut spare, Col::Name, longest);
-    if app.store().has_forecasts() && spare >= GAP + FULL_IN_W {
+    if forecasts && !full_in && spare >= GAP + FULL_IN_W {
         spare -= GAP + FULL_IN_W;
         chosen.push((Col::FullIn, FULL_IN_W));
     }
