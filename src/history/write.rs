@@ -250,43 +250,7 @@ impl Writer {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
             }
-            let clean = |text: &str, cells| crate::text::fit(&crate::text::sanitize(text), cells);
-            let memo = match self.routes.get_mut(route.route.as_str()) {
-                Some(memo) => {
-                    // The usual poll: the same safe name as last time, compared without a copy.
-                    let same = memo.name == route.name && memo.dial_code == route.dial_code;
-                    if !same {
-                        let (name, dial_code) =
-                            (clean(&route.name, 200), clean(&route.dial_code, 40));
-                        if memo.name != name || memo.dial_code != dial_code {
-                            self.conn
-                                .prepare_cached(
-                                    "UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1",
-                                )?
-                                .execute(params![memo.id, name, dial_code])?;
-                            memo.name = name;
-                            memo.dial_code = dial_code;
-                        }
-                    }
-                    memo
-                }
-                None => {
-                    let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
-                    self.conn
-                        .prepare_cached(
-                            "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
-                        )?
-                        .execute(params![route.route, name, dial_code])?;
-                    let id = self.conn.last_insert_rowid();
-                    self.routes.entry(route.route.clone()).or_insert(Memo {
-                        id,
-                        name,
-                        dial_code,
-                        last: None,
-                        seen: 0,
-                    })
-                }
-            };
+            let memo = memo_for(&self.conn, &mut self.routes, route)?;
             if memo.seen == this {
                 continue; // A slug listed twice: the first counts.
             }
@@ -430,6 +394,43 @@ impl Writer {
         }
         Ok(())
     }
+}
+
+/// What the writer remembers of `route`, made (a row of `routes`) when it is new, its name
+/// and dial code brought up to date when they changed.
+fn memo_for<'a>(
+    conn: &Connection,
+    routes: &'a mut HashMap<String, Memo>,
+    route: &crate::api::model::RouteCapacity,
+) -> rusqlite::Result<&'a mut Memo> {
+    let clean = |text: &str, cells| crate::text::fit(&crate::text::sanitize(text), cells);
+    if let Some(memo) = routes.get_mut(route.route.as_str()) {
+        // The usual poll: the same safe name as last time, compared without a copy.
+        if memo.name != route.name || memo.dial_code != route.dial_code {
+            let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
+            if memo.name != name || memo.dial_code != dial_code {
+                conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
+                    .execute(params![memo.id, name, dial_code])?;
+                memo.name = name;
+                memo.dial_code = dial_code;
+            }
+        }
+        // Looked up again: the borrow checker cannot yet see that this arm returns.
+        return routes
+            .get_mut(route.route.as_str())
+            .ok_or(rusqlite::Error::QueryReturnedNoRows);
+    }
+    let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
+    conn.prepare_cached("INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)")?
+        .execute(params![route.route, name, dial_code])?;
+    let id = conn.last_insert_rowid();
+    Ok(routes.entry(route.route.clone()).or_insert(Memo {
+        id,
+        name,
+        dial_code,
+        last: None,
+        seen: 0,
+    }))
 }
 
 /// Whether SQLite gave up waiting for another writer.
