@@ -50,6 +50,14 @@ pub fn history_for(
     )
 }
 
+/// The history of the configured service (its base URL), for what reads it without polling
+/// (`--once --at`, `captop history`); `None` without a base URL or a place to keep it.
+pub fn configured_history(settings: &crate::config::Settings) -> Option<crate::history::History> {
+    let origin = settings.base_url.as_deref()?;
+    let dir = crate::history::default_dir()?;
+    Some(crate::history::History::new(&dir, origin).keeping_days(settings.history_keep_days))
+}
+
 /// The demo's private history: a directory of this process in the temp dir, removed when the
 /// demo ends ([`end_demo`]), since the demo's service (and its port) lives only as long.
 pub fn demo_history_dir() -> std::path::PathBuf {

@@ -16,7 +16,7 @@ pub fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let Some(history) = history_of(settings) else {
+    let Some(history) = crate::setup::configured_history(settings) else {
         let _ = writeln!(
             stderr,
             "captop: no history: set a base URL (--base-url, CAPTOP_BASE_URL or the profile's \
@@ -35,13 +35,6 @@ pub fn run(
             crate::setup::EXIT_FAILURE
         }
     }
-}
-
-/// The history of the profile's service, when there is a base URL and a state dir.
-pub fn history_of(settings: &Settings) -> Option<History> {
-    let origin = settings.base_url.as_deref()?;
-    let dir = crate::history::default_dir()?;
-    Some(History::new(&dir, origin).keeping_days(settings.history_keep_days))
 }
 
 fn info(history: &History, out: &mut dyn Write) -> Result<(), String> {

@@ -206,10 +206,7 @@ pub fn each_report(
             names.insert(id, names_of);
         }
     }
-    let instants: Vec<i64> = conn
-        .prepare("SELECT at_ms FROM polls WHERE at_ms >= ?1 AND at_ms <= ?2 ORDER BY at_ms")?
-        .query_map(params![from_ms, to_ms], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let instants = reports_between(conn, from_ms, to_ms)?;
     let Some(&first) = instants.first() else {
         return Ok(0);
     };
@@ -228,14 +225,7 @@ pub fn each_report(
         loop {
             if pending.is_none() {
                 pending = match changes.next()? {
-                    Some(r) => {
-                        let f: [Option<i64>; 4] = [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?];
-                        let figures = match f {
-                            [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
-                            _ => None,
-                        };
-                        Some((r.get(0)?, r.get(1)?, figures))
-                    }
+                    Some(r) => Some((r.get(0)?, r.get(1)?, figures_of(r, 2)?)),
                     None => None,
                 };
             }
@@ -263,6 +253,28 @@ pub fn each_report(
     Ok(reports)
 }
 
+/// The instants of the reports recorded in `from_ms..=to_ms`, in order.
+fn reports_between(conn: &Connection, from_ms: i64, to_ms: i64) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare("SELECT at_ms FROM polls WHERE at_ms >= ?1 AND at_ms <= ?2 ORDER BY at_ms")?
+        .query_map(params![from_ms, to_ms], |r| r.get(0))?
+        .collect()
+}
+
+/// The four figures of a row from column `first` on (minutes sold and total, ports sold and
+/// total); `None` where any is NULL (the route had left, or an imported row has no ports).
+pub fn figures_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Option<[i64; 4]>> {
+    let f: [Option<i64>; 4] = [
+        row.get(first)?,
+        row.get(first + 1)?,
+        row.get(first + 2)?,
+        row.get(first + 3)?,
+    ];
+    Ok(match f {
+        [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
+        _ => None,
+    })
+}
+
 /// `sold` of `total` in percent, rounded half up, as the service computes it (0 of nothing).
 fn filled_pct(sold: i64, total: i64) -> i64 {
     if total <= 0 {
@@ -281,10 +293,7 @@ pub fn each_route(
     to_ms: i64,
     mut each: impl FnMut(&str, &[(i64, [i64; 4])]) -> std::io::Result<()>,
 ) -> Result<usize, ExportError> {
-    let instants: Vec<i64> = conn
-        .prepare("SELECT at_ms FROM polls WHERE at_ms >= ?1 AND at_ms <= ?2 ORDER BY at_ms")?
-        .query_map(params![from_ms, to_ms], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let instants = reports_between(conn, from_ms, to_ms)?;
     let Some(&first) = instants.first() else {
         return Ok(0);
     };
@@ -302,14 +311,7 @@ pub fn each_route(
     for (id, slug) in routes {
         let changes: Vec<(i64, Option<[i64; 4]>)> = rows
             .query_map(params![id, first, to_ms], |r| {
-                let f: [Option<i64>; 4] = [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?];
-                Ok((
-                    r.get(0)?,
-                    match f {
-                        [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
-                        _ => None,
-                    },
-                ))
+                Ok((r.get(0)?, figures_of(r, 1)?))
             })?
             .collect::<rusqlite::Result<_>>()?;
         points.clear();

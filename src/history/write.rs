@@ -208,11 +208,7 @@ impl Writer {
         )?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            let figures: [Option<i64>; 4] = [row.get(4)?, row.get(5)?, row.get(6)?, row.get(7)?];
-            let last = match figures {
-                [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
-                _ => None,
-            };
+            let last = super::read::figures_of(row, 4)?;
             self.routes.insert(
                 row.get(1)?,
                 Memo {

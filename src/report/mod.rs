@@ -48,6 +48,27 @@ pub struct OnceOptions {
     pub history: Option<crate::history::History>,
 }
 
+impl OnceOptions {
+    /// The options of the settings, for `format`, with check mode's `thresholds` and the
+    /// `history` to record in and seed from.
+    pub fn of(
+        settings: &crate::config::Settings,
+        format: crate::cli::Format,
+        thresholds: crate::report::check::CheckThresholds,
+        history: Option<crate::history::History>,
+    ) -> OnceOptions {
+        OnceOptions {
+            format,
+            style: TableStyle {
+                color: settings.color,
+                thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
+            },
+            thresholds,
+            history,
+        }
+    }
+}
+
 /// Adds the report to the history and returns every route's samples, to seed the store's
 /// forecasts; trouble with the file is a warning (the line to print on stderr), never a
 /// failure.
@@ -289,22 +310,9 @@ pub fn run_at_with_settings(
     format: crate::cli::Format,
     thresholds: crate::report::check::CheckThresholds,
 ) -> u8 {
-    let history = settings.base_url.as_deref().and_then(|origin| {
-        crate::history::default_dir().map(|dir| {
-            crate::history::History::new(&dir, origin).keeping_days(settings.history_keep_days)
-        })
-    });
-    let options = crate::report::OnceOptions {
-        format,
-        style: crate::report::TableStyle {
-            color: settings.color,
-            thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
-        },
-        thresholds,
-        history: None,
-    };
+    let options = OnceOptions::of(settings, format, thresholds, None);
     at::run(
-        history,
+        crate::setup::configured_history(settings),
         at,
         &options,
         &mut std::io::stdout().lock(),
@@ -320,15 +328,8 @@ pub async fn run_with_settings(
     client: &Client,
     demo: bool,
 ) -> u8 {
-    let options = crate::report::OnceOptions {
-        format,
-        style: crate::report::TableStyle {
-            color: settings.color,
-            thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
-        },
-        thresholds,
-        history: crate::setup::history_for(client, settings, demo),
-    };
+    let history = crate::setup::history_for(client, settings, demo);
+    let options = OnceOptions::of(settings, format, thresholds, history);
     let budget = if demo {
         crate::poll::one_shot::OneShot::unshared()
     } else {

@@ -6,12 +6,11 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::frames::{draw, screen, snap};
 use captop::api::model::RouteCapacity;
 use captop::dashboard::app::{App, Event, UiOptions};
 use captop::fixtures::{capacity, route, t, utilization};
 use captop::poll::PollEvent;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn routes() -> Vec<RouteCapacity> {
@@ -58,33 +57,6 @@ fn session() -> App {
         }
     }
     app
-}
-
-fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
-    app.update(Event::Resize(w, h));
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal
-        .draw(|f| captop::dashboard::ui::render(f, app))
-        .unwrap();
-    terminal
-}
-
-fn snap(name: &str, terminal: &Terminal<TestBackend>) {
-    insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false }, {
-        insta::assert_snapshot!(name, terminal.backend());
-    });
-}
-
-fn screen(terminal: &Terminal<TestBackend>) -> String {
-    let buf = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        for x in 0..buf.area.width {
-            out.push_str(buf[(x, y)].symbol());
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[test]

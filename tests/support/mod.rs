@@ -3,7 +3,7 @@
 //! simulated service and config profiles the auth tests share ([`profiles`]), the real binary
 //! in a pseudo-terminal ([`pty`]), a scripted stand-in for the service under tokio's paused
 //! clock ([`scripted`]), `captop serve` as a child process ([`relay`]), and a real Prometheus
-//! server and `promtool` ([`prometheus`]).
+//! server and `promtool` ([`prometheus`]), and dashboard frames drawn in memory ([`frames`]).
 
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
@@ -12,6 +12,7 @@ pub mod contract;
 pub mod fault_server;
 pub mod faults;
 pub mod fixtures;
+pub mod frames;
 pub mod profiles;
 pub mod prometheus;
 pub mod pty;
