@@ -108,8 +108,8 @@ pub struct Relay {
     snapshot: Snapshot,
     encoded: Encodings,
     api_version: Option<String>,
-    /// When the history body was last encoded.
-    history_encoded_at: Option<Instant>,
+    /// When the history body was last encoded, and the service's clock then (UNIX ms).
+    history_encoded_at: Option<(Instant, Option<i64>)>,
     /// Whether the history file's samples are still to come: until they do, the history is
     /// not served (a reader would get an hour where there are days).
     awaiting_seed: bool,
@@ -190,22 +190,30 @@ impl Relay {
         }
     }
 
-    /// Encodes the forecasts' samples for readers, at most once per [`HISTORY_EVERY`] (and at
-    /// once when the history was read back): they change by a sample per route per 30 s, and a
-    /// reader only needs them to start with.
+    /// Encodes the forecasts' samples for readers, at most once per [`HISTORY_EVERY`] or per
+    /// hour of the service's clock (and at once when the history was read back): they change
+    /// by a sample per route per 30 s, and a reader only needs them to start with.
     fn encode_history(&mut self) {
-        if self.awaiting_seed
-            || self
-                .history_encoded_at
-                .is_some_and(|at| at.elapsed() < HISTORY_EVERY)
-        {
+        // The service's clock, by the newest report: a service whose clock runs fast would
+        // otherwise leave hours of its time out of a body encoded a minute ago.
+        let service_ms = self
+            .store
+            .capacity()
+            .report()
+            .map(|r| r.generated_at.timestamp_millis());
+        let recent = |(at, then): (Instant, Option<i64>)| {
+            let service_hour =
+                matches!((then, service_ms), (Some(a), Some(b)) if b - a >= 3_600_000);
+            at.elapsed() < HISTORY_EVERY && !service_hour
+        };
+        if self.awaiting_seed || self.history_encoded_at.is_some_and(recent) {
             return;
         }
         let series = self.store.forecast_series();
         if series.is_empty() {
             return;
         }
-        self.history_encoded_at = Some(Instant::now());
+        self.history_encoded_at = Some((Instant::now(), service_ms));
         #[derive(serde::Serialize)]
         struct Body<'a> {
             series: &'a crate::forecast::Series,
