@@ -1,6 +1,7 @@
 //! The relay keeps the team's history over days and serves it: a reader with an empty state
 //! dir gets the relay's samples, so its first `--once` already has the forecasts; the history
-//! needs a reader token like the figures, and every answer says it comes from a relay.
+//! needs a reader token like the figures, and every answer says it comes from a relay. A relay
+//! killed with SIGKILL while it records keeps its history whole.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -110,5 +111,62 @@ async fn a_fresh_reader_gets_the_relays_history_and_its_forecasts_at_once() {
     assert!(selling > 0);
     assert_eq!(forecasts, selling, "{}", doc["forecasts"]);
     drop(relay);
+    server.shutdown().await;
+}
+
+/// The recorded reports of the history file under `state`, read as `sqlite3` would, after
+/// checking the file is whole.
+fn recorded(state: &std::path::Path) -> i64 {
+    let file = std::fs::read_dir(state)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "sqlite3"))
+        .expect("a history file");
+    let conn = rusqlite::Connection::open(file).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// A relay killed with SIGKILL while it records loses at most the report in flight: the file
+/// stays whole, the next start reads it (no "moved aside"), and recording goes on from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_killed_mid_recording_keeps_its_history_whole() {
+    let server = DemoServer::start(DemoConfig::default()).await.unwrap();
+    let key = server.api_key();
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join("state");
+    let mut before = 0;
+    for round in 0..3 {
+        let mut relay =
+            RelayProcess::start(home.path(), &server.base_url(), &key, &["--interval", "1"]);
+        let at_least = before + 2;
+        let dir = state.clone();
+        eventually("reports recorded", || {
+            let dir = dir.clone();
+            async move {
+                let n = tokio::task::spawn_blocking(move || {
+                    std::fs::read_dir(&dir).ok().map(|_| recorded(&dir))
+                })
+                .await
+                .unwrap()?;
+                (n >= at_least).then_some(())
+            }
+        })
+        .await;
+        let log = relay.log().join("\n");
+        assert!(!log.contains("moved to"), "round {round}: {log}");
+        // SIGKILL, at whatever point of a write it is.
+        drop(relay);
+        let dir = state.clone();
+        let after = tokio::task::spawn_blocking(move || recorded(&dir))
+            .await
+            .unwrap();
+        assert!(after >= at_least, "round {round}: {after} < {at_least}");
+        before = after;
+    }
     server.shutdown().await;
 }
