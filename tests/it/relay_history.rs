@@ -141,7 +141,7 @@ async fn a_relay_killed_mid_recording_keeps_its_history_whole() {
     let state = home.path().join("state");
     let mut before = 0;
     for round in 0..3 {
-        let mut relay =
+        let relay =
             RelayProcess::start(home.path(), &server.base_url(), &key, &["--interval", "1"]);
         let at_least = before + 2;
         let dir = state.clone();
