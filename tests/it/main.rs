@@ -23,6 +23,7 @@
 //! | `faults_dashboard`  | the fault matrix, live dashboard in a pty                           |
 //! | `faults_once`       | the fault matrix, `--once`                                          |
 //! | `forecasts_once`    | forecasts and the history over days from cron-like `--once` runs    |
+//! | `history_promtool`  | the history's OpenMetrics export loaded by promtool into Prometheus   |
 //! | `key_sources`       | where the API key comes from                                        |
 //! | `keyring_backends`  | the real keyring stores (Secret Service ones are `#[ignore]`d)      |
 //! | `max_body`          | the body cap as a setting, and its refusal naming the setting       |
@@ -64,6 +65,7 @@ mod demo_service;
 mod faults_dashboard;
 mod faults_once;
 mod forecasts_once;
+mod history_promtool;
 mod key_sources;
 mod keyring_backends;
 mod max_body;
