@@ -33,9 +33,10 @@
 //! the pace by hour of day (and weekday or weekend) from up to five weeks of samples, scales it
 //! to today's level and walks it forward across the night, with a likely window; it answers
 //! with this line while there is less than a day of history. [`baselines`] holds the methods it
-//! is measured against (`examples/forecast_bench.rs`), and [`hourly`] the hourly buckets both
-//! read.
+//! is measured against (`examples/forecast_bench.rs`), [`hourly`] the hourly buckets both
+//! read, and [`backtest`] how the forecast did on a route's own stored past.
 
+pub mod backtest;
 pub mod baselines;
 pub mod hourly;
 pub mod seasonal;
