@@ -20,7 +20,17 @@ impl Client {
         endpoint: Endpoint,
         response: &mut reqwest::Response,
     ) -> Result<Vec<u8>, ApiError> {
-        let limit = self.inner.max_body_bytes;
+        self.read_body_up_to(endpoint, response, self.inner.max_body_bytes)
+            .await
+    }
+
+    /// [`Client::read_body`] under another cap.
+    pub(super) async fn read_body_up_to(
+        &self,
+        endpoint: Endpoint,
+        response: &mut reqwest::Response,
+        limit: usize,
+    ) -> Result<Vec<u8>, ApiError> {
         let too_large = ApiError::BodyTooLarge { endpoint, limit };
         let announced = response.content_length();
         if announced.is_some_and(|n| n > limit as u64) {

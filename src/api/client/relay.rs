@@ -16,6 +16,8 @@ use crate::forecast::Series;
 pub const RELAY_HEADER: &str = "x-captop-relay";
 /// Where a relay serves its history, relative to the base URL.
 pub const HISTORY_PATH: &str = "captop/history";
+/// The relay's history may be this many times the size a report may be.
+pub const HISTORY_CAP_FACTOR: usize = 8;
 
 /// The body of the relay's history.
 #[derive(Debug, serde::Deserialize)]
@@ -54,9 +56,11 @@ impl Client {
                     response.status()
                 ));
             }
-            // Read under the same cap as a report (the endpoint only names the error).
+            // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
+            // (64 MiB by default), still a cap (the endpoint only names the error).
+            let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
             let body = self
-                .read_body(Endpoint::Capacity, &mut response)
+                .read_body_up_to(Endpoint::Capacity, &mut response, limit)
                 .await
                 .map_err(|e| e.to_string())?;
             let history: RelayHistory = crate::api::model::decode(&body)
