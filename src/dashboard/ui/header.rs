@@ -106,7 +106,12 @@ fn travel_line(
 ) -> Line<'static> {
     let dot = theme.glyphs().dot;
     let at = travel.at.format("%Y-%m-%d %H:%M UTC");
-    let live = app.live_instant().format("%H:%M UTC");
+    let live = app.live_instant();
+    let live = if live.date_naive() == travel.at.date_naive() {
+        live.format("%H:%M UTC")
+    } else {
+        live.format("%Y-%m-%d %H:%M UTC")
+    };
     let key = app
         .options
         .keys
