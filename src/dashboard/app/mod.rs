@@ -362,6 +362,8 @@ impl App {
     }
 
     fn on_msg(&mut self, msg: Msg) -> Option<Action> {
+        // The note of the last time-travel key lasts until the next key.
+        self.travel_note = None;
         if let Some(action) = self.on_travel_msg(msg) {
             return action;
         }

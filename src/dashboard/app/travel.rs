@@ -83,7 +83,6 @@ impl App {
             self.travel_note = Some(NO_HISTORY.to_owned());
             return None;
         }
-        self.travel_note = None;
         let at = self.shown_instant() + step.delta();
         if at >= self.live_instant() {
             self.go_live();
@@ -292,5 +291,7 @@ mod tests {
         assert!(app.travel().is_none());
         assert_eq!(app.travel_note.as_deref(), Some(NO_HISTORY));
         assert!(!app.lists(Msg::Step(Step::HourBack)));
+        app.update(key("j"));
+        assert_eq!(app.travel_note, None, "the note lasts until the next key");
     }
 }
