@@ -36,6 +36,8 @@ pub struct Effects {
     /// `None` when there is neither a bell nor a command: alerts are then dropped.
     runner: Option<Runner>,
     recorder: Option<Recorder>,
+    /// The history the recorder writes, for the dashboard's time travel to read.
+    history: Option<History>,
     relay: RelaySeed,
 }
 
@@ -45,9 +47,15 @@ impl Effects {
     pub fn new(actions: ActionsConfig, history: Option<History>, client: Client) -> Effects {
         Effects {
             runner: actions.is_active().then(|| Runner::new(actions)),
-            recorder: history.map(Recorder::start),
+            recorder: history.clone().map(Recorder::start),
+            history,
             relay: RelaySeed::Unknown(client),
         }
+    }
+
+    /// The history of the service, if captop keeps one: what time travel reads.
+    pub fn history(&self) -> Option<&History> {
+        self.history.as_ref()
     }
 
     /// Between polls: takes the relay's history when it has come.

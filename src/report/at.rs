@@ -3,10 +3,12 @@
 
 use std::io::Write;
 
+use chrono::{DateTime, Utc};
+
 use crate::cli::Format;
 use crate::history::export::{parse_instant, rfc3339};
 use crate::history::{History, read};
-use crate::store::Store;
+use crate::store::{Store, Thresholds};
 
 use super::OnceOptions;
 
@@ -81,7 +83,44 @@ fn figures_at(
         "--at reads the history, and there is none here: set a base URL and a home or \
          CAPTOP_STATE_DIR (the demo keeps none)",
     )?;
-    let origin = history.origin().to_owned();
+    let past = past_store(
+        &history,
+        |newest| parse_instant(at, newest),
+        options.style.thresholds,
+        None,
+    )?;
+    let note = format!(
+        "figures as recorded at {} (asked for {}), from {}",
+        rfc3339(past.then_ms),
+        rfc3339(past.asked_ms),
+        history.path().display()
+    );
+    Ok((past.store, history.origin().to_owned(), note))
+}
+
+/// The figures of one past instant, as [`past_store`] builds them.
+#[derive(Debug)]
+pub struct Past {
+    /// A store of the reports recorded then, with the forecasts as they stood.
+    pub store: Store,
+    /// The instant asked for, UNIX ms.
+    pub asked_ms: i64,
+    /// When the report that stands for it was generated, UNIX ms.
+    pub then_ms: i64,
+}
+
+/// Reads the figures of `history` at the instant `at` picks from the newest recorded one (UNIX
+/// ms) into a store, as `--once --at` and the dashboard's time travel show them: with
+/// `received_at`, a store of rows for the screen whose reports arrived then; without, the
+/// reports whole as `--once` prints them, arrived at their own time. Errors are one line for
+/// the user: the history does not reach the instant, or could not be read.
+pub fn past_store(
+    history: &History,
+    at: impl FnOnce(i64) -> Result<i64, String>,
+    thresholds: Thresholds,
+    received_at: Option<DateTime<Utc>>,
+) -> Result<Past, String> {
+    let origin = history.origin();
     let conn = history
         .reader()
         .map_err(|e| e.to_string())?
@@ -90,7 +129,7 @@ fn figures_at(
     let (oldest, newest) = read::span(&conn)
         .map_err(sqlite)?
         .ok_or_else(|| format!("nothing is recorded yet for {origin}"))?;
-    let at_ms = parse_instant(at, newest)?;
+    let at_ms = at(newest)?;
     let found = read::figures_at(&conn, at_ms, tolerance(newest - at_ms)).map_err(sqlite)?;
     let Some((capacity, utilization)) = found else {
         return Err(format!(
@@ -109,13 +148,18 @@ fn figures_at(
     })?;
     let then = capacity.generated_at;
     let series = read::forecast_series(&conn, then.timestamp_millis()).map_err(sqlite)?;
-    let mut store = Store::of_reports(options.style.thresholds, capacity, utilization, then);
+    let mut store = match received_at {
+        Some(received_at) => {
+            let mut store = Store::new(thresholds);
+            store.apply_pair(capacity, utilization, received_at);
+            store
+        }
+        None => Store::of_reports(thresholds, capacity, utilization, then),
+    };
     store.seed_forecasts(series);
-    let note = format!(
-        "figures as recorded at {} (asked for {}), from {}",
-        rfc3339(then.timestamp_millis()),
-        rfc3339(at_ms),
-        history.path().display()
-    );
-    Ok((store, origin, note))
+    Ok(Past {
+        store,
+        asked_ms: at_ms,
+        then_ms: then.timestamp_millis(),
+    })
 }

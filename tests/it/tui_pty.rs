@@ -190,3 +190,27 @@ async fn the_dashboard_records_its_figures_as_they_come_and_the_rest_when_it_qui
     s.assert_restored();
     server.shutdown().await;
 }
+
+/// `[` shows the demo's recorded past an hour back, the header saying so, and `L` is back to
+/// live; polling went on underneath.
+#[test]
+fn time_travel_an_hour_back_and_back_to_live() {
+    let (mut s, _home) = start_demo();
+    wait_for_dashboard(&mut s);
+    s.send(b"[");
+    s.wait_for("the header as of an hour back", |sc| {
+        let header = sc.lines().next().unwrap_or_default();
+        header.contains("(history)") && !header.contains("loading") && sc.contains("L live")
+    });
+    wait_for_dashboard(&mut s);
+    s.send(b"L");
+    s.wait_for("the live header again", |sc| {
+        let header = sc.lines().next().unwrap_or_default();
+        !header.contains("(history)") && header.contains("req/min")
+    });
+    s.send(b"q");
+    let status = s.wait_exit(EXIT_WITHIN).expect("captop ended after q");
+    assert!(status.success(), "exit status {status:?}");
+    s.drain();
+    s.assert_restored();
+}

@@ -298,3 +298,53 @@ fn the_help_explains_the_span_key_and_the_trend_when_there_are_days() {
     );
     assert!(text.contains("Trend: fill now minus 24 h before"), "{text}");
 }
+
+/// The store of the week as the history holds it `hours_ago` hours before noon: that hour's
+/// report, the samples up to it.
+fn the_week_at(hours_ago: i64) -> Store {
+    let then = t(-hours_ago * 3600);
+    let then_ms = then.timestamp_millis();
+    let series: Series = SHAPES
+        .iter()
+        .map(|s| {
+            let samples = s.samples().into_iter().filter(|x| x.at_ms <= then_ms);
+            (s.slug.to_owned(), samples.collect())
+        })
+        .collect();
+    let routes = SHAPES
+        .iter()
+        .map(|s| route(s.slug, s.name, s.dial, s.total, s.sold(hours_ago), 40, 20))
+        .collect();
+    let mut store = Store::new(Thresholds::default());
+    store.apply_pair(capacity(then, routes), utilization(then, 45.0, 800), t(0));
+    store.seed_forecasts(series);
+    store
+}
+
+#[test]
+fn time_travel_shows_the_whole_screen_as_of_a_day_before() {
+    use captop::dashboard::app::Action;
+    let mut app = week(demo());
+    app.has_history = true;
+    let action = app.update(Event::Key(KeyEvent::new(
+        KeyCode::Char('{'),
+        KeyModifiers::NONE,
+    )));
+    let at = t(-24 * 3600);
+    assert_eq!(action, Some(Action::Travel(at)));
+    let loading = screen(&draw(&mut app, 120, 20));
+    assert!(loading.contains("loading …"), "{loading}");
+    assert!(
+        loading.contains("São Paulo"),
+        "the live screen stays: {loading}"
+    );
+    app.update(Event::Travelled {
+        at,
+        result: Ok(the_week_at(24)),
+    });
+    let term = draw(&mut app, 120, 20);
+    snap("travel_day_back_120x20", &term);
+    key(&mut app, KeyCode::Char('L'));
+    let live = screen(&draw(&mut app, 120, 20));
+    assert!(!live.contains("history"), "{live}");
+}

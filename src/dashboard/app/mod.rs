@@ -14,6 +14,7 @@
 
 pub mod keys;
 pub mod routes_view;
+pub mod travel;
 
 use std::time::Instant;
 
@@ -25,8 +26,9 @@ use crate::dashboard::layout;
 use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::{LogKind, RouteRow, Store, Thresholds};
-pub use keys::{Keymap, Mode, Msg};
+pub use keys::{Keymap, Mode, Msg, Step};
 pub use routes_view::{RoutesTable, SortKey};
+pub use travel::Travel;
 
 /// How the dashboard looks and which keys it answers; the lead maps
 /// `crate::config::Settings` onto it.
@@ -98,6 +100,14 @@ pub enum Event {
     Poll(PollEvent),
     /// A second passed while something on screen counts.
     Tick,
+    /// The figures of instant `at` read from the history (or why they could not be), in
+    /// answer to [`Action::Travel`].
+    Travelled {
+        /// The instant asked for.
+        at: DateTime<Utc>,
+        /// A store of the figures then, or the one-line reason there is none.
+        result: Result<Store, String>,
+    },
 }
 
 /// What [`App::update`] asks the runtime to do.
@@ -107,6 +117,9 @@ pub enum Action {
     Quit,
     /// Send this command to the poller.
     Poll(PollCommand),
+    /// Read the figures of this instant (the service's clock) from the history, and send
+    /// them back as [`Event::Travelled`].
+    Travel(DateTime<Utc>),
 }
 
 /// What is drawn over the dashboard, if anything.
@@ -125,8 +138,14 @@ pub enum Overlay {
 pub struct App {
     /// How the dashboard looks and which keys it answers.
     pub options: UiOptions,
-    /// The figures.
+    /// The live figures (polls go on into them while travelling).
     store: Store,
+    /// Where the dashboard is in the history; `None` while live.
+    travel: Option<Travel>,
+    /// Whether there is a history to travel through (set by the runtime).
+    pub has_history: bool,
+    /// A one-line answer of the time-travel keys (no history, an instant it does not reach).
+    pub travel_note: Option<String>,
     /// The routes table.
     pub routes: RoutesTable,
     /// Wall-clock time used for ages (set by the runtime, fixed in tests).
@@ -160,6 +179,9 @@ impl App {
     ) -> Self {
         App {
             store,
+            travel: None,
+            has_history: false,
+            travel_note: None,
             options,
             routes: RoutesTable::default(),
             now,
@@ -171,12 +193,7 @@ impl App {
         }
     }
 
-    /// The figures, as every face of captop holds them.
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
-    /// The figures, for the runtime to take what a poll left for the world outside the
+    /// The live figures, for the runtime to take what a poll left for the world outside the
     /// screen (actions to run, samples to keep).
     pub fn store_mut(&mut self) -> &mut Store {
         &mut self.store
@@ -218,9 +235,9 @@ impl App {
                 None
             }
             Event::Poll(poll) => {
-                if self.store.apply(poll, self.now).rows_changed {
-                    self.routes.set_trends(self.trends());
-                    self.routes.recompute(self.store.rows(), self.page_rows());
+                let changed = self.store.apply(poll, self.now).rows_changed;
+                if changed && self.travel.is_none() {
+                    self.refresh_routes();
                 }
                 None
             }
@@ -228,7 +245,19 @@ impl App {
                 self.store.expire_changes(self.now);
                 None
             }
+            Event::Travelled { at, result } => {
+                self.on_travelled(at, result);
+                None
+            }
         }
+    }
+
+    /// Sorts and filters the routes of the store on screen again, with their trends.
+    fn refresh_routes(&mut self) {
+        self.routes.set_trends(self.trends());
+        let page = self.page_rows();
+        let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
+        self.routes.recompute(rows, page);
     }
 
     /// Whether a one-second tick should run: something on screen counts up or down.
@@ -247,7 +276,7 @@ impl App {
     /// route has a day of history (most polls of a young session cost one look at each
     /// route's oldest sample).
     fn trends(&self) -> Vec<Option<i32>> {
-        let series = self.store.forecast_series();
+        let series = self.store().forecast_series();
         let a_day = series.values().any(|samples| {
             let span = match (samples.first(), samples.last()) {
                 (Some(oldest), Some(newest)) => newest.at_ms - oldest.at_ms,
@@ -258,7 +287,7 @@ impl App {
         if !a_day {
             return Vec::new();
         }
-        self.store
+        self.store()
             .rows()
             .iter()
             .map(|row| series.get(&*row.slug).and_then(|s| days::trend(s)))
@@ -267,7 +296,7 @@ impl App {
 
     /// The service's "now": when its latest `/capacity` report was generated, UNIX ms.
     pub fn service_now_ms(&self) -> Option<i64> {
-        let report = self.store.capacity().report()?;
+        let report = self.store().capacity().report()?;
         Some(report.generated_at.timestamp_millis())
     }
 
@@ -275,7 +304,7 @@ impl App {
     /// the chart over days ([`days::has_chart`]).
     pub fn days_of(&self, slug: &str) -> Option<(&[Sample], i64)> {
         let now_ms = self.service_now_ms()?;
-        let samples = self.store.forecast_series().get(slug)?;
+        let samples = self.store().forecast_series().get(slug)?;
         days::has_chart(samples, now_ms).then_some((samples.as_slice(), now_ms))
     }
 
@@ -283,6 +312,8 @@ impl App {
     /// days only while the detail view shows one.
     pub fn offers(&self, msg: Msg) -> bool {
         match msg {
+            Msg::Step(_) => self.has_history && self.travel.is_some(),
+            Msg::Live => self.travel.is_some(),
             Msg::ToggleSpan => {
                 self.overlay == Overlay::Detail
                     && self
@@ -298,7 +329,7 @@ impl App {
         let Some(now_ms) = self.service_now_ms() else {
             return false;
         };
-        self.store
+        self.store()
             .forecast_series()
             .values()
             .any(|samples| days::has_chart(samples, now_ms))
@@ -306,7 +337,7 @@ impl App {
 
     /// The selected route, if the view is not empty.
     pub fn selected_row(&self) -> Option<&RouteRow> {
-        self.routes.selected_row(self.store.rows())
+        self.routes.selected_row(self.store().rows())
     }
 
     /// Time left until `at` as the status line counts it down (`7 s`, `5 min`).
@@ -325,9 +356,19 @@ impl App {
         usize::from(layout::table_body_height(routes)).max(1)
     }
 
+    /// Whether the help lists `msg`: the time-travel keys only where there is a history.
+    pub fn lists(&self, msg: Msg) -> bool {
+        !matches!(msg, Msg::Step(_) | Msg::Live) || self.has_history
+    }
+
     fn on_msg(&mut self, msg: Msg) -> Option<Action> {
+        // The note of the last time-travel key lasts until the next key.
+        self.travel_note = None;
+        if let Some(action) = self.on_travel_msg(msg) {
+            return action;
+        }
         let page = self.page_rows();
-        let rows = self.store.rows();
+        let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
         let table = &mut self.routes;
         let half = page as isize / 2;
         match msg {
@@ -370,6 +411,8 @@ impl App {
                 let page = self.page_rows();
                 self.routes.keep_selection_visible(page);
             }
+            // Answered above.
+            Msg::Step(_) | Msg::Live => {}
             Msg::ScrollDown => table.move_by(WHEEL_STEP, page),
             Msg::ScrollUp => table.move_by(-WHEEL_STEP, page),
             Msg::Click { column, row } => {

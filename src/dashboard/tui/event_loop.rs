@@ -7,15 +7,17 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use ratatui::crossterm::terminal;
 use tokio::sync::mpsc;
 
 use super::terminal::TerminalGuard;
 use crate::dashboard::app::{Action, App, Event, UiOptions};
 use crate::dashboard::effects::Effects;
+use crate::history::History;
 use crate::poll::{Pause, PollCommand, PollEvent};
-use crate::store::Store;
+use crate::report::at::past_store;
+use crate::store::{Store, Thresholds};
 
 /// Why the dashboard ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +63,7 @@ pub async fn run(
         keys_tx.send(input).is_ok()
     })?;
     spawn_signals(tx.clone())?;
+    let travel_tx = tx.clone();
     let poll_tx = tx.clone();
     tokio::spawn(async move {
         while let Some(event) = polls.recv().await {
@@ -73,22 +76,40 @@ pub async fn run(
     drop(tx);
 
     let mut app = App::with_store(options, store, Utc::now(), Instant::now());
+    app.has_history = effects.history().is_some();
     if let Ok((w, h)) = terminal::size() {
         app.update(Event::Resize(w, h));
     }
-    let exit = event_loop(&mut guard, &mut app, effects, &mut rx, &commands).await;
+    let ends = Ends {
+        rx: &mut rx,
+        commands: &commands,
+        travel: &travel_tx,
+    };
+    let exit = event_loop(&mut guard, &mut app, effects, ends).await;
     let _ = commands.send(PollCommand::Shutdown);
     drop(guard);
     exit
+}
+
+/// The loop's channels: its input, the poller's commands, and the way back into the input
+/// for the history's answers.
+struct Ends<'a> {
+    rx: &'a mut mpsc::UnboundedReceiver<Input>,
+    commands: &'a mpsc::UnboundedSender<PollCommand>,
+    travel: &'a mpsc::UnboundedSender<Input>,
 }
 
 async fn event_loop(
     guard: &mut TerminalGuard,
     app: &mut App,
     effects: &mut Effects,
-    rx: &mut mpsc::UnboundedReceiver<Input>,
-    commands: &mpsc::UnboundedSender<PollCommand>,
+    ends: Ends<'_>,
 ) -> anyhow::Result<Exit> {
+    let Ends {
+        rx,
+        commands,
+        travel,
+    } = ends;
     if guard.draw(app).is_err() {
         return Ok(Exit::HangUp);
     }
@@ -123,6 +144,12 @@ async fn event_loop(
                             // dashboard ends through `PollerGone` anyway.
                             let _ = commands.send(cmd);
                         }
+                        Some(Action::Travel(at)) => {
+                            if let Some(history) = effects.history() {
+                                let thresholds = app.options.thresholds;
+                                spawn_travel(history.clone(), at, thresholds, travel.clone());
+                            }
+                        }
                         None => {}
                     }
                 }
@@ -135,6 +162,28 @@ async fn event_loop(
     }
 }
 
+/// Reads the figures of `at` from `history` on the blocking pool and sends them back into the
+/// loop's input as [`Event::Travelled`].
+fn spawn_travel(
+    history: History,
+    at: DateTime<Utc>,
+    thresholds: Thresholds,
+    tx: mpsc::UnboundedSender<Input>,
+) {
+    tokio::spawn(async move {
+        let read = tokio::task::spawn_blocking(move || {
+            let at_ms = at.timestamp_millis();
+            past_store(&history, |_| Ok(at_ms), thresholds, Some(Utc::now()))
+        })
+        .await;
+        let result = match read {
+            Ok(past) => past.map(|p| p.store),
+            Err(e) => Err(format!("reading the history: {e}")),
+        };
+        let _ = tx.send(Input::App(Event::Travelled { at, result }));
+    });
+}
+
 async fn sleep_opt(d: Option<Duration>) {
     match d {
         Some(d) => tokio::time::sleep(d).await,
@@ -145,7 +194,7 @@ async fn sleep_opt(d: Option<Duration>) {
 /// Time to the next whole second of the countdown on screen (just after it, so the shown
 /// figure has changed), or one second when nothing counts down.
 fn next_tick_in(app: &App) -> Duration {
-    let target = app.store().schedule().and_then(|s| match &s.pause {
+    let target = app.live_store().schedule().and_then(|s| match &s.pause {
         Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => Some(*until),
         _ => s.next_poll_at,
     });

@@ -21,6 +21,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             format!("/{}_", crate::text::fit(&app.routes.filter, 40)),
             theme.key(),
         ));
+    } else if let Some(note) = &app.travel_note {
+        left.push(Span::styled(
+            format!("! {}", crate::text::fit(note, width.saturating_sub(4))),
+            theme.log(LogKind::Warn),
+        ));
     } else if let Some((kind, text)) = app.status_line() {
         let marker = match (kind, theme.ascii) {
             (LogKind::Error, false) => "✖ ",

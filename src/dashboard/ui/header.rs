@@ -15,6 +15,11 @@ use crate::store::LogKind;
 
 /// Draws the header into the one-line `area`.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    if let Some(travel) = app.travel() {
+        let line = travel_line(app, travel, theme, usize::from(area.width));
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
     let dot = theme.glyphs().dot;
     let width = usize::from(area.width);
     let sep = || Span::styled(format!(" {dot} "), theme.muted());
@@ -88,6 +93,64 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     ));
     spans.extend(right);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// ` captop  as of 2026-11-24 18:00 UTC (history)  · live is 08:12 UTC · L back to live`:
+/// while travelling the header says so in the badge's colours, items dropping from the right
+/// when the line is narrow.
+fn travel_line(
+    app: &App,
+    travel: &crate::dashboard::app::Travel,
+    theme: &Theme,
+    width: usize,
+) -> Line<'static> {
+    let dot = theme.glyphs().dot;
+    let at = travel.at.format("%Y-%m-%d %H:%M UTC");
+    let live = app.live_instant();
+    let live = if live.date_naive() == travel.at.date_naive() {
+        live.format("%H:%M UTC")
+    } else {
+        live.format("%Y-%m-%d %H:%M UTC")
+    };
+    let key = app
+        .options
+        .keys
+        .bindings()
+        .iter()
+        .find(|b| b.binding.msg == crate::dashboard::app::Msg::Live)
+        .and_then(|b| b.chords.first())
+        .map(crate::dashboard::app::keys::Chord::label);
+    let mut items: Vec<Span<'static>> = vec![
+        Span::raw(" "),
+        Span::styled("captop", theme.brand()),
+        Span::raw(" "),
+        Span::styled(
+            format!(" as of {at} (history) "),
+            theme.badge(LogKind::Warn),
+        ),
+    ];
+    if travel.loading {
+        items.push(Span::styled(format!(" {dot} loading …"), theme.strong()));
+    }
+    items.push(Span::styled(
+        format!(" {dot} live is {live}"),
+        theme.muted(),
+    ));
+    if let Some(key) = key {
+        items.push(Span::styled(format!(" {dot} "), theme.muted()));
+        items.push(Span::styled(theme.key_label(&key), theme.key()));
+        items.push(Span::styled(" back to live".to_owned(), theme.muted()));
+    }
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for span in items {
+        used += span.content.width();
+        if used > width {
+            break;
+        }
+        kept.push(span);
+    }
+    Line::from(kept)
 }
 
 /// `PAUSED`, `STALE 34 s`, `401`: the one word that says the figures are not live.

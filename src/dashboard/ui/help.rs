@@ -20,7 +20,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .then(|| keys.help_row(Layer::Detail, Msg::ToggleSpan))
         .flatten();
     let mut lines: Vec<Line<'static>> = keys
-        .help_lines()
+        .help_lines_of(|msg| app.lists(msg))
         .into_iter()
         .chain(span_key)
         .map(|help| {

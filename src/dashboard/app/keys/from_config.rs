@@ -5,7 +5,7 @@
 //! Config hands the entries over as plain text with byte offsets ([`KeyEntries`]), and turns a
 //! [`KeyError`]'s offset into a line and column; nothing here knows about files.
 
-use super::{Bound, CHORD_SYNTAX, Chord, Keymap, Layer, Msg};
+use super::{Bound, CHORD_SYNTAX, Chord, Keymap, Layer, Msg, Step};
 use crate::config::{KeyEntries, KeyEntry, KeyValue};
 
 /// Which `[keys]` table an entry is in: `[keys]` itself (the dashboard) or one of a mode's.
@@ -107,6 +107,11 @@ pub const ACTIONS: &[KeyAction] = &[
     act(KD, "refresh", D, Msg::Refresh),
     act(KD, "pause", D, Msg::TogglePause),
     act(KD, "events", D, Msg::ToggleEvents),
+    act(KD, "hour_back", D, Msg::Step(Step::HourBack)),
+    act(KD, "hour_forward", D, Msg::Step(Step::HourForward)),
+    act(KD, "day_back", D, Msg::Step(Step::DayBack)),
+    act(KD, "day_forward", D, Msg::Step(Step::DayForward)),
+    act(KD, "live", D, Msg::Live),
     act(KD, "scroll_up", G, Msg::ScrollUp),
     act(KD, "scroll_down", G, Msg::ScrollDown),
     act(KD, "click", G, Msg::Click { column: 0, row: 0 }),

@@ -1,7 +1,7 @@
 //! The key table itself: every binding with its chords as text, its message, its help line
 //! and its footer hint.
 
-use super::{Layer, Msg};
+use super::{Layer, Msg, Step};
 
 /// A line of the help overlay: the keys as it names them, and what they do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +83,8 @@ const SELECT: HelpLine = line("↑ ↓  j k", "select a route");
 const PAGE: HelpLine = line("PgUp PgDn", "page through the routes");
 const ENDS: HelpLine = line("Home End  g G", "first / last route");
 const MOUSE: HelpLine = line("mouse", "wheel scrolls, a click selects");
+const HOUR: HelpLine = line("[ ]", "the figures an hour earlier / later (history)");
+const DAY: HelpLine = line("{ }", "the figures a day earlier / later (history)");
 const CLOSE: HelpLine = line("Esc", "close this view");
 
 use Layer::{Dashboard as D, Detail as V, Filter as F, Global as G, Help as H};
@@ -158,6 +160,30 @@ pub const BINDINGS: &[Binding] = &[
         Msg::ToggleEvents,
         line("e", "show / hide the events pane"),
         hint(5, "events"),
+    ),
+    // Time travel: listed in the help where there is a history, hinted while travelling.
+    bind(
+        D,
+        &["["],
+        Msg::Step(Step::HourBack),
+        HOUR,
+        hint_as(8, "[]", "hour"),
+    ),
+    bind(D, &["]"], Msg::Step(Step::HourForward), HOUR, None),
+    bind(
+        D,
+        &["{"],
+        Msg::Step(Step::DayBack),
+        DAY,
+        hint_as(9, "{}", "day"),
+    ),
+    bind(D, &["}"], Msg::Step(Step::DayForward), DAY, None),
+    bind(
+        D,
+        &["L"],
+        Msg::Live,
+        line("L  Esc", "back to the live figures"),
+        hint(0, "live"),
     ),
     // Typing a filter: printable text goes into it (`Msg::Type`), these keys do not.
     bind(

@@ -84,6 +84,10 @@ pub enum Msg {
     TogglePause,
     /// Show or hide the events pane.
     ToggleEvents,
+    /// Show the figures of an instant an hour or a day before or after the one shown.
+    Step(Step),
+    /// Back to the live figures from the history.
+    Live,
     /// The wheel turned down: scroll the routes.
     ScrollDown,
     /// The wheel turned up.
@@ -95,6 +99,31 @@ pub enum Msg {
         /// Row of the cell.
         row: u16,
     },
+}
+
+/// How far a time-travel key moves the instant shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// An hour back.
+    HourBack,
+    /// An hour forward.
+    HourForward,
+    /// A day back.
+    DayBack,
+    /// A day forward.
+    DayForward,
+}
+
+impl Step {
+    /// The step, signed.
+    pub fn delta(self) -> chrono::TimeDelta {
+        match self {
+            Step::HourBack => chrono::TimeDelta::hours(-1),
+            Step::HourForward => chrono::TimeDelta::hours(1),
+            Step::DayBack => chrono::TimeDelta::days(-1),
+            Step::DayForward => chrono::TimeDelta::days(1),
+        }
+    }
 }
 
 /// Where the keys currently go.
@@ -292,7 +321,15 @@ impl Keymap {
     /// (`↑ ↓  j k`); one with a rebound binding names the chords in force; one whose bindings
     /// are all unbound is left out.
     pub fn help_lines(&self) -> Vec<HelpRow> {
-        let listed = |b: &&Bound| matches!(b.binding.layer, Layer::Global | Layer::Dashboard);
+        self.help_lines_of(|_| true)
+    }
+
+    /// [`Keymap::help_lines`] of the messages `lists` keeps (the time-travel keys only where
+    /// there is a history to travel through).
+    pub fn help_lines_of(&self, lists: impl Fn(Msg) -> bool) -> Vec<HelpRow> {
+        let listed = |b: &&Bound| {
+            matches!(b.binding.layer, Layer::Global | Layer::Dashboard) && lists(b.binding.msg)
+        };
         let mut groups: Vec<Vec<&Bound>> = Vec::new();
         for b in self.bound.iter().filter(listed) {
             match groups.last_mut() {

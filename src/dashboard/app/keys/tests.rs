@@ -37,6 +37,11 @@ fn every_message() -> Vec<Msg> {
         Msg::ScrollDown,
         Msg::ScrollUp,
         Msg::Click { column: 0, row: 0 },
+        Msg::Step(Step::HourBack),
+        Msg::Step(Step::HourForward),
+        Msg::Step(Step::DayBack),
+        Msg::Step(Step::DayForward),
+        Msg::Live,
     ];
     for m in all {
         match m {
@@ -67,7 +72,9 @@ fn every_message() -> Vec<Msg> {
             | Msg::ToggleEvents
             | Msg::ScrollDown
             | Msg::ScrollUp
-            | Msg::Click { .. } => {}
+            | Msg::Click { .. }
+            | Msg::Step(_)
+            | Msg::Live => {}
         }
     }
     all.to_vec()
@@ -173,7 +180,8 @@ fn footer_hints_follow_their_rank() {
     assert_eq!(
         words,
         [
-            "help", "quit", "filter", "sort", "detail", "events", "refresh", "pause"
+            "help", "live", "quit", "filter", "sort", "detail", "events", "refresh", "pause",
+            "hour", "day"
         ]
     );
     let filter: Vec<String> = map
