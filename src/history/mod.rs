@@ -17,6 +17,7 @@
 pub mod db;
 pub mod export;
 pub mod legacy;
+pub mod past;
 pub mod read;
 pub mod recorder;
 pub mod write;

@@ -15,8 +15,8 @@ use super::terminal::TerminalGuard;
 use crate::dashboard::app::{Action, App, Event, UiOptions};
 use crate::dashboard::effects::Effects;
 use crate::history::History;
+use crate::history::past::past_store;
 use crate::poll::{Pause, PollCommand, PollEvent};
-use crate::report::at::past_store;
 use crate::store::{Store, Thresholds};
 
 /// Why the dashboard ended.
