@@ -63,12 +63,15 @@ pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Serie
          ORDER BY at_ms",
     )?;
     for (id, slug) in routes {
-        let changes: Vec<(i64, Option<i64>, Option<i64>)> = rows
+        let changes: Vec<(i64, Option<(i64, i64)>)> = rows
             .query_map(params![id, first, now_ms], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                let (sold, total): (Option<i64>, Option<i64>) = (r.get(1)?, r.get(2)?);
+                Ok((r.get(0)?, sold.zip(total)))
             })?
             .collect::<rusqlite::Result<_>>()?;
-        let samples = values_at(&changes, &instants);
+        let samples: Vec<Sample> = values_at(&changes, &instants)
+            .map(|(at_ms, (sold, total))| Sample { at_ms, sold, total })
+            .collect();
         if !samples.is_empty() {
             series.insert(slug, samples);
         }
@@ -76,25 +79,25 @@ pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Serie
     Ok(series)
 }
 
-/// A route's samples at each of `instants` (ascending) from its change points (ascending):
-/// the last change at or before each; none where it had no figures.
-fn values_at(changes: &[(i64, Option<i64>, Option<i64>)], instants: &[i64]) -> Vec<Sample> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut current: Option<(i64, i64)> = None;
-    for &at_ms in instants {
-        while let Some(&(t, sold, total)) = changes.get(i) {
-            if t > at_ms {
+/// A route's value at each of `instants` (ascending) from its change points (ascending,
+/// `None` where it had no figures): the last change at or before each instant, and no value
+/// where that change is a `None` or there is none yet.
+fn values_at<'a, T: Copy>(
+    changes: &'a [(i64, Option<T>)],
+    instants: &'a [i64],
+) -> impl Iterator<Item = (i64, T)> + 'a {
+    let mut next = changes.iter().peekable();
+    let mut current = None;
+    instants.iter().filter_map(move |&at| {
+        while let Some(&&(t, value)) = next.peek() {
+            if t > at {
                 break;
             }
-            current = sold.zip(total);
-            i += 1;
+            current = value;
+            next.next();
         }
-        if let Some((sold, total)) = current {
-            out.push(Sample { at_ms, sold, total });
-        }
-    }
-    out
+        current.map(|value| (at, value))
+    })
 }
 
 /// The figures as recorded at `at_ms`: the last report at or before it, if one was recorded
@@ -315,20 +318,7 @@ pub fn each_route(
             })?
             .collect::<rusqlite::Result<_>>()?;
         points.clear();
-        let mut i = 0;
-        let mut current = None;
-        for &at in &instants {
-            while let Some(&(t, figures)) = changes.get(i) {
-                if t > at {
-                    break;
-                }
-                current = figures;
-                i += 1;
-            }
-            if let Some(figures) = current {
-                points.push((at, figures));
-            }
-        }
+        points.extend(values_at(&changes, &instants));
         if !points.is_empty() {
             each(&slug, &points)?;
         }
