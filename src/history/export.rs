@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat};
 use rusqlite::Connection;
 
 use super::read::{ExportError, each_report, each_route, instant};
@@ -189,9 +189,4 @@ fn label(value: &str) -> String {
         .replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
-}
-
-/// `DateTime` of an instant, for callers that print one.
-pub fn date_time(ms: i64) -> DateTime<Utc> {
-    instant(ms)
 }

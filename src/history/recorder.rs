@@ -12,7 +12,7 @@
 //! again; when one succeeds again, one more line says so. On start the thread reads the
 //! forecasts' samples back ([`super::read::forecast_series`]) for the face to seed its store.
 
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
@@ -20,7 +20,7 @@ use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::Series;
 use crate::store::{Store, Unrecorded};
 
-use super::{History, Outcome, Writer, read};
+use super::{History, Writer, read};
 
 /// Reports waiting to be written, at most.
 pub const QUEUE: usize = 16;
@@ -35,10 +35,6 @@ enum Job {
 struct Shared {
     warnings: Vec<String>,
     seed: Option<Series>,
-    /// Microseconds the last capacity write took, and rows written.
-    last_write: Option<(u64, usize)>,
-    written: u64,
-    dropped: u64,
 }
 
 /// Writes reports into a [`History`] on a thread of its own.
@@ -88,9 +84,9 @@ impl Recorder {
 
     fn send(&self, job: Job) {
         let Some(queue) = &self.queue else { return };
-        if let Err(TrySendError::Full(_)) = queue.try_send(job) {
-            self.lock().dropped += 1;
-        }
+        // A full queue drops the report (see the module doc); a closed one cannot happen
+        // while `self` holds the sender.
+        let _ = queue.try_send(job);
     }
 
     /// The warnings since the last call, each one line.
@@ -101,17 +97,6 @@ impl Recorder {
     /// The forecasts' samples read back on start, once they are.
     pub fn take_seed(&self) -> Option<Series> {
         self.lock().seed.take()
-    }
-
-    /// How long the last `/capacity` write took (µs) and how many rows it wrote.
-    pub fn last_write(&self) -> Option<(u64, usize)> {
-        self.lock().last_write
-    }
-
-    /// Reports written, and reports dropped because the queue was full.
-    pub fn counts(&self) -> (u64, u64) {
-        let shared = self.lock();
-        (shared.written, shared.dropped)
     }
 
     /// Takes the reports the store kept ([`Store::recording`]) into the queue, and hands the
@@ -200,14 +185,9 @@ fn run(history: &History, jobs: &Receiver<Job>, shared: &Mutex<Shared>) {
             Job::Utilization(r) => w.utilization(r),
         };
         match result {
-            Ok(outcome) => {
-                let mut s = lock();
-                if let (Job::Capacity(_), Outcome::Written { rows, micros }) = (&job, outcome) {
-                    s.last_write = Some((micros, rows));
-                    s.written += 1;
-                }
+            Ok(_) => {
                 if failing {
-                    s.warnings.push("history: recording again".to_owned());
+                    lock().warnings.push("history: recording again".to_owned());
                     failing = false;
                 }
             }

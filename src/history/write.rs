@@ -17,7 +17,6 @@
 //! skips its sample rather than wait.
 
 use std::collections::HashMap;
-use std::time::Instant;
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 
@@ -60,8 +59,6 @@ pub enum Outcome {
     Written {
         /// Route rows written (the routes whose figures changed).
         rows: usize,
-        /// How long the write took, in microseconds.
-        micros: u64,
     },
     /// Not written: a report as new or newer is already recorded (another captop's).
     AlreadyRecorded,
@@ -103,14 +100,10 @@ impl Writer {
 
     /// Records a `/capacity` report.
     pub fn capacity(&mut self, report: &CapacityReport) -> rusqlite::Result<Outcome> {
-        let started = Instant::now();
         let at_ms = report.generated_at.timestamp_millis();
         let outcome = self.in_transaction(|w| w.capacity_rows(report, at_ms));
         let outcome = match outcome {
-            Ok(Some(rows)) => Outcome::Written {
-                rows,
-                micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-            },
+            Ok(Some(rows)) => Outcome::Written { rows },
             Ok(None) => Outcome::AlreadyRecorded,
             Err(e) if is_busy(&e) => Outcome::Busy,
             Err(e) => return Err(e),
@@ -123,7 +116,6 @@ impl Writer {
 
     /// Records a `/utilization` report.
     pub fn utilization(&mut self, report: &UtilizationReport) -> rusqlite::Result<Outcome> {
-        let started = Instant::now();
         let at_ms = report.generated_at.timestamp_millis();
         let outcome = self.in_transaction(|w| {
             let newest: Option<i64> =
@@ -155,10 +147,7 @@ impl Writer {
             Ok(Some(1))
         });
         match outcome {
-            Ok(Some(rows)) => Ok(Outcome::Written {
-                rows,
-                micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-            }),
+            Ok(Some(rows)) => Ok(Outcome::Written { rows }),
             Ok(None) => Ok(Outcome::AlreadyRecorded),
             Err(e) if is_busy(&e) => Ok(Outcome::Busy),
             Err(e) => Err(e),
