@@ -349,10 +349,10 @@ pub fn merge_older(series: &mut Series, older: Series) {
 /// is a day of history, else the straight line over the last hour ([`forecast`]).
 pub fn for_route(samples: &[Sample]) -> Option<Forecast> {
     let newest = *samples.last()?;
-    let shaped = seasonal::day_shaped(samples, newest.at_ms)?;
-    if shaped.method == seasonal::Method::Linear {
+    let Ok(shaped) = seasonal::day_shape_only(samples, newest.at_ms) else {
         return forecast(samples);
-    }
+    };
+    let shaped = shaped?;
     let instant = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms);
     let oldest = samples.first().map_or(newest.at_ms, |s| s.at_ms);
     Some(Forecast {

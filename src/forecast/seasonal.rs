@@ -119,22 +119,48 @@ pub struct DayShapedForecast {
 /// module doc).
 pub fn day_shaped(samples: &[Sample], now_ms: i64) -> Option<DayShapedForecast> {
     let samples = samples.get(..samples.partition_point(|s| s.at_ms <= now_ms))?;
-    let newest = *samples.last()?;
+    match day_shape_only(samples, now_ms) {
+        Ok(forecast) => forecast,
+        Err(TooShort) => Some(linear(samples)),
+    }
+}
+
+/// Less than [`MIN_HISTORY`] of observed hours: the day's shape cannot be learnt yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooShort;
+
+/// [`day_shaped`] without its fallback: `Err(TooShort)` where it would answer with the
+/// straight line, for a caller that makes the line itself (and should not make it twice).
+pub fn day_shape_only(
+    samples: &[Sample],
+    now_ms: i64,
+) -> Result<Option<DayShapedForecast>, TooShort> {
+    let Some(samples) = samples.get(..samples.partition_point(|s| s.at_ms <= now_ms)) else {
+        return Ok(None);
+    };
+    let Some(&newest) = samples.last() else {
+        return Ok(None);
+    };
     let history_ms = i64::try_from(HISTORY.as_millis()).unwrap_or(i64::MAX);
     let hours = HourlySales::of(samples, newest.at_ms.saturating_sub(history_ms));
     if (hours.observed_hours() as u64) < MIN_HISTORY.as_secs() / 3600 {
-        return Some(linear(samples));
+        return Err(TooShort);
     }
+    Ok(walk_forward(&hours, newest))
+}
+
+/// Steps 2 to 5 of the method, once a day of history is there.
+fn walk_forward(hours: &HourlySales, newest: Sample) -> Option<DayShapedForecast> {
     let current = hourly::hour_index(newest.at_ms);
-    let profile = profile(&hours, current)?;
-    let persistence = persistence(&hours, &profile, current);
+    let profile = profile(hours, current)?;
+    let persistence = persistence(hours, &profile, current);
     let level = Level {
         day_start: current.div_euclid(24) * 24,
-        ratio: level(&hours, &profile, current, Some(newest.at_ms)),
+        ratio: level(hours, &profile, current, Some(newest.at_ms)),
         persistence,
     };
     let remaining = (newest.total - newest.sold).max(0) as f64;
-    let refill = refill(&hours, newest.total);
+    let refill = refill(hours, newest.total);
     let horizon_ms = i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX);
     let walk = |scale: f64| {
         hourly::sell_out(newest.at_ms, remaining, horizon_ms, refill, |h| {
@@ -144,7 +170,7 @@ pub fn day_shaped(samples: &[Sample], now_ms: i64) -> Option<DayShapedForecast> 
     let sells_out_at_ms = walk(1.0);
     let window_ms = sells_out_at_ms.and_then(|at| {
         let span = usize::try_from((at - newest.at_ms).div_euclid(HOUR_MS) + 1).ok()?;
-        let (low, high) = analogue_quantiles(&hours, &profile, persistence, current, span)?;
+        let (low, high) = analogue_quantiles(hours, &profile, persistence, current, span)?;
         let early = walk(high)?;
         let late = walk(low).unwrap_or(newest.at_ms.saturating_add(horizon_ms));
         Some((early.min(at), late.max(at)))
