@@ -329,15 +329,12 @@ impl Writer {
             }
         }
         let cutoff = now_ms - keep_ms;
-        let mut routes = self.conn.prepare_cached("SELECT id FROM routes")?;
-        let ids: Vec<i64> = routes
-            .query_map([], |row| row.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
         let mut old = self.conn.prepare_cached(
             "DELETE FROM route_samples WHERE route = ?1 AND at_ms < ?2 AND at_ms <
                (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms < ?2)",
         )?;
-        for id in ids {
+        // Every route: the transaction read them all in (`in_transaction`).
+        for id in self.routes.values().map(|m| m.id) {
             old.execute(params![id, cutoff])?;
         }
         self.conn
@@ -353,18 +350,13 @@ impl Writer {
 
     /// Keeps the last row of each `step` in `lo..hi`, route by route, and of the reports.
     fn thin(&mut self, lo: i64, hi: i64, step: i64) -> rusqlite::Result<()> {
-        let ids: Vec<i64> = self
-            .conn
-            .prepare_cached("SELECT id FROM routes")?
-            .query_map([], |row| row.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
         let mut thin = self.conn.prepare_cached(
             "DELETE FROM route_samples WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
                AND at_ms NOT IN (SELECT max(at_ms) FROM route_samples
                                  WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
                                  GROUP BY at_ms / ?4)",
         )?;
-        for id in ids {
+        for id in self.routes.values().map(|m| m.id) {
             thin.execute(params![id, lo, hi, step])?;
         }
         for table in ["polls", "utilization"] {
