@@ -44,18 +44,28 @@ pub fn history_for(
     } else {
         crate::history::default_dir()?
     };
-    Some(
-        crate::history::History::new(&dir, client.base_url())
-            .keeping_days(settings.history_keep_days),
-    )
+    Some(history_in(&dir, client.base_url(), settings))
 }
 
 /// The history of the configured service (its base URL), for what reads it without polling
-/// (`--once --at`, `captop history`); `None` without a base URL or a place to keep it.
+/// (`--once --at`, `captop history`): named by the base URL as a client shows it, so a
+/// trailing slash in the config finds the file the polling faces write. `None` without a
+/// usable base URL or a place to keep it.
 pub fn configured_history(settings: &crate::config::Settings) -> Option<crate::history::History> {
-    let origin = settings.base_url.as_deref()?;
-    let dir = crate::history::default_dir()?;
-    Some(crate::history::History::new(&dir, origin).keeping_days(settings.history_keep_days))
+    let origin = crate::api::client::shown_base_url(settings.base_url.as_deref()?)?;
+    Some(history_in(
+        &crate::history::default_dir()?,
+        &origin,
+        settings,
+    ))
+}
+
+fn history_in(
+    dir: &std::path::Path,
+    origin: &str,
+    settings: &crate::config::Settings,
+) -> crate::history::History {
+    crate::history::History::new(dir, origin).keeping_days(settings.history_keep_days)
 }
 
 /// The demo's private history: a directory of this process in the temp dir, removed when the

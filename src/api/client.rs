@@ -171,7 +171,7 @@ impl Client {
         let http = builder
             .build()
             .map_err(|e| ApiError::ClientSetup(short_reason(&e)))?;
-        let display_url = base.as_str().trim_end_matches('/').to_owned();
+        let display_url = shown_url(&base);
         Ok(Client {
             inner: Arc::new(Inner {
                 http,
@@ -275,6 +275,20 @@ impl Client {
             Err(self.refusal(endpoint, url, &mut response).await)
         }
     }
+}
+
+/// A checked base URL as captop shows it and names its files by: normalized, no trailing slash.
+fn shown_url(base: &Url) -> String {
+    base.as_str().trim_end_matches('/').to_owned()
+}
+
+/// The base URL `raw` as a [`Client`] of it shows it ([`Client::base_url`]), without building
+/// one: what a face that reads the history but does not poll names the service by. `None` for
+/// a URL a client would refuse.
+pub fn shown_base_url(raw: &str) -> Option<String> {
+    base_url::parse_base_url(raw)
+        .ok()
+        .map(|base| shown_url(&base))
 }
 
 /// `Authorization: Bearer <key>`, marked sensitive so `http`'s Debug prints no key.
