@@ -294,8 +294,10 @@ impl App {
             .collect()
     }
 
-    /// The service's "now": when its latest `/capacity` report was generated, UNIX ms.
-    pub fn service_now_ms(&self) -> Option<i64> {
+    /// When the latest `/capacity` report on screen was generated, UNIX ms: where the charts
+    /// over days end. (Time left is measured from [`crate::store::Store::service_now`], which
+    /// moves on from it with captop's clock.)
+    pub fn newest_figures_ms(&self) -> Option<i64> {
         let report = self.store().capacity().report()?;
         Some(report.generated_at.timestamp_millis())
     }
@@ -303,7 +305,7 @@ impl App {
     /// The samples of route `slug` and the service's now, when they reach far enough back for
     /// the chart over days ([`days::has_chart`]).
     pub fn days_of(&self, slug: &str) -> Option<(&[Sample], i64)> {
-        let now_ms = self.service_now_ms()?;
+        let now_ms = self.newest_figures_ms()?;
         let samples = self.store().forecast_series().get(slug)?;
         days::has_chart(samples, now_ms).then_some((samples.as_slice(), now_ms))
     }
@@ -326,7 +328,7 @@ impl App {
 
     /// Whether some route has days to chart, for the help's line of the span key.
     pub fn has_days(&self) -> bool {
-        let Some(now_ms) = self.service_now_ms() else {
+        let Some(now_ms) = self.newest_figures_ms() else {
             return false;
         };
         self.store()
