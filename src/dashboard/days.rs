@@ -1,5 +1,6 @@
 //! The routes' fill over days, from the store's forecast samples: the 24-hour trend of the
-//! routes table and the points of the detail view's chart over the last 24 hours or 7 days.
+//! routes table and the points of the detail view's chart over the last 24 hours or 7 days,
+//! with the forecast's path ahead of now ([`Outlook`]).
 //!
 //! Pure: samples and the service's "now" (the latest report's `generated_at`, UNIX ms) in,
 //! numbers out; nothing here draws or reads a clock. Times are the service's, hours are UTC
@@ -94,63 +95,122 @@ pub fn has_chart(samples: &[Sample], now_ms: i64) -> bool {
 /// A point of the chart: a few hours' worth of a route's fill.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Point {
-    /// Before the route's oldest sample: nothing to say, drawn blank.
-    Before,
+    /// Nothing to say, drawn blank: before the route's oldest sample, or after the end of the
+    /// forecast's path.
+    Empty,
     /// No sample in these hours although there are older ones: captop was not running.
     Gap,
     /// The fill of the newest sample in these hours, percent.
     Fill(f64),
+    /// The fill the forecast expects at the end of these hours (or at the sell-out within
+    /// them), percent.
+    Projected(f64),
 }
 
-/// A route's fill over a [`Span`] ending now, a point per hour or per few hours.
+/// What the forecast expects of a route after now, for the chart's hours ahead.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outlook {
+    /// The fill along the forecast's path, oldest first ([`crate::forecast::projection`]).
+    pub path: Vec<Sample>,
+    /// When the route is expected to be full, UNIX ms.
+    pub full_at_ms: Option<i64>,
+    /// The likely window of the sell-out, UNIX ms.
+    pub likely_ms: Option<(i64, i64)>,
+}
+
+impl Outlook {
+    /// How many hours after `now_ms` the chart over `span` shows: to the end of the likely
+    /// window (or the sell-out, or the end of the path), at most a third of the span's hours.
+    pub fn hours_ahead(&self, now_ms: i64, span: Span) -> i64 {
+        let until = self
+            .likely_ms
+            .map(|(_, late)| late)
+            .or(self.full_at_ms)
+            .or_else(|| self.path.last().map(|s| s.at_ms))
+            .unwrap_or(now_ms);
+        let hours = (until - now_ms + HOUR_MS - 1).div_euclid(HOUR_MS);
+        hours.clamp(0, span.hours() / 3)
+    }
+}
+
+/// A route's fill over a [`Span`] ending now, a point per hour or per few hours, and the
+/// forecast's points after it when there is an [`Outlook`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DayChart {
-    /// The points, oldest first; the last holds the current hour.
+    /// The points, oldest first: the span's up to the one holding the current hour, then those
+    /// ahead.
     pub points: Vec<Point>,
     /// Hours each point covers (a divisor of 24).
     pub hours_per_point: i64,
     /// The first hour of the first point, in hours since the UNIX epoch (UTC).
     pub first_hour: i64,
+    /// Index of the point holding the current hour.
+    pub now_point: usize,
     /// Time from the route's oldest sample to now, milliseconds.
     pub history_ms: i64,
 }
 
 impl DayChart {
-    /// The chart of `samples` (oldest first) over `span` ending at `now_ms`, with no more
-    /// points than `width` columns hold: an hour a point when they do, else the fewest hours
-    /// a point that fit (a week in 60 columns: 3 hours a point). Samples after `now_ms` are
-    /// left out.
-    pub fn of(samples: &[Sample], now_ms: i64, span: Span, width: u16) -> DayChart {
+    /// The chart of `samples` (oldest first) over `span` ending at `now_ms`, then the hours
+    /// ahead of the `outlook` ([`Outlook::hours_ahead`]), with no more points than `width`
+    /// columns hold: an hour a point when they do, else the fewest hours a point that fit (a
+    /// week in 60 columns: 3 hours a point). Samples after `now_ms` are left out.
+    pub fn of(
+        samples: &[Sample],
+        now_ms: i64,
+        span: Span,
+        width: u16,
+        outlook: Option<&Outlook>,
+    ) -> DayChart {
         let width = i64::from(width.max(1));
+        let ahead = outlook.map_or(0, |o| o.hours_ahead(now_ms, span));
         let hours = span.hours();
         let per = HOURS_PER_POINT
             .into_iter()
-            .find(|per| hours / per <= width)
+            .find(|per| hours / per + (ahead + per - 1) / per <= width)
             .unwrap_or(24);
-        let count = (hours / per).min(width);
-        let last = now_ms.div_euclid(HOUR_MS).div_euclid(per);
-        let first = last - count + 1;
+        let future = ((ahead + per - 1) / per).min(width - 1);
+        let count = (hours / per).min(width - future);
+        let now_point = now_ms.div_euclid(HOUR_MS).div_euclid(per);
+        let first = now_point - count + 1;
         let seen: Vec<&Sample> = samples.iter().filter(|s| s.at_ms <= now_ms).collect();
         let oldest_point = seen
             .first()
             .map(|s| s.at_ms.div_euclid(HOUR_MS).div_euclid(per));
-        let mut points: Vec<Point> = (first..=last)
+        let mut points: Vec<Point> = (first..=now_point)
             .map(|p| match oldest_point {
                 Some(oldest) if p >= oldest => Point::Gap,
-                _ => Point::Before,
+                _ => Point::Empty,
             })
             .collect();
-        for s in &seen {
-            let p = s.at_ms.div_euclid(HOUR_MS).div_euclid(per) - first;
+        points.extend((0..future).map(|_| Point::Empty));
+        let mut put = |at_ms: i64, point: fn(f64) -> Point, sample: &Sample| {
+            let p = at_ms.div_euclid(HOUR_MS).div_euclid(per) - first;
             let slot = usize::try_from(p).ok().and_then(|p| points.get_mut(p));
-            if let (Some(slot), Some(fill)) = (slot, fill_pct(s)) {
-                *slot = Point::Fill(fill);
+            if let (Some(slot), Some(fill)) = (slot, fill_pct(sample)) {
+                *slot = point(fill);
+            }
+        };
+        for s in &seen {
+            put(s.at_ms, Point::Fill, s);
+        }
+        // A projected figure is the fill at the end of an hour: it goes with the hour it ends.
+        let path = outlook.map_or(&[][..], |o| o.path.as_slice());
+        for s in path.iter().filter(|s| s.at_ms > now_ms) {
+            if s.at_ms
+                .saturating_sub(1)
+                .div_euclid(HOUR_MS)
+                .div_euclid(per)
+                > now_point
+            {
+                put(s.at_ms.saturating_sub(1), Point::Projected, s);
             }
         }
         DayChart {
             points,
             hours_per_point: per,
             first_hour: first * per,
+            now_point: usize::try_from(count - 1).unwrap_or(0),
             history_ms: seen
                 .first()
                 .map_or(0, |oldest| now_ms.saturating_sub(oldest.at_ms)),
@@ -167,7 +227,7 @@ impl DayChart {
 
     fn fills(&self) -> impl Iterator<Item = f64> + '_ {
         self.points.iter().filter_map(|p| match p {
-            Point::Fill(v) => Some(*v),
+            Point::Fill(v) | Point::Projected(v) => Some(*v),
             _ => None,
         })
     }
@@ -182,6 +242,19 @@ impl DayChart {
 
     fn point_at(&self, column: u16, width: u16) -> usize {
         usize::from(column) * self.points.len() / usize::from(width.max(1))
+    }
+
+    /// The last of `width` columns that draws the current hour.
+    pub fn now_column(&self, width: u16) -> u16 {
+        (0..width)
+            .rev()
+            .find(|&c| self.point_at(c, width) <= self.now_point)
+            .unwrap_or(0)
+    }
+
+    /// The column of `width` that draws the instant `at_ms`, if the chart covers it.
+    pub fn column_of_instant(&self, at_ms: i64, width: u16) -> Option<u16> {
+        self.column_of_hour(at_ms.div_euclid(HOUR_MS), width)
     }
 
     /// The first of `width` columns that draws hour `hour` (hours since the epoch), if the
@@ -271,13 +344,13 @@ mod tests {
             .filter(|h| !(4..=5).contains(h))
             .map(|h| at(f64::from(h), 1_000 - i64::from(h) * 50))
             .collect();
-        let chart = DayChart::of(&samples, NOON, Span::Day, 48);
+        let chart = DayChart::of(&samples, NOON, Span::Day, 48, None);
         assert_eq!(chart.hours_per_point, 1);
         assert_eq!(chart.points.len(), 24);
         assert_eq!(chart.first_hour, NOON / HOUR_MS - 23);
         // Point 23 is the current hour, point 23 - h the hour h hours ago.
         let p = &chart.points;
-        assert!(p[..14].iter().all(|p| *p == Point::Before), "{p:?}");
+        assert!(p[..14].iter().all(|p| *p == Point::Empty), "{p:?}");
         assert_eq!(p[14], Point::Fill(55.0), "the oldest sample, 9 h ago");
         assert_eq!(p[17], Point::Fill(70.0));
         assert_eq!((p[18], p[19]), (Point::Gap, Point::Gap));
@@ -296,7 +369,7 @@ mod tests {
     #[test]
     fn a_week_in_sixty_columns_takes_three_hours_a_point_aligned_on_days() {
         let samples: Vec<Sample> = (0..=168).rev().map(|h| at(f64::from(h), 500)).collect();
-        let chart = DayChart::of(&samples, NOON, Span::Week, 60);
+        let chart = DayChart::of(&samples, NOON, Span::Week, 60, None);
         assert_eq!((chart.hours_per_point, chart.points.len()), (3, 56));
         assert_eq!(chart.first_hour % 3, 0);
         assert!(chart.points.iter().all(|p| *p == Point::Fill(50.0)));
@@ -305,14 +378,53 @@ mod tests {
         let midnights: Vec<i64> = chart.point_starts().filter(|h| h % 24 == 0).collect();
         assert_eq!(midnights.len(), 7);
         // Fewer columns than a day a point needs: the newest points only.
-        let tiny = DayChart::of(&samples, NOON, Span::Week, 5);
+        let tiny = DayChart::of(&samples, NOON, Span::Week, 5, None);
         assert_eq!((tiny.hours_per_point, tiny.points.len()), (24, 5));
+    }
+
+    #[test]
+    fn the_forecasts_path_follows_now_up_to_the_end_of_its_window() {
+        let past: Vec<Sample> = (0..=30).rev().map(|h| at(f64::from(h), 500)).collect();
+        // From 50 % now, 100 more an hour from 13:00: full at 18:00, likely 16:00 to 19:30.
+        let path: Vec<Sample> = (0..=6)
+            .map(|h| at(-f64::from(h), 500 + 100 * (i64::from(h) - 1).max(0)))
+            .collect();
+        let outlook = Outlook {
+            path,
+            full_at_ms: Some(NOON + 6 * HOUR_MS),
+            likely_ms: Some((NOON + 4 * HOUR_MS, NOON + 7 * HOUR_MS + HOUR_MS / 2)),
+        };
+        assert_eq!(outlook.hours_ahead(NOON, Span::Day), 8);
+        assert_eq!(outlook.hours_ahead(NOON, Span::Week), 8);
+        let far = Outlook {
+            likely_ms: Some((NOON, NOON + 20 * HOUR_MS)),
+            ..outlook.clone()
+        };
+        assert_eq!(
+            far.hours_ahead(NOON, Span::Day),
+            8,
+            "a third of the span at most"
+        );
+        let chart = DayChart::of(&past, NOON, Span::Day, 48, Some(&outlook));
+        assert_eq!((chart.hours_per_point, chart.points.len()), (1, 32));
+        assert_eq!(chart.now_point, 23);
+        let p = &chart.points;
+        assert_eq!(p[23], Point::Fill(50.0), "now");
+        // The hour from 13:00 ends at 60 %, then 70, 80, 90, and 100 % at 18:00.
+        let ahead = [60.0, 70.0, 80.0, 90.0, 100.0].map(Point::Projected);
+        assert_eq!(&p[24..29], &ahead);
+        assert_eq!(&p[29..], &[Point::Empty; 3], "after the path's end");
+        assert_eq!(chart.range(), Some((50.0, 100.0)));
+        // 32 points in 48 columns: the current hour's last column, and the window's ends.
+        assert_eq!(chart.now_column(48), 35);
+        assert_eq!(chart.column_of_instant(NOON + 4 * HOUR_MS, 48), Some(41));
+        assert_eq!(chart.column_of_instant(NOON + 9 * HOUR_MS, 48), None);
     }
 
     #[test]
     fn samples_after_now_are_left_out_and_a_chart_needs_an_hour() {
         let samples = [at(2.0, 100), at(-1.0, 900)];
-        let chart = DayChart::of(&samples, NOON, Span::Day, 24);
+        let chart = DayChart::of(&samples, NOON, Span::Day, 24, None);
         assert_eq!(chart.range(), Some((10.0, 10.0)));
         assert!(has_chart(&samples, NOON));
         assert!(!has_chart(&[at(0.5, 1)], NOON));

@@ -1,6 +1,7 @@
 //! How the forecast did on a route's own past: at each past hour with a day of history behind
-//! it, the forecast made from the samples up to then, compared with what the route then did.
-//! Pure maths over the samples the store keeps, so an operator sees how far to believe it.
+//! it (the last [`SCORED`] of them), the forecast made from the samples up to then, compared
+//! with what the route then did. Pure maths over the samples the store keeps, so an operator
+//! sees how far to believe it.
 //!
 //! An **alarm** is a forecast of a sell-out within [`ALARM`]; it **came true** when the route
 //! really ran out within [`ALARM_GRACE`] of the hour (the forecast benchmark's rule, as a
@@ -16,6 +17,9 @@ use super::{Sample, for_route};
 pub const ALARM: Duration = Duration::from_secs(6 * 3600);
 /// An alarm came true when the sell-out came within this long.
 pub const ALARM_GRACE: Duration = Duration::from_secs(9 * 3600);
+/// How far back from the newest sample hours are scored: a week holds every hour of every
+/// weekday, and keeps the cost of a backtest over five weeks of samples to 168 forecasts.
+pub const SCORED: Duration = Duration::from_secs(7 * 86_400);
 /// History needed before an hour is scored (as the day-shaped method needs a day).
 const WARM_UP_MS: i64 = 24 * 3_600_000;
 const HOUR_MS: i64 = 3_600_000;
@@ -33,8 +37,8 @@ pub struct Backtest {
     pub median_error: Option<f64>,
 }
 
-/// Scores the forecast at every whole hour of `samples` (time-ordered) that has a day of
-/// history before it and a later sample to judge it by.
+/// Scores the forecast at every whole hour of the last [`SCORED`] of `samples` (time-ordered)
+/// that has a day of history before it and a later sample to judge it by.
 pub fn backtest(samples: &[Sample]) -> Backtest {
     let (Some(first), Some(last)) = (samples.first(), samples.last()) else {
         return Backtest::default();
@@ -43,7 +47,9 @@ pub fn backtest(samples: &[Sample]) -> Backtest {
     let grace_ms = i64::try_from(ALARM_GRACE.as_millis()).unwrap_or(i64::MAX);
     let mut out = Backtest::default();
     let mut errors = Vec::new();
-    let start = (first.at_ms + WARM_UP_MS).div_euclid(HOUR_MS) * HOUR_MS + HOUR_MS;
+    let scored_ms = i64::try_from(SCORED.as_millis()).unwrap_or(i64::MAX);
+    let from = (first.at_ms + WARM_UP_MS).max(last.at_ms.saturating_sub(scored_ms));
+    let start = from.div_euclid(HOUR_MS) * HOUR_MS + HOUR_MS;
     let mut hour = start;
     while hour < last.at_ms {
         let upto = samples.partition_point(|s| s.at_ms <= hour);
@@ -105,6 +111,12 @@ mod tests {
         assert!(b.alarms >= 5, "{b:?}");
         assert_eq!(b.came_true, b.alarms, "{b:?}");
         assert!(b.median_error.unwrap() < 0.1, "{b:?}");
+    }
+
+    #[test]
+    fn only_the_last_week_is_scored() {
+        let samples = steady(10, 1_000_000, 24 * 20);
+        assert_eq!(backtest(&samples).hours, 7 * 24);
     }
 
     #[test]

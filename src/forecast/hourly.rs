@@ -179,6 +179,40 @@ pub fn sell_out(
     refill: Option<Refill>,
     pace: impl Fn(i64) -> f64,
 ) -> Option<i64> {
+    walk(start_ms, remaining, horizon_ms, refill, pace, |_, _| {})
+}
+
+/// The minutes left along the walk of [`sell_out`]: `(instant, minutes left)` at `start_ms`, at
+/// each hour's end (after a refill, when one falls there) up to `until_ms`, and at the sell-out
+/// if it comes first, which ends the path.
+pub fn path(
+    start_ms: i64,
+    remaining: f64,
+    until_ms: i64,
+    refill: Option<Refill>,
+    pace: impl Fn(i64) -> f64,
+) -> Vec<(i64, f64)> {
+    let mut points = vec![(start_ms, remaining.max(0.0))];
+    let horizon_ms = until_ms.saturating_sub(start_ms).max(0);
+    let end = walk(start_ms, remaining, horizon_ms, refill, pace, |at, left| {
+        points.push((at, left));
+    });
+    if let Some(at) = end.filter(|&at| at > start_ms) {
+        points.push((at, 0.0));
+    }
+    points
+}
+
+/// The walk itself: [`sell_out`]'s answer, with `on_hour(instant, minutes left)` called at each
+/// hour's end it passes.
+fn walk(
+    start_ms: i64,
+    remaining: f64,
+    horizon_ms: i64,
+    refill: Option<Refill>,
+    pace: impl Fn(i64) -> f64,
+    mut on_hour: impl FnMut(i64, f64),
+) -> Option<i64> {
     if remaining <= 0.0 {
         return Some(start_ms);
     }
@@ -202,6 +236,9 @@ pub fn sell_out(
             && hour_of_day(hour) == refill.hour_of_day
         {
             left = refill.remaining;
+        }
+        if at <= end_ms {
+            on_hour(at, left);
         }
     }
     None
@@ -262,5 +299,32 @@ mod tests {
         });
         let at = sell_out(MONDAY - 2 * HOUR_MS, 50.0, DAY_MS, refill, |_| 20.0).unwrap();
         assert_eq!(at, MONDAY + 5 * HOUR_MS);
+    }
+
+    #[test]
+    fn the_path_follows_the_walk_hour_by_hour_to_the_sell_out() {
+        // 10 an hour from 00:30, 25 left: 20 at 01:00, 10 at 02:00, 0 at 03:00.
+        let start = MONDAY + HOUR_MS / 2;
+        let walked = path(start, 25.0, MONDAY + DAY_MS, None, |_| 10.0);
+        let hours: Vec<(i64, f64)> = (0..4).map(|h| (MONDAY + h * HOUR_MS, 0.0)).collect();
+        assert_eq!(
+            walked,
+            [
+                (start, 25.0),
+                (hours[1].0, 20.0),
+                (hours[2].0, 10.0),
+                (hours[3].0, 0.0)
+            ]
+        );
+        // Nothing sold: the path runs flat to where it was asked to stop.
+        let flat = path(MONDAY, 5.0, MONDAY + 2 * HOUR_MS, None, |_| 0.0);
+        assert_eq!(
+            flat,
+            [
+                (MONDAY, 5.0),
+                (MONDAY + HOUR_MS, 5.0),
+                (MONDAY + 2 * HOUR_MS, 5.0)
+            ]
+        );
     }
 }

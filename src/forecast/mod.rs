@@ -367,6 +367,28 @@ pub fn for_route(samples: &[Sample]) -> Option<Forecast> {
     })
 }
 
+/// The fill [`for_route`]'s forecast expects after the newest sample: samples at the newest
+/// one's instant, at each hour's end up to `until_ms`, and at the sell-out if it comes first
+/// (the path ends there). Along the day's shape once there is a day of history, else along the
+/// hour's straight line; `None` when [`for_route`] would say nothing.
+pub fn projection(samples: &[Sample], until_ms: i64) -> Option<Vec<Sample>> {
+    let newest = *samples.last()?;
+    let path = match seasonal::day_shape_path(samples, newest.at_ms, until_ms) {
+        Ok(path) => path?,
+        Err(seasonal::TooShort) => {
+            let rate = forecast(samples)?.rate_per_hour;
+            let left = (newest.total - newest.sold).max(0) as f64;
+            hourly::path(newest.at_ms, left, until_ms, None, |_| rate)
+        }
+    };
+    let sample = |(at_ms, left): (i64, f64)| Sample {
+        at_ms,
+        sold: newest.total - left.round() as i64,
+        total: newest.total,
+    };
+    Some(path.into_iter().map(sample).collect())
+}
+
 /// The forecast of every route whose series makes one.
 pub fn for_series(series: &Series) -> Forecasts {
     series

@@ -135,52 +135,117 @@ pub fn day_shape_only(
     samples: &[Sample],
     now_ms: i64,
 ) -> Result<Option<DayShapedForecast>, TooShort> {
-    let Some(samples) = samples.get(..samples.partition_point(|s| s.at_ms <= now_ms)) else {
-        return Ok(None);
-    };
-    let Some(&newest) = samples.last() else {
-        return Ok(None);
-    };
-    let history_ms = i64::try_from(HISTORY.as_millis()).unwrap_or(i64::MAX);
-    let hours = HourlySales::of(samples, newest.at_ms.saturating_sub(history_ms));
-    if (hours.observed_hours() as u64) < MIN_HISTORY.as_secs() / 3600 {
-        return Err(TooShort);
-    }
-    Ok(walk_forward(&hours, newest))
+    Ok(Model::of(samples, now_ms)?.and_then(|model| model.forecast()))
 }
 
-/// Steps 2 to 5 of the method, once a day of history is there.
-fn walk_forward(hours: &HourlySales, newest: Sample) -> Option<DayShapedForecast> {
-    let current = hourly::hour_index(newest.at_ms);
-    let profile = profile(hours, current)?;
-    let persistence = persistence(hours, &profile, current);
-    let level = Level {
-        day_start: current.div_euclid(24) * 24,
-        ratio: level(hours, &profile, current, Some(newest.at_ms)),
-        persistence,
-    };
-    let remaining = (newest.total - newest.sold).max(0) as f64;
-    let refill = refill(hours, newest.total);
-    let horizon_ms = i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX);
-    let walk = |scale: f64| {
-        hourly::sell_out(newest.at_ms, remaining, horizon_ms, refill, |h| {
-            scale * level.at(h) * profile.at(h)
+/// The minutes left along the day-shaped walk, `(instant, minutes left)` from the newest
+/// sample to `until_ms` or the sell-out ([`hourly::path`]): the curve the detail view draws.
+/// `Err(TooShort)` and `Ok(None)` as for [`day_shape_only`].
+pub fn day_shape_path(
+    samples: &[Sample],
+    now_ms: i64,
+    until_ms: i64,
+) -> Result<Option<Vec<(i64, f64)>>, TooShort> {
+    Ok(Model::of(samples, now_ms)?.map(|model| {
+        hourly::path(
+            model.newest.at_ms,
+            model.remaining(),
+            until_ms,
+            model.refill,
+            |h| model.pace(h, 1.0),
+        )
+    }))
+}
+
+/// What the walk forward reads (steps 1 to 4 of the method), learnt once from the samples.
+struct Model {
+    hours: HourlySales,
+    newest: Sample,
+    current: i64,
+    profile: Profile,
+    level: Level,
+    refill: Option<Refill>,
+}
+
+impl Model {
+    /// The model of the samples up to `now_ms`; `Err(TooShort)` with less than a day of
+    /// observed hours, `Ok(None)` when they sold too little for a profile.
+    fn of(samples: &[Sample], now_ms: i64) -> Result<Option<Model>, TooShort> {
+        let Some(samples) = samples.get(..samples.partition_point(|s| s.at_ms <= now_ms)) else {
+            return Ok(None);
+        };
+        let Some(&newest) = samples.last() else {
+            return Ok(None);
+        };
+        let history_ms = i64::try_from(HISTORY.as_millis()).unwrap_or(i64::MAX);
+        let hours = HourlySales::of(samples, newest.at_ms.saturating_sub(history_ms));
+        if (hours.observed_hours() as u64) < MIN_HISTORY.as_secs() / 3600 {
+            return Err(TooShort);
+        }
+        let current = hourly::hour_index(newest.at_ms);
+        let Some(profile) = profile(&hours, current) else {
+            return Ok(None);
+        };
+        let level = Level {
+            day_start: current.div_euclid(24) * 24,
+            ratio: level(&hours, &profile, current, Some(newest.at_ms)),
+            persistence: persistence(&hours, &profile, current),
+        };
+        let refill = refill(&hours, newest.total);
+        Ok(Some(Model {
+            hours,
+            newest,
+            current,
+            profile,
+            level,
+            refill,
+        }))
+    }
+
+    /// Minutes left after the newest sample.
+    fn remaining(&self) -> f64 {
+        (self.newest.total - self.newest.sold).max(0) as f64
+    }
+
+    /// Minutes expected in hour `h`, the pace scaled by `scale`.
+    fn pace(&self, h: i64, scale: f64) -> f64 {
+        scale * self.level.at(h) * self.profile.at(h)
+    }
+
+    /// Step 5 and the answer: the sell-out, its likely window, the pace now.
+    fn forecast(&self) -> Option<DayShapedForecast> {
+        let newest = self.newest;
+        let horizon_ms = i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX);
+        let walk = |scale: f64| {
+            hourly::sell_out(
+                newest.at_ms,
+                self.remaining(),
+                horizon_ms,
+                self.refill,
+                |h| self.pace(h, scale),
+            )
+        };
+        let sells_out_at_ms = walk(1.0);
+        let window_ms = sells_out_at_ms.and_then(|at| {
+            let span = usize::try_from((at - newest.at_ms).div_euclid(HOUR_MS) + 1).ok()?;
+            let (low, high) = analogue_quantiles(
+                &self.hours,
+                &self.profile,
+                self.level.persistence,
+                self.current,
+                span,
+            )?;
+            let early = walk(high)?;
+            let late = walk(low).unwrap_or(newest.at_ms.saturating_add(horizon_ms));
+            Some((early.min(at), late.max(at)))
+        });
+        Some(DayShapedForecast {
+            pace_per_hour_now: self.pace(self.current, 1.0),
+            sells_out_at_ms,
+            window_ms,
+            method: Method::DayShape,
         })
-    };
-    let sells_out_at_ms = walk(1.0);
-    let window_ms = sells_out_at_ms.and_then(|at| {
-        let span = usize::try_from((at - newest.at_ms).div_euclid(HOUR_MS) + 1).ok()?;
-        let (low, high) = analogue_quantiles(hours, &profile, persistence, current, span)?;
-        let early = walk(high)?;
-        let late = walk(low).unwrap_or(newest.at_ms.saturating_add(horizon_ms));
-        Some((early.min(at), late.max(at)))
-    });
-    Some(DayShapedForecast {
-        pace_per_hour_now: level.at(current) * profile.at(current),
-        sells_out_at_ms,
-        window_ms,
-        method: Method::DayShape,
-    })
+    }
 }
 
 /// The straight line's answer, in this module's terms.
@@ -357,6 +422,25 @@ mod tests {
         // The line over the last hour says about 3.4 h.
         let line = super::super::forecast(&s).unwrap().sells_out_at.unwrap();
         assert!(line.timestamp_millis() - now < 4 * HOUR_MS);
+    }
+
+    #[test]
+    fn the_path_is_flat_overnight_and_ends_at_the_sell_out() {
+        let (s, now) = at_nine_pm(|sold| sold + 1700, |h| curve(h % 24));
+        let f = day_shaped(&s, now).unwrap();
+        let path = day_shape_path(&s, now, now + 2 * DAY_MS).unwrap().unwrap();
+        assert_eq!(path.first(), Some(&(now, 1700.0)));
+        let (end, left) = *path.last().unwrap();
+        assert_eq!((Some(end), left), (f.sells_out_at_ms, 0.0));
+        // 23:00 to 07:00 sells 50 then nothing: the minutes left stay put from midnight.
+        let at = |hours: i64| {
+            path.iter()
+                .find(|(t, _)| *t == now + hours * HOUR_MS)
+                .unwrap()
+                .1
+        };
+        assert!((at(3) - at(10)).abs() < 1.0, "{path:?}");
+        assert!(at(2) > at(3) && at(12) < at(10), "{path:?}");
     }
 
     #[test]

@@ -177,13 +177,17 @@ fn detail_chart_over_24_hours_with_last_nights_gap() {
     detail_of(&mut app, "in-mumbai");
     let term = draw(&mut app, 80, 24);
     let text = screen(&term);
-    assert!(text.contains("fill over the last 24 h: "), "{text}");
+    assert!(
+        text.contains("fill over the last 24 h + forecast: "),
+        "{text}"
+    );
     assert!(!text.contains("of history"), "a full day: {text}");
     assert!(!text.contains("fill this session"), "the chart replaces it");
     let axis = text.lines().find(|l| l.contains("-24h")).unwrap();
     assert!(axis.contains("now") && axis.contains("00:00"), "{axis}");
-    // 02:00 to 04:00: three hours, two columns each, hatched from top to bottom.
-    let hatched = text.lines().filter(|l| l.contains("░░░░░░")).count();
+    // 02:00 to 04:00: three hours, five columns in all (the forecast's hours ahead share the
+    // width), hatched from top to bottom.
+    let hatched = text.lines().filter(|l| l.contains("░░░░░")).count();
     assert!(hatched >= 5, "the gap spans the bars' height:\n{text}");
     let footer = text.lines().last().unwrap();
     assert!(footer.contains("d 24h/7d"), "{footer}");
@@ -197,7 +201,10 @@ fn detail_chart_over_7_days_says_how_much_history_there_is() {
     key(&mut app, KeyCode::Char('d'));
     let term = draw(&mut app, 80, 24);
     let text = screen(&term);
-    assert!(text.contains("fill over the last 7 days: "), "{text}");
+    assert!(
+        text.contains("fill over the last 7 days + forecast: "),
+        "{text}"
+    );
     assert!(text.contains("5 days of history"), "130 h: {text}");
     let axis = text.lines().find(|l| l.contains("now")).unwrap();
     for day in ["Tue", "Wed", "Thu", "Fri", "Sat"] {
@@ -207,6 +214,88 @@ fn detail_chart_over_7_days_says_how_much_history_there_is() {
     // And back.
     key(&mut app, KeyCode::Char('d'));
     assert!(screen(&draw(&mut app, 80, 24)).contains("last 24 h"));
+}
+
+/// A route that sells a daily curve (nothing at night, 1,000 minutes an hour by day, 2,000 in
+/// the evening), each day busier or quieter than the last, for eight days; 9,000 minutes are
+/// left at noon: full at about 19:30, today's evening.
+fn selling_out(options: UiOptions) -> App {
+    let per_hour = |hours_ago: i64| {
+        let at = t(-hours_ago * 3600);
+        let hour_of_day = (12 - hours_ago).rem_euclid(24);
+        let day = (hours_ago + 12).div_euclid(24) as f64;
+        let level = 1.0 + 0.2 * (day * 2.3).sin();
+        let pace = match hour_of_day {
+            0..7 => 0.0,
+            7..18 => 1_000.0,
+            18..23 => 2_000.0,
+            _ => 200.0,
+        };
+        (at, (pace * level).round() as i64)
+    };
+    let hours = 8 * 24;
+    let mut sold = 0;
+    let mut samples = Vec::new();
+    for hours_ago in (1..=hours).rev() {
+        let (at, sales) = per_hour(hours_ago);
+        samples.push((at, sold));
+        sold += sales;
+    }
+    let total = sold + 9_000;
+    let series: Series = [(
+        "ke-nairobi".to_owned(),
+        samples
+            .into_iter()
+            .map(|(at, sold)| Sample {
+                at_ms: at.timestamp_millis(),
+                sold,
+                total,
+            })
+            .collect(),
+    )]
+    .into_iter()
+    .collect();
+    let mut store = Store::new(Thresholds::default());
+    store.seed_forecasts(series);
+    let mut app = App::with_store(options, store, t(0), Instant::now());
+    let route = route("ke-nairobi", "Nairobi", "+254", total, sold, 40, 20);
+    app.update(Event::Poll(PollEvent::Capacity {
+        seq: 1,
+        received_at: t(0),
+        result: Ok(capacity(t(0), vec![route])),
+    }));
+    app
+}
+
+#[test]
+fn the_forecast_runs_ahead_of_now_to_the_sell_out_with_its_window_and_track_record() {
+    let mut app = selling_out(demo());
+    key(&mut app, KeyCode::Enter);
+    let term = draw(&mut app, 80, 28);
+    let text = screen(&term);
+    assert!(
+        text.contains("fill over the last 24 h + forecast: "),
+        "{text}"
+    );
+    assert!(text.contains("track record "), "{text}");
+    assert!(
+        text.contains("day shape of 8 d  full in ~7 h 31 min"),
+        "{text}"
+    );
+    let window = text.lines().find(|l| l.contains("likely full")).unwrap();
+    assert!(window.contains('├') && window.contains('┤'), "{window}");
+    let axis = text.lines().find(|l| l.contains("-24h")).unwrap();
+    assert!(axis.contains("now") && axis.contains("18:00"), "{axis}");
+    snap("days_detail_forecast", &term);
+    // In ASCII, the window is marked in ASCII too.
+    let mut app = selling_out(UiOptions {
+        ascii: true,
+        ..demo()
+    });
+    key(&mut app, KeyCode::Enter);
+    let text = screen(&draw(&mut app, 80, 28));
+    let window = text.lines().find(|l| l.contains("likely full")).unwrap();
+    assert!(window.contains("|-|") && window.is_ascii(), "{window}");
 }
 
 #[test]
@@ -227,7 +316,7 @@ fn a_route_with_hours_of_history_says_so_and_ascii_draws_it_in_ascii() {
     for span in ["24 h", "7 days"] {
         let text = screen(&draw(&mut app, 80, 24));
         assert!(text.contains(&format!("last {span}")), "{text}");
-        assert!(text.contains("::::"), "the gap, in ASCII:\n{text}");
+        assert!(text.contains("::"), "the gap, in ASCII:\n{text}");
         let not_ascii: String = text.chars().filter(|c| !c.is_ascii()).collect();
         assert_eq!(not_ascii, "", "only the names are the service's:\n{text}");
         key(&mut app, KeyCode::Char('d'));

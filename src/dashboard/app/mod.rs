@@ -12,6 +12,7 @@
 //! outside world into [`Event`]s and draws the state with the renderer (`ui`), which only
 //! reads it. Where panels go comes from [`crate::dashboard::layout`], which both sides use.
 
+pub mod insight;
 pub mod keys;
 pub mod routes_view;
 pub mod travel;
@@ -160,6 +161,8 @@ pub struct App {
     pub show_events: bool,
     /// How far back the detail view's chart over days reaches.
     pub day_span: Span,
+    /// The detail view's path ahead and backtest of its route ([`insight`]).
+    insight: Option<insight::Insight>,
 }
 
 impl App {
@@ -190,6 +193,7 @@ impl App {
             overlay: Overlay::None,
             show_events: false,
             day_span: Span::default(),
+            insight: None,
         }
     }
 
@@ -219,6 +223,12 @@ impl App {
 
     /// Applies one event; returns what the runtime should do about it.
     pub fn update(&mut self, event: Event) -> Option<Action> {
+        let action = self.apply(event);
+        self.refresh_insight();
+        action
+    }
+
+    fn apply(&mut self, event: Event) -> Option<Action> {
         match event {
             Event::Key(key) => {
                 let msg = self.options.keys.key(self.mode(), &key)?;

@@ -1,17 +1,22 @@
 //! The detail view's chart of a route's fill over the last 24 hours or the last 7 days, from
 //! the store's samples ([`crate::dashboard::days`]): a bar per hour (or per few hours), scaled
 //! between the lowest and the highest fill shown, hatched where captop took no sample, with the
-//! span, the range and the ends of the time axis (the service's clock, UTC) labelled.
+//! span, the range and the ends of the time axis (the service's clock, UTC) labelled. When the
+//! route has a forecast, the hours ahead follow `now` in the muted style: the fill the forecast
+//! expects, up to the sell-out, and under the axis its likely window.
 //!
 //! ```text
-//! fill over the last 24 h: 41–84 %                                  21 h of history
-//!  84 %        ▂▂▄▄▆▆██████░░░░████▆▆▂▂
-//!              ████████████░░░░████████
-//!  41 %      ▁▁████████████░░░░████████
-//!       -24h          18:00         00:00         06:00                      now
+//! fill over the last 24 h: 41–84 %, ahead to full                   21 h of history
+//! 100 %                                                    ▄▆█
+//!              ▂▂▄▄▆▆██████░░░░████▆▆▂▂        ▁▁▁▁▁▁▁▁▁▁▁▁▁███
+//!  41 %      ▁▁████████████░░░░████████████████████████████████
+//!       -24h          18:00         00:00         06:00    now 18:00
+//!       likely full 15:10–19:40                              ├───┤
 //! ```
-//! A [`Sparkline`] draws it: its bars come in ASCII too (`--ascii`), and a bar it is given no
-//! value for is drawn with a symbol of its own, which makes the gaps.
+//! A [`Sparkline`] draws it: its bars come in ASCII too (`--ascii`), a bar it is given no value
+//! for is drawn with a symbol of its own, which makes the gaps, and each bar may have a style
+//! of its own, which sets the hours ahead apart. (ratatui's `Chart` was considered: its markers
+//! have no ASCII form and its lines join across the hours captop did not see.)
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -21,9 +26,11 @@ use ratatui::widgets::{Paragraph, Sparkline};
 use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
-use crate::dashboard::days::{self, DayChart, Point, Span as DaySpan};
+use ratatui::widgets::SparklineBar;
+
+use crate::dashboard::days::{self, DayChart, Outlook, Point, Span as DaySpan};
 use crate::forecast::Sample;
-use crate::text::pad_left;
+use crate::text::{pad, pad_left};
 
 /// Cells left of the bars for the fill labels: `100 %` and a space.
 const GUTTER: u16 = 6;
@@ -31,13 +38,14 @@ const GUTTER: u16 = 6;
 const MIN_BARS: u16 = 12;
 
 /// Draws the chart of `samples` over `span` ending at `now_ms` (the service's clock) into
-/// `area`: a title line, the bars, and under them the time axis when there is room. Bars take
-/// the `level` style of the route's fill.
+/// `area`, with the `outlook`'s hours ahead: a title line, the bars, and under them the time
+/// axis and the likely window when there is room. Bars take the `level` style of the route's
+/// fill, the hours ahead the muted one.
 pub fn render(
     frame: &mut Frame<'_>,
     area: Rect,
     (samples, now_ms): (&[Sample], i64),
-    span: DaySpan,
+    (span, outlook): (DaySpan, Option<&Outlook>),
     level: Style,
     theme: &Theme,
 ) {
@@ -45,10 +53,12 @@ pub fn render(
         return;
     }
     let bars_w = area.width - GUTTER;
-    let chart = DayChart::of(samples, now_ms, span, bars_w);
+    let chart = DayChart::of(samples, now_ms, span, bars_w, outlook);
     let range = chart.range();
     let with_axis = area.height >= 3;
-    let bars_h = area.height - 1 - u16::from(with_axis);
+    let window = outlook.and_then(|o| window_line(&chart, o, bars_w, theme));
+    let with_window = window.is_some() && area.height >= 5;
+    let bars_h = area.height - 1 - u16::from(with_axis) - u16::from(with_window);
     frame.render_widget(
         Paragraph::new(title(&chart, span, range, area.width, theme)),
         Rect { height: 1, ..area },
@@ -68,10 +78,16 @@ pub fn render(
         },
     );
     let ticks = u64::from(bars_h) * 8;
-    let heights: Vec<Option<u64>> = chart
+    let heights: Vec<SparklineBar> = chart
         .columns(bars_w)
         .iter()
-        .map(|point| bar_height(*point, range, ticks))
+        .map(|point| {
+            let bar = SparklineBar::from(bar_height(*point, range, ticks));
+            match point {
+                Point::Projected(_) => bar.style(theme.muted()),
+                _ => bar,
+            }
+        })
         .collect();
     frame.render_widget(
         Sparkline::default()
@@ -83,20 +99,72 @@ pub fn render(
             .absent_value_style(theme.muted()),
         bars,
     );
+    let under = |row: u16| Rect {
+        x: area.x,
+        y: bars.bottom() + row,
+        width: area.width,
+        height: 1,
+    };
     if with_axis {
+        let axis = Line::styled(axis(&chart, span, bars_w), theme.muted());
         frame.render_widget(
-            Paragraph::new(Line::styled(axis(&chart, span, bars_w), theme.muted())),
+            Paragraph::new(axis),
             Rect {
                 y: bars.bottom(),
-                height: 1,
                 ..bars
             },
         );
     }
+    if let Some(window) = window.filter(|_| with_window) {
+        frame.render_widget(Paragraph::new(window), under(1));
+    }
 }
 
-/// `fill over the last 24 h: 41–84 %`, and on the right `21 h of history` when the route's
-/// samples do not reach back over the whole span.
+/// `likely full 15:10–19:40` in the gutter's place and, under the hours it spans, `├───┤`
+/// (the late end an arrow `─>` when it lies beyond the chart); `None` without a window, or
+/// when the window starts beyond the chart.
+fn window_line(
+    chart: &DayChart,
+    outlook: &Outlook,
+    width: u16,
+    theme: &Theme,
+) -> Option<Line<'static>> {
+    let (early, late) = outlook.likely_ms?;
+    let glyphs = theme.glyphs();
+    let (open, bar, close) = glyphs.window;
+    let from = chart.column_of_instant(early, width)?;
+    let to = chart.column_of_instant(late, width);
+    let end = to.unwrap_or(width.saturating_sub(1));
+    let mut marks = String::from(open);
+    for _ in from + 1..end {
+        marks.push_str(bar);
+    }
+    if end > from {
+        marks.push_str(if to.is_some() { close } else { glyphs.beyond });
+    }
+    let clock = |ms: i64| {
+        chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
+            .map_or_else(String::new, |at| at.format("%H:%M").to_string())
+    };
+    let text = format!("likely full {}{}{}", clock(early), glyphs.dash, clock(late));
+    let lead = usize::from(GUTTER + from);
+    let spans = if text.width() < lead {
+        vec![
+            Span::styled(pad(&text, lead), theme.muted()),
+            Span::styled(marks, theme.muted()),
+        ]
+    } else {
+        vec![
+            Span::raw(" ".repeat(lead)),
+            Span::styled(marks, theme.muted()),
+            Span::styled(format!(" {text}"), theme.muted()),
+        ]
+    };
+    Some(Line::from(spans))
+}
+
+/// `fill over the last 24 h: 41–84 %` (`… + forecast: …` with hours ahead), and on the
+/// right `21 h of history` when the route's samples do not reach back over the whole span.
 fn title(
     chart: &DayChart,
     span: DaySpan,
@@ -108,7 +176,12 @@ fn title(
         Some(range) => range_text(range, theme),
         None => "no samples".to_owned(),
     };
-    let left = format!("fill over the {}: {shown}", span.label());
+    let ahead = chart
+        .points
+        .iter()
+        .any(|p| matches!(p, Point::Projected(_)));
+    let then = if ahead { " + forecast" } else { "" };
+    let left = format!("fill over the {}{then}: {shown}", span.label());
     let mut spans = vec![Span::styled(left.clone(), theme.muted())];
     if chart.history_ms < span.hours() * days::HOUR_MS {
         let note = days::history_text(chart.history_ms);
@@ -152,9 +225,9 @@ fn gutter(range: Option<(f64, f64)>, bars_h: u16, theme: &Theme) -> Vec<Line<'st
 /// and no value (the gap symbol) where no sample was taken.
 fn bar_height(point: Point, range: Option<(f64, f64)>, ticks: u64) -> Option<u64> {
     match point {
-        Point::Before => Some(0),
+        Point::Empty => Some(0),
         Point::Gap => None,
-        Point::Fill(v) => {
+        Point::Fill(v) | Point::Projected(v) => {
             let (lo, hi) = range.unwrap_or((v, v));
             if hi <= lo {
                 return Some(ticks);
@@ -165,7 +238,7 @@ fn bar_height(point: Point, range: Option<(f64, f64)>, ticks: u64) -> Option<u64
     }
 }
 
-/// The time axis under `width` columns of bars: `now` at the right end; every sixth hour of
+/// The time axis under `width` columns of bars: `now` under the current hour; every sixth hour of
 /// the day (`18:00`) over 24 hours, or the day's name from each midnight (`Mon`) over 7 days;
 /// and where the span starts (`-24h`, `-7d`) at the left end, unless a label is there
 /// already. Labels that would touch one placed before are left out.
@@ -183,7 +256,8 @@ fn axis(chart: &DayChart, span: DaySpan, width: u16) -> String {
             taken.push((at, end));
         }
     };
-    place(width.saturating_sub(3), "now");
+    let now_end = usize::from(chart.now_column(width as u16));
+    place(now_end.saturating_sub(2), "now");
     let (every, format, start) = match span {
         DaySpan::Day => (6, "%H:%M", "-24h"),
         DaySpan::Week => (24, "%a", "-7d"),
@@ -225,14 +299,14 @@ mod tests {
         assert_eq!(bar_height(Point::Fill(80.0), range, 32), Some(32));
         assert_eq!(bar_height(Point::Fill(60.0), range, 32), Some(17));
         assert_eq!(bar_height(Point::Gap, range, 32), None);
-        assert_eq!(bar_height(Point::Before, range, 32), Some(0));
+        assert_eq!(bar_height(Point::Empty, range, 32), Some(0));
         let flat = Some((50.0, 50.0));
         assert_eq!(bar_height(Point::Fill(50.0), flat, 32), Some(32));
     }
 
     #[test]
     fn the_axis_names_the_ends_and_the_hours_or_days_between() {
-        let chart = DayChart::of(&hourly(0..=30), NOON, DaySpan::Day, 48);
+        let chart = DayChart::of(&hourly(0..=30), NOON, DaySpan::Day, 48, None);
         let line = axis(&chart, DaySpan::Day, 48);
         assert_eq!(line.chars().count(), 48);
         assert!(line.starts_with("-24h"), "{line:?}");
@@ -240,7 +314,7 @@ mod tests {
         for hour in ["18:00", "00:00", "06:00"] {
             assert!(line.contains(hour), "{hour} in {line:?}");
         }
-        let chart = DayChart::of(&hourly(0..=200), NOON, DaySpan::Week, 56);
+        let chart = DayChart::of(&hourly(0..=200), NOON, DaySpan::Week, 56, None);
         let line = axis(&chart, DaySpan::Week, 56);
         // The week runs from Sunday 15:00 to Sunday noon, three hours a column: Monday's
         // midnight is three columns in, where `-7d` would touch it, and Sunday's is too close

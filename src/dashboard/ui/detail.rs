@@ -1,5 +1,6 @@
 //! The detail view (`Enter`): the selected route in full, with its fill over the session, or
-//! over the last 24 hours or 7 days ([`super::day_chart`]) once its samples reach an hour back.
+//! over the last 24 hours or 7 days ([`super::day_chart`]) once its samples reach an hour back,
+//! the forecast's path ahead on that chart, and the forecast's track record on the route.
 //! The chart over days replaces the session's sparkline: its newest bar holds the session's
 //! last hour, and the view grows taller for it.
 
@@ -12,13 +13,14 @@ use ratatui::widgets::{Clear, Paragraph, Sparkline};
 use super::gauge::inline_gauge;
 use super::theme::Theme;
 use crate::dashboard::app::App;
+use crate::dashboard::app::insight::backtest_text;
 use crate::store::{RouteRow, describe_change};
 use crate::text::{pad, pad_left, thousands};
 
 /// Height of the view with the session's sparkline.
 const HEIGHT: u16 = 17;
-/// Height of the view with the chart over days.
-const HEIGHT_WITH_DAYS: u16 = 24;
+/// Height of the view with the chart over days (and the forecast's track record and window).
+const HEIGHT_WITH_DAYS: u16 = 26;
 /// Fewest lines the chart over days is given (title, bars, time axis): the blank lines
 /// between the figures go first when the view is short of them.
 const DAYS_MIN_LINES: usize = 5;
@@ -59,7 +61,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let rest = super::lines_then_rest(frame, inner, lines);
     match days {
-        Some(days) => super::day_chart::render(frame, rest, days, app.day_span, level, theme),
+        Some(days) => {
+            let outlook = app.insight().and_then(|i| i.outlook.as_ref());
+            super::day_chart::render(frame, rest, days, (app.day_span, outlook), level, theme);
+        }
         None => fill_history(frame, rest, app, row, level, theme),
     }
 }
@@ -121,7 +126,21 @@ fn figures(
     if let Some(line) = forecast(app, row, theme) {
         lines.push(line);
     }
+    if let Some(line) = track_record(app, theme) {
+        lines.push(line);
+    }
     lines
+}
+
+/// `track record  4 of 5 alarms came true · median error 12 % · 6 days scored`: how the
+/// forecast did on the route's stored past, once a day of it can be scored.
+fn track_record(app: &App, theme: &Theme) -> Option<Line<'static>> {
+    let insight = app.insight()?;
+    let text = backtest_text(&insight.backtest, theme.glyphs().dot)?;
+    Some(Line::from(vec![
+        Span::styled(pad("track record", 13), theme.muted()),
+        Span::styled(text, theme.text()),
+    ]))
 }
 
 /// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.
@@ -143,10 +162,11 @@ fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
     }
 }
 
-/// `sales  3,000 min/h over 12 min (14 samples)  full in ~2 h 26 min`, when the route has a
-/// forecast (nothing otherwise, so the view says no more than it knows).
+/// `sales  3,000 min/h over 12 min (14 samples)  full in ~2 h 26 min` (`… min/h · day shape of
+/// 8 d …` once the day-shaped method made it), when the route has a forecast (nothing
+/// otherwise, so the view says no more than it knows).
 fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
-    use crate::forecast::{full_in, window_text};
+    use crate::forecast::full_in;
     let f = app.store().forecast(&row.slug)?;
     let mut spans = vec![
         Span::styled(pad("sales", 13), theme.muted()),
@@ -154,16 +174,27 @@ fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
             format!("{} min/h", thousands(f.rate_per_hour.round() as i64)),
             theme.strong(),
         ),
-        Span::styled(
-            format!(" over {} ({} samples)", window_text(f.window), f.samples),
-            theme.muted(),
-        ),
+        Span::styled(basis(f, theme.glyphs().dot), theme.muted()),
     ];
     if let Some(left) = f.left(app.store().service_now(app.now)) {
         spans.push(Span::styled("  full in ", theme.muted()));
         spans.push(Span::styled(full_in(left), theme.highlight()));
     }
     Some(Line::from(spans))
+}
+
+/// What the pace was worked out from: the hour's samples for the line, the days learnt for the
+/// day-shaped method.
+fn basis(f: &crate::forecast::Forecast, dot: &str) -> String {
+    let hours = f.window.as_secs() / 3600;
+    if f.day_shaped && hours >= 48 {
+        format!(" {dot} day shape of {} d", hours / 24)
+    } else if f.day_shaped {
+        format!(" {dot} day shape of {hours} h")
+    } else {
+        let window = crate::forecast::window_text(f.window);
+        format!(" over {window} ({} samples)", f.samples)
+    }
 }
 
 /// The route's fill over the session, as a labelled sparkline in `rest`.

@@ -50,6 +50,10 @@ pub struct Glyphs {
     pub states: [&'static str; 3],
     /// Hatches the hours of a chart in which no sample was taken.
     pub gap: &'static str,
+    /// Marks a time window under a chart: its start, the hours between, its end.
+    pub window: (&'static str, &'static str, &'static str),
+    /// Ends a window mark whose end lies beyond the chart.
+    pub beyond: &'static str,
 }
 
 const UNICODE: Glyphs = Glyphs {
@@ -64,6 +68,8 @@ const UNICODE: Glyphs = Glyphs {
     times: "×",
     states: ["█", "▒", "░"],
     gap: "░",
+    window: ("├", "─", "┤"),
+    beyond: "→",
 };
 
 const ASCII: Glyphs = Glyphs {
@@ -78,6 +84,8 @@ const ASCII: Glyphs = Glyphs {
     times: "x",
     states: ["#", "=", "."],
     gap: ":",
+    window: ("|", "-", "|"),
+    beyond: ">",
 };
 
 /// ASCII sparkline levels for `--ascii`.
