@@ -6,6 +6,7 @@
 #   ROUTES="12 10000" scripts/bench.sh    # chosen sizes only
 #   SETTLE=600 ROUTES=10000 scripts/bench.sh        # the idle window after 10 minutes of polling
 #   CAPTOP_BIN=old/captop scripts/bench.sh          # another build of captop, same harness
+#   HISTORY_DAYS=7 ROUTES=10000 scripts/bench.sh    # with a week of the service's past recorded
 #
 # For each size N it starts `captop demo-server --routes N`, then:
 #  - `--once --format json` against a server of two fixed files (the demo's bodies, captured once,
@@ -19,6 +20,10 @@
 #    (utime+stime from /proc), terminal bytes per minute, VmHWM and VmRSS. With SETTLE=N the
 #    window opens N s after the first frame, once the session's histories have filled (the
 #    route sparklines hold 120 polls, 10 minutes at 5 s; the forecasts an hour).
+# With HISTORY_DAYS=N, the service has N days of past, recorded in a history every 5 minutes as
+# a captop watching it all along would have kept it (examples/demo_with_history.rs): every
+# dashboard run starts from a copy of that history, and `--once` runs both with a copy (the
+# state dir a cron job keeps) and without, side by side, the table giving the ratio.
 # Finally it runs $BENCH_RELAY (default scripts/relay-bench.sh, RELAY_SECONDS a run) when that
 # file is executable, and prints the relay's own table after this one: `captop serve` under 50,
 # 200 and 1,000 readers at 12 and 10,000 routes (BENCH_RELAY= skips it).
@@ -40,10 +45,13 @@ cd "$(dirname "$0")/.."
 # Absolute: the dashboard harness spawns captop in a pty, which does not search the working dir.
 TARGET=$(realpath "${CARGO_TARGET_DIR:-target}")
 echo "building release binaries…" >&2
-cargo build --quiet --release --bin captop --example bench_fixed_server --example dashboard_cost >&2
+cargo build --quiet --release --bin captop --example bench_fixed_server --example dashboard_cost \
+  --example demo_with_history >&2
 CAPTOP=${CAPTOP_BIN:-$TARGET/release/captop}
 FIXED=$TARGET/release/examples/bench_fixed_server
 DASH=$TARGET/release/examples/dashboard_cost
+WITH_HISTORY=$TARGET/release/examples/demo_with_history
+HISTORY_DAYS=${HISTORY_DAYS:-0}
 CLK_TCK=$(getconf CLK_TCK)
 
 WORK=$(mktemp -d)
@@ -59,7 +67,8 @@ start_server() { # name, command...
   local name=$1; shift
   "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
   PIDS+=($!)
-  for _ in $(seq 100); do
+  # Up to 10 minutes: recording days of past at 10,000 routes takes minutes.
+  for _ in $(seq 12000); do
     if grep -q '^base URL: ' "$WORK/$name.out" 2>/dev/null; then
       URL=$(sed -n 's/^base URL: //p' "$WORK/$name.out")
       return
@@ -83,10 +92,22 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b - a }'; }
 # A runtime dir of its own for each run, so that the request budget shared through it (polls
 # paced 2 s apart) never makes a run wait for the previous one. Made with mktemp rather than a
 # counter, since these functions run in $(…) subshells, where a counter would not advance.
-fresh_runtime_dir() { mktemp -d "$WORK/rt.XXXXXX"; }
+# With a template (a state dir holding a history), the run's state dir starts as a copy of it.
+fresh_runtime_dir() { # [template state dir]
+  local dir
+  dir=$(mktemp -d "$WORK/rt.XXXXXX")
+  if [ -n "${1:-}" ]; then mkdir -m 700 "$dir/state" && cp -a "$1/." "$dir/state/"; fi
+  echo "$dir"
+}
 captop_once() { # base URL, runtime dir (made before the clock starts)
   CAPTOP_RUNTIME_DIR="$2/captop" CAPTOP_STATE_DIR="$2/state" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
     "$CAPTOP" --base-url "$1" --once --format json >/dev/null
+}
+# The same with no history at all: a state dir that cannot be made, so nothing is recorded (the
+# one warning line it prints goes to /dev/null with the rest).
+captop_once_no_history() { # base URL, runtime dir
+  CAPTOP_RUNTIME_DIR="$2/captop" CAPTOP_STATE_DIR=/dev/null/captop CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
+    "$CAPTOP" --base-url "$1" --once --format json >/dev/null 2>&1
 }
 curl_jq() {
   jq -c -s '{capacity: .[0], utilization: .[1]}' \
@@ -105,7 +126,7 @@ timed() { # command args... → milliseconds on stdout
 }
 dashboard() { # base URL, window, expected routes label → dashboard_cost's line
   local dir
-  dir=$(fresh_runtime_dir)
+  dir=$(fresh_runtime_dir "$DEMO_HISTORY")
   CAPTOP_RUNTIME_DIR="$dir/captop" CAPTOP_STATE_DIR="$dir/state" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
     "$DASH" --cols "$COLS" --rows "$ROWS" --window "$2" --settle "$SETTLE" --clk-tck "$CLK_TCK" \
     --expect "Total, $3 routes" --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
@@ -140,25 +161,42 @@ fi
 declare -A R
 for n in $ROUTES; do
   echo "— $n routes" >&2
-  start_server demo "$CAPTOP" demo-server --routes "$n" --api-key $KEY --rate-limit 1000000
+  DEMO_HISTORY="" FIXED_HISTORY=""
+  if [ "$HISTORY_DAYS" != 0 ]; then
+    echo "  recording $HISTORY_DAYS days of the service's past…" >&2
+    DEMO_HISTORY=$(mktemp -d "$WORK/history.XXXXXX")
+    start_server demo "$WITH_HISTORY" --state-dir "$DEMO_HISTORY" --days "$HISTORY_DAYS" \
+      --routes "$n" --api-key $KEY --rate-limit 1000000
+  else
+    start_server demo "$CAPTOP" demo-server --routes "$n" --api-key $KEY --rate-limit 1000000
+  fi
   demo=$URL
   curl -sf -H "Authorization: Bearer $KEY" "$demo/capacity" >"$WORK/capacity.json"
   curl -sf -H "Authorization: Bearer $KEY" "$demo/utilization" >"$WORK/utilization.json"
   R[$n,body]=$(awk -v b="$(wc -c <"$WORK/capacity.json")" 'BEGIN { printf "%.0f KiB", b / 1024 }')
   start_server fixed "$FIXED" "$WORK/capacity.json" "$WORK/utilization.json"
   fixed=$URL
+  contenders="once jq curl"
+  if [ "$HISTORY_DAYS" != 0 ]; then
+    FIXED_HISTORY=$(mktemp -d "$WORK/history.XXXXXX")
+    "$WITH_HISTORY" --state-dir "$FIXED_HISTORY" --days "$HISTORY_DAYS" --routes "$n" \
+      --api-key $KEY --record-for "$fixed"
+    R[$n,history_mb]=$(du -sk "$FIXED_HISTORY" | awk '{ printf "%.1f", $1 / 1024 }')
+    contenders="once jq curl hist bare"
+  fi
 
-  : >"$WORK/once" ; : >"$WORK/jq" ; : >"$WORK/curl"
+  : >"$WORK/once" ; : >"$WORK/jq" ; : >"$WORK/curl" ; : >"$WORK/hist" ; : >"$WORK/bare"
   captop_once "$fixed" "$(fresh_runtime_dir)"; curl_jq "$fixed"; bare_curl "$fixed"   # warm the page cache
   for i in $(seq "$RUNS"); do
-    case $((i % 3)) in
-      0) order="once jq curl" ;;
-      1) order="jq curl once" ;;
-      2) order="curl once jq" ;;
-    esac
-    for who in $order; do
+    # Rotated: each contender starts the round in turn.
+    read -r -a order <<<"$contenders"
+    shift_by=$((i % ${#order[@]}))
+    order=("${order[@]:$shift_by}" "${order[@]:0:$shift_by}")
+    for who in "${order[@]}"; do
       case $who in
         once) dir=$(fresh_runtime_dir); timed captop_once "$fixed" "$dir" >>"$WORK/once" ;;
+        hist) dir=$(fresh_runtime_dir "$FIXED_HISTORY"); timed captop_once "$fixed" "$dir" >>"$WORK/hist" ;;
+        bare) dir=$(fresh_runtime_dir); timed captop_once_no_history "$fixed" "$dir" >>"$WORK/bare" ;;
         jq) timed curl_jq "$fixed" >>"$WORK/jq" ;;
         curl) timed bare_curl "$fixed" >>"$WORK/curl" ;;
       esac
@@ -168,6 +206,10 @@ for n in $ROUTES; do
   R[$n,once]=$(median <"$WORK/once")
   R[$n,jq]=$(median <"$WORK/jq")
   R[$n,curl]=$(median <"$WORK/curl")
+  if [ "$HISTORY_DAYS" != 0 ]; then
+    R[$n,hist]=$(median <"$WORK/hist")
+    R[$n,bare]=$(median <"$WORK/bare")
+  fi
 
   label=$(thousands "$n")
   : >"$WORK/first"
@@ -201,6 +243,10 @@ _curl() { ms "${R[$1,curl]}"; }
 _r_jq() { ratio "${R[$1,once]}" "${R[$1,jq]}"; }
 _r_curl() { ratio "${R[$1,once]}" "${R[$1,curl]}"; }
 _first() { ms "${R[$1,first]}"; }
+_hist() { ms "${R[$1,hist]}"; }
+_bare() { ms "${R[$1,bare]}"; }
+_r_hist() { ratio "${R[$1,hist]}" "${R[$1,bare]}"; }
+_hist_mb() { echo "${R[$1,history_mb]} MB"; }
 _cpu() { printf "%.2f %%" "${R[$1,cpu]}"; }
 _mem() { echo "$(mb "${R[$1,hwm]}") / $(mb "${R[$1,rss]}")"; }
 _bytes() { awk -v b="${R[$1,bytes]}" 'BEGIN { printf "%.1f KB", b / 1000 }'; }
@@ -216,7 +262,15 @@ row "two \`curl\` + \`jq\`" _jq
 row "two bare \`curl\`" _curl
 row "captop ÷ curl + jq" _r_jq
 row "captop ÷ bare curl" _r_curl
-row "dashboard ${COLS}×${ROWS}: first frame" _first
+if [ "$HISTORY_DAYS" != 0 ]; then
+  row "history of $HISTORY_DAYS days on disk" _hist_mb
+  row "\`--once\` with no history (state dir unusable)" _bare
+  row "\`--once\` with that history kept" _hist
+  row "\`--once\` with ÷ with no history" _r_hist
+fi
+with=""
+[ "$HISTORY_DAYS" != 0 ] && with=", with $HISTORY_DAYS days of history"
+row "dashboard ${COLS}×${ROWS}$with: first frame" _first
 after=""
 [ "$SETTLE" != 0 ] && after=" after ${SETTLE} s"
 row "idle CPU (5-s interval, ${WINDOW}-s window$after)" _cpu
