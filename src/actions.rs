@@ -147,6 +147,7 @@ mod tests {
             kind: EventKind::ServiceUp,
             route: String::new(),
             route_name: String::new(),
+            dial_code: String::new(),
             filled_pct: None,
             remaining_minutes: None,
             sells_out_at: None,

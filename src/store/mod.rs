@@ -205,6 +205,15 @@ impl Store {
         self
     }
 
+    /// Rates fills against `thresholds` instead (the log's crossings and the alerts), alerting
+    /// on no forecast until [`Store::alerting_within`] says so.
+    #[must_use]
+    pub fn with_thresholds(mut self, thresholds: Thresholds) -> Self {
+        self.thresholds = thresholds;
+        self.watcher = alerts::Watcher::new(thresholds, None);
+        self
+    }
+
     /// Also alerts on routes forecast to sell out within `hours`.
     #[must_use]
     pub fn alerting_within(mut self, hours: Option<f64>) -> Self {
@@ -281,6 +290,23 @@ impl Store {
     /// The alerts found since they were last taken, oldest first.
     pub fn take_alerts(&mut self) -> Vec<ActionEvent> {
         std::mem::take(&mut self.alerts)
+    }
+
+    /// The conditions that stand now, as the alerts' detector sees them (see
+    /// [`alerts::Watcher::standing`]): the routes' only when the store keeps whole reports
+    /// ([`Keep::Reports`], the relay's), the service's always.
+    pub fn standing_alerts(&self) -> Vec<ActionEvent> {
+        let empty = CapacityReport {
+            generated_at: DateTime::<Utc>::UNIX_EPOCH,
+            unit_notes: None,
+            routes: Vec::new(),
+            totals: Default::default(),
+        };
+        let report = match (self.keep, self.capacity.report()) {
+            (Keep::Reports, Some(report)) => report.as_ref(),
+            _ => &empty,
+        };
+        self.watcher.standing(report, &self.forecasts)
     }
 
     /// The reports taken since the last call, oldest first, when the store was made
