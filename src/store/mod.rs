@@ -10,7 +10,10 @@
 //!                   └──► alerts::Watcher ────► alerts (threshold rises, sold out, sells out
 //!                                              soon, service down/up): found here only
 //!        read by ──► dashboard (app, ui) · report (table, json, markdown, nagios, prometheus)
-//!                    · serve (bodies, /metrics) · actions (take_alerts)
+//!                    · serve (bodies, /metrics, the team's alerts from standing_alerts)
+//!                    · actions (take_alerts)
+//!  a relay's alerts ──► set_relay_alerts ──► logged as they fire and resolve (a dashboard
+//!                                            behind a relay: relay_alerts.rs)
 //! ```
 //!
 //! Server strings are sanitized once, when a report arrives, so every reader only ever sees
@@ -23,6 +26,7 @@ pub mod feed;
 pub mod levels;
 mod reading;
 pub mod recent;
+mod relay_alerts;
 pub mod rows;
 pub mod status;
 pub mod upstream;
@@ -140,6 +144,8 @@ pub struct Store {
     /// extended by every report.
     forecast_series: crate::forecast::Series,
     forecasts: crate::forecast::Forecasts,
+    /// The alerts a captop relay behind the base URL has firing (see `relay_alerts.rs`).
+    relay_alerts: Vec<crate::api::team_alerts::TeamAlert>,
 }
 
 impl Store {

@@ -42,6 +42,7 @@
 //! | `ui_days_snapshots` | the detail view's chart over 24 h and 7 days, the "Trend" column    |
 //! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
 //! | `ui_snapshots`      | whole frames against `snapshots/`                                   |
+//! | `ui_team_alerts`    | a relay's alerts in the header and the event pane (colour asserted)  |
 //!
 //! The Secret Service tests run with `scripts/secret-service-tests.sh`, which selects them by
 //! module (`keyring_backends::`, `auth_commands::`, `auth_cli::`); the Prometheus ones with
@@ -84,3 +85,4 @@ mod tui_pty;
 mod ui_days_snapshots;
 mod ui_forecast_snapshots;
 mod ui_snapshots;
+mod ui_team_alerts;
