@@ -92,13 +92,6 @@ impl ActionsConfig {
         self.bell || self.command.as_ref().is_some_and(|c| !c.is_empty())
     }
 
-    /// Whether the relay has anywhere to send alerts: a command, Alertmanager or a webhook.
-    pub fn sends(&self) -> bool {
-        self.command.as_ref().is_some_and(|c| !c.is_empty())
-            || self.alertmanager.as_ref().is_some_and(|a| !a.is_empty())
-            || self.webhook.is_some()
-    }
-
     /// How long a condition holds before the relay's alert fires (`for`, default 0).
     pub fn fire_after(&self) -> Duration {
         hold(self.fire_after, Duration::ZERO)

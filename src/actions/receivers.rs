@@ -120,6 +120,7 @@ impl WebhookConfig {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -140,6 +141,19 @@ mod tests {
             let err = ReceiverUrl::parse(bad).err().unwrap_or_default();
             assert!(err.contains(why), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn headers_never_go_in_clear_beyond_loopback() {
+        let hook = |url: &str, headers: bool| WebhookConfig {
+            url: ReceiverUrl::parse(url).unwrap(),
+            headers_file: headers.then(|| PathBuf::from("/etc/captop/hook-headers")),
+            template: None,
+        };
+        assert!(hook("http://hooks.example.net/x", true).check().is_err());
+        assert!(hook("http://hooks.example.net/x", false).check().is_ok());
+        assert!(hook("http://127.0.0.1:8080/x", true).check().is_ok());
+        assert!(hook("https://hooks.example.net/x", true).check().is_ok());
     }
 
     #[test]
