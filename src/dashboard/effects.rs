@@ -7,6 +7,11 @@
 //! the first figures, and seeds the forecasts when it comes (a fresh dashboard has the
 //! team's days at once).
 //!
+//! Behind a relay the relay alerts for the team (`crate::serve::alerting`): the dashboard
+//! runs no bell and no command of its own unless `[actions] local = true`, and asks the relay
+//! for its firing alerts after each poll, which the store logs as they fire and resolve and
+//! the header counts. Without a relay, the dashboard's own actions run as they always did.
+//!
 //! The bell is a BEL byte on stderr, the same terminal as the dashboard's but a stream of its
 //! own: a terminal executes a BEL met inside a control sequence without breaking it, so it
 //! cannot garble a frame being drawn.
@@ -15,6 +20,8 @@ use tokio::sync::oneshot;
 
 use crate::actions::{ActionsConfig, Runner};
 use crate::api::Client;
+use crate::api::client::relay::RelayAnswer;
+use crate::api::team_alerts::TeamAlerts;
 use crate::forecast::Series;
 use crate::history::{History, Recorder};
 use crate::store::Store;
@@ -30,15 +37,30 @@ enum RelaySeed {
     Done,
 }
 
+/// Where the relay's alerts stand.
+#[derive(Debug)]
+enum RelayAlerts {
+    /// None asked for since the last answer.
+    Idle,
+    /// Asked for; the answer comes here.
+    Asked(oneshot::Receiver<Result<TeamAlerts, RelayAnswer>>),
+    /// The relay serves none (an older captop): not asked again.
+    Unserved,
+}
+
 /// The dashboard's effects of its polls.
 #[derive(Debug)]
 pub struct Effects {
     /// `None` when there is neither a bell nor a command: alerts are then dropped.
     runner: Option<Runner>,
+    /// Run the bell and the command behind a relay too.
+    local: bool,
     recorder: Option<Recorder>,
     /// The history the recorder writes, for the dashboard's time travel to read.
     history: Option<History>,
+    client: Client,
     relay: RelaySeed,
+    relay_alerts: RelayAlerts,
 }
 
 impl Effects {
@@ -46,10 +68,13 @@ impl Effects {
     /// asking `client`'s relay for its history should it be one.
     pub fn new(actions: ActionsConfig, history: Option<History>, client: Client) -> Effects {
         Effects {
+            local: actions.local,
             runner: actions.is_active().then(|| Runner::new(actions)),
             recorder: history.clone().map(Recorder::start),
             history,
+            client: client.clone(),
             relay: RelaySeed::Unknown(client),
+            relay_alerts: RelayAlerts::Idle,
         }
     }
 
@@ -58,9 +83,49 @@ impl Effects {
         self.history.as_ref()
     }
 
-    /// Between polls: takes the relay's history when it has come.
+    /// Between polls: takes the relay's history and alerts when they have come.
     pub fn on_tick(&mut self, store: &mut Store) {
         self.follow_relay(store);
+        self.take_relay_alerts(store);
+    }
+
+    /// Takes the relay's answer about its alerts, if it came, and asks again after a poll.
+    fn take_relay_alerts(&mut self, store: &mut Store) {
+        let RelayAlerts::Asked(rx) = &mut self.relay_alerts else {
+            return;
+        };
+        let now = chrono::Utc::now();
+        match rx.try_recv() {
+            Ok(Ok(team)) => {
+                store.set_relay_alerts(team.alerts, now);
+                self.relay_alerts = RelayAlerts::Idle;
+            }
+            Ok(Err(RelayAnswer::Missing)) => {
+                store.warn(
+                    "the relay serves no team alerts (an older captop serve)",
+                    now,
+                );
+                self.relay_alerts = RelayAlerts::Unserved;
+            }
+            Ok(Err(RelayAnswer::Failed(why))) => {
+                store.warn(&format!("relay alerts: {why}"), now);
+                self.relay_alerts = RelayAlerts::Idle;
+            }
+            Err(oneshot::error::TryRecvError::Empty) => {}
+            Err(oneshot::error::TryRecvError::Closed) => self.relay_alerts = RelayAlerts::Idle,
+        }
+    }
+
+    /// After a poll behind a relay: asks for its alerts unless an answer is still to come.
+    fn ask_relay_alerts(&mut self) {
+        if matches!(self.relay_alerts, RelayAlerts::Idle) {
+            let (tx, rx) = oneshot::channel();
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(client.relay_alerts().await);
+            });
+            self.relay_alerts = RelayAlerts::Asked(rx);
+        }
     }
 
     fn follow_relay(&mut self, store: &mut Store) {
@@ -85,11 +150,17 @@ impl Effects {
         }
     }
 
-    /// Takes what the last poll left in the store: runs its alerts, keeps its samples and
-    /// writes them when it is time.
+    /// Takes what the last poll left in the store: runs its alerts (behind a relay only when
+    /// told to), asks the relay for the team's, keeps its samples and writes them when it is
+    /// time.
     pub fn after_poll(&mut self, store: &mut Store) {
         let alerts = store.take_alerts();
-        if let Some(runner) = &self.runner {
+        let behind_relay = self.client.behind_relay();
+        if behind_relay {
+            self.take_relay_alerts(store);
+            self.ask_relay_alerts();
+        }
+        if let Some(runner) = self.runner.as_ref().filter(|_| !behind_relay || self.local) {
             for alert in &alerts {
                 if runner.bell() {
                     use std::io::Write;

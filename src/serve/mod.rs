@@ -16,10 +16,13 @@
 //! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`].
 //! - [`tokens`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
 //! - [`logger`]: the log lines on stderr, text or JSON.
+//! - [`alerting`]: the profile's `[actions]` for the team: alerts kept once per poll, sent to
+//!   the command, Alertmanager and a webhook, served to readers at `/v1/captop/alerts`.
 //!
 //! The upstream API key stays in the poller's client: no route, header, metric or log line is
 //! built from it.
 
+pub mod alerting;
 pub mod logger;
 pub mod tokens;
 
@@ -68,6 +71,12 @@ pub struct ServeOptions {
     pub poll: PollConfig,
     /// Where the figures are recorded over days (`None`: nowhere, e.g. with `--demo`).
     pub history: Option<crate::history::History>,
+    /// The fill thresholds the alerts rate routes against.
+    pub thresholds: crate::store::Thresholds,
+    /// The profile's `[actions]`: what the relay alerts on.
+    pub actions: crate::actions::ActionsConfig,
+    /// Where the alerts go: started from the same `[actions]` ([`alerting::Dispatch::start`]).
+    pub dispatch: alerting::Dispatch,
 }
 
 /// A [`TlsAcceptor`] that can be printed (as `TlsAcceptor`; it holds the private key).
@@ -148,13 +157,15 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
                     "open"
                 },
             ),
+            ("alerts_to", &options.dispatch.describe()),
         ],
     );
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
     let recorder = options.history.map(crate::history::Recorder::start);
+    let relay = Relay::new().alerting(options.thresholds, &options.actions);
     let relay = match recorder {
-        Some(_) => Relay::new().recording(),
-        None => Relay::new(),
+        Some(_) => relay.recording(),
+        None => relay,
     };
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
     let follower = tokio::spawn(follow(
@@ -163,6 +174,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         recorder,
         Arc::clone(&snapshot),
         logger,
+        options.dispatch,
         commands.clone(),
     ));
     let routes = Arc::new(answers::Routes::new(snapshot, options.tokens));
@@ -176,7 +188,11 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     .await;
     let _ = commands.send(PollCommand::Shutdown);
     let _ = tokio::time::timeout(Duration::from_secs(2), poller).await;
-    follower.abort();
+    // The poller gone, the follower ends when it has taken the last events, and hands the
+    // receivers back to say what they still hold.
+    if let Ok(Ok(dispatch)) = tokio::time::timeout(Duration::from_secs(2), follower).await {
+        dispatch.close(Duration::from_secs(3)).await;
+    }
     logger.log(Level::Info, "stopped", &[]);
     0
 }
@@ -223,6 +239,12 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         Ok(client) => client,
         Err(code) => return code,
     };
+    let logger = logger::Logger::new(args.log_format);
+    let dispatch =
+        match alerting::Dispatch::start(&settings.actions, alerting::Delivery::default(), logger) {
+            Ok(dispatch) => dispatch,
+            Err(e) => return fail(&e),
+        };
     let budget = if settings.budget_given() {
         settings.budget
     } else {
@@ -236,9 +258,12 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
             max_connections: args.max_connections,
             ..server::Limits::default()
         },
-        logger: logger::Logger::new(args.log_format),
+        logger,
         poll: crate::poll::PollConfig::new(settings.interval, budget),
         history: crate::setup::history_for(&client, &settings, demo.is_some()),
+        thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
+        actions: settings.actions.clone(),
+        dispatch,
     };
     let code = run(client, options).await;
     if let Some(server) = demo {
@@ -247,17 +272,19 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
     code
 }
 
-/// Hands the poller's events to the relay's store, publishes each new snapshot, logs each
-/// change of the upstream's state and each new warning, and retries a rejected key every
-/// [`KEY_RETRY`].
+/// Hands the poller's events to the relay's store, publishes each new snapshot, hands what
+/// fired and resolved to `dispatch`, logs each change of the upstream's state and each new
+/// warning, and retries a rejected key every [`KEY_RETRY`]. Returns `dispatch` when the
+/// poller is gone, for the receivers to finish.
 async fn follow(
     mut events: mpsc::Receiver<PollEvent>,
     mut relay: Relay,
     recorder: Option<crate::history::Recorder>,
     snapshot: Arc<ArcSwap<Snapshot>>,
     logger: Logger,
+    dispatch: alerting::Dispatch,
     commands: mpsc::UnboundedSender<PollCommand>,
-) {
+) -> alerting::Dispatch {
     let mut retry_at: Option<tokio::time::Instant> = None;
     loop {
         let retry = async {
@@ -295,6 +322,7 @@ async fn follow(
                         .then(|| tokio::time::Instant::now() + KEY_RETRY);
                 }
                 snapshot.store(Arc::new(relay.snapshot().clone()));
+                dispatch.send(relay.take_notices());
             }
             () = retry => {
                 retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
@@ -302,6 +330,7 @@ async fn follow(
             }
         }
     }
+    dispatch
 }
 
 /// A future that completes at SIGTERM or Ctrl-C (SIGINT). The handlers are installed when this

@@ -19,6 +19,8 @@ use std::time::Instant;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
+use super::alerting::{AlertBook, Notice};
+use crate::actions::ActionsConfig;
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
 use crate::store::Store;
@@ -92,6 +94,8 @@ pub struct Snapshot {
     /// The forecasts' samples over days (`{"series": {route: [[at_ms, sold, total], …]}}`),
     /// for readers that just started; `None` until the relay has some.
     pub history: Option<Arc<Encoded>>,
+    /// The team's alerts firing now (`{"alerts": […]}`, [`crate::api::team_alerts`]).
+    pub alerts: Arc<Encoded>,
 }
 
 impl Snapshot {
@@ -113,6 +117,10 @@ pub struct Relay {
     /// Whether the history file's samples are still to come: until they do, the history is
     /// not served (a reader would get an hour where there are days).
     awaiting_seed: bool,
+    /// The team's alerts, evaluated once per poll ([`super::alerting`]).
+    book: AlertBook,
+    /// What fired and resolved since [`Relay::take_notices`] last took it.
+    notices: Vec<Notice>,
 }
 
 /// Least time between two encodings of the history body.
@@ -122,6 +130,12 @@ impl Default for Relay {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// `/v1/captop/alerts`: the book's firing alerts.
+fn alerts_body(book: &AlertBook) -> Arc<Encoded> {
+    json_body(&book.team_alerts())
+        .unwrap_or_else(|| Encoded::new(b"{\"alerts\":[]}".to_vec(), "application/json"))
 }
 
 fn json_body<T: serde::Serialize>(value: &T) -> Option<Arc<Encoded>> {
@@ -161,14 +175,40 @@ impl Relay {
                 upstream: Upstream::Starting,
                 next_poll_at: None,
                 history: None,
+                alerts: alerts_body(&AlertBook::default()),
             },
             history_encoded_at: None,
             awaiting_seed: false,
+            book: AlertBook::new(
+                std::time::Duration::ZERO,
+                crate::actions::DEFAULT_KEEP_FIRING_FOR,
+            ),
+            notices: Vec::new(),
             encoded: Encodings::default(),
             api_version: None,
         };
         relay.encode_metrics();
         relay
+    }
+
+    /// The same relay rating fills against `thresholds` and keeping alerts as `actions` says
+    /// (`sells_out_within`, `for`, `keep_firing_for`); before [`Relay::recording`].
+    #[must_use]
+    pub fn alerting(
+        mut self,
+        thresholds: crate::store::Thresholds,
+        actions: &ActionsConfig,
+    ) -> Self {
+        self.store = std::mem::take(&mut self.store)
+            .with_thresholds(thresholds)
+            .alerting_within(actions.sells_out_within);
+        self.book = AlertBook::new(actions.fire_after(), actions.keep_firing_for());
+        self
+    }
+
+    /// What fired and resolved since the last call, in order.
+    pub fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
     }
 
     /// The same relay keeping its reports for a history recorder ([`Relay::record_into`]).
@@ -250,7 +290,25 @@ impl Relay {
             self.encode_metrics();
             self.encode_history();
         }
+        if applied.poll_completed {
+            self.evaluate_alerts(now);
+        }
         applied.transition
+    }
+
+    /// Once per poll: the conditions standing in the store into the book, what fired and
+    /// resolved kept for the follower, the firing alerts encoded for readers.
+    fn evaluate_alerts(&mut self, now: DateTime<Utc>) {
+        // The dashboard's rising edges: the relay keeps alerts of the standing conditions
+        // instead, so the edges are only taken to keep the store small.
+        drop(self.store.take_alerts());
+        // Firing alerts carry the latest figures: their body changes with every poll.
+        let had_alerts = self.book.firing().next().is_some();
+        let fresh = self.book.evaluate(self.store.standing_alerts(), now);
+        if !fresh.is_empty() || had_alerts {
+            self.snapshot.alerts = alerts_body(&self.book);
+        }
+        self.notices.extend(fresh);
     }
 
     /// Re-encodes `/metrics` in both formats from the store as it is now.
@@ -358,6 +416,37 @@ mod tests {
             poll(&mut cache, 5, Ok(capacity)).map(|t| t.to),
             Some(Upstream::Up)
         );
+    }
+
+    #[test]
+    fn alerts_are_evaluated_once_a_poll_and_served_while_they_fire() {
+        let actions = ActionsConfig {
+            keep_firing_for: Some(0.0),
+            ..ActionsConfig::default()
+        };
+        let mut relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
+        let (mut capacity, _) = reports();
+        for r in &mut capacity.routes {
+            r.filled_pct = 10;
+        }
+        poll(&mut relay, 1, Ok(capacity.clone()));
+        assert!(relay.take_notices().is_empty());
+        capacity.routes[2].filled_pct = 96;
+        poll(&mut relay, 2, Ok(capacity.clone()));
+        poll(&mut relay, 3, Ok(capacity.clone()));
+        let notices = relay.take_notices();
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        let id = format!("critical/{}", capacity.routes[2].route);
+        assert_eq!(notices[0].alert().id, id);
+        let body: serde_json::Value =
+            serde_json::from_slice(&relay.snapshot().alerts.identity).unwrap();
+        assert_eq!(body["alerts"][0]["id"], id.as_str());
+        assert_eq!(body["alerts"][0]["filled_pct"], 96);
+        capacity.routes[2].filled_pct = 50;
+        poll(&mut relay, 4, Ok(capacity));
+        let notices = relay.take_notices();
+        assert!(matches!(&notices[..], [Notice::Resolved(a)] if a.id == id));
+        assert_eq!(&relay.snapshot().alerts.identity[..], b"{\"alerts\":[]}");
     }
 
     #[test]
