@@ -4,8 +4,9 @@
 //!
 //! Nothing here holds the dashboard up: commands run detached, and the history is written on
 //! a thread of its own. Behind a captop relay, the relay's history is asked for once, after
-//! the first figures, and seeds the forecasts when it comes (a fresh dashboard has the
-//! team's days at once).
+//! the first figures; the event loop waits for it beside its input ([`Effects::relay_history`])
+//! and hands it to the app, which seeds the forecasts and the trends with it (a fresh
+//! dashboard has the team's days within a frame of its first figures).
 //!
 //! Behind a relay the relay alerts for the team (`crate::serve::alerting`): the dashboard
 //! runs no bell and no command of its own unless `[actions] local = true`, and asks the relay
@@ -83,9 +84,8 @@ impl Effects {
         self.history.as_ref()
     }
 
-    /// Between polls: takes the relay's history and alerts when they have come.
+    /// Between polls: takes the relay's alerts when they have come.
     pub fn on_tick(&mut self, store: &mut Store) {
-        self.follow_relay(store);
         self.take_relay_alerts(store);
     }
 
@@ -128,7 +128,8 @@ impl Effects {
         }
     }
 
-    fn follow_relay(&mut self, store: &mut Store) {
+    /// Asks the relay for its history once the first figures say the base URL is a relay's.
+    fn follow_relay(&mut self, store: &Store) {
         match std::mem::replace(&mut self.relay, RelaySeed::Done) {
             RelaySeed::Unknown(client) if client.behind_relay() => {
                 let (tx, rx) = oneshot::channel();
@@ -139,15 +140,21 @@ impl Effects {
             }
             // The first figures came from the service itself: no relay to ask.
             RelaySeed::Unknown(_) if store.has_figures() => {}
-            unknown @ RelaySeed::Unknown(_) => self.relay = unknown,
-            RelaySeed::Asked(mut rx) => match rx.try_recv() {
-                Ok(Ok(series)) => store.seed_forecasts(series),
-                Ok(Err(why)) => store.warn(&format!("relay history: {why}"), chrono::Utc::now()),
-                Err(oneshot::error::TryRecvError::Empty) => self.relay = RelaySeed::Asked(rx),
-                Err(oneshot::error::TryRecvError::Closed) => {}
-            },
-            RelaySeed::Done => {}
+            other => self.relay = other,
         }
+    }
+
+    /// The relay's history (or why it could not be had) once it comes; pending while none was
+    /// asked for or after it came, so the event loop can wait for it beside its input.
+    pub async fn relay_history(&mut self) -> Result<Series, String> {
+        if let RelaySeed::Asked(rx) = &mut self.relay {
+            let answer = rx.await;
+            self.relay = RelaySeed::Done;
+            if let Ok(answer) = answer {
+                return answer.map_err(|why| format!("relay history: {why}"));
+            }
+        }
+        std::future::pending().await
     }
 
     /// Takes what the last poll left in the store: runs its alerts (behind a relay only when
