@@ -18,8 +18,12 @@ use axum::routing::get;
 async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args_os().skip(1);
     let (Some(capacity), Some(utilization)) = (args.next(), args.next()) else {
-        anyhow::bail!("usage: bench_fixed_server CAPACITY.json UTILIZATION.json");
+        anyhow::bail!("usage: bench_fixed_server CAPACITY.json UTILIZATION.json [LISTEN_ADDR]");
     };
+    let listen = args
+        .next()
+        .and_then(|a| a.into_string().ok())
+        .unwrap_or_else(|| "127.0.0.1:0".to_owned());
     let capacity: Arc<[u8]> = std::fs::read(capacity)?.into();
     let utilization: Arc<[u8]> = std::fs::read(utilization)?.into();
     let body = |bytes: Arc<[u8]>| {
@@ -31,7 +35,7 @@ async fn main() -> anyhow::Result<()> {
     let app = Router::new()
         .route("/v1/capacity", get(body(capacity)))
         .route("/v1/utilization", get(body(utilization)));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let listener = tokio::net::TcpListener::bind(listen.as_str()).await?;
     println!("base URL: http://{}/v1", listener.local_addr()?);
     axum::serve(listener, app).await?;
     Ok(())

@@ -23,7 +23,8 @@
 # With HISTORY_DAYS=N, the service has N days of past, recorded in a history every 5 minutes as
 # a captop watching it all along would have kept it (examples/demo_with_history.rs): every
 # dashboard run starts from a copy of that history, and `--once` runs both with a copy (the
-# state dir a cron job keeps) and without, side by side, the table giving the ratio.
+# state dir a cron job keeps, its figures newer than the history's) and with no history at
+# all, side by side, the table giving the ratio.
 # Finally it runs $BENCH_RELAY (default scripts/relay-bench.sh, RELAY_SECONDS a run) when that
 # file is executable, and prints the relay's own table after this one: `captop serve` under 50,
 # 200 and 1,000 readers at 12 and 10,000 routes (BENCH_RELAY= skips it).
@@ -182,6 +183,13 @@ for n in $ROUTES; do
     "$WITH_HISTORY" --state-dir "$FIXED_HISTORY" --days "$HISTORY_DAYS" --routes "$n" \
       --api-key $KEY --record-for "$fixed"
     R[$n,history_mb]=$(du -sk "$FIXED_HISTORY" | awk '{ printf "%.1f", $1 / 1024 }')
+    # Figures newer than that history, as a cron job's next run sees: the demo's bodies again,
+    # served at the same address (the history is the base URL's).
+    curl -sf -H "Authorization: Bearer $KEY" "$demo/capacity" >"$WORK/capacity.json"
+    curl -sf -H "Authorization: Bearer $KEY" "$demo/utilization" >"$WORK/utilization.json"
+    stop_last_server
+    address=${fixed#http://}
+    start_server fixed "$FIXED" "$WORK/capacity.json" "$WORK/utilization.json" "${address%/v1}"
     contenders="once jq curl hist bare"
   fi
 

@@ -113,13 +113,15 @@ impl History {
     }
 
     /// Records a pair of reports and returns every route's samples for the forecasts: what
-    /// `--once` and `check` do, once.
+    /// `--once` and `check` do, once (thinning the file at most once a day of service time,
+    /// [`write::ONE_SHOT_COMPACT_EVERY_MS`]).
     pub fn record(
         &self,
         capacity: &CapacityReport,
         utilization: Option<&UtilizationReport>,
     ) -> io::Result<Recorded> {
-        let (mut writer, warning) = self.writer().map_err(io::Error::other)?;
+        let (writer, warning) = self.writer().map_err(io::Error::other)?;
+        let mut writer = writer.thinning_every(write::ONE_SHOT_COMPACT_EVERY_MS);
         let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
         writer.capacity(capacity).map_err(sqlite)?;
         if let Some(utilization) = utilization {

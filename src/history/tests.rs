@@ -162,6 +162,37 @@ fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
 }
 
 #[test]
+fn a_one_shot_run_thins_the_file_once_a_day_not_every_ten_minutes() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let thinned = |h: &History| -> i64 {
+        let conn = h.reader().unwrap().unwrap();
+        conn.query_row(
+            "SELECT value FROM meta WHERE key = 'compacted_at_ms'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap()
+        .parse()
+        .unwrap()
+    };
+    // A cron job every 15 minutes for 23 hours: the first instant, never thinned since.
+    for m in (0..23 * 60).step_by(15) {
+        h.record(&report(t(m * 60), &[("a", m)]), None).unwrap();
+    }
+    assert_eq!(thinned(&h), t(0).timestamp_millis());
+    // A day on: thinned, by the run of that instant.
+    h.record(&report(t(24 * 3600 + 60), &[("a", 1)]), None)
+        .unwrap();
+    assert_eq!(thinned(&h), t(24 * 3600 + 60).timestamp_millis());
+    // A running face's writer thins every 10 minutes.
+    let (mut w, _) = h.writer().unwrap();
+    w.capacity(&report(t(24 * 3600 + 12 * 60), &[("a", 2)]))
+        .unwrap();
+    assert_eq!(thinned(&h), t(24 * 3600 + 12 * 60).timestamp_millis());
+}
+
+#[test]
 fn two_writers_do_not_write_the_same_samples() {
     let dir = tempfile::tempdir().unwrap();
     let h = History::new(dir.path(), "http://a/v1");

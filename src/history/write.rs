@@ -30,8 +30,14 @@ pub const FINE_MS: i64 = 24 * HOUR_MS;
 pub const FINE_STEP_MS: i64 = 5 * 60_000;
 /// The step of the oldest tier.
 pub const COARSE_STEP_MS: i64 = HOUR_MS;
-/// Service time between two thinnings.
+/// Service time between two thinnings, for the faces that keep running (the dashboard, the
+/// relay), on their recorder's thread.
 pub const COMPACT_EVERY_MS: i64 = 10 * 60_000;
+/// Service time between two thinnings by `--once` and `check`: a day. A one-shot run waits
+/// for its thinning, which at 10,000 routes costs more than the run itself; where a dashboard
+/// or a relay records the same service it thins every 10 minutes anyway, and a file written
+/// by cron jobs alone is thinned once a day (its dense tier holding a day more of polls).
+pub const ONE_SHOT_COMPACT_EVERY_MS: i64 = 24 * HOUR_MS;
 /// Longest slug recorded; longer ones are not.
 pub const MAX_SLUG_BYTES: usize = 200;
 const HOUR_MS: i64 = 3_600_000;
@@ -76,6 +82,7 @@ pub struct Writer {
     data_version: i64,
     reports: u64,
     next_compact_ms: Option<i64>,
+    compact_every_ms: i64,
     loaded: bool,
 }
 
@@ -89,8 +96,16 @@ impl Writer {
             data_version: -1,
             reports: 0,
             next_compact_ms: None,
+            compact_every_ms: COMPACT_EVERY_MS,
             loaded: false,
         }
+    }
+
+    /// The same writer thinning at most every `every_ms` of service time
+    /// ([`ONE_SHOT_COMPACT_EVERY_MS`] for a one-shot run).
+    pub fn thinning_every(mut self, every_ms: i64) -> Writer {
+        self.compact_every_ms = every_ms.max(COMPACT_EVERY_MS);
+        self
     }
 
     /// The connection, for reads between writes.
@@ -272,20 +287,21 @@ impl Writer {
     }
 
     /// Thins the rows that aged into a coarser tier since the last time, and drops those past
-    /// `keep_days`, at most every [`COMPACT_EVERY_MS`] of service time.
+    /// `keep_days`, at most every [`COMPACT_EVERY_MS`] (or the writer's own period) of service
+    /// time.
     fn compact_if_due(&mut self, now_ms: i64) -> rusqlite::Result<()> {
         let next = match self.next_compact_ms {
             Some(next) => next,
             // Kept in the file, so a `--once` every few minutes does not thin on every run.
             None => match self.compacted_at()? {
-                Some(last) => last + COMPACT_EVERY_MS,
+                Some(last) => last + self.compact_every_ms,
                 None => {
                     // A new file: nothing has aged yet; start counting from now.
                     self.conn.execute(
                         "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
                         [now_ms.to_string()],
                     )?;
-                    now_ms + COMPACT_EVERY_MS
+                    now_ms + self.compact_every_ms
                 }
             },
         };
@@ -293,7 +309,7 @@ impl Writer {
             self.next_compact_ms = Some(next);
             return Ok(());
         }
-        self.next_compact_ms = Some(now_ms + COMPACT_EVERY_MS);
+        self.next_compact_ms = Some(now_ms + self.compact_every_ms);
         let outcome = self.in_transaction(|w| w.compact(now_ms).map(Some));
         match outcome {
             Err(e) if is_busy(&e) => Ok(()),
