@@ -117,7 +117,12 @@ fn bench_detail(c: &mut Criterion) {
         b.iter(|| black_box(forecast::for_route(black_box(&samples))))
     });
     c.bench_function("projection_56h_five_weeks", |b| {
-        b.iter(|| black_box(forecast::projection(black_box(&samples), newest + 56 * 3_600_000)))
+        b.iter(|| {
+            black_box(forecast::projection(
+                black_box(&samples),
+                newest + 56 * 3_600_000,
+            ))
+        })
     });
     c.bench_function("backtest_last_week_of_five", |b| {
         b.iter(|| black_box(forecast::backtest::backtest(black_box(&samples))))

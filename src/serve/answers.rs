@@ -25,7 +25,7 @@ use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Response, StatusCode};
 
 use super::snapshot::{Encoded, Snapshot, Upstream};
-use super::tokens::ReaderTokens;
+use super::tokens::LiveTokens;
 use crate::api::RELAY_HEADER;
 use crate::api::model::ErrorBody;
 
@@ -36,7 +36,7 @@ pub type Reply = Response<Full<Bytes>>;
 #[derive(Debug)]
 pub struct Routes {
     snapshot: Arc<ArcSwap<Snapshot>>,
-    tokens: Option<ReaderTokens>,
+    tokens: Option<LiveTokens>,
     openapi: Arc<Encoded>,
     landing: Arc<Encoded>,
 }
@@ -59,8 +59,8 @@ Point <code>captop --base-url</code> at <code>/v1</code> of this address.</p>
 "#;
 
 impl Routes {
-    /// Routes answering from `snapshot`; with `tokens`, the figures need one of them.
-    pub fn new(snapshot: Arc<ArcSwap<Snapshot>>, tokens: Option<ReaderTokens>) -> Self {
+    /// Routes answering from `snapshot`; with `tokens`, the figures need one of those in force.
+    pub fn new(snapshot: Arc<ArcSwap<Snapshot>>, tokens: Option<LiveTokens>) -> Self {
         Routes {
             snapshot,
             tokens,
@@ -144,7 +144,7 @@ impl Routes {
     fn admits(&self, headers: &HeaderMap) -> bool {
         match &self.tokens {
             None => true,
-            Some(tokens) => tokens.admits(
+            Some(tokens) => tokens.load().admits(
                 headers
                     .get(header::AUTHORIZATION)
                     .map(HeaderValue::as_bytes),
@@ -336,7 +336,9 @@ mod tests {
     fn before_the_first_poll_figures_are_503_with_retry_after_and_health_stays_public() {
         let cache = super::super::snapshot::Relay::new();
         let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
-        let tokens = ReaderTokens::parse("reader-token-0123456789\n").ok();
+        let tokens = super::super::tokens::ReaderTokens::parse("reader-token-0123456789\n")
+            .ok()
+            .map(|t| Arc::new(ArcSwap::from_pointee(t)));
         let routes = Routes::new(snapshot, tokens);
         let authorized = headers(&[("authorization", "Bearer reader-token-0123456789")]);
         let reply = routes.answer(&Method::GET, "/v1/capacity", &authorized);

@@ -15,6 +15,8 @@
 //! - [`snapshot`]: the relay's store and the snapshot of bodies encoded from it.
 //! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`].
 //! - [`tokens`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
+//! - [`reload`]: tokens, certificate and config read again on SIGHUP or a change of their
+//!   files, swapped in while requests go on.
 //! - [`logger`]: the log lines on stderr, text or JSON.
 //!
 //! The upstream API key stays in the poller's client: no route, header, metric or log line is
@@ -24,6 +26,7 @@ pub mod logger;
 pub mod tokens;
 
 pub mod answers;
+pub mod reload;
 pub mod server;
 pub mod snapshot;
 pub mod tls;
@@ -34,8 +37,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
-use tokio_rustls::TlsAcceptor;
+use tokio::sync::{mpsc, watch};
 
 use crate::api::Client;
 use crate::poll::{PollCommand, PollConfig, PollEvent};
@@ -59,7 +61,9 @@ pub struct ServeOptions {
     /// Readers' tokens; `None` lets every reader in.
     pub tokens: Option<ReaderTokens>,
     /// HTTPS, when configured.
-    pub tls: Option<TlsAcceptorDebug>,
+    pub tls: Option<tls::ServerTls>,
+    /// What SIGHUP and the watched files reload tokens, certificate and settings from.
+    pub reload: reload::Sources,
     /// The server's limits.
     pub limits: server::Limits,
     /// Where log lines go, and how.
@@ -68,16 +72,6 @@ pub struct ServeOptions {
     pub poll: PollConfig,
     /// Where the figures are recorded over days (`None`: nowhere, e.g. with `--demo`).
     pub history: Option<crate::history::History>,
-}
-
-/// A [`TlsAcceptor`] that can be printed (as `TlsAcceptor`; it holds the private key).
-#[derive(Clone)]
-pub struct TlsAcceptorDebug(pub TlsAcceptor);
-
-impl std::fmt::Debug for TlsAcceptorDebug {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("TlsAcceptor")
-    }
 }
 
 /// Refuses to expose the figures beyond loopback without reader tokens and TLS, unless the
@@ -122,6 +116,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         }
     };
     let shutdown = shutdown_signal();
+    let reloads = reload::start(options.reload, options.tokens, options.tls.as_ref(), logger);
     let local = listener.local_addr().unwrap_or(options.listen);
     let scheme = if options.tls.is_some() {
         "https"
@@ -142,7 +137,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
             ("budget_per_min", &budget),
             (
                 "readers",
-                if options.tokens.is_some() {
+                if reloads.tokens.is_some() {
                     "token"
                 } else {
                     "open"
@@ -152,10 +147,11 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     );
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
     let recorder = options.history.map(crate::history::Recorder::start);
-    let relay = match recorder {
+    let mut relay = match recorder {
         Some(_) => Relay::new().recording(),
         None => Relay::new(),
     };
+    relay.set_reload_status(*reloads.status.borrow());
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
     let follower = tokio::spawn(follow(
         events,
@@ -164,12 +160,13 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         Arc::clone(&snapshot),
         logger,
         commands.clone(),
+        reloads.status,
     ));
-    let routes = Arc::new(answers::Routes::new(snapshot, options.tokens));
+    let routes = Arc::new(answers::Routes::new(snapshot, reloads.tokens));
     server::serve(
         listener,
         routes,
-        options.tls.map(|t| t.0),
+        options.tls.map(|t| t.acceptor.0),
         options.limits,
         shutdown,
     )
@@ -208,12 +205,13 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         },
         None => None,
     };
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => match tls::acceptor(cert, key) {
-            Ok(acceptor) => Some(TlsAcceptorDebug(acceptor)),
+    let tls_files = args.tls_cert.clone().zip(args.tls_key.clone());
+    let tls = match &tls_files {
+        Some((cert, key)) => match tls::server_tls(cert, key) {
+            Ok(tls) => Some(tls),
             Err(e) => return fail(&e),
         },
-        _ => None,
+        None => None,
     };
     let demo = match crate::setup::start_demo(global.demo).await {
         Ok(demo) => demo,
@@ -228,17 +226,29 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
     } else {
         DEFAULT_SERVE_BUDGET
     };
+    let history = crate::setup::history_for(&client, &settings, demo.is_some());
+    let poll = crate::poll::PollConfig::new(settings.interval, budget);
+    let global_args = global.clone();
+    let resolve: reload::LoadSettings = Box::new(move || {
+        crate::config::Settings::resolve_with(&global_args, &crate::setup::real_environment())
+            .map_err(|e| e.to_string())
+    });
     let options = ServeOptions {
         listen: args.listen,
         tokens,
         tls,
+        reload: reload::Sources {
+            token_file: args.token_file.clone(),
+            tls_files,
+            settings: Some((settings, resolve)),
+        },
         limits: server::Limits {
             max_connections: args.max_connections,
             ..server::Limits::default()
         },
         logger: logger::Logger::new(args.log_format),
-        poll: crate::poll::PollConfig::new(settings.interval, budget),
-        history: crate::setup::history_for(&client, &settings, demo.is_some()),
+        poll,
+        history,
     };
     let code = run(client, options).await;
     if let Some(server) = demo {
@@ -248,8 +258,8 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
 }
 
 /// Hands the poller's events to the relay's store, publishes each new snapshot, logs each
-/// change of the upstream's state and each new warning, and retries a rejected key every
-/// [`KEY_RETRY`].
+/// change of the upstream's state and each new warning, retries a rejected key every
+/// [`KEY_RETRY`], and takes each reload's outcome into `/metrics`.
 async fn follow(
     mut events: mpsc::Receiver<PollEvent>,
     mut relay: Relay,
@@ -257,6 +267,7 @@ async fn follow(
     snapshot: Arc<ArcSwap<Snapshot>>,
     logger: Logger,
     commands: mpsc::UnboundedSender<PollCommand>,
+    mut reloads: watch::Receiver<reload::ReloadStatus>,
 ) {
     let mut retry_at: Option<tokio::time::Instant> = None;
     loop {
@@ -299,6 +310,11 @@ async fn follow(
             () = retry => {
                 retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
                 let _ = commands.send(PollCommand::RefreshNow);
+            }
+            Ok(()) = reloads.changed() => {
+                if relay.set_reload_status(*reloads.borrow_and_update()) {
+                    snapshot.store(Arc::new(relay.snapshot().clone()));
+                }
             }
         }
     }

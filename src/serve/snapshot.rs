@@ -7,6 +7,9 @@
 //! ten thousand routes. A body is encoded again only when the store holds a new report (its
 //! `Arc` changed), and `/metrics` once per completed poll.
 //!
+//! `/metrics` also carries the outcome of the last configuration reload ([`ReloadStatus`]),
+//! encoded again when a reload changes it ([`Relay::set_reload_status`]).
+//!
 //! A failed poll never replaces good figures: the store keeps the last good reports, and only
 //! [`Snapshot::upstream`] says what happened. The store applies answers in poll order (the
 //! poller's `seq`), so a late answer never overwrites a newer one.
@@ -19,6 +22,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
+use super::reload::ReloadStatus;
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
 use crate::store::Store;
@@ -113,6 +117,8 @@ pub struct Relay {
     /// Whether the history file's samples are still to come: until they do, the history is
     /// not served (a reader would get an hour where there are days).
     awaiting_seed: bool,
+    /// The outcome of the last configuration reload, exported in `/metrics`.
+    reload: ReloadStatus,
 }
 
 /// Least time between two encodings of the history body.
@@ -166,6 +172,7 @@ impl Relay {
             awaiting_seed: false,
             encoded: Encodings::default(),
             api_version: None,
+            reload: ReloadStatus::started(Utc::now()),
         };
         relay.encode_metrics();
         relay
@@ -253,9 +260,21 @@ impl Relay {
         applied.transition
     }
 
+    /// Takes the outcome of a configuration reload into `/metrics`; returns whether it changed.
+    pub fn set_reload_status(&mut self, status: ReloadStatus) -> bool {
+        if status == self.reload {
+            return false;
+        }
+        self.reload = status;
+        self.encode_metrics();
+        true
+    }
+
     /// Re-encodes `/metrics` in both formats from the store as it is now.
     fn encode_metrics(&mut self) {
-        let openmetrics = metrics::openmetrics(&self.store);
+        let reload = self.reload;
+        let openmetrics =
+            metrics::openmetrics_with(&self.store, |registry| reload.register(registry));
         let text = metrics::prometheus_text(&openmetrics);
         self.snapshot.metrics_text = Encoded::new(text.into_bytes(), metrics::TEXT_CONTENT_TYPE);
         self.snapshot.metrics_openmetrics =
