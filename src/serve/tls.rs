@@ -95,6 +95,22 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::aws_lc_rs::default_provider())
 }
 
+/// What is wrong with a PEM file, in words (the parser's own text shows markers as lists of
+/// bytes), and never a piece of its content: the file may be the private key.
+fn pem_reason(error: rustls_pki_types::pem::Error) -> String {
+    use rustls_pki_types::pem::Error;
+    match error {
+        Error::MissingSectionEnd { end_marker } => format!(
+            "a PEM section has no \"-----END {}-----\" line",
+            String::from_utf8_lossy(&end_marker)
+        ),
+        Error::IllegalSectionStart { .. } => "a \"-----BEGIN\" line is malformed".to_owned(),
+        Error::Base64Decode(_) => "a PEM section is not valid base64".to_owned(),
+        Error::NoItemsFound => "no PEM section of the kind needed in it".to_owned(),
+        other => other.to_string(),
+    }
+}
+
 /// Reads and checks `--tls-cert` and `--tls-key`: a chain of at least one certificate, a key
 /// the provider can use, and the key matching the first certificate.
 pub fn load(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsError> {
@@ -103,7 +119,7 @@ pub fn load(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsError> {
         .map_err(|e| TlsError::File {
             what: "the TLS certificate",
             path: cert.to_owned(),
-            reason: e.to_string(),
+            reason: pem_reason(e),
         })?;
     if chain.is_empty() {
         return Err(TlsError::File {
@@ -115,7 +131,7 @@ pub fn load(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsError> {
     let private_key = PrivateKeyDer::from_pem_file(key).map_err(|e| TlsError::File {
         what: "the TLS key",
         path: key.to_owned(),
-        reason: e.to_string(),
+        reason: pem_reason(e),
     })?;
     let certified = CertifiedKey::from_der(chain, private_key, &provider())
         .map_err(|e| TlsError::Config(e.to_string()))?;
@@ -171,6 +187,12 @@ mod tests {
         std::fs::write(&cert_a, "not a certificate\n").unwrap();
         let err = load(&cert_a, &key_a).unwrap_err();
         assert!(err.to_string().contains("no CERTIFICATE"), "{err}");
+        std::fs::write(&cert_a, "-----BEGIN CERTIFICATE-----\nAAAA\n").unwrap();
+        let err = load(&cert_a, &key_a).unwrap_err().to_string();
+        assert!(
+            err.ends_with("no \"-----END CERTIFICATE-----\" line"),
+            "{err}"
+        );
         assert!(!format!("{tls:?}").contains("BEGIN"));
     }
 }
