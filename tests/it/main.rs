@@ -38,6 +38,7 @@
 //! | `secret_hygiene`    | the key never shows anywhere, mode by mode                          |
 //! | `serve_prometheus`  | `captop serve`'s /metrics: promtool, a real Prometheus (`#[ignore]`d) |
 //! | `serve_relay`       | `captop serve` between the simulated service and real readers       |
+//! | `serve_reload`      | `captop serve` rotating its certificate and tokens under load       |
 //! | `tui_pty`           | the dashboard end to end in a pty                                   |
 //! | `ui_days_snapshots` | the detail view's chart over 24 h and 7 days, the "Trend" column    |
 //! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
@@ -80,6 +81,7 @@ mod relay_history;
 mod secret_hygiene;
 mod serve_prometheus;
 mod serve_relay;
+mod serve_reload;
 mod tui_pty;
 mod ui_days_snapshots;
 mod ui_forecast_snapshots;
