@@ -13,7 +13,8 @@
 //! ```
 //!
 //! - [`snapshot`]: the relay's store and the snapshot of bodies encoded from it.
-//! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`].
+//! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`], `/`
+//!   the [`status_page`]; [`readers`]: the connections open, for that page.
 //! - [`tokens`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
 //! - [`reload`]: tokens, certificate and config read again on SIGHUP or a change of their
 //!   files, swapped in while requests go on.
@@ -26,9 +27,11 @@ pub mod logger;
 pub mod tokens;
 
 pub mod answers;
+pub mod readers;
 pub mod reload;
 pub mod server;
 pub mod snapshot;
+pub mod status_page;
 pub mod tls;
 
 use std::net::SocketAddr;

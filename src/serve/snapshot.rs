@@ -23,6 +23,7 @@ use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
 use super::reload::ReloadStatus;
+use super::status_page::{ActiveAlert, StatusFigures};
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
 use crate::store::Store;
@@ -96,6 +97,10 @@ pub struct Snapshot {
     /// The forecasts' samples over days (`{"series": {route: [[at_ms, sold, total], …]}}`),
     /// for readers that just started; `None` until the relay has some.
     pub history: Option<Arc<Encoded>>,
+    /// What the status page shows of the store.
+    pub status: Arc<StatusFigures>,
+    /// The alerts active now, for the status page (none until the relay raises alerts).
+    pub alerts: Arc<[ActiveAlert]>,
 }
 
 impl Snapshot {
@@ -167,6 +172,8 @@ impl Relay {
                 upstream: Upstream::Starting,
                 next_poll_at: None,
                 history: None,
+                status: Arc::default(),
+                alerts: Arc::new([]),
             },
             history_encoded_at: None,
             awaiting_seed: false,
@@ -251,6 +258,7 @@ impl Relay {
         self.snapshot.health = body_of(self.store.health(), &mut encoded.health);
         self.snapshot.next_poll_at = self.store.schedule().and_then(|s| s.next_poll_at);
         self.snapshot.upstream = self.store.ledger().state().clone();
+        self.snapshot.status = Arc::new(StatusFigures::of(&self.store));
         let version = self.store.api_version().map(str::to_owned);
         if applied.poll_completed || version != self.api_version {
             self.api_version = version;
