@@ -229,7 +229,10 @@ fn figures_section(html: &mut String, page: &Page<'_>) {
         (
             "Readers",
             "readers",
-            format!("{} connections open, this page's included", page.readers),
+            match page.readers {
+                1 => "1 connection open: this page's".to_owned(),
+                n => format!("{n} connections open, this page's included"),
+            },
         ),
         ("Request budget", "budget", budget),
         ("Polls", "interval", interval),
