@@ -268,6 +268,12 @@ impl Relay {
         applied.transition
     }
 
+    /// The alerts active now, as the status page lists them: whatever raises the relay's
+    /// alerts hands the whole set here when it changes, and publishes the snapshot.
+    pub fn set_active_alerts(&mut self, alerts: Vec<ActiveAlert>) {
+        self.snapshot.alerts = alerts.into();
+    }
+
     /// Takes the outcome of a configuration reload into `/metrics`; returns whether it changed.
     pub fn set_reload_status(&mut self, status: ReloadStatus) -> bool {
         if status == self.reload {
@@ -385,6 +391,29 @@ mod tests {
             poll(&mut cache, 5, Ok(capacity)).map(|t| t.to),
             Some(Upstream::Up)
         );
+    }
+
+    #[test]
+    fn the_status_page_figures_follow_the_store_and_alerts_are_handed_in() {
+        let mut cache = Relay::new();
+        assert_eq!(cache.snapshot().status.upstream, Upstream::Starting);
+        let (capacity, _) = reports();
+        poll(&mut cache, 1, Ok(capacity));
+        let status = &cache.snapshot().status;
+        assert_eq!(
+            (status.upstream.clone(), status.routes),
+            (Upstream::Up, Some(4))
+        );
+        assert!(cache.snapshot().alerts.is_empty());
+        cache.set_active_alerts(vec![ActiveAlert {
+            alertname: "critical".to_owned(),
+            route: "r1".to_owned(),
+            name: "Route 1".to_owned(),
+            severity: "critical".to_owned(),
+            summary: "96 % full".to_owned(),
+            since: Utc::now(),
+        }]);
+        assert_eq!(cache.snapshot().alerts.len(), 1);
     }
 
     #[test]
