@@ -129,7 +129,7 @@ dashboard() { # base URL, window, expected routes label → dashboard_cost's lin
   dir=$(fresh_runtime_dir "$DEMO_HISTORY")
   CAPTOP_RUNTIME_DIR="$dir/captop" CAPTOP_STATE_DIR="$dir/state" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
     "$DASH" --cols "$COLS" --rows "$ROWS" --window "$2" --settle "$SETTLE" --clk-tck "$CLK_TCK" \
-    --expect "Total, $3 routes" --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
+    --expect "Routes $3 " --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
 }
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
 thousands() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }

@@ -115,6 +115,8 @@ struct Inner {
     behind_relay: std::sync::atomic::AtomicBool,
     /// The relay's history of the forecasts' samples, should the base URL be a relay's.
     history_url: Url,
+    /// The relay's alerts firing now, should the base URL be a relay's.
+    alerts_url: Url,
 }
 
 impl std::fmt::Debug for Client {
@@ -154,6 +156,9 @@ impl Client {
         let history_url = base
             .join(relay::HISTORY_PATH)
             .map_err(|e| ApiError::BadUrl(format!("cannot add the relay's history path: {e}")))?;
+        let alerts_url = base
+            .join(super::team_alerts::ALERTS_PATH)
+            .map_err(|e| ApiError::BadUrl(format!("cannot add the relay's alerts path: {e}")))?;
         let mut builder = reqwest::Client::builder()
             .user_agent(concat!("captop/", env!("CARGO_PKG_VERSION")))
             .redirect(reqwest::redirect::Policy::none())
@@ -185,6 +190,7 @@ impl Client {
                 max_body_bytes: options.max_body_bytes,
                 behind_relay: std::sync::atomic::AtomicBool::new(false),
                 history_url,
+                alerts_url,
             }),
         })
     }

@@ -1,11 +1,13 @@
 //! Everything about talking to the metrics service: its report shapes ([`model`]), the checks
 //! of their figures ([`validate`]), the `Retry-After` header ([`retry_after`]), the errors
-//! ([`error`]) and the HTTP client ([`client`]). Nothing here knows about terminals.
+//! ([`error`]) and the HTTP client ([`client`]); the body of a captop relay's alerts
+//! ([`team_alerts`]). Nothing here knows about terminals.
 
 pub mod client;
 pub mod error;
 pub mod model;
 pub mod retry_after;
+pub mod team_alerts;
 pub mod validate;
 
 pub use client::relay::RELAY_HEADER;

@@ -4,8 +4,14 @@
 //!
 //! Nothing here holds the dashboard up: commands run detached, and the history is written on
 //! a thread of its own. Behind a captop relay, the relay's history is asked for once, after
-//! the first figures, and seeds the forecasts when it comes (a fresh dashboard has the
-//! team's days at once).
+//! the first figures; the event loop waits for it beside its input ([`Effects::relay_history`])
+//! and hands it to the app, which seeds the forecasts and the trends with it (a fresh
+//! dashboard has the team's days within a frame of its first figures).
+//!
+//! Behind a relay the relay alerts for the team (`crate::serve::alerting`): the dashboard
+//! runs no bell and no command of its own unless `[actions] local = true`, and asks the relay
+//! for its firing alerts after each poll, which the store logs as they fire and resolve and
+//! the header counts. Without a relay, the dashboard's own actions run as they always did.
 //!
 //! The bell is a BEL byte on stderr, the same terminal as the dashboard's but a stream of its
 //! own: a terminal executes a BEL met inside a control sequence without breaking it, so it
@@ -15,6 +21,8 @@ use tokio::sync::oneshot;
 
 use crate::actions::{ActionsConfig, Runner};
 use crate::api::Client;
+use crate::api::client::relay::RelayAnswer;
+use crate::api::team_alerts::TeamAlerts;
 use crate::forecast::Series;
 use crate::history::{History, Recorder};
 use crate::store::Store;
@@ -30,15 +38,30 @@ enum RelaySeed {
     Done,
 }
 
+/// Where the relay's alerts stand.
+#[derive(Debug)]
+enum RelayAlerts {
+    /// None asked for since the last answer.
+    Idle,
+    /// Asked for; the answer comes here.
+    Asked(oneshot::Receiver<Result<TeamAlerts, RelayAnswer>>),
+    /// The relay serves none (an older captop): not asked again.
+    Unserved,
+}
+
 /// The dashboard's effects of its polls.
 #[derive(Debug)]
 pub struct Effects {
     /// `None` when there is neither a bell nor a command: alerts are then dropped.
     runner: Option<Runner>,
+    /// Run the bell and the command behind a relay too.
+    local: bool,
     recorder: Option<Recorder>,
     /// The history the recorder writes, for the dashboard's time travel to read.
     history: Option<History>,
+    client: Client,
     relay: RelaySeed,
+    relay_alerts: RelayAlerts,
 }
 
 impl Effects {
@@ -46,10 +69,13 @@ impl Effects {
     /// asking `client`'s relay for its history should it be one.
     pub fn new(actions: ActionsConfig, history: Option<History>, client: Client) -> Effects {
         Effects {
+            local: actions.local,
             runner: actions.is_active().then(|| Runner::new(actions)),
             recorder: history.clone().map(Recorder::start),
             history,
+            client: client.clone(),
             relay: RelaySeed::Unknown(client),
+            relay_alerts: RelayAlerts::Idle,
         }
     }
 
@@ -58,12 +84,52 @@ impl Effects {
         self.history.as_ref()
     }
 
-    /// Between polls: takes the relay's history when it has come.
+    /// Between polls: takes the relay's alerts when they have come.
     pub fn on_tick(&mut self, store: &mut Store) {
-        self.follow_relay(store);
+        self.take_relay_alerts(store);
     }
 
-    fn follow_relay(&mut self, store: &mut Store) {
+    /// Takes the relay's answer about its alerts, if it came, and asks again after a poll.
+    fn take_relay_alerts(&mut self, store: &mut Store) {
+        let RelayAlerts::Asked(rx) = &mut self.relay_alerts else {
+            return;
+        };
+        let now = chrono::Utc::now();
+        match rx.try_recv() {
+            Ok(Ok(team)) => {
+                store.set_relay_alerts(team.alerts, now);
+                self.relay_alerts = RelayAlerts::Idle;
+            }
+            Ok(Err(RelayAnswer::Missing)) => {
+                store.warn(
+                    "the relay serves no team alerts (an older captop serve)",
+                    now,
+                );
+                self.relay_alerts = RelayAlerts::Unserved;
+            }
+            Ok(Err(RelayAnswer::Failed(why))) => {
+                store.warn(&format!("relay alerts: {why}"), now);
+                self.relay_alerts = RelayAlerts::Idle;
+            }
+            Err(oneshot::error::TryRecvError::Empty) => {}
+            Err(oneshot::error::TryRecvError::Closed) => self.relay_alerts = RelayAlerts::Idle,
+        }
+    }
+
+    /// After a poll behind a relay: asks for its alerts unless an answer is still to come.
+    fn ask_relay_alerts(&mut self) {
+        if matches!(self.relay_alerts, RelayAlerts::Idle) {
+            let (tx, rx) = oneshot::channel();
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = tx.send(client.relay_alerts().await);
+            });
+            self.relay_alerts = RelayAlerts::Asked(rx);
+        }
+    }
+
+    /// Asks the relay for its history once the first figures say the base URL is a relay's.
+    fn follow_relay(&mut self, store: &Store) {
         match std::mem::replace(&mut self.relay, RelaySeed::Done) {
             RelaySeed::Unknown(client) if client.behind_relay() => {
                 let (tx, rx) = oneshot::channel();
@@ -74,22 +140,34 @@ impl Effects {
             }
             // The first figures came from the service itself: no relay to ask.
             RelaySeed::Unknown(_) if store.has_figures() => {}
-            unknown @ RelaySeed::Unknown(_) => self.relay = unknown,
-            RelaySeed::Asked(mut rx) => match rx.try_recv() {
-                Ok(Ok(series)) => store.seed_forecasts(series),
-                Ok(Err(why)) => store.warn(&format!("relay history: {why}"), chrono::Utc::now()),
-                Err(oneshot::error::TryRecvError::Empty) => self.relay = RelaySeed::Asked(rx),
-                Err(oneshot::error::TryRecvError::Closed) => {}
-            },
-            RelaySeed::Done => {}
+            other => self.relay = other,
         }
     }
 
-    /// Takes what the last poll left in the store: runs its alerts, keeps its samples and
-    /// writes them when it is time.
+    /// The relay's history (or why it could not be had) once it comes; pending while none was
+    /// asked for or after it came, so the event loop can wait for it beside its input.
+    pub async fn relay_history(&mut self) -> Result<Series, String> {
+        if let RelaySeed::Asked(rx) = &mut self.relay {
+            let answer = rx.await;
+            self.relay = RelaySeed::Done;
+            if let Ok(answer) = answer {
+                return answer.map_err(|why| format!("relay history: {why}"));
+            }
+        }
+        std::future::pending().await
+    }
+
+    /// Takes what the last poll left in the store: runs its alerts (behind a relay only when
+    /// told to), asks the relay for the team's, keeps its samples and writes them when it is
+    /// time.
     pub fn after_poll(&mut self, store: &mut Store) {
         let alerts = store.take_alerts();
-        if let Some(runner) = &self.runner {
+        let behind_relay = self.client.behind_relay();
+        if behind_relay {
+            self.take_relay_alerts(store);
+            self.ask_relay_alerts();
+        }
+        if let Some(runner) = self.runner.as_ref().filter(|_| !behind_relay || self.local) {
             for alert in &alerts {
                 if runner.bell() {
                     use std::io::Write;

@@ -22,6 +22,9 @@
 //! **Request log.** Every request, whatever its path or answer, is logged with its arrival
 //! instant, so tests can check how a client behaved ([`DemoServer::request_log`]).
 //!
+//! **Pinned fills.** A test can pin a route's fill ([`DemoServer::pin_fill`], `fill_pins`) to
+//! push it across a threshold.
+//!
 //! **Time.** Simulated time is `sim_start + time_scale * (arrival - server start)`; the figures
 //! are those of [`Simulation`] at that instant, and `date` is its UTC date. `generated_at` is
 //! either ([`ReportClock`]):
@@ -57,6 +60,7 @@ use request_log::Arrival;
 
 mod admission;
 mod endpoints;
+mod fill_pins;
 mod options;
 mod request_log;
 
@@ -83,6 +87,8 @@ struct Shared {
     windows: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     forced_429: Mutex<Option<(u32, Duration)>>,
     log: Mutex<VecDeque<LoggedRequest>>,
+    /// Routes whose fill a test pinned ([`DemoServer::pin_fill`]).
+    pins: Mutex<fill_pins::FillPins>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -141,6 +147,7 @@ impl DemoServer {
             windows: Mutex::new(HashMap::new()),
             forced_429: Mutex::new(None),
             log: Mutex::new(VecDeque::new()),
+            pins: Mutex::new(fill_pins::FillPins::new()),
         });
         let app = endpoints::router(Arc::clone(&shared));
         let (stop, stopped) = oneshot::channel::<()>();
@@ -202,6 +209,21 @@ impl DemoServer {
     /// They are not counted in the window. Replaces an earlier, unfinished order.
     pub fn force_rate_limit(&self, requests: u32, retry_after: Duration) {
         *lock(&self.shared.forced_429) = (requests > 0).then_some((requests, retry_after));
+    }
+
+    /// From the next `/capacity` on, route `slug` reports `filled_pct` (0 to 100; its minutes
+    /// sold and the totals to match) until pinned again; `None` lets it go back to the
+    /// simulation's figures. A test hook: a test pushes a route across a threshold with it.
+    pub fn pin_fill(&self, slug: &str, filled_pct: Option<u8>) {
+        let mut pins = lock(&self.shared.pins);
+        match filled_pct {
+            Some(pct) => {
+                pins.insert(slug.to_owned(), i64::from(pct.min(100)));
+            }
+            None => {
+                pins.remove(slug);
+            }
+        }
     }
 
     /// Every request so far, oldest first (the newest [`REQUEST_LOG_CAPACITY`]).

@@ -9,6 +9,8 @@
 //! GET /v1/openapi.json   public   schemas/openapi.json
 //! GET /metrics           token    Prometheus text (OpenMetrics when asked for in Accept)
 //! GET /ready             public   200 once both reports are there, else 503
+//! GET /v1/captop/history token    the forecasts' samples over days | 503 none yet
+//! GET /v1/captop/alerts  token    the team's alerts firing now ({"alerts": […]})
 //! ```
 //!
 //! Every answer is taken from the current [`Snapshot`] as it is: bodies were encoded, gzipped
@@ -88,7 +90,11 @@ impl Routes {
         }
         let guarded = matches!(
             path,
-            "/v1/capacity" | "/v1/utilization" | "/metrics" | "/v1/captop/history"
+            "/v1/capacity"
+                | "/v1/utilization"
+                | "/metrics"
+                | "/v1/captop/history"
+                | "/v1/captop/alerts"
         );
         if guarded && !self.admits(headers) {
             let mut reply = error(
@@ -115,6 +121,7 @@ impl Routes {
                 Some(body) => send(headers, body, CacheControl::NoCache),
                 None => not_yet(&snapshot, "the relay has no history yet"),
             },
+            "/v1/captop/alerts" => send(headers, &snapshot.alerts, CacheControl::NoCache),
             "/metrics" => {
                 let body = if wants_openmetrics(headers) {
                     &snapshot.metrics_openmetrics
@@ -136,7 +143,7 @@ impl Routes {
     fn status_page(&self, headers: &HeaderMap, snapshot: &Snapshot) -> Reply {
         let html = status_page::render(&Page {
             figures: &snapshot.status,
-            alerts: &snapshot.alerts,
+            alerts: &snapshot.firing.alerts,
             readers: self.connections.now(),
             full: self.admits(headers),
             now: chrono::Utc::now(),
@@ -377,6 +384,14 @@ mod tests {
                 .status(),
             StatusCode::OK
         );
+        for (who, status) in [
+            (&HeaderMap::new(), StatusCode::UNAUTHORIZED),
+            (&authorized, StatusCode::OK),
+        ] {
+            let reply = routes.answer(&Method::GET, "/v1/captop/alerts", who);
+            assert_eq!(reply.status(), status);
+            assert!(reply.headers().contains_key(RELAY_HEADER));
+        }
         assert_eq!(
             routes
                 .answer(&Method::GET, "/v1/health", &HeaderMap::new())

@@ -19,10 +19,13 @@
 //! - [`reload`]: tokens, certificate and config read again on SIGHUP or a change of their
 //!   files, swapped in while requests go on.
 //! - [`logger`]: the log lines on stderr, text or JSON.
+//! - [`alerting`]: the profile's `[actions]` for the team: alerts kept once per poll, sent to
+//!   the command, Alertmanager and a webhook, served to readers at `/v1/captop/alerts`.
 //!
 //! The upstream API key stays in the poller's client: no route, header, metric or log line is
 //! built from it.
 
+pub mod alerting;
 pub mod logger;
 pub mod tokens;
 
@@ -75,6 +78,12 @@ pub struct ServeOptions {
     pub poll: PollConfig,
     /// Where the figures are recorded over days (`None`: nowhere, e.g. with `--demo`).
     pub history: Option<crate::history::History>,
+    /// The fill thresholds the alerts rate routes against.
+    pub thresholds: crate::store::Thresholds,
+    /// The profile's `[actions]`: what the relay alerts on.
+    pub actions: crate::actions::ActionsConfig,
+    /// Where the alerts go: started from the same `[actions]` ([`alerting::Dispatch::start`]).
+    pub dispatch: alerting::Dispatch,
 }
 
 /// Refuses to expose the figures beyond loopback without reader tokens and TLS, unless the
@@ -146,13 +155,15 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
                     "open"
                 },
             ),
+            ("alerts_to", &options.dispatch.describe()),
         ],
     );
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
     let recorder = options.history.map(crate::history::Recorder::start);
+    let relay = Relay::new().alerting(options.thresholds, &options.actions);
     let mut relay = match recorder {
-        Some(_) => Relay::new().recording(),
-        None => Relay::new(),
+        Some(_) => relay.recording(),
+        None => relay,
     };
     relay.set_reload_status(*reloads.status.borrow());
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
@@ -162,6 +173,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         recorder,
         Arc::clone(&snapshot),
         logger,
+        options.dispatch,
         commands.clone(),
         reloads.status,
     ));
@@ -176,7 +188,11 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     .await;
     let _ = commands.send(PollCommand::Shutdown);
     let _ = tokio::time::timeout(Duration::from_secs(2), poller).await;
-    follower.abort();
+    // The poller gone, the follower ends when it has taken the last events, and hands the
+    // receivers back to say what they still hold.
+    if let Ok(Ok(dispatch)) = tokio::time::timeout(Duration::from_secs(2), follower).await {
+        dispatch.close(Duration::from_secs(3)).await;
+    }
     logger.log(Level::Info, "stopped", &[]);
     0
 }
@@ -208,13 +224,12 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         },
         None => None,
     };
-    let tls_files = args.tls_cert.clone().zip(args.tls_key.clone());
-    let tls = match &tls_files {
-        Some((cert, key)) => match tls::server_tls(cert, key) {
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => match tls::server_tls(cert, key) {
             Ok(tls) => Some(tls),
             Err(e) => return fail(&e),
         },
-        None => None,
+        _ => None,
     };
     let demo = match crate::setup::start_demo(global.demo).await {
         Ok(demo) => demo,
@@ -224,6 +239,12 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         Ok(client) => client,
         Err(code) => return code,
     };
+    let logger = logger::Logger::new(args.log_format);
+    let dispatch =
+        match alerting::Dispatch::start(&settings.actions, alerting::Delivery::default(), logger) {
+            Ok(dispatch) => dispatch,
+            Err(e) => return fail(&e),
+        };
     let budget = if settings.budget_given() {
         settings.budget
     } else {
@@ -231,27 +252,23 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
     };
     let history = crate::setup::history_for(&client, &settings, demo.is_some());
     let poll = crate::poll::PollConfig::new(settings.interval, budget);
-    let global_args = global.clone();
-    let resolve: reload::LoadSettings = Box::new(move || {
-        crate::config::Settings::resolve_with(&global_args, &crate::setup::real_environment())
-            .map_err(|e| e.to_string())
-    });
+    let thresholds = crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct);
+    let actions = settings.actions.clone();
     let options = ServeOptions {
         listen: args.listen,
         tokens,
         tls,
-        reload: reload::Sources {
-            token_file: args.token_file.clone(),
-            tls_files,
-            settings: Some((settings, resolve)),
-        },
+        reload: reload::Sources::of_serve(args, global, settings),
         limits: server::Limits {
             max_connections: args.max_connections,
             ..server::Limits::default()
         },
-        logger: logger::Logger::new(args.log_format),
+        logger,
         poll,
         history,
+        thresholds,
+        actions,
+        dispatch,
     };
     let code = run(client, options).await;
     if let Some(server) = demo {
@@ -260,18 +277,25 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
     code
 }
 
-/// Hands the poller's events to the relay's store, publishes each new snapshot, logs each
-/// change of the upstream's state and each new warning, retries a rejected key every
-/// [`KEY_RETRY`], and takes each reload's outcome into `/metrics`.
+/// Hands the poller's events to the relay's store, publishes each new snapshot, hands what
+/// fired and resolved to `dispatch`, logs each change of the upstream's state and each new
+/// warning, retries a rejected key every [`KEY_RETRY`], and takes each reload's outcome into
+/// `/metrics`. Returns `dispatch` when the poller is gone, for the receivers to finish.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the one task between the poller, the readers' snapshot, the alerts' receivers and \
+              the reloads: a struct of them would be built only to make this call"
+)]
 async fn follow(
     mut events: mpsc::Receiver<PollEvent>,
     mut relay: Relay,
     recorder: Option<crate::history::Recorder>,
     snapshot: Arc<ArcSwap<Snapshot>>,
     logger: Logger,
+    dispatch: alerting::Dispatch,
     commands: mpsc::UnboundedSender<PollCommand>,
     mut reloads: watch::Receiver<reload::ReloadStatus>,
-) {
+) -> alerting::Dispatch {
     let mut retry_at: Option<tokio::time::Instant> = None;
     loop {
         let retry = async {
@@ -309,6 +333,7 @@ async fn follow(
                         .then(|| tokio::time::Instant::now() + KEY_RETRY);
                 }
                 snapshot.store(Arc::new(relay.snapshot().clone()));
+                dispatch.send(relay.take_notices());
             }
             () = retry => {
                 retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
@@ -321,6 +346,7 @@ async fn follow(
             }
         }
     }
+    dispatch
 }
 
 /// A future that completes at SIGTERM or Ctrl-C (SIGINT). The handlers are installed when this

@@ -22,8 +22,11 @@ use std::time::Instant;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
+use super::alerting::{AlertBook, Notice};
 use super::reload::ReloadStatus;
-use super::status_page::{ActiveAlert, StatusFigures};
+use super::status_page::StatusFigures;
+use crate::actions::ActionsConfig;
+use crate::api::team_alerts::TeamAlerts;
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
 use crate::store::Store;
@@ -97,10 +100,12 @@ pub struct Snapshot {
     /// The forecasts' samples over days (`{"series": {route: [[at_ms, sold, total], …]}}`),
     /// for readers that just started; `None` until the relay has some.
     pub history: Option<Arc<Encoded>>,
+    /// The team's alerts firing now (`{"alerts": […]}`, [`crate::api::team_alerts`]).
+    pub alerts: Arc<Encoded>,
+    /// The same alerts as data, for the status page.
+    pub firing: Arc<TeamAlerts>,
     /// What the status page shows of the store.
     pub status: Arc<StatusFigures>,
-    /// The alerts active now, for the status page (none until the relay raises alerts).
-    pub alerts: Arc<[ActiveAlert]>,
 }
 
 impl Snapshot {
@@ -122,6 +127,10 @@ pub struct Relay {
     /// Whether the history file's samples are still to come: until they do, the history is
     /// not served (a reader would get an hour where there are days).
     awaiting_seed: bool,
+    /// The team's alerts, evaluated once per poll ([`super::alerting`]).
+    book: AlertBook,
+    /// What fired and resolved since [`Relay::take_notices`] last took it.
+    notices: Vec<Notice>,
     /// The outcome of the last configuration reload, exported in `/metrics`.
     reload: ReloadStatus,
 }
@@ -133,6 +142,12 @@ impl Default for Relay {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// `/v1/captop/alerts`: the firing alerts, encoded.
+fn alerts_body(alerts: &TeamAlerts) -> Arc<Encoded> {
+    json_body(alerts)
+        .unwrap_or_else(|| Encoded::new(b"{\"alerts\":[]}".to_vec(), "application/json"))
 }
 
 fn json_body<T: serde::Serialize>(value: &T) -> Option<Arc<Encoded>> {
@@ -172,17 +187,43 @@ impl Relay {
                 upstream: Upstream::Starting,
                 next_poll_at: None,
                 history: None,
+                alerts: alerts_body(&TeamAlerts::default()),
+                firing: Arc::default(),
                 status: Arc::default(),
-                alerts: Arc::new([]),
             },
             history_encoded_at: None,
             awaiting_seed: false,
+            book: AlertBook::new(
+                std::time::Duration::ZERO,
+                crate::actions::DEFAULT_KEEP_FIRING_FOR,
+            ),
+            notices: Vec::new(),
             encoded: Encodings::default(),
             api_version: None,
             reload: ReloadStatus::started(Utc::now()),
         };
         relay.encode_metrics();
         relay
+    }
+
+    /// The same relay rating fills against `thresholds` and keeping alerts as `actions` says
+    /// (`sells_out_within`, `for`, `keep_firing_for`); before [`Relay::recording`].
+    #[must_use]
+    pub fn alerting(
+        mut self,
+        thresholds: crate::store::Thresholds,
+        actions: &ActionsConfig,
+    ) -> Self {
+        self.store = std::mem::take(&mut self.store)
+            .with_thresholds(thresholds)
+            .alerting_within(actions.sells_out_within);
+        self.book = AlertBook::new(actions.fire_after(), actions.keep_firing_for());
+        self
+    }
+
+    /// What fired and resolved since the last call, in order.
+    pub fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
     }
 
     /// The same relay keeping its reports for a history recorder ([`Relay::record_into`]).
@@ -265,13 +306,10 @@ impl Relay {
             self.encode_metrics();
             self.encode_history();
         }
+        if applied.poll_completed {
+            self.evaluate_alerts(now);
+        }
         applied.transition
-    }
-
-    /// The alerts active now, as the status page lists them: whatever raises the relay's
-    /// alerts hands the whole set here when it changes, and publishes the snapshot.
-    pub fn set_active_alerts(&mut self, alerts: Vec<ActiveAlert>) {
-        self.snapshot.alerts = alerts.into();
     }
 
     /// Takes the outcome of a configuration reload into `/metrics`; returns whether it changed.
@@ -282,6 +320,23 @@ impl Relay {
         self.reload = status;
         self.encode_metrics();
         true
+    }
+
+    /// Once per poll: the conditions standing in the store into the book, what fired and
+    /// resolved kept for the follower, the firing alerts encoded for readers.
+    fn evaluate_alerts(&mut self, now: DateTime<Utc>) {
+        // The dashboard's rising edges: the relay keeps alerts of the standing conditions
+        // instead, so the edges are only taken to keep the store small.
+        drop(self.store.take_alerts());
+        // Firing alerts carry the latest figures: their body changes with every poll.
+        let had_alerts = self.book.firing().next().is_some();
+        let fresh = self.book.evaluate(self.store.standing_alerts(), now);
+        if !fresh.is_empty() || had_alerts {
+            let firing = self.book.team_alerts();
+            self.snapshot.alerts = alerts_body(&firing);
+            self.snapshot.firing = Arc::new(firing);
+        }
+        self.notices.extend(fresh);
     }
 
     /// Re-encodes `/metrics` in both formats from the store as it is now.
@@ -394,7 +449,40 @@ mod tests {
     }
 
     #[test]
-    fn the_status_page_figures_follow_the_store_and_alerts_are_handed_in() {
+    fn alerts_are_evaluated_once_a_poll_and_served_while_they_fire() {
+        let actions = ActionsConfig {
+            keep_firing_for: Some(0.0),
+            ..ActionsConfig::default()
+        };
+        let mut relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
+        let (mut capacity, _) = reports();
+        for r in &mut capacity.routes {
+            r.filled_pct = 10;
+        }
+        poll(&mut relay, 1, Ok(capacity.clone()));
+        assert!(relay.take_notices().is_empty());
+        capacity.routes[2].filled_pct = 96;
+        poll(&mut relay, 2, Ok(capacity.clone()));
+        poll(&mut relay, 3, Ok(capacity.clone()));
+        let notices = relay.take_notices();
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        let id = format!("critical/{}", capacity.routes[2].route);
+        assert_eq!(notices[0].alert().id, id);
+        let body: serde_json::Value =
+            serde_json::from_slice(&relay.snapshot().alerts.identity).unwrap();
+        assert_eq!(body["alerts"][0]["id"], id.as_str());
+        assert_eq!(body["alerts"][0]["filled_pct"], 96);
+        assert_eq!(relay.snapshot().firing.alerts[0].id, id);
+        capacity.routes[2].filled_pct = 50;
+        poll(&mut relay, 4, Ok(capacity));
+        let notices = relay.take_notices();
+        assert!(matches!(&notices[..], [Notice::Resolved(a)] if a.id == id));
+        assert_eq!(&relay.snapshot().alerts.identity[..], b"{\"alerts\":[]}");
+        assert!(relay.snapshot().firing.alerts.is_empty());
+    }
+
+    #[test]
+    fn the_status_page_figures_follow_the_store() {
         let mut cache = Relay::new();
         assert_eq!(cache.snapshot().status.upstream, Upstream::Starting);
         let (capacity, _) = reports();
@@ -404,16 +492,6 @@ mod tests {
             (status.upstream.clone(), status.routes),
             (Upstream::Up, Some(4))
         );
-        assert!(cache.snapshot().alerts.is_empty());
-        cache.set_active_alerts(vec![ActiveAlert {
-            alertname: "critical".to_owned(),
-            route: "r1".to_owned(),
-            name: "Route 1".to_owned(),
-            severity: "critical".to_owned(),
-            summary: "96 % full".to_owned(),
-            since: Utc::now(),
-        }]);
-        assert_eq!(cache.snapshot().alerts.len(), 1);
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!
 //! No JavaScript: `<meta http-equiv="refresh">` reloads it every [`REFRESH_SECONDS`]. Every
 //! string that is not captop's own (the service's error text, route names and alert texts) is
-//! stripped of control and invisible characters and HTML-escaped by `html-escape`.
+//! stripped of control and invisible characters and HTML-escaped by `html-escape`. The alerts
+//! are the team's alerts firing now, as `/v1/captop/alerts` serves them.
 //!
 //! **Who sees what**: the figures are for readers, so with `--token-file` a request without a
 //! valid `Authorization: Bearer` token gets the upstream's state and the links only (what
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
+use crate::api::team_alerts::TeamAlert;
 use crate::format::{Precision, age, duration};
 use crate::store::{Store, Upstream};
 
@@ -104,31 +106,13 @@ impl StatusFigures {
     }
 }
 
-/// One alert the relay holds active, as the page lists it. Plain data: whoever raises alerts
-/// fills it; the page only shows it (every field is escaped).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ActiveAlert {
-    /// What kind of alert (`critical`, `sold-out`, `sells-out-soon`, `service-down`, …).
-    pub alertname: String,
-    /// The route's slug; empty for an alert about the whole service.
-    pub route: String,
-    /// The route's display name (server text).
-    pub name: String,
-    /// `warning` or `critical`.
-    pub severity: String,
-    /// One line saying what happened.
-    pub summary: String,
-    /// When it started.
-    pub since: DateTime<Utc>,
-}
-
 /// Everything one rendering of the page needs.
 #[derive(Debug, Clone, Copy)]
 pub struct Page<'a> {
     /// The store's figures.
     pub figures: &'a StatusFigures,
-    /// The alerts active now (none until the relay raises alerts).
-    pub alerts: &'a [ActiveAlert],
+    /// The team's alerts firing now, oldest first.
+    pub alerts: &'a [TeamAlert],
     /// Connections open now.
     pub readers: usize,
     /// Whether the reader may see the figures (a valid token, or no tokens configured).
@@ -248,7 +232,7 @@ fn figures_section(html: &mut String, page: &Page<'_>) {
 }
 
 /// The "Active alerts" section: a row an alert, or its empty state.
-fn alerts_section(html: &mut String, alerts: &[ActiveAlert], now: DateTime<Utc>) {
+fn alerts_section(html: &mut String, alerts: &[TeamAlert], now: DateTime<Utc>) {
     html.push_str("<h2>Active alerts</h2>\n");
     if alerts.is_empty() {
         html.push_str("<p class=\"empty\" id=\"alerts\">No active alerts.</p>\n");
@@ -270,7 +254,7 @@ fn alerts_section(html: &mut String, alerts: &[ActiveAlert], now: DateTime<Utc>)
             text(&alert.alertname),
             text(&alert.severity),
             text(&alert.summary),
-            duration(age(now, alert.since), Precision::Glance),
+            duration(age(now, alert.starts_at), Precision::Glance),
         );
     }
     html.push_str("</table>\n");
@@ -279,6 +263,7 @@ fn alerts_section(html: &mut String, alerts: &[ActiveAlert], now: DateTime<Utc>)
 const LINKS: &str = "<h2>Endpoints</h2>\n<ul>\n\
 <li><a href=\"v1/capacity\">/v1/capacity</a> (reader token)</li>\n\
 <li><a href=\"v1/utilization\">/v1/utilization</a> (reader token)</li>\n\
+<li><a href=\"v1/captop/alerts\">/v1/captop/alerts</a> (reader token), the alerts above as JSON</li>\n\
 <li><a href=\"v1/health\">/v1/health</a></li>\n\
 <li><a href=\"v1/openapi.json\">/v1/openapi.json</a></li>\n\
 <li><a href=\"metrics\">/metrics</a> (reader token), Prometheus text</li>\n\
@@ -359,13 +344,19 @@ mod tests {
         let mut figures = figures();
         figures.upstream = Upstream::Unreachable("<script>alert(1)</script>".to_owned());
         figures.last_error = Some("/capacity: <img src=x onerror=alert(2)>".to_owned());
-        let alerts = [ActiveAlert {
-            alertname: "critical".to_owned(),
+        let alerts = [TeamAlert {
+            id: "critical/r1".to_owned(),
+            event: "critical".to_owned(),
+            alertname: "CaptopRouteCritical".to_owned(),
+            severity: "critical".to_owned(),
             route: "r\u{202e}1<b>".to_owned(),
             name: "</td><script>alert(3)</script>".to_owned(),
-            severity: "critical".to_owned(),
+            dial_code: "+1".to_owned(),
             summary: "95 % & more <i>".to_owned(),
-            since: at(0),
+            filled_pct: Some(96),
+            remaining_minutes: None,
+            sells_out_at: None,
+            starts_at: at(0),
         }];
         let html = render(&Page {
             figures: &figures,

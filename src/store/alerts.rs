@@ -7,13 +7,18 @@
 //! fires when its level rises, when it sells out, and when its forecast first falls within
 //! `sells_out_within`; the service fires `service-down` on the first failure after figures and
 //! `service-up` on the first figures after a failure.
+//!
+//! The same states also say which conditions stand now ([`Watcher::standing`]): each route's
+//! one fill state (warning, critical or sold out) and its forecast, and the service down. The
+//! relay keeps its alerts from those (they fire, stay and resolve), where the dashboard acts
+//! on the rises alone; both read one detector, so they never disagree on what a route is.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::api::model::CapacityReport;
+use crate::api::model::{CapacityReport, RouteCapacity};
 use crate::forecast::Forecasts;
 
 /// What happened.
@@ -56,6 +61,8 @@ pub struct ActionEvent {
     pub route: String,
     /// The route's display name, sanitized (empty for service events).
     pub route_name: String,
+    /// The route's dial prefix, sanitized (empty for service events).
+    pub dial_code: String,
     /// The route's fill %.
     pub filled_pct: Option<i64>,
     /// The route's minutes left.
@@ -118,6 +125,8 @@ pub struct Watcher {
     within: Option<Duration>,
     routes: Option<Vec<(String, RouteState)>>,
     service_up: Option<bool>,
+    /// The latest failure's one-line reason, while the service is down.
+    down_reason: String,
 }
 
 impl Watcher {
@@ -133,6 +142,7 @@ impl Watcher {
                 .map(|h| Duration::from_secs_f64(h.min(8784.0) * 3600.0)),
             routes: None,
             service_up: None,
+            down_reason: String::new(),
         }
     }
 
@@ -203,57 +213,105 @@ impl Watcher {
     fn fire(
         &self,
         events: &mut Vec<ActionEvent>,
-        r: &crate::api::model::RouteCapacity,
+        r: &RouteCapacity,
         before: RouteState,
         now: RouteState,
         sells_out_at: Option<DateTime<Utc>>,
         at: DateTime<Utc>,
     ) {
-        let name = crate::text::fit(&r.name, 200);
-        let mut fire = |kind: EventKind, what: String| {
-            events.push(ActionEvent {
-                kind,
-                route: crate::text::sanitize(&r.route).into_owned(),
-                route_name: name.clone(),
-                filled_pct: Some(r.filled_pct),
-                remaining_minutes: Some(r.capacity_minutes.remaining),
-                sells_out_at,
-                message: format!("{name}: {what}"),
-            });
-        };
         if now.sold_out && !before.sold_out {
-            fire(EventKind::SoldOut, "sold out".to_owned());
+            events.push(route_event(r, EventKind::SoldOut, sells_out_at, at));
         } else if now.level > before.level {
             let kind = if now.level == crate::store::Level::Crit {
                 EventKind::Critical
             } else {
                 EventKind::Warning
             };
-            fire(kind, format!("{} % filled", r.filled_pct));
+            events.push(route_event(r, kind, sells_out_at, at));
         }
         if now.soon && !before.soon && !now.sold_out {
-            let left = sells_out_at
-                .and_then(|s| (s - at).to_std().ok())
-                .map_or_else(String::new, crate::forecast::full_in);
-            fire(
-                EventKind::SellsOutSoon,
-                format!("forecast to sell out in {left}"),
-            );
+            events.push(route_event(r, EventKind::SellsOutSoon, sells_out_at, at));
         }
+    }
+
+    /// The conditions that stand as of `report`, the latest report given to
+    /// [`Watcher::report`], with its forecasts: per route its one fill state (sold out, else
+    /// critical, else warning) and whether it sells out within the horizon; `service-down`
+    /// while the latest poll failed. Nothing before the first report or failure.
+    pub fn standing(&self, report: &CapacityReport, forecasts: &Forecasts) -> Vec<ActionEvent> {
+        let mut standing = Vec::new();
+        if self.service_up == Some(false) {
+            standing.push(service_event(
+                EventKind::ServiceDown,
+                self.down_reason.clone(),
+            ));
+        }
+        let states = self.routes.as_deref().unwrap_or_default();
+        for ((slug, state), r) in states.iter().zip(&report.routes) {
+            if *slug != r.route {
+                continue;
+            }
+            let sells_out_at = forecasts.get(&r.route).and_then(|f| f.sells_out_at);
+            let fill = if state.sold_out {
+                Some(EventKind::SoldOut)
+            } else {
+                match state.level {
+                    crate::store::Level::Crit => Some(EventKind::Critical),
+                    crate::store::Level::Warn => Some(EventKind::Warning),
+                    crate::store::Level::Ok => None,
+                }
+            };
+            let soon = (state.soon && !state.sold_out).then_some(EventKind::SellsOutSoon);
+            for kind in fill.into_iter().chain(soon) {
+                standing.push(route_event(r, kind, sells_out_at, report.generated_at));
+            }
+        }
+        standing
     }
 
     /// The events of a failed poll; `reason` is its one-line message.
     pub fn failure(&mut self, reason: &str) -> Vec<ActionEvent> {
         let was_up = self.service_up == Some(true);
         self.service_up = Some(false);
+        self.down_reason = crate::text::fit(reason, 200);
         if was_up {
             vec![service_event(
                 EventKind::ServiceDown,
-                crate::text::fit(reason, 200),
+                self.down_reason.clone(),
             )]
         } else {
             Vec::new()
         }
+    }
+}
+
+/// The event `kind` of route `r` as of `at`, its message saying what happened.
+fn route_event(
+    r: &RouteCapacity,
+    kind: EventKind,
+    sells_out_at: Option<DateTime<Utc>>,
+    at: DateTime<Utc>,
+) -> ActionEvent {
+    let name = crate::text::fit(&r.name, 200);
+    let what = match kind {
+        EventKind::SoldOut => "sold out".to_owned(),
+        EventKind::SellsOutSoon => {
+            let left = sells_out_at
+                .and_then(|s| (s - at).to_std().ok())
+                .map_or_else(String::new, crate::forecast::full_in);
+            format!("forecast to sell out in {left}")
+        }
+        _ => format!("{} % filled", r.filled_pct),
+    };
+    ActionEvent {
+        kind,
+        route: crate::text::sanitize(&r.route).into_owned(),
+        route_name: name.clone(),
+        dial_code: crate::text::fit(&r.dial_code, 32),
+        filled_pct: Some(r.filled_pct),
+        remaining_minutes: Some(r.capacity_minutes.remaining),
+        sells_out_at,
+        message: format!("{name}: {what}"),
     }
 }
 
@@ -262,6 +320,7 @@ fn service_event(kind: EventKind, message: String) -> ActionEvent {
         kind,
         route: String::new(),
         route_name: String::new(),
+        dial_code: String::new(),
         filled_pct: None,
         remaining_minutes: None,
         sells_out_at: None,
@@ -328,5 +387,44 @@ mod tests {
             kinds(&w.report(&cap, &forecasts)),
             [("service-up", String::new())]
         );
+    }
+    #[test]
+    fn standing_conditions_are_one_fill_state_a_route_and_the_service_down() {
+        let (mut cap, _) = crate::report::sample_reports();
+        for r in &mut cap.routes {
+            r.filled_pct = 10;
+        }
+        let mut w = Watcher::new(Default::default(), Some(6.0));
+        assert!(
+            w.standing(&cap, &Forecasts::new()).is_empty(),
+            "nothing yet"
+        );
+        cap.routes[0].filled_pct = 97;
+        cap.routes[1].filled_pct = 85;
+        let _ = w.report(&cap, &Forecasts::new());
+        let slug0 = cap.routes[0].route.clone();
+        let slug1 = cap.routes[1].route.clone();
+        let standing = w.standing(&cap, &Forecasts::new());
+        assert_eq!(
+            kinds(&standing),
+            [("critical", slug0.clone()), ("warning", slug1.clone())],
+            "the first report stands too: it only rings nothing"
+        );
+        assert_eq!(standing[0].dial_code, cap.routes[0].dial_code);
+        cap.routes[0].capacity_minutes.remaining = 0;
+        let _ = w.report(&cap, &Forecasts::new());
+        let _ = w.failure("connection refused");
+        let standing = w.standing(&cap, &Forecasts::new());
+        assert_eq!(
+            kinds(&standing),
+            [
+                ("service-down", String::new()),
+                ("sold-out", slug0),
+                ("warning", slug1)
+            ]
+        );
+        assert_eq!(standing[0].message, "connection refused");
+        let _ = w.report(&cap, &Forecasts::new());
+        assert_eq!(w.standing(&cap, &Forecasts::new()).len(), 2, "up again");
     }
 }

@@ -10,7 +10,10 @@
 //!                   └──► alerts::Watcher ────► alerts (threshold rises, sold out, sells out
 //!                                              soon, service down/up): found here only
 //!        read by ──► dashboard (app, ui) · report (table, json, markdown, nagios, prometheus)
-//!                    · serve (bodies, /metrics) · actions (take_alerts)
+//!                    · serve (bodies, /metrics, the team's alerts from standing_alerts)
+//!                    · actions (take_alerts)
+//!  a relay's alerts ──► set_relay_alerts ──► logged as they fire and resolve (a dashboard
+//!                                            behind a relay: relay_alerts.rs)
 //! ```
 //!
 //! Server strings are sanitized once, when a report arrives, so every reader only ever sees
@@ -23,6 +26,7 @@ pub mod feed;
 pub mod levels;
 mod reading;
 pub mod recent;
+mod relay_alerts;
 pub mod rows;
 pub mod status;
 pub mod upstream;
@@ -140,6 +144,8 @@ pub struct Store {
     /// extended by every report.
     forecast_series: crate::forecast::Series,
     forecasts: crate::forecast::Forecasts,
+    /// The alerts a captop relay behind the base URL has firing (see `relay_alerts.rs`).
+    relay_alerts: Vec<crate::api::team_alerts::TeamAlert>,
 }
 
 impl Store {
@@ -202,6 +208,15 @@ impl Store {
     #[must_use]
     pub fn keeping(mut self, keep: Keep) -> Self {
         self.keep = keep;
+        self
+    }
+
+    /// Rates fills against `thresholds` instead (the log's crossings and the alerts), alerting
+    /// on no forecast until [`Store::alerting_within`] says so.
+    #[must_use]
+    pub fn with_thresholds(mut self, thresholds: Thresholds) -> Self {
+        self.thresholds = thresholds;
+        self.watcher = alerts::Watcher::new(thresholds, None);
         self
     }
 
@@ -281,6 +296,23 @@ impl Store {
     /// The alerts found since they were last taken, oldest first.
     pub fn take_alerts(&mut self) -> Vec<ActionEvent> {
         std::mem::take(&mut self.alerts)
+    }
+
+    /// The conditions that stand now, as the alerts' detector sees them (see
+    /// [`alerts::Watcher::standing`]): the routes' only when the store keeps whole reports
+    /// ([`Keep::Reports`], the relay's), the service's always.
+    pub fn standing_alerts(&self) -> Vec<ActionEvent> {
+        let empty = CapacityReport {
+            generated_at: DateTime::<Utc>::UNIX_EPOCH,
+            unit_notes: None,
+            routes: Vec::new(),
+            totals: Default::default(),
+        };
+        let report = match (self.keep, self.capacity.report()) {
+            (Keep::Reports, Some(report)) => report.as_ref(),
+            _ => &empty,
+        };
+        self.watcher.standing(report, &self.forecasts)
     }
 
     /// The reports taken since the last call, oldest first, when the store was made

@@ -10,6 +10,9 @@
 //! | module              | what it exercises                                                   |
 //! |---------------------|---------------------------------------------------------------------|
 //! | `actions_command`   | the dashboard's action command: argv only, timeout, few at once     |
+//! | `alerting_alertmanager` | the relay's alerts fire, group, resolve in a real Alertmanager (`#[ignore]`d) |
+//! | `alerting_receivers` | the relay's alerts at a webhook and a down-then-up Alertmanager     |
+//! | `alerting_team`     | five dashboards behind one relay, a route crossing 95 %: one page    |
 //! | `auth_cli`          | the binary's `auth login/status/logout`, key piped on stdin         |
 //! | `auth_commands`     | `auth` and `config` subcommands in-process, kernel keyring          |
 //! | `auth_tty`          | `auth login` at a real terminal                                     |
@@ -44,17 +47,23 @@
 //! | `ui_days_snapshots` | the detail view's chart over 24 h and 7 days, the "Trend" column    |
 //! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
 //! | `ui_snapshots`      | whole frames against `snapshots/`                                   |
+//! | `ui_team_alerts`    | a relay's alerts in the header and the event pane (colour asserted)  |
 //!
 //! The Secret Service tests run with `scripts/secret-service-tests.sh`, which selects them by
 //! module (`keyring_backends::`, `auth_commands::`, `auth_cli::`); the Prometheus ones with
 //! `cargo test --test it serve_prometheus:: -- --include-ignored` and
-//! `cargo test --test it prometheus_mixin:: -- --include-ignored` (`.ci/run`); the Chromium one
-//! with `cargo test --test it serve_status_page:: -- --include-ignored`.
+//! `cargo test --test it prometheus_mixin:: -- --include-ignored`, the Alertmanager one with
+//! `cargo test --test it alerting_alertmanager:: -- --include-ignored --nocapture`, and the
+//! Chromium one with `cargo test --test it serve_status_page:: -- --include-ignored`
+//! (`.ci/run`).
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod actions_command;
+mod alerting_alertmanager;
+mod alerting_receivers;
+mod alerting_team;
 mod auth_cli;
 mod auth_commands;
 mod auth_tty;
@@ -89,3 +98,4 @@ mod tui_pty;
 mod ui_days_snapshots;
 mod ui_forecast_snapshots;
 mod ui_snapshots;
+mod ui_team_alerts;

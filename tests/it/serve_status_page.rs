@@ -2,7 +2,7 @@
 //! the simulated service, read with reqwest and rendered by headless Chromium.
 //!
 //! What must hold: a reader with a token sees the figures (state, age, routes, readers, budget,
-//! the alerts' empty state), anyone else only the upstream's state; the page has no script and
+//! the team's alerts as `/v1/captop/alerts` has them), anyone else only the upstream's state; the page has no script and
 //! refreshes itself; Chromium renders it with those words in it (its screenshot is kept in
 //! `target/test-artefacts/status-page.png` for a person to look at).
 
@@ -62,11 +62,12 @@ async fn readers_see_the_figures_and_anyone_the_upstreams_state() {
         "<td id=\"readers\">",
         "<td id=\"budget\">",
         "<h2>Active alerts</h2>",
-        "No active alerts.",
+        "id=\"alerts\"",
     ] {
         assert!(full.contains(expected), "{expected} not in:\n{full}");
     }
     assert!(!full.contains("<script"), "{full}");
+    same_alerts_as_the_api(&client, &relay).await;
 
     for token in [None, Some("reader-token-wrong-0123456789")] {
         let public = page(&client, &relay, token).await;
@@ -97,6 +98,42 @@ async fn readers_see_the_figures_and_anyone_the_upstreams_state() {
     let log = relay.log().join("\n");
     assert!(!log.contains(READER_TOKEN) && !log.contains(&server.api_key()));
     server.shutdown().await;
+}
+
+/// Waits for a page read between two equal `/v1/captop/alerts` bodies (no poll changed them)
+/// and checks it lists those alerts, a row each, or says there are none.
+async fn same_alerts_as_the_api(client: &reqwest::Client, relay: &RelayProcess) {
+    let alerts = || async {
+        let bytes = client
+            .get(relay.url("/v1/captop/alerts"))
+            .bearer_auth(READER_TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        body["alerts"].as_array().cloned().unwrap_or_default()
+    };
+    let (html, alerts) = eventually("a page between two equal alert lists", || async {
+        let before = alerts().await;
+        let html = page(client, relay, Some(READER_TOKEN)).await;
+        (alerts().await == before).then_some((html, before))
+    })
+    .await;
+    let rows = html.matches("<tr><td>Captop").count();
+    assert_eq!(rows, alerts.len(), "{alerts:#?}\n{html}");
+    if alerts.is_empty() {
+        assert!(html.contains("No active alerts."), "{html}");
+    }
+    for alert in &alerts {
+        let route = alert["route"].as_str().unwrap();
+        assert!(
+            html.contains(&format!("({route})</td>")),
+            "{route} not in:\n{html}"
+        );
+    }
 }
 
 /// Runs Chromium headless on `url` with `args`, with a private profile and home, and stops it
@@ -185,7 +222,7 @@ async fn chromium_renders_the_status_page() {
         "<title>captop relay: up</title>",
         "id=\"state\">up</strong>",
         "<td id=\"routes\">14</td>",
-        "No active alerts.",
+        "<h2>Active alerts</h2>",
     ] {
         assert!(
             dom_text.contains(expected),

@@ -3,11 +3,14 @@
 //! simulated service and config profiles the auth tests share ([`profiles`]), the real binary
 //! in a pseudo-terminal ([`pty`]), a scripted stand-in for the service under tokio's paused
 //! clock ([`scripted`]), `captop serve` as a child process ([`relay`]), and a real Prometheus
-//! server and `promtool` ([`prometheus`]), and dashboard frames drawn in memory ([`frames`]).
+//! server and `promtool` ([`prometheus`]), and dashboard frames drawn in memory ([`frames`]);
+//! a stand-in webhook or Alertmanager ([`receiver`]) and what the relay's alerting tests share
+//! ([`alerting`]).
 
 #![allow(clippy::panic, clippy::indexing_slicing)] // Test kit: a broken fixture should fail loudly.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // Test kit: a pty that cannot be opened should fail loudly.
 
+pub mod alerting;
 pub mod contract;
 pub mod fault_server;
 pub mod faults;
@@ -16,6 +19,7 @@ pub mod frames;
 pub mod profiles;
 pub mod prometheus;
 pub mod pty;
+pub mod receiver;
 pub mod relay;
 pub mod scripted;
 

@@ -1,6 +1,6 @@
 //! A captop relay behind the base URL: it says so in a header on every answer, and serves the
 //! forecasts' samples of its history over days, so a client that just started has the days
-//! behind today at once. A request to a relay costs the service nothing (the relay answers
+//! behind today at once, and the team's alerts firing now. A request to a relay costs the service nothing (the relay answers
 //! from its own poll), so this one is not the poller's to pace.
 
 use std::sync::atomic::Ordering;
@@ -10,6 +10,7 @@ use reqwest::header::{ACCEPT, AUTHORIZATION};
 
 use super::{Client, bearer_header};
 use crate::api::error::Endpoint;
+use crate::api::team_alerts::TeamAlerts;
 use crate::forecast::Series;
 
 /// The header every answer of `captop serve` carries.
@@ -34,44 +35,85 @@ impl Client {
     /// The relay's samples for the forecasts (its history over days), under the body cap and
     /// the timeout; `Err` is a one-line reason.
     pub async fn relay_history(&self) -> Result<Series, String> {
+        // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
+        // (64 MiB by default), still a cap (the endpoint only names the error).
+        let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
+        let history: RelayHistory = self
+            .relay_json(&self.inner.history_url, limit, "history")
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut series = history.series;
+        // Slugs are the server's strings: one a terminal could act on is not taken.
+        series.retain(|slug, _| !slug.chars().any(crate::text::is_unsafe));
+        Ok(series)
+    }
+
+    /// The team's alerts the relay has firing now, under the body cap and the timeout; `Err`
+    /// is a one-line reason (`RelayAnswer::Missing` when the relay is older than its alerts).
+    pub async fn relay_alerts(&self) -> Result<TeamAlerts, RelayAnswer> {
+        self.relay_json(&self.inner.alerts_url, self.inner.max_body_bytes, "alerts")
+            .await
+    }
+
+    /// GETs a captop extension of the relay at `url` and decodes its JSON body.
+    async fn relay_json<T: serde::de::DeserializeOwned>(
+        &self,
+        url: &url::Url,
+        limit: usize,
+        what: &str,
+    ) -> Result<T, RelayAnswer> {
         let mut request = self
             .inner
             .http
-            .get(self.inner.history_url.clone())
+            .get(url.clone())
             .header(ACCEPT, "application/json");
         if let Some(key) = &self.inner.api_key {
             request = request.header(
                 AUTHORIZATION,
-                bearer_header(key).map_err(|e| e.to_string())?,
+                bearer_header(key).map_err(|e| RelayAnswer::Failed(e.to_string()))?,
             );
         }
         let fetch = async {
-            let mut response = request
-                .send()
-                .await
-                .map_err(|e| crate::text::sanitize(&super::short_reason(&e)).into_owned())?;
-            if response.status() != StatusCode::OK {
-                return Err(format!(
-                    "the relay's history answered {}",
-                    response.status()
-                ));
+            let mut response = request.send().await.map_err(|e| {
+                RelayAnswer::Failed(crate::text::sanitize(&super::short_reason(&e)).into_owned())
+            })?;
+            match response.status() {
+                StatusCode::OK => {}
+                StatusCode::NOT_FOUND => return Err(RelayAnswer::Missing),
+                status => {
+                    return Err(RelayAnswer::Failed(format!(
+                        "the relay's {what} answered {status}"
+                    )));
+                }
             }
-            // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
-            // (64 MiB by default), still a cap (the endpoint only names the error).
-            let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
             let body = self
                 .read_body_up_to(Endpoint::Capacity, &mut response, limit)
                 .await
-                .map_err(|e| e.to_string())?;
-            let history: RelayHistory = crate::api::model::decode(&body)
-                .map_err(|e| format!("the relay's history is not readable: {e}"))?;
-            Ok(history.series)
+                .map_err(|e| RelayAnswer::Failed(e.to_string()))?;
+            crate::api::model::decode(&body).map_err(|e| {
+                RelayAnswer::Failed(format!("the relay's {what} is not readable: {e}"))
+            })
         };
-        let mut series = tokio::time::timeout(self.inner.timeout, fetch)
+        tokio::time::timeout(self.inner.timeout, fetch)
             .await
-            .map_err(|_| "the relay's history did not come in time".to_owned())??;
-        // Slugs are the server's strings: one a terminal could act on is not taken.
-        series.retain(|slug, _| !slug.chars().any(crate::text::is_unsafe));
-        Ok(series)
+            .map_err(|_| RelayAnswer::Failed(format!("the relay's {what} did not come in time")))?
+    }
+}
+
+/// Why a captop extension of the relay could not be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RelayAnswer {
+    /// The relay does not serve it (404: a relay older than it).
+    Missing,
+    /// Anything else, in one line.
+    Failed(String),
+}
+
+impl std::fmt::Display for RelayAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RelayAnswer::Missing => f.write_str("the relay does not serve it (an older captop)"),
+            RelayAnswer::Failed(why) => f.write_str(why),
+        }
     }
 }

@@ -109,6 +109,9 @@ pub enum Event {
         /// A store of the figures then, or the one-line reason there is none.
         result: Result<Store, String>,
     },
+    /// The relay's history of the service (or the one-line reason there is none): the days
+    /// behind the live figures, for the forecasts, the trends and the charts.
+    RelayHistory(Result<crate::forecast::Series, String>),
 }
 
 /// What [`App::update`] asks the runtime to do.
@@ -257,6 +260,17 @@ impl App {
             }
             Event::Travelled { at, result } => {
                 self.on_travelled(at, result);
+                None
+            }
+            Event::RelayHistory(Ok(series)) => {
+                self.store.seed_forecasts(series);
+                if self.travel.is_none() {
+                    self.refresh_routes();
+                }
+                None
+            }
+            Event::RelayHistory(Err(why)) => {
+                self.store.warn(&why, self.now);
                 None
             }
         }

@@ -458,3 +458,33 @@ fn d_switches_the_chart_over_days_in_the_detail_view_only() {
     app.update(key("d"));
     assert_eq!(app.day_span, Span::Day);
 }
+
+#[test]
+fn the_relays_history_brings_trends_and_forecasts_as_soon_as_it_comes() {
+    let mut app = super::tests::app();
+    app.update(cap_event(1, 0, vec![r("a", "Alpha", 50, 100, 1)]));
+    assert!(
+        !app.routes.has_trends(),
+        "a first poll alone: no day behind it"
+    );
+    let day_ago: Vec<crate::forecast::Sample> = (1..=30)
+        .rev()
+        .map(|h| crate::forecast::Sample {
+            at_ms: t(-h * 3600).timestamp_millis(),
+            sold: 20,
+            total: 100,
+        })
+        .collect();
+    let series = [("a".to_owned(), day_ago)].into_iter().collect();
+    app.update(Event::RelayHistory(Ok(series)));
+    assert!(app.routes.has_trends(), "no need to wait for the next poll");
+    assert_eq!(app.routes.trend_of(0), Some(30));
+    app.update(Event::RelayHistory(Err("relay history: 503".to_owned())));
+    assert!(
+        app.store()
+            .log()
+            .iter()
+            .any(|l| l.text.contains("relay history: 503")),
+        "the reason is in the log"
+    );
+}

@@ -117,6 +117,7 @@ async fn event_loop(
         let tick = app.needs_tick().then(|| next_tick_in(app));
         let first = tokio::select! {
             input = rx.recv() => input,
+            seed = effects.relay_history() => Some(Input::App(Event::RelayHistory(seed))),
             () = sleep_opt(tick) => Some(Input::App(Event::Tick)),
         };
         let mut batch = vec![first.unwrap_or(Input::End(Exit::PollerGone))];

@@ -1,6 +1,7 @@
-//! The header line: which service, its API version, the time and age of the figures, and the
-//! poll schedule with its countdown. Items drop from the right end of each side when the line
-//! is too narrow, the most useful ones kept.
+//! The header line: which service, its API version, the time and age of the figures, the
+//! relay's team alerts when there are any, and the poll schedule with its countdown. Items
+//! drop from the right end of each side when the line is too narrow, the most useful ones
+//! kept.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -30,6 +31,9 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let right_side = |detail: Detail| -> Vec<Span<'static>> {
         let mut groups: Vec<Vec<Span<'static>>> = Vec::new();
         if let Some((kind, text)) = badge(app) {
+            groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
+        }
+        if let Some((kind, text)) = team_alerts(app) {
             groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
         }
         if let Some(cap) = &app.store().capacity().latest {
@@ -169,6 +173,22 @@ fn badge(app: &App) -> Option<(LogKind, String)> {
         return Some((LogKind::Info, "PAUSED".to_owned()));
     }
     None
+}
+
+/// `2 TEAM ALERTS`: the alerts a captop relay behind the base URL has firing, in the colour of
+/// the most severe (nothing without a relay or without alerts).
+fn team_alerts(app: &App) -> Option<(LogKind, String)> {
+    let alerts = app.store().relay_alerts();
+    let kind = if alerts.iter().any(|a| a.severity == "critical") {
+        LogKind::Error
+    } else {
+        LogKind::Warn
+    };
+    match alerts.len() {
+        0 => None,
+        1 => Some((kind, "1 TEAM ALERT".to_owned())),
+        n => Some((kind, format!("{n} TEAM ALERTS"))),
+    }
 }
 
 /// How much of the schedule the header has room for.

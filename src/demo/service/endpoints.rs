@@ -48,6 +48,7 @@ async fn capacity(
     }
     let at = shared.sim_time(arrival.at);
     let mut report = lock(&shared.simulation).capacity_at(at);
+    super::fill_pins::apply(&mut report, &lock(&shared.pins));
     report.generated_at = shared.generated_at(&arrival, report.generated_at);
     Json(report).into_response()
 }

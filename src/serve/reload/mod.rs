@@ -21,8 +21,10 @@
 //!   two ticks in a row, so a certificate and a key written one after the other are read as a
 //!   pair. A failed reload is not tried again until the files change again or SIGHUP comes.
 //! - **Needs a restart**: the listening address, the service's base URL and key, the interval,
-//!   the budget, and whether there are tokens or TLS at all (the paths are flags). A reload
-//!   that finds these changed in the config file says so in its line and keeps them.
+//!   the budget, the thresholds and `[actions]` (the alerts' receivers start with the relay),
+//!   and whether there are tokens or TLS at all (the paths are flags). A reload that finds
+//!   these changed in the config file says so in its line and keeps them; the settings it read
+//!   are published on [`Reloads::settings`] all the same, for a part that can take them live.
 //!
 //! `/metrics` shows the outcome as Prometheus shows its own:
 //! `captop_config_last_reload_successful` and
@@ -72,6 +74,25 @@ impl std::fmt::Debug for Sources {
 }
 
 impl Sources {
+    /// What `captop serve` reloads: the files its flags name, and the config file resolved
+    /// again as at start (`settings`: the settings it started with).
+    pub fn of_serve(
+        args: &crate::cli::ServeArgs,
+        global: &crate::cli::GlobalArgs,
+        settings: Settings,
+    ) -> Self {
+        let global = global.clone();
+        let resolve: LoadSettings = Box::new(move || {
+            Settings::resolve_with(&global, &crate::setup::real_environment())
+                .map_err(|e| e.to_string())
+        });
+        Sources {
+            token_file: args.token_file.clone(),
+            tls_files: args.tls_cert.clone().zip(args.tls_key.clone()),
+            settings: Some((settings, resolve)),
+        }
+    }
+
     fn watched(&self) -> Vec<&Path> {
         let tls = self.tls_files.iter().flat_map(|(c, k)| [c.as_path(), k]);
         self.token_file.as_deref().into_iter().chain(tls).collect()
@@ -210,6 +231,11 @@ fn needing_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
             old.api_key_command != new.api_key_command,
         ),
         ("history", old.history_keep_days != new.history_keep_days),
+        (
+            "thresholds",
+            (old.warn_pct, old.crit_pct) != (new.warn_pct, new.crit_pct),
+        ),
+        ("actions", old.actions != new.actions),
     ];
     changed
         .into_iter()

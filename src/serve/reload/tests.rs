@@ -151,6 +151,7 @@ fn settings_only_a_restart_applies_are_named() {
     let mut new = old.clone();
     assert!(needing_restart(&old, &new).is_empty());
     new.interval += Duration::from_secs(1);
-    new.warn_pct = 50;
     assert_eq!(needing_restart(&old, &new), ["interval"]);
+    new.warn_pct = 50;
+    assert_eq!(needing_restart(&old, &new), ["interval", "thresholds"]);
 }

@@ -1,0 +1,176 @@
+//! The relay as the team's alerting hub: the profile's `[actions]`, evaluated once per poll
+//! from the relay's store, sent once for everyone behind it.
+//!
+//! ```text
+//!  Relay::apply ─► Store::apply ─► alerts::Watcher (the dashboard's detector, not a copy)
+//!   (poll done)        │ standing_alerts(): per route its fill state and forecast; service down
+//!                      ▼
+//!                  AlertBook::evaluate(now) ─► Notice::Firing / Notice::Resolved (once each)
+//!                      │                    └► /v1/captop/alerts (the firing ones, for readers)
+//!                      ▼  follower task: Dispatch::send, never waits
+//!      log line · command (detached) · DropOldest queue ─► Alertmanager task(s), webhook task
+//! ```
+//!
+//! **Identity.** An alert is its event and its route (`critical/lagos-1`, `service-down`):
+//! while that condition stands it is one alert, whatever its figures do; a route's fill is in
+//! one state at a time (warning, critical or sold out), so moving from one to the next
+//! resolves the old alert and fires the new.
+//!
+//! **Flapping: time, not thresholds.** A condition fires once it has held for `for` seconds
+//! (default 0: at the first poll that shows it) and a firing alert resolves only once its
+//! condition has stayed away for `keep_firing_for` seconds (default 300), as Prometheus names
+//! the two. A route going 95, 94, 95, 94 … % pages once and resolves five minutes after it
+//! last stood; the relay keeps no second set of thresholds, and every kind of alert (a
+//! forecast coming and going, a service failing every other poll) is damped the same way.
+//!
+//! **Start.** The relay's first figures are evaluated like any others: what stands then fires
+//! (a dashboard's first report only sets its baseline). Alertmanager takes an alert it already
+//! has as the same alert; a webhook receiver hears of it again after a restart.
+//!
+//! **Receivers** ([`book`], [`alertmanager`], [`webhook`], [`delivery`], [`queue`]): each
+//! Alertmanager and the webhook has a task of its own behind a bounded queue that drops its
+//! oldest notice when full (one log line an episode), so a receiver that is down never holds
+//! a poll up. The command runs as the dashboard runs it ([`crate::actions::Runner`]), for a
+//! fire with the event's name and for a resolve with `<event>-resolved` (`service-up` for the
+//! service).
+
+pub mod alertmanager;
+pub mod book;
+pub mod delivery;
+mod headers_file;
+pub mod queue;
+pub mod webhook;
+
+use std::time::Duration;
+
+use crate::actions::{ActionsConfig, Runner};
+use crate::serve::logger::{Level, Logger};
+use crate::store::EventKind;
+use alertmanager::AlertmanagerSink;
+pub use book::{Alert, AlertBook, Notice};
+pub use delivery::Delivery;
+use webhook::WebhookSink;
+
+/// Where the relay's notices go: the log, the command, Alertmanagers and the webhook.
+#[derive(Debug)]
+pub struct Dispatch {
+    runner: Option<Runner>,
+    alertmanagers: Vec<AlertmanagerSink>,
+    webhook: Option<WebhookSink>,
+    logger: Logger,
+}
+
+impl Dispatch {
+    /// Starts a task for each receiver `actions` names (in the current tokio runtime); `Err`
+    /// is a one-line reason (a headers file that cannot be read, say).
+    pub fn start(
+        actions: &ActionsConfig,
+        delivery: Delivery,
+        logger: Logger,
+    ) -> Result<Dispatch, String> {
+        let runner = actions
+            .command
+            .as_ref()
+            .is_some_and(|c| !c.is_empty())
+            .then(|| Runner::new(actions.clone()));
+        let alertmanagers = actions
+            .alertmanager
+            .iter()
+            .flatten()
+            .map(|target| AlertmanagerSink::start(target, delivery, logger))
+            .collect::<Result<Vec<_>, _>>()?;
+        let webhook = actions
+            .webhook
+            .as_ref()
+            .map(|config| WebhookSink::start(config, delivery, logger))
+            .transpose()?;
+        Ok(Dispatch {
+            runner,
+            alertmanagers,
+            webhook,
+            logger,
+        })
+    }
+
+    /// Where the notices go, for the start's log line (`alertmanager x2, webhook, command`).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        match self.alertmanagers.len() {
+            0 => {}
+            1 => parts.push("alertmanager".to_owned()),
+            n => parts.push(format!("alertmanager x{n}")),
+        }
+        if self.webhook.is_some() {
+            parts.push("webhook".to_owned());
+        }
+        if self.runner.is_some() {
+            parts.push("command".to_owned());
+        }
+        if parts.is_empty() {
+            "log only".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// Logs each notice and hands it to every receiver; returns at once.
+    pub fn send(&self, notices: Vec<Notice>) {
+        for notice in notices {
+            let alert = notice.alert();
+            let (level, message) = match notice {
+                Notice::Firing(_) => (Level::Warn, "alert firing"),
+                Notice::Resolved(_) => (Level::Info, "alert resolved"),
+            };
+            self.logger.log(
+                level,
+                message,
+                &[("alert", &alert.id), ("summary", &alert.summary())],
+            );
+            if let Some(runner) = &self.runner {
+                let name = command_name(&notice);
+                if runner.run_as(&alert.event, &name).is_none() {
+                    self.logger.log(
+                        Level::Warn,
+                        "the action command was not run: four are running already",
+                        &[("alert", &alert.id)],
+                    );
+                }
+            }
+            for alertmanager in &self.alertmanagers {
+                alertmanager.send(notice.clone());
+            }
+            if let Some(webhook) = &self.webhook {
+                webhook.send(notice);
+            }
+        }
+    }
+
+    /// Stops taking notices and gives the receivers up to `within` to send what they hold.
+    pub async fn close(self, within: Duration) {
+        let mut tasks: Vec<_> = self
+            .alertmanagers
+            .into_iter()
+            .map(AlertmanagerSink::close)
+            .collect();
+        tasks.extend(self.webhook.map(WebhookSink::close));
+        let all = futures::future::join_all(tasks.iter_mut());
+        if tokio::time::timeout(within, all).await.is_err() {
+            for task in &tasks {
+                task.abort();
+            }
+        }
+    }
+}
+
+/// The event name the command gets for `notice`: the event's own when it fires; when it
+/// resolves, `<event>-resolved`, or `service-up` for the service.
+pub fn command_name(notice: &Notice) -> String {
+    let kind = notice.alert().event.kind;
+    match notice {
+        Notice::Firing(_) => kind.name().to_owned(),
+        Notice::Resolved(_) if kind == EventKind::ServiceDown => {
+            EventKind::ServiceUp.name().to_owned()
+        }
+        Notice::Resolved(_) => format!("{}-resolved", kind.name()),
+    }
+}

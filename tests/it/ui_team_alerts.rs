@@ -1,0 +1,80 @@
+//! A dashboard behind a relay, drawn in memory: the relay's firing alerts counted in the
+//! header, in the colour of the most severe, and logged in the event pane as they fire and
+//! resolve. A buffer assertion rather than a snapshot: the colour is the point.
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::time::Instant;
+
+use captop::api::team_alerts::TeamAlert;
+use captop::dashboard::app::{App, Event, UiOptions};
+use captop::fixtures::{capacity, route, t, utilization};
+use captop::poll::PollEvent;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::{Color, Modifier};
+
+fn alert(id: &str, severity: &str, summary: &str) -> TeamAlert {
+    TeamAlert {
+        id: id.to_owned(),
+        event: "critical".to_owned(),
+        alertname: "CaptopRouteCritical".to_owned(),
+        severity: severity.to_owned(),
+        route: "ng-lagos".to_owned(),
+        name: "Lagos".to_owned(),
+        dial_code: "+234".to_owned(),
+        summary: summary.to_owned(),
+        filled_pct: Some(98),
+        remaining_minutes: Some(2_400),
+        sells_out_at: None,
+        starts_at: t(11),
+    }
+}
+
+#[test]
+fn the_relays_team_alerts_show_in_the_header_and_the_event_pane() {
+    let mut app = App::new(UiOptions::default(), t(0), Instant::now());
+    let routes = vec![
+        route("ng-lagos", "Lagos", "+234", 120_000, 117_600, 40, 39),
+        route("ae-dubai", "Dubai", "+971", 110_000, 99_000, 30, 27),
+    ];
+    app.update(Event::Poll(PollEvent::Capacity {
+        seq: 1,
+        received_at: t(10),
+        result: Ok(capacity(t(10), routes)),
+    }));
+    app.update(Event::Poll(PollEvent::Utilization {
+        seq: 1,
+        received_at: t(10),
+        result: Ok(utilization(t(10), 60.0, 1_000)),
+    }));
+    app.update(Event::Key(KeyEvent::new(
+        KeyCode::Char('e'),
+        KeyModifiers::NONE,
+    )));
+    let store = app.store_mut();
+    store.set_relay_alerts(
+        vec![
+            alert("critical/ng-lagos", "critical", "Lagos: 98 % filled"),
+            alert("warning/ae-dubai", "warning", "Dubai: 90 % filled"),
+        ],
+        t(12),
+    );
+    store.set_relay_alerts(
+        vec![alert("critical/ng-lagos", "critical", "Lagos: 98 % filled")],
+        t(12),
+    );
+    let term = crate::support::frames::draw(&mut app, 160, 48);
+    let screen = crate::support::frames::screen(&term);
+    let header = screen.lines().next().unwrap();
+    assert!(header.contains(" 1 TEAM ALERT "), "{header}");
+    assert!(
+        screen.contains("team alert: Lagos: 98 % filled"),
+        "{screen}"
+    );
+    assert!(screen.contains("team alert resolved: Dubai"), "{screen}");
+    let at = header.find("1 TEAM ALERT").unwrap();
+    let column = header[..at].chars().count() as u16;
+    let cell = &term.backend().buffer()[(column, 0)];
+    assert_eq!(cell.fg, Color::Red, "critical: the error colour");
+    assert!(cell.modifier.contains(Modifier::REVERSED));
+}
