@@ -238,6 +238,12 @@ fn register_utilization(registry: &mut Registry, utilization: &UtilizationReport
 
 /// Encodes the store's figures as OpenMetrics text (ending in `# EOF`).
 pub fn openmetrics(store: &Store) -> String {
+    openmetrics_with(store, |_| {})
+}
+
+/// [`openmetrics`] with the families `more` registers after the store's: a face's own
+/// figures (the relay's reloads) in the same exposition.
+pub fn openmetrics_with(store: &Store, more: impl FnOnce(&mut Registry)) -> String {
     let mut registry = Registry::default();
     let capacity = store.capacity().report();
     let utilization = store.utilization().report();
@@ -255,6 +261,7 @@ pub fn openmetrics(store: &Store) -> String {
         store,
     );
     register_upstream(&mut registry, store);
+    more(&mut registry);
     let mut text = String::new();
     // Writing to a String cannot fail; an error here would be a bug of the encoder.
     let _ = prometheus_client::encoding::text::encode(&mut text, &registry);

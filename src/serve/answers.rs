@@ -1,8 +1,8 @@
-//! What the relay answers: the service's API under `/v1`, `/metrics`, `/ready` and a landing
+//! What the relay answers: the service's API under `/v1`, `/metrics`, `/ready` and a status
 //! page.
 //!
 //! ```text
-//! GET /                  public   landing page linking the rest
+//! GET /                  public   status page: the upstream's state for all, the figures with a token
 //! GET /v1/capacity       token    latest good CapacityReport | 401 | 502 key rejected | 503 none yet
 //! GET /v1/utilization    token    latest good UtilizationReport | 401 | 502 | 503
 //! GET /v1/health         public   the service's last Health | 503 none yet
@@ -15,7 +15,8 @@
 //!
 //! Every answer is taken from the current [`Snapshot`] as it is: bodies were encoded, gzipped
 //! and given an ETag when the figures arrived. Per request there is only a token check, a
-//! header or two, and `max-age` (seconds until the next poll is due).
+//! header or two, and `max-age` (seconds until the next poll is due); the status page, a few
+//! kilobytes whose ages change by the second, is rendered per request.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,8 +27,10 @@ use http_body_util::Full;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Response, StatusCode};
 
+use super::readers::OpenConnections;
 use super::snapshot::{Encoded, Snapshot, Upstream};
-use super::tokens::ReaderTokens;
+use super::status_page::{self, Page};
+use super::tokens::LiveTokens;
 use crate::api::RELAY_HEADER;
 use crate::api::model::ErrorBody;
 
@@ -38,31 +41,14 @@ pub type Reply = Response<Full<Bytes>>;
 #[derive(Debug)]
 pub struct Routes {
     snapshot: Arc<ArcSwap<Snapshot>>,
-    tokens: Option<ReaderTokens>,
+    tokens: Option<LiveTokens>,
     openapi: Arc<Encoded>,
-    landing: Arc<Encoded>,
+    connections: Arc<OpenConnections>,
 }
 
-const LANDING: &str = r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>captop relay</title></head>
-<body>
-<h1>captop relay</h1>
-<p>One poller of the capacity metrics service; its figures for any number of readers.
-Point <code>captop --base-url</code> at <code>/v1</code> of this address.</p>
-<ul>
-<li><a href="v1/capacity">/v1/capacity</a> (reader token)</li>
-<li><a href="v1/utilization">/v1/utilization</a> (reader token)</li>
-<li><a href="v1/health">/v1/health</a></li>
-<li><a href="v1/openapi.json">/v1/openapi.json</a></li>
-<li><a href="metrics">/metrics</a> (reader token), Prometheus text</li>
-<li><a href="ready">/ready</a></li>
-</ul>
-</body></html>
-"#;
-
 impl Routes {
-    /// Routes answering from `snapshot`; with `tokens`, the figures need one of them.
-    pub fn new(snapshot: Arc<ArcSwap<Snapshot>>, tokens: Option<ReaderTokens>) -> Self {
+    /// Routes answering from `snapshot`; with `tokens`, the figures need one of those in force.
+    pub fn new(snapshot: Arc<ArcSwap<Snapshot>>, tokens: Option<LiveTokens>) -> Self {
         Routes {
             snapshot,
             tokens,
@@ -70,8 +56,13 @@ impl Routes {
                 crate::demo::OPENAPI_JSON.as_bytes().to_vec(),
                 "application/json",
             ),
-            landing: Encoded::new(LANDING.as_bytes().to_vec(), "text/html; charset=utf-8"),
+            connections: Arc::default(),
         }
+    }
+
+    /// The connections open now; the accept loop counts each one here.
+    pub fn connections(&self) -> &Arc<OpenConnections> {
+        &self.connections
     }
 
     /// Answers one request from its method, path and headers (the relay reads no bodies).
@@ -118,7 +109,7 @@ impl Routes {
         }
         let snapshot = self.snapshot.load();
         match path {
-            "/" => send(headers, &self.landing, CacheControl::NoCache),
+            "/" => self.status_page(headers, &snapshot),
             "/v1/capacity" => self.figures(headers, &snapshot, snapshot.capacity.as_ref()),
             "/v1/utilization" => self.figures(headers, &snapshot, snapshot.utilization.as_ref()),
             "/v1/health" => match &snapshot.health {
@@ -148,10 +139,38 @@ impl Routes {
         }
     }
 
+    /// The status page: everything for a reader, the upstream's state for anyone else.
+    fn status_page(&self, headers: &HeaderMap, snapshot: &Snapshot) -> Reply {
+        let html = status_page::render(&Page {
+            figures: &snapshot.status,
+            alerts: &snapshot.firing.alerts,
+            readers: self.connections.now(),
+            full: self.admits(headers),
+            now: chrono::Utc::now(),
+        });
+        let mut reply = Response::new(Full::new(Bytes::from(html)));
+        let out = reply.headers_mut();
+        out.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        // Whether it holds the figures depends on the token: no cache may keep it.
+        out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        out.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
+        );
+        out.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        reply
+    }
+
     fn admits(&self, headers: &HeaderMap) -> bool {
         match &self.tokens {
             None => true,
-            Some(tokens) => tokens.admits(
+            Some(tokens) => tokens.load().admits(
                 headers
                     .get(header::AUTHORIZATION)
                     .map(HeaderValue::as_bytes),
@@ -343,7 +362,9 @@ mod tests {
     fn before_the_first_poll_figures_are_503_with_retry_after_and_health_stays_public() {
         let cache = super::super::snapshot::Relay::new();
         let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
-        let tokens = ReaderTokens::parse("reader-token-0123456789\n").ok();
+        let tokens = super::super::tokens::ReaderTokens::parse("reader-token-0123456789\n")
+            .ok()
+            .map(|t| Arc::new(ArcSwap::from_pointee(t)));
         let routes = Routes::new(snapshot, tokens);
         let authorized = headers(&[("authorization", "Bearer reader-token-0123456789")]);
         let reply = routes.answer(&Method::GET, "/v1/capacity", &authorized);
@@ -395,5 +416,17 @@ mod tests {
                 .status(),
             StatusCode::OK
         );
+        let page = |headers: &HeaderMap| {
+            let reply = routes.answer(&Method::GET, "/", headers);
+            assert_eq!(reply.status(), StatusCode::OK);
+            assert_eq!(reply.headers()[header::CACHE_CONTROL], "no-store");
+            let body =
+                futures::executor::block_on(http_body_util::BodyExt::collect(reply.into_body()));
+            String::from_utf8_lossy(&body.map(|b| b.to_bytes()).unwrap_or_default()).into_owned()
+        };
+        let public = page(&HeaderMap::new());
+        assert!(public.contains("id=\"state\">starting<"), "{public}");
+        assert!(!public.contains("Active alerts"), "{public}");
+        assert!(page(&authorized).contains("Active alerts"));
     }
 }

@@ -13,8 +13,11 @@
 //! ```
 //!
 //! - [`snapshot`]: the relay's store and the snapshot of bodies encoded from it.
-//! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`].
+//! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`], `/`
+//!   the [`status_page`]; [`readers`]: the connections open, for that page.
 //! - [`tokens`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
+//! - [`reload`]: tokens, certificate and config read again on SIGHUP or a change of their
+//!   files, swapped in while requests go on.
 //! - [`logger`]: the log lines on stderr, text or JSON.
 //! - [`alerting`]: the profile's `[actions]` for the team: alerts kept once per poll, sent to
 //!   the command, Alertmanager and a webhook, served to readers at `/v1/captop/alerts`.
@@ -27,8 +30,11 @@ pub mod logger;
 pub mod tokens;
 
 pub mod answers;
+pub mod readers;
+pub mod reload;
 pub mod server;
 pub mod snapshot;
+pub mod status_page;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -37,8 +43,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
-use tokio_rustls::TlsAcceptor;
+use tokio::sync::{mpsc, watch};
 
 use crate::api::Client;
 use crate::poll::{PollCommand, PollConfig, PollEvent};
@@ -62,7 +67,9 @@ pub struct ServeOptions {
     /// Readers' tokens; `None` lets every reader in.
     pub tokens: Option<ReaderTokens>,
     /// HTTPS, when configured.
-    pub tls: Option<TlsAcceptorDebug>,
+    pub tls: Option<tls::ServerTls>,
+    /// What SIGHUP and the watched files reload tokens, certificate and settings from.
+    pub reload: reload::Sources,
     /// The server's limits.
     pub limits: server::Limits,
     /// Where log lines go, and how.
@@ -77,16 +84,6 @@ pub struct ServeOptions {
     pub actions: crate::actions::ActionsConfig,
     /// Where the alerts go: started from the same `[actions]` ([`alerting::Dispatch::start`]).
     pub dispatch: alerting::Dispatch,
-}
-
-/// A [`TlsAcceptor`] that can be printed (as `TlsAcceptor`; it holds the private key).
-#[derive(Clone)]
-pub struct TlsAcceptorDebug(pub TlsAcceptor);
-
-impl std::fmt::Debug for TlsAcceptorDebug {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("TlsAcceptor")
-    }
 }
 
 /// Refuses to expose the figures beyond loopback without reader tokens and TLS, unless the
@@ -131,6 +128,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         }
     };
     let shutdown = shutdown_signal();
+    let reloads = reload::start(options.reload, options.tokens, options.tls.as_ref(), logger);
     let local = listener.local_addr().unwrap_or(options.listen);
     let scheme = if options.tls.is_some() {
         "https"
@@ -151,7 +149,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
             ("budget_per_min", &budget),
             (
                 "readers",
-                if options.tokens.is_some() {
+                if reloads.tokens.is_some() {
                     "token"
                 } else {
                     "open"
@@ -163,10 +161,11 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
     let recorder = options.history.map(crate::history::Recorder::start);
     let relay = Relay::new().alerting(options.thresholds, &options.actions);
-    let relay = match recorder {
+    let mut relay = match recorder {
         Some(_) => relay.recording(),
         None => relay,
     };
+    relay.set_reload_status(*reloads.status.borrow());
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
     let follower = tokio::spawn(follow(
         events,
@@ -176,12 +175,13 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         logger,
         options.dispatch,
         commands.clone(),
+        reloads.status,
     ));
-    let routes = Arc::new(answers::Routes::new(snapshot, options.tokens));
+    let routes = Arc::new(answers::Routes::new(snapshot, reloads.tokens));
     server::serve(
         listener,
         routes,
-        options.tls.map(|t| t.0),
+        options.tls.map(|t| t.acceptor.0),
         options.limits,
         shutdown,
     )
@@ -225,8 +225,8 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         None => None,
     };
     let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => match tls::acceptor(cert, key) {
-            Ok(acceptor) => Some(TlsAcceptorDebug(acceptor)),
+        (Some(cert), Some(key)) => match tls::server_tls(cert, key) {
+            Ok(tls) => Some(tls),
             Err(e) => return fail(&e),
         },
         _ => None,
@@ -250,19 +250,24 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
     } else {
         DEFAULT_SERVE_BUDGET
     };
+    let history = crate::setup::history_for(&client, &settings, demo.is_some());
+    let poll = crate::poll::PollConfig::new(settings.interval, budget);
+    let thresholds = crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct);
+    let actions = settings.actions.clone();
     let options = ServeOptions {
         listen: args.listen,
         tokens,
         tls,
+        reload: reload::Sources::of_serve(args, global, settings),
         limits: server::Limits {
             max_connections: args.max_connections,
             ..server::Limits::default()
         },
         logger,
-        poll: crate::poll::PollConfig::new(settings.interval, budget),
-        history: crate::setup::history_for(&client, &settings, demo.is_some()),
-        thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
-        actions: settings.actions.clone(),
+        poll,
+        history,
+        thresholds,
+        actions,
         dispatch,
     };
     let code = run(client, options).await;
@@ -274,8 +279,13 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
 
 /// Hands the poller's events to the relay's store, publishes each new snapshot, hands what
 /// fired and resolved to `dispatch`, logs each change of the upstream's state and each new
-/// warning, and retries a rejected key every [`KEY_RETRY`]. Returns `dispatch` when the
-/// poller is gone, for the receivers to finish.
+/// warning, retries a rejected key every [`KEY_RETRY`], and takes each reload's outcome into
+/// `/metrics`. Returns `dispatch` when the poller is gone, for the receivers to finish.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the one task between the poller, the readers' snapshot, the alerts' receivers and \
+              the reloads: a struct of them would be built only to make this call"
+)]
 async fn follow(
     mut events: mpsc::Receiver<PollEvent>,
     mut relay: Relay,
@@ -284,6 +294,7 @@ async fn follow(
     logger: Logger,
     dispatch: alerting::Dispatch,
     commands: mpsc::UnboundedSender<PollCommand>,
+    mut reloads: watch::Receiver<reload::ReloadStatus>,
 ) -> alerting::Dispatch {
     let mut retry_at: Option<tokio::time::Instant> = None;
     loop {
@@ -327,6 +338,11 @@ async fn follow(
             () = retry => {
                 retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
                 let _ = commands.send(PollCommand::RefreshNow);
+            }
+            Ok(()) = reloads.changed() => {
+                if relay.set_reload_status(*reloads.borrow_and_update()) {
+                    snapshot.store(Arc::new(relay.snapshot().clone()));
+                }
             }
         }
     }

@@ -97,10 +97,11 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let watcher = graceful.watcher();
+        let counted = routes.connections().open();
         let routes = Arc::clone(&routes);
         let tls = tls.clone();
         tokio::spawn(async move {
-            let _permit = permit;
+            let (_permit, _counted) = (permit, counted);
             match tls {
                 None => connection(stream, routes, limits, watcher).await,
                 Some(acceptor) => {

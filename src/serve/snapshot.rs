@@ -7,6 +7,9 @@
 //! ten thousand routes. A body is encoded again only when the store holds a new report (its
 //! `Arc` changed), and `/metrics` once per completed poll.
 //!
+//! `/metrics` also carries the outcome of the last configuration reload ([`ReloadStatus`]),
+//! encoded again when a reload changes it ([`Relay::set_reload_status`]).
+//!
 //! A failed poll never replaces good figures: the store keeps the last good reports, and only
 //! [`Snapshot::upstream`] says what happened. The store applies answers in poll order (the
 //! poller's `seq`), so a late answer never overwrites a newer one.
@@ -20,7 +23,10 @@ use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
 use super::alerting::{AlertBook, Notice};
+use super::reload::ReloadStatus;
+use super::status_page::StatusFigures;
 use crate::actions::ActionsConfig;
+use crate::api::team_alerts::TeamAlerts;
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
 use crate::store::Store;
@@ -96,6 +102,10 @@ pub struct Snapshot {
     pub history: Option<Arc<Encoded>>,
     /// The team's alerts firing now (`{"alerts": […]}`, [`crate::api::team_alerts`]).
     pub alerts: Arc<Encoded>,
+    /// The same alerts as data, for the status page.
+    pub firing: Arc<TeamAlerts>,
+    /// What the status page shows of the store.
+    pub status: Arc<StatusFigures>,
 }
 
 impl Snapshot {
@@ -121,6 +131,8 @@ pub struct Relay {
     book: AlertBook,
     /// What fired and resolved since [`Relay::take_notices`] last took it.
     notices: Vec<Notice>,
+    /// The outcome of the last configuration reload, exported in `/metrics`.
+    reload: ReloadStatus,
 }
 
 /// Least time between two encodings of the history body.
@@ -132,9 +144,9 @@ impl Default for Relay {
     }
 }
 
-/// `/v1/captop/alerts`: the book's firing alerts.
-fn alerts_body(book: &AlertBook) -> Arc<Encoded> {
-    json_body(&book.team_alerts())
+/// `/v1/captop/alerts`: the firing alerts, encoded.
+fn alerts_body(alerts: &TeamAlerts) -> Arc<Encoded> {
+    json_body(alerts)
         .unwrap_or_else(|| Encoded::new(b"{\"alerts\":[]}".to_vec(), "application/json"))
 }
 
@@ -175,7 +187,9 @@ impl Relay {
                 upstream: Upstream::Starting,
                 next_poll_at: None,
                 history: None,
-                alerts: alerts_body(&AlertBook::default()),
+                alerts: alerts_body(&TeamAlerts::default()),
+                firing: Arc::default(),
+                status: Arc::default(),
             },
             history_encoded_at: None,
             awaiting_seed: false,
@@ -186,6 +200,7 @@ impl Relay {
             notices: Vec::new(),
             encoded: Encodings::default(),
             api_version: None,
+            reload: ReloadStatus::started(Utc::now()),
         };
         relay.encode_metrics();
         relay
@@ -284,6 +299,7 @@ impl Relay {
         self.snapshot.health = body_of(self.store.health(), &mut encoded.health);
         self.snapshot.next_poll_at = self.store.schedule().and_then(|s| s.next_poll_at);
         self.snapshot.upstream = self.store.ledger().state().clone();
+        self.snapshot.status = Arc::new(StatusFigures::of(&self.store));
         let version = self.store.api_version().map(str::to_owned);
         if applied.poll_completed || version != self.api_version {
             self.api_version = version;
@@ -296,6 +312,16 @@ impl Relay {
         applied.transition
     }
 
+    /// Takes the outcome of a configuration reload into `/metrics`; returns whether it changed.
+    pub fn set_reload_status(&mut self, status: ReloadStatus) -> bool {
+        if status == self.reload {
+            return false;
+        }
+        self.reload = status;
+        self.encode_metrics();
+        true
+    }
+
     /// Once per poll: the conditions standing in the store into the book, what fired and
     /// resolved kept for the follower, the firing alerts encoded for readers.
     fn evaluate_alerts(&mut self, now: DateTime<Utc>) {
@@ -306,14 +332,18 @@ impl Relay {
         let had_alerts = self.book.firing().next().is_some();
         let fresh = self.book.evaluate(self.store.standing_alerts(), now);
         if !fresh.is_empty() || had_alerts {
-            self.snapshot.alerts = alerts_body(&self.book);
+            let firing = self.book.team_alerts();
+            self.snapshot.alerts = alerts_body(&firing);
+            self.snapshot.firing = Arc::new(firing);
         }
         self.notices.extend(fresh);
     }
 
     /// Re-encodes `/metrics` in both formats from the store as it is now.
     fn encode_metrics(&mut self) {
-        let openmetrics = metrics::openmetrics(&self.store);
+        let reload = self.reload;
+        let openmetrics =
+            metrics::openmetrics_with(&self.store, |registry| reload.register(registry));
         let text = metrics::prometheus_text(&openmetrics);
         self.snapshot.metrics_text = Encoded::new(text.into_bytes(), metrics::TEXT_CONTENT_TYPE);
         self.snapshot.metrics_openmetrics =
@@ -442,11 +472,26 @@ mod tests {
             serde_json::from_slice(&relay.snapshot().alerts.identity).unwrap();
         assert_eq!(body["alerts"][0]["id"], id.as_str());
         assert_eq!(body["alerts"][0]["filled_pct"], 96);
+        assert_eq!(relay.snapshot().firing.alerts[0].id, id);
         capacity.routes[2].filled_pct = 50;
         poll(&mut relay, 4, Ok(capacity));
         let notices = relay.take_notices();
         assert!(matches!(&notices[..], [Notice::Resolved(a)] if a.id == id));
         assert_eq!(&relay.snapshot().alerts.identity[..], b"{\"alerts\":[]}");
+        assert!(relay.snapshot().firing.alerts.is_empty());
+    }
+
+    #[test]
+    fn the_status_page_figures_follow_the_store() {
+        let mut cache = Relay::new();
+        assert_eq!(cache.snapshot().status.upstream, Upstream::Starting);
+        let (capacity, _) = reports();
+        poll(&mut cache, 1, Ok(capacity));
+        let status = &cache.snapshot().status;
+        assert_eq!(
+            (status.upstream.clone(), status.routes),
+            (Upstream::Up, Some(4))
+        );
     }
 
     #[test]

@@ -6,8 +6,14 @@
 //! compared with [`subtle`]'s constant-time equality against every configured token, so the
 //! time an answer takes says nothing about how much of a guess was right. Tokens are never
 //! logged or shown; `Debug` prints only how many there are.
+//!
+//! The relay holds them as [`LiveTokens`], so a reload ([`super::reload`]) replaces the whole
+//! set at once while requests go on.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
 
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -55,6 +61,9 @@ pub enum TokenFileError {
         path: PathBuf,
     },
 }
+
+/// The tokens in force: every request reads the set of its moment, a reload swaps a new set in.
+pub type LiveTokens = Arc<ArcSwap<ReaderTokens>>;
 
 /// The tokens readers may present as `Authorization: Bearer <token>`.
 pub struct ReaderTokens {
@@ -129,6 +138,11 @@ impl ReaderTokens {
             return Err((0, "no token"));
         }
         Ok(ReaderTokens { tokens })
+    }
+
+    /// How many tokens there are (never which).
+    pub fn count(&self) -> usize {
+        self.tokens.len()
     }
 
     /// Whether an `Authorization` header value carries one of the tokens. Every configured token

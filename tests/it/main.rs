@@ -41,6 +41,8 @@
 //! | `secret_hygiene`    | the key never shows anywhere, mode by mode                          |
 //! | `serve_prometheus`  | `captop serve`'s /metrics: promtool, a real Prometheus (`#[ignore]`d) |
 //! | `serve_relay`       | `captop serve` between the simulated service and real readers       |
+//! | `serve_reload`      | `captop serve` rotating its certificate and tokens under load       |
+//! | `serve_status_page` | `captop serve`'s status page, read and in Chromium (`#[ignore]`d)   |
 //! | `tui_pty`           | the dashboard end to end in a pty                                   |
 //! | `ui_days_snapshots` | the detail view's chart over 24 h and 7 days, the "Trend" column    |
 //! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
@@ -50,8 +52,10 @@
 //! The Secret Service tests run with `scripts/secret-service-tests.sh`, which selects them by
 //! module (`keyring_backends::`, `auth_commands::`, `auth_cli::`); the Prometheus ones with
 //! `cargo test --test it serve_prometheus:: -- --include-ignored` and
-//! `cargo test --test it prometheus_mixin:: -- --include-ignored`, and the Alertmanager one with
-//! `cargo test --test it alerting_alertmanager:: -- --include-ignored --nocapture` (`.ci/run`).
+//! `cargo test --test it prometheus_mixin:: -- --include-ignored`, the Alertmanager one with
+//! `cargo test --test it alerting_alertmanager:: -- --include-ignored --nocapture`, and the
+//! Chromium one with `cargo test --test it serve_status_page:: -- --include-ignored`
+//! (`.ci/run`).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -88,6 +92,8 @@ mod relay_history;
 mod secret_hygiene;
 mod serve_prometheus;
 mod serve_relay;
+mod serve_reload;
+mod serve_status_page;
 mod tui_pty;
 mod ui_days_snapshots;
 mod ui_forecast_snapshots;

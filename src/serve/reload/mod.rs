@@ -1,0 +1,463 @@
+//! Live reload of the relay: readers' tokens, the TLS certificate and the config file read
+//! again on SIGHUP or when a token or TLS file changes, and swapped in while requests go on.
+//!
+//! ```text
+//!  SIGHUP ───────────────────────┐
+//!  token/TLS files' stamps,      ├──► load every source ──ok──► swap tokens (ArcSwap), the
+//!  every WATCH_EVERY, once the   │    (blocking pool)           certificate (LiveCertificate),
+//!  same change is seen twice ────┘         │                    the settings (watch); one info
+//!                                          │                    line; successful=1, at=now
+//!                                          └──err──► keep everything as it was; one error
+//!                                                    line; successful=0
+//! ```
+//!
+//! - **All or nothing**, as Prometheus reloads: a bad token file, a certificate that does not
+//!   match its key or a config file with an error leaves every part as it was.
+//! - **Nothing in flight is dropped**: requests read the tokens of the moment they are checked;
+//!   TLS connections keep the session they negotiated, and handshakes after the swap present
+//!   the new certificate.
+//! - **Watching** is polling: every [`WATCH_EVERY`] the length, modification time and inode of
+//!   the token file and the TLS files. A change is acted upon once the same stamps are seen on
+//!   two ticks in a row, so a certificate and a key written one after the other are read as a
+//!   pair. A failed reload is not tried again until the files change again or SIGHUP comes.
+//! - **Needs a restart**: the listening address, the service's base URL and key, the interval,
+//!   the budget, the thresholds and `[actions]` (the alerts' receivers start with the relay),
+//!   and whether there are tokens or TLS at all (the paths are flags). A reload that finds
+//!   these changed in the config file says so in its line and keeps them; the settings it read
+//!   are published on [`Reloads::settings`] all the same, for a part that can take them live.
+//!
+//! `/metrics` shows the outcome as Prometheus shows its own:
+//! `captop_config_last_reload_successful` and
+//! `captop_config_last_reload_success_timestamp_seconds` (the start counts as a success).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use chrono::{DateTime, Utc};
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+use tokio::sync::watch;
+use tokio_rustls::rustls::sign::CertifiedKey;
+
+use super::logger::{Level, Logger};
+use super::tls::{self, LiveCertificate};
+use super::tokens::{LiveTokens, ReaderTokens};
+use crate::config::Settings;
+
+/// How often the token and TLS files are looked at.
+pub const WATCH_EVERY: Duration = Duration::from_secs(2);
+
+/// Reads the config file again into settings; the error is one line for the log.
+pub type LoadSettings = Box<dyn Fn() -> Result<Settings, String> + Send + Sync>;
+
+/// Where a reload reads from: the files the flags named, and the config file.
+#[derive(Default)]
+pub struct Sources {
+    /// `--token-file`.
+    pub token_file: Option<PathBuf>,
+    /// `--tls-cert` and `--tls-key`.
+    pub tls_files: Option<(PathBuf, PathBuf)>,
+    /// The settings the relay started with, and how to resolve them again.
+    pub settings: Option<(Settings, LoadSettings)>,
+}
+
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sources")
+            .field("token_file", &self.token_file)
+            .field("tls_files", &self.tls_files)
+            .field("settings", &self.settings.as_ref().map(|_| "config file"))
+            .finish()
+    }
+}
+
+impl Sources {
+    /// What `captop serve` reloads: the files its flags name, and the config file resolved
+    /// again as at start (`settings`: the settings it started with).
+    pub fn of_serve(
+        args: &crate::cli::ServeArgs,
+        global: &crate::cli::GlobalArgs,
+        settings: Settings,
+    ) -> Self {
+        let global = global.clone();
+        let resolve: LoadSettings = Box::new(move || {
+            Settings::resolve_with(&global, &crate::setup::real_environment())
+                .map_err(|e| e.to_string())
+        });
+        Sources {
+            token_file: args.token_file.clone(),
+            tls_files: args.tls_cert.clone().zip(args.tls_key.clone()),
+            settings: Some((settings, resolve)),
+        }
+    }
+
+    fn watched(&self) -> Vec<&Path> {
+        let tls = self.tls_files.iter().flat_map(|(c, k)| [c.as_path(), k]);
+        self.token_file.as_deref().into_iter().chain(tls).collect()
+    }
+}
+
+/// What a reload replaces: the tokens and the certificate the relay serves with.
+#[derive(Debug, Default)]
+struct Targets {
+    /// The readers' tokens in force (`None` without `--token-file`).
+    tokens: Option<LiveTokens>,
+    /// The certificate new handshakes present (`None` without TLS).
+    certificate: Option<Arc<LiveCertificate>>,
+}
+
+/// The outcome of the last reload, for `/metrics`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReloadStatus {
+    /// Whether the last reload was applied.
+    pub successful: bool,
+    /// When the configuration was last loaded well (the start, or a successful reload).
+    pub last_success: DateTime<Utc>,
+}
+
+impl ReloadStatus {
+    /// The status at start: loaded well, now.
+    pub fn started(at: DateTime<Utc>) -> Self {
+        ReloadStatus {
+            successful: true,
+            last_success: at,
+        }
+    }
+
+    /// Registers the two gauges Prometheus exports of its own reloads, named for captop.
+    pub fn register(&self, registry: &mut Registry) {
+        let successful = Gauge::<i64>::default();
+        successful.set(i64::from(self.successful));
+        registry.register(
+            "captop_config_last_reload_successful",
+            "Whether the last configuration reload attempt was successful, 1 or 0",
+            successful,
+        );
+        let at = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "unix milliseconds stay exact in an f64 for another 280,000 years"
+        )]
+        at.set(self.last_success.timestamp_millis() as f64 / 1000.0);
+        registry.register(
+            "captop_config_last_reload_success_timestamp_seconds",
+            "When the configuration was last loaded successfully (the start counts), unix seconds",
+            at,
+        );
+    }
+}
+
+/// What the relay serves with and hears of reloads.
+#[derive(Debug)]
+pub struct Reloads {
+    /// The readers' tokens in force, to check requests against (`None`: every reader is in).
+    pub tokens: Option<LiveTokens>,
+    /// The outcome of the last reload; changes with every attempt.
+    pub status: watch::Receiver<ReloadStatus>,
+    /// The settings last loaded well (`None` when the relay has no settings to reload): the
+    /// parts that may change at runtime (thresholds, `[actions]`) are read from here.
+    pub settings: Option<watch::Receiver<Arc<Settings>>>,
+}
+
+/// What made a reload happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// SIGHUP.
+    Hangup,
+    /// A watched file changed.
+    FileChange,
+}
+
+impl Trigger {
+    fn name(self) -> &'static str {
+        match self {
+            Trigger::Hangup => "SIGHUP",
+            Trigger::FileChange => "file change",
+        }
+    }
+}
+
+/// The one log line a reload writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Info when applied, error when refused.
+    pub level: Level,
+    /// What happened.
+    pub message: String,
+    /// Its fields.
+    pub fields: Vec<(&'static str, String)>,
+}
+
+/// Everything a reload read, checked, before any of it is applied.
+struct Loaded {
+    tokens: Option<ReaderTokens>,
+    certificate: Option<CertifiedKey>,
+    settings: Option<Settings>,
+}
+
+/// Reads every source; the first problem is the error.
+fn load(sources: &Sources) -> Result<Loaded, String> {
+    let tokens = match &sources.token_file {
+        Some(path) => Some(ReaderTokens::from_file(path).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let certificate = match &sources.tls_files {
+        Some((cert, key)) => Some(tls::load(cert, key).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let settings = match &sources.settings {
+        Some((_, resolve)) => Some(resolve()?),
+        None => None,
+    };
+    Ok(Loaded {
+        tokens,
+        certificate,
+        settings,
+    })
+}
+
+/// The settings that only a restart applies, by name, where `new` differs from `old`.
+fn needing_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
+    let changed = [
+        ("base_url", old.base_url != new.base_url),
+        ("interval", old.interval != new.interval),
+        ("budget", old.budget != new.budget),
+        ("timeout", old.timeout != new.timeout),
+        ("max_body_mib", old.max_body_bytes != new.max_body_bytes),
+        (
+            "api_key_command",
+            old.api_key_command != new.api_key_command,
+        ),
+        ("history", old.history_keep_days != new.history_keep_days),
+        (
+            "thresholds",
+            (old.warn_pct, old.crit_pct) != (new.warn_pct, new.crit_pct),
+        ),
+        ("actions", old.actions != new.actions),
+    ];
+    changed
+        .into_iter()
+        .filter_map(|(name, differs)| differs.then_some(name))
+        .collect()
+}
+
+/// Length, modification time and inode of a file: enough to notice a rewrite or a rename over
+/// it; `None` while it cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: u64,
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some(Stamp {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        inode,
+    })
+}
+
+/// The watched files' stamps when last tried, and as last seen.
+#[derive(Debug, Default)]
+struct Watch {
+    tried: Vec<Option<Stamp>>,
+    seen: Vec<Option<Stamp>>,
+}
+
+impl Watch {
+    /// Takes the stamps of one tick; true when they changed since the last reload and are the
+    /// same as one tick ago (the writer is done).
+    fn settled_change(&mut self, now: Vec<Option<Stamp>>) -> bool {
+        let settled = now == self.seen && now != self.tried;
+        self.seen = now;
+        settled
+    }
+}
+
+/// The reloading task's state: where to read, what to swap, what was last tried.
+struct Reloader {
+    sources: Arc<Sources>,
+    targets: Targets,
+    status: watch::Sender<ReloadStatus>,
+    settings: Option<watch::Sender<Arc<Settings>>>,
+    watch: Watch,
+}
+
+impl Reloader {
+    fn stamps(&self) -> Vec<Option<Stamp>> {
+        self.sources.watched().into_iter().map(stamp).collect()
+    }
+
+    /// Reads every source and applies them all, or none; says how in one [`Report`].
+    async fn reload(&mut self, trigger: Trigger) -> Report {
+        self.watch.tried = self.stamps();
+        let sources = Arc::clone(&self.sources);
+        let loaded = tokio::task::spawn_blocking(move || load(&sources))
+            .await
+            .unwrap_or_else(|e| Err(format!("the reload stopped: {e}")));
+        let trigger_field = ("trigger", trigger.name().to_owned());
+        match loaded {
+            Ok(loaded) => {
+                let fields = self.apply(loaded, trigger_field);
+                self.status.send_replace(ReloadStatus::started(Utc::now()));
+                Report {
+                    level: Level::Info,
+                    message: "configuration reloaded".to_owned(),
+                    fields,
+                }
+            }
+            Err(why) => {
+                self.status.send_modify(|status| status.successful = false);
+                Report {
+                    level: Level::Error,
+                    message: format!(
+                        "configuration reload failed, the previous one stays in force: {why}"
+                    ),
+                    fields: vec![trigger_field],
+                }
+            }
+        }
+    }
+
+    /// Swaps in what was loaded; returns the fields of the log line.
+    fn apply(
+        &mut self,
+        loaded: Loaded,
+        trigger: (&'static str, String),
+    ) -> Vec<(&'static str, String)> {
+        let mut fields = vec![trigger];
+        if let (Some(live), Some(tokens)) = (&self.targets.tokens, loaded.tokens) {
+            fields.push(("tokens", tokens.count().to_string()));
+            live.store(Arc::new(tokens));
+        }
+        if let (Some(live), Some(certified)) = (&self.targets.certificate, loaded.certificate) {
+            live.replace(certified);
+            fields.push(("certificate", "reloaded".to_owned()));
+        }
+        if let (Some(sender), Some(settings)) = (&self.settings, loaded.settings) {
+            let restart = needing_restart(&sender.borrow(), &settings);
+            if !restart.is_empty() {
+                fields.push(("needs_restart", restart.join(",")));
+            }
+            sender.send_replace(Arc::new(settings));
+        }
+        fields
+    }
+}
+
+/// Starts reloading on SIGHUP and on changes of the watched files, logging one line a reload:
+/// `tokens` become the [`Reloads::tokens`] a reload swaps, and `tls` has its certificate
+/// swapped. The SIGHUP handler is in place when this returns (before the relay says it
+/// listens).
+pub fn start(
+    sources: Sources,
+    tokens: Option<ReaderTokens>,
+    tls: Option<&tls::ServerTls>,
+    logger: Logger,
+) -> Reloads {
+    let tokens = tokens.map(|tokens| Arc::new(ArcSwap::from_pointee(tokens)));
+    let targets = Targets {
+        tokens: tokens.clone(),
+        certificate: tls.map(|tls| Arc::clone(&tls.certificate)),
+    };
+    let (status, status_rx) = watch::channel(ReloadStatus::started(Utc::now()));
+    let (settings, settings_rx) = match &sources.settings {
+        Some((initial, _)) => {
+            let (tx, rx) = watch::channel(Arc::new(initial.clone()));
+            (Some(tx), Some(rx))
+        }
+        None => (None, None),
+    };
+    let hangups = hangups(logger);
+    let mut reloader = Reloader {
+        sources: Arc::new(sources),
+        targets,
+        status,
+        settings,
+        watch: Watch::default(),
+    };
+    reloader.watch.tried = reloader.stamps();
+    reloader.watch.seen = reloader.watch.tried.clone();
+    tokio::spawn(run(reloader, hangups, logger));
+    Reloads {
+        tokens,
+        status: status_rx,
+        settings: settings_rx,
+    }
+}
+
+#[cfg(unix)]
+type Hangups = Option<tokio::signal::unix::Signal>;
+#[cfg(not(unix))]
+type Hangups = ();
+
+/// The SIGHUP stream; without it SIGHUP would end the relay, so a failure to install it is
+/// logged.
+#[cfg(unix)]
+fn hangups(logger: Logger) -> Hangups {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::hangup()) {
+        Ok(signal) => Some(signal),
+        Err(e) => {
+            logger.log(
+                Level::Warn,
+                &format!("cannot catch SIGHUP ({e}); files are still watched"),
+                &[],
+            );
+            None
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn hangups(_logger: Logger) -> Hangups {}
+
+#[cfg(unix)]
+async fn next_hangup(hangups: &mut Hangups) {
+    if let Some(signal) = hangups
+        && signal.recv().await.is_some()
+    {
+        return;
+    }
+    std::future::pending::<()>().await;
+}
+
+#[cfg(not(unix))]
+async fn next_hangup(_hangups: &mut Hangups) {
+    std::future::pending::<()>().await;
+}
+
+async fn run(mut reloader: Reloader, mut hangups: Hangups, logger: Logger) {
+    let mut tick = tokio::time::interval(WATCH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let trigger = tokio::select! {
+            () = next_hangup(&mut hangups) => Trigger::Hangup,
+            _ = tick.tick() => {
+                let now = reloader.stamps();
+                if !reloader.watch.settled_change(now) {
+                    continue;
+                }
+                Trigger::FileChange
+            }
+        };
+        let report = reloader.reload(trigger).await;
+        let fields: Vec<(&str, &str)> = report
+            .fields
+            .iter()
+            .map(|(name, value)| (*name, value.as_str()))
+            .collect();
+        logger.log(report.level, &report.message, &fields);
+    }
+}
+
+#[cfg(test)]
+mod tests;
