@@ -167,16 +167,16 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     };
     relay.set_reload_status(*reloads.status.borrow());
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
-    let follower = tokio::spawn(follow(
-        events,
+    let follower = Follower {
         relay,
         recorder,
-        Arc::clone(&snapshot),
+        snapshot: Arc::clone(&snapshot),
         logger,
-        options.dispatch,
-        commands.clone(),
-        reloads.status,
-    ));
+        dispatch: options.dispatch,
+        commands: commands.clone(),
+        retry_at: None,
+    };
+    let follower = tokio::spawn(follower.run(events, reloads.status));
     let routes = Arc::new(answers::Routes::new(snapshot, reloads.tokens));
     server::serve(
         listener,
@@ -277,76 +277,100 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
     code
 }
 
-/// Hands the poller's events to the relay's store, publishes each new snapshot, hands what
-/// fired and resolved to `dispatch`, logs each change of the upstream's state and each new
-/// warning, retries a rejected key every [`KEY_RETRY`], and takes each reload's outcome into
-/// `/metrics`. Returns `dispatch` when the poller is gone, for the receivers to finish.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the one task between the poller, the readers' snapshot, the alerts' receivers and \
-              the reloads: a struct of them would be built only to make this call"
-)]
-async fn follow(
-    mut events: mpsc::Receiver<PollEvent>,
-    mut relay: Relay,
+/// The one task between the poller and the readers: hands the poller's events to the relay's
+/// store, publishes each new snapshot, hands what fired and resolved to `dispatch`, logs each
+/// change of the upstream's state and each new warning, retries a rejected key every
+/// [`KEY_RETRY`], and takes each reload's outcome into `/metrics`.
+struct Follower {
+    relay: Relay,
     recorder: Option<crate::history::Recorder>,
     snapshot: Arc<ArcSwap<Snapshot>>,
     logger: Logger,
     dispatch: alerting::Dispatch,
     commands: mpsc::UnboundedSender<PollCommand>,
-    mut reloads: watch::Receiver<reload::ReloadStatus>,
-) -> alerting::Dispatch {
-    let mut retry_at: Option<tokio::time::Instant> = None;
-    loop {
-        let retry = async {
-            match retry_at {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            event = events.recv() => {
-                let Some(event) = event else { break };
-                let warned = relay.store().warning().map(|(_, at)| at);
-                let change = relay.apply(event, chrono::Utc::now());
-                if let Some(recorder) = &recorder {
-                    relay.record_into(recorder);
+    /// When to ask the service again with a key it rejected.
+    retry_at: Option<tokio::time::Instant>,
+}
+
+impl Follower {
+    /// Follows `events` and `reloads` until the poller is gone; returns the dispatcher, for
+    /// the receivers to finish.
+    async fn run(
+        mut self,
+        mut events: mpsc::Receiver<PollEvent>,
+        mut reloads: watch::Receiver<reload::ReloadStatus>,
+    ) -> alerting::Dispatch {
+        loop {
+            let retry_at = self.retry_at;
+            let retry = async move {
+                match retry_at {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
                 }
-                if let Some((warning, at)) = relay.store().warning()
-                    && warned != Some(at)
-                {
-                    logger.log(Level::Warn, warning, &[]);
+            };
+            tokio::select! {
+                event = events.recv() => {
+                    let Some(event) = event else { break };
+                    self.on_event(event);
                 }
-                if let Some(change) = change {
-                    let level = match change.to {
-                        Upstream::Up | Upstream::Starting => Level::Info,
-                        Upstream::RateLimited | Upstream::Unreachable(_) => Level::Warn,
-                        Upstream::KeyRejected => Level::Error,
-                    };
-                    let routes = relay.store().capacity().report().map(|c| c.routes.len().to_string());
-                    let mut fields = vec![("state", change.to.name())];
-                    if let Some(routes) = &routes {
-                        fields.push(("routes", routes));
+                () = retry => {
+                    self.retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
+                    let _ = self.commands.send(PollCommand::RefreshNow);
+                }
+                Ok(()) = reloads.changed() => {
+                    if self.relay.set_reload_status(*reloads.borrow_and_update()) {
+                        self.publish();
                     }
-                    logger.log(level, &change.to.describe(), &fields);
-                    retry_at = (change.to == Upstream::KeyRejected)
-                        .then(|| tokio::time::Instant::now() + KEY_RETRY);
-                }
-                snapshot.store(Arc::new(relay.snapshot().clone()));
-                dispatch.send(relay.take_notices());
-            }
-            () = retry => {
-                retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
-                let _ = commands.send(PollCommand::RefreshNow);
-            }
-            Ok(()) = reloads.changed() => {
-                if relay.set_reload_status(*reloads.borrow_and_update()) {
-                    snapshot.store(Arc::new(relay.snapshot().clone()));
                 }
             }
         }
+        self.dispatch
     }
-    dispatch
+
+    fn on_event(&mut self, event: PollEvent) {
+        let warned = self.relay.store().warning().map(|(_, at)| at);
+        let change = self.relay.apply(event, chrono::Utc::now());
+        if let Some(recorder) = &self.recorder {
+            self.relay.record_into(recorder);
+        }
+        if let Some((warning, at)) = self.relay.store().warning()
+            && warned != Some(at)
+        {
+            self.logger.log(Level::Warn, warning, &[]);
+        }
+        if let Some(change) = change {
+            self.log_change(&change.to);
+            self.retry_at = (change.to == Upstream::KeyRejected)
+                .then(|| tokio::time::Instant::now() + KEY_RETRY);
+        }
+        self.publish();
+        self.dispatch.send(self.relay.take_notices());
+    }
+
+    /// One line for the upstream's new state, with the route count when there are figures.
+    fn log_change(&self, to: &Upstream) {
+        let level = match to {
+            Upstream::Up | Upstream::Starting => Level::Info,
+            Upstream::RateLimited | Upstream::Unreachable(_) => Level::Warn,
+            Upstream::KeyRejected => Level::Error,
+        };
+        let routes = self
+            .relay
+            .store()
+            .capacity()
+            .report()
+            .map(|c| c.routes.len().to_string());
+        let mut fields = vec![("state", to.name())];
+        if let Some(routes) = &routes {
+            fields.push(("routes", routes));
+        }
+        self.logger.log(level, &to.describe(), &fields);
+    }
+
+    /// The relay's snapshot, for the readers.
+    fn publish(&self) {
+        self.snapshot.store(Arc::new(self.relay.snapshot().clone()));
+    }
 }
 
 /// A future that completes at SIGTERM or Ctrl-C (SIGINT). The handlers are installed when this
