@@ -176,7 +176,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         commands: commands.clone(),
         retry_at: None,
     };
-    let follower = tokio::spawn(follower.run(events, reloads.status));
+    let follower = tokio::spawn(follower.run(events, reloads.status, reloads.settings));
     let routes = Arc::new(answers::Routes::new(snapshot, reloads.tokens));
     server::serve(
         listener,
@@ -293,12 +293,13 @@ struct Follower {
 }
 
 impl Follower {
-    /// Follows `events` and `reloads` until the poller is gone; returns the dispatcher, for
-    /// the receivers to finish.
+    /// Follows `events`, the reloads' outcomes and the settings they load until the poller is
+    /// gone; returns the dispatcher, for the receivers to finish.
     async fn run(
         mut self,
         mut events: mpsc::Receiver<PollEvent>,
         mut reloads: watch::Receiver<reload::ReloadStatus>,
+        mut settings: Option<watch::Receiver<Arc<crate::config::Settings>>>,
     ) -> alerting::Dispatch {
         loop {
             let retry_at = self.retry_at;
@@ -321,6 +322,11 @@ impl Follower {
                     if self.relay.set_reload_status(*reloads.borrow_and_update()) {
                         self.publish();
                     }
+                }
+                settings = reloaded(&mut settings) => {
+                    let thresholds =
+                        crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct);
+                    self.relay.retune(thresholds, &settings.actions);
                 }
             }
         }
@@ -371,6 +377,20 @@ impl Follower {
     fn publish(&self) {
         self.snapshot.store(Arc::new(self.relay.snapshot().clone()));
     }
+}
+
+/// The settings a reload loaded, when one does; pending while none comes (or the relay has no
+/// settings to reload).
+async fn reloaded(
+    settings: &mut Option<watch::Receiver<Arc<crate::config::Settings>>>,
+) -> Arc<crate::config::Settings> {
+    if let Some(rx) = settings {
+        if rx.changed().await.is_ok() {
+            return Arc::clone(&rx.borrow_and_update());
+        }
+        *settings = None;
+    }
+    std::future::pending().await
 }
 
 /// A future that completes at SIGTERM or Ctrl-C (SIGINT). The handlers are installed when this

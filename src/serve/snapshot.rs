@@ -221,6 +221,17 @@ impl Relay {
         self
     }
 
+    /// Rates fills against `thresholds` and times alerts as `actions` says from the next poll
+    /// on, as a reload asks: the alerts firing stay firing (no second page), and those whose
+    /// condition the new figures no longer meet resolve as any other would.
+    pub fn retune(&mut self, thresholds: crate::store::Thresholds, actions: &ActionsConfig) {
+        self.store = std::mem::take(&mut self.store)
+            .with_thresholds(thresholds)
+            .alerting_within(actions.sells_out_within);
+        self.book
+            .set_timing(actions.fire_after(), actions.keep_firing_for());
+    }
+
     /// What fired and resolved since the last call, in order.
     pub fn take_notices(&mut self) -> Vec<Notice> {
         std::mem::take(&mut self.notices)
@@ -479,6 +490,41 @@ mod tests {
         assert!(matches!(&notices[..], [Notice::Resolved(a)] if a.id == id));
         assert_eq!(&relay.snapshot().alerts.identity[..], b"{\"alerts\":[]}");
         assert!(relay.snapshot().firing.alerts.is_empty());
+    }
+
+    #[test]
+    fn a_reload_retunes_the_thresholds_without_paging_again_for_what_fires() {
+        let actions = ActionsConfig {
+            keep_firing_for: Some(0.0),
+            ..ActionsConfig::default()
+        };
+        let mut relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
+        let (mut capacity, _) = reports();
+        for r in &mut capacity.routes {
+            r.filled_pct = 10;
+        }
+        capacity.routes[0].filled_pct = 96;
+        capacity.routes[1].filled_pct = 85;
+        poll(&mut relay, 1, Ok(capacity.clone()));
+        assert_eq!(relay.take_notices().len(), 2, "critical and warning");
+        // The warning level raised to 90: the 85 % route's alert resolves, the 96 % one stays.
+        relay.retune(crate::store::Thresholds::new(90, 95), &actions);
+        poll(&mut relay, 2, Ok(capacity.clone()));
+        let notices = relay.take_notices();
+        let warning = format!("warning/{}", capacity.routes[1].route);
+        assert!(
+            matches!(&notices[..], [Notice::Resolved(a)] if a.id == warning),
+            "{notices:?}"
+        );
+        assert_eq!(relay.snapshot().firing.alerts.len(), 1);
+        // Lowered to 80 again, and a `for` of an hour: the 85 % route waits before it fires.
+        let slow = ActionsConfig {
+            fire_after: Some(3600.0),
+            ..actions
+        };
+        relay.retune(crate::store::Thresholds::new(80, 95), &slow);
+        poll(&mut relay, 3, Ok(capacity));
+        assert!(relay.take_notices().is_empty());
     }
 
     #[test]

@@ -155,6 +155,13 @@ impl AlertBook {
         }
     }
 
+    /// Fires after `fire_after` and resolves after `keep_firing_for` from now on, keeping the
+    /// alerts pending and firing (a reload's new `for` and `keep_firing_for`).
+    pub fn set_timing(&mut self, fire_after: Duration, keep_firing_for: Duration) {
+        self.fire_after = fire_after;
+        self.keep_firing_for = keep_firing_for;
+    }
+
     /// Takes the conditions standing at `now` (one poll's) and says what fired and resolved.
     pub fn evaluate(&mut self, standing: Vec<ActionEvent>, now: DateTime<Utc>) -> Vec<Notice> {
         let mut notices = Vec::new();

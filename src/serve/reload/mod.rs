@@ -232,15 +232,24 @@ fn needing_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
         ),
         ("history", old.history_keep_days != new.history_keep_days),
         (
-            "thresholds",
-            (old.warn_pct, old.crit_pct) != (new.warn_pct, new.crit_pct),
+            "actions.receivers",
+            !same_receivers(&old.actions, &new.actions),
         ),
-        ("actions", old.actions != new.actions),
     ];
     changed
         .into_iter()
         .filter_map(|(name, differs)| differs.then_some(name))
         .collect()
+}
+
+/// Whether `[actions]` sends its alerts to the same receivers in `a` and `b`: their tasks
+/// start with the relay, so a change of these needs a restart (the thresholds and the alerts'
+/// timing do not).
+fn same_receivers(a: &crate::actions::ActionsConfig, b: &crate::actions::ActionsConfig) -> bool {
+    a.command == b.command
+        && a.timeout == b.timeout
+        && a.alertmanager == b.alertmanager
+        && a.webhook == b.webhook
 }
 
 /// Length, modification time and inode of a file: enough to notice a rewrite or a rename over

@@ -152,6 +152,13 @@ fn settings_only_a_restart_applies_are_named() {
     assert!(needing_restart(&old, &new).is_empty());
     new.interval += Duration::from_secs(1);
     assert_eq!(needing_restart(&old, &new), ["interval"]);
+    // The thresholds and the alerts' timing apply at once; the receivers need a restart.
     new.warn_pct = 50;
-    assert_eq!(needing_restart(&old, &new), ["interval", "thresholds"]);
+    new.actions.keep_firing_for = Some(60.0);
+    assert_eq!(needing_restart(&old, &new), ["interval"]);
+    new.actions.command = Some(vec!["/bin/true".to_owned()]);
+    assert_eq!(
+        needing_restart(&old, &new),
+        ["interval", "actions.receivers"]
+    );
 }
