@@ -22,7 +22,7 @@ use tokio::time::Instant;
 
 use super::book::{Notice, alertname, severity};
 use super::delivery::{Delivery, Undelivered, post_json};
-use super::queue::{DropOldest, Pushed};
+use super::queue::DropOldest;
 use crate::actions::ReceiverUrl;
 use crate::serve::logger::{Level, Logger};
 
@@ -69,13 +69,8 @@ impl AlertmanagerSink {
 
     /// Queues `notice`; never waits.
     pub fn send(&self, notice: Notice) {
-        if let Pushed::DroppedOldest { first: true } = self.queue.push(notice) {
-            self.logger.log(
-                Level::Warn,
-                "alertmanager queue full: dropping the oldest notices",
-                &[("alertmanager", &self.origin)],
-            );
-        }
+        self.queue
+            .push_logged(notice, &self.logger, "alertmanager", &self.origin);
     }
 
     /// Stops taking notices; the task posts what it has once more and ends.

@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 
 use super::book::{Notice, alertname, severity};
 use super::delivery::{Delivery, Undelivered, post_json};
-use super::queue::{DropOldest, Pushed};
+use super::queue::DropOldest;
 use crate::actions::WebhookConfig;
 use crate::actions::template::BodyTemplate;
 use crate::serve::logger::{Level, Logger};
@@ -77,13 +77,8 @@ impl WebhookSink {
 
     /// Queues `notice`; never waits.
     pub fn send(&self, notice: Notice) {
-        if let Pushed::DroppedOldest { first: true } = self.queue.push(notice) {
-            self.logger.log(
-                Level::Warn,
-                "webhook queue full: dropping the oldest notices",
-                &[("webhook", &self.origin)],
-            );
-        }
+        self.queue
+            .push_logged(notice, &self.logger, "webhook", &self.origin);
     }
 
     /// How many notices wait, and how many were dropped so far.
