@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use captop::actions::{ReceiverUrl, WebhookConfig};
 use captop::cli::LogFormat;
-use captop::serve::alerting::webhook::WebhookSink;
+use captop::serve::alerting::webhook;
 use captop::serve::alerting::{Alert, Delivery, Notice};
 use captop::serve::logger::Logger;
 use captop::store::{ActionEvent, EventKind};
@@ -234,7 +234,7 @@ async fn a_receiver_that_is_down_keeps_the_newest_notices_and_drops_the_oldest()
         attempts: u32::MAX,
         ..Delivery::default()
     };
-    let sink = WebhookSink::start(&config, delivery, Logger::new(LogFormat::Text)).unwrap();
+    let sink = webhook::start(&config, delivery, Logger::new(LogFormat::Text)).unwrap();
     sink.send(notice(0));
     crate::support::relay::eventually("the first notice taken", || async {
         (sink.backlog().0 == 0).then_some(())

@@ -17,67 +17,35 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::book::{Notice, alertname, severity};
 use super::delivery::{Delivery, Undelivered, post_json};
 use super::queue::DropOldest;
+use super::sink::Sink;
 use crate::actions::ReceiverUrl;
 use crate::serve::logger::{Level, Logger};
 
 /// Alertmanager's API for clients that send alerts, under its address.
 pub const ALERTS_API: &str = "api/v2/alerts";
 
-/// One Alertmanager's queue and task.
-#[derive(Debug)]
-pub struct AlertmanagerSink {
-    queue: DropOldest<Notice>,
-    origin: String,
-    logger: Logger,
-    task: JoinHandle<()>,
-}
-
-impl AlertmanagerSink {
-    /// Starts the task pushing to the Alertmanager at `target`.
-    pub fn start(
-        target: &ReceiverUrl,
-        delivery: Delivery,
-        logger: Logger,
-    ) -> Result<AlertmanagerSink, String> {
-        let url = target.under(ALERTS_API)?;
-        let client = delivery.client()?;
-        let queue = DropOldest::new(delivery.capacity);
-        let origin = target.origin();
-        let task = tokio::spawn(run(
-            queue.clone(),
-            Pusher {
-                client,
-                url,
-                origin: origin.clone(),
-                logger,
-            },
-            delivery,
-        ));
-        Ok(AlertmanagerSink {
-            queue,
-            origin,
-            logger,
-            task,
-        })
-    }
-
-    /// Queues `notice`; never waits.
-    pub fn send(&self, notice: Notice) {
-        self.queue
-            .push_logged(notice, &self.logger, "alertmanager", &self.origin);
-    }
-
-    /// Stops taking notices; the task posts what it has once more and ends.
-    pub fn close(self) -> JoinHandle<()> {
-        self.queue.close();
-        self.task
-    }
+/// Starts the task pushing to the Alertmanager at `target`, behind a queue of its own.
+pub fn start(target: &ReceiverUrl, delivery: Delivery, logger: Logger) -> Result<Sink, String> {
+    let url = target.under(ALERTS_API)?;
+    let client = delivery.client()?;
+    let origin = target.origin();
+    let pusher = Pusher {
+        client,
+        url,
+        origin: origin.clone(),
+        logger,
+    };
+    Ok(Sink::start(
+        ("alertmanager", origin),
+        delivery.capacity,
+        logger,
+        |queue| run(queue, pusher, delivery),
+    ))
 }
 
 /// What one post needs.

@@ -27,10 +27,10 @@
 //! (a dashboard's first report only sets its baseline). Alertmanager takes an alert it already
 //! has as the same alert; a webhook receiver hears of it again after a restart.
 //!
-//! **Receivers** ([`book`], [`alertmanager`], [`webhook`], [`delivery`], [`queue`]): each
-//! Alertmanager and the webhook has a task of its own behind a bounded queue that drops its
-//! oldest notice when full (one log line an episode), so a receiver that is down never holds
-//! a poll up. The command runs as the dashboard runs it ([`crate::actions::Runner`]), for a
+//! **Receivers** ([`book`], [`alertmanager`], [`webhook`], [`delivery`], [`queue`],
+//! [`sink`]): each Alertmanager and the webhook has a task of its own behind a bounded queue
+//! that drops its oldest notice when full (one log line an episode), so a receiver that is
+//! down never holds a poll up. The command runs as the dashboard runs it ([`crate::actions::Runner`]), for a
 //! fire with the event's name and for a resolve with `<event>-resolved` (`service-up` for the
 //! service).
 
@@ -39,6 +39,7 @@ pub mod book;
 pub mod delivery;
 mod headers_file;
 pub mod queue;
+pub mod sink;
 pub mod webhook;
 
 use std::time::Duration;
@@ -46,17 +47,16 @@ use std::time::Duration;
 use crate::actions::{ActionsConfig, Runner};
 use crate::serve::logger::{Level, Logger};
 use crate::store::EventKind;
-use alertmanager::AlertmanagerSink;
 pub use book::{Alert, AlertBook, Notice};
 pub use delivery::Delivery;
-use webhook::WebhookSink;
+use sink::Sink;
 
 /// Where the relay's notices go: the log, the command, Alertmanagers and the webhook.
 #[derive(Debug)]
 pub struct Dispatch {
     runner: Option<Runner>,
-    alertmanagers: Vec<AlertmanagerSink>,
-    webhook: Option<WebhookSink>,
+    alertmanagers: Vec<Sink>,
+    webhook: Option<Sink>,
     logger: Logger,
 }
 
@@ -77,12 +77,12 @@ impl Dispatch {
             .alertmanager
             .iter()
             .flatten()
-            .map(|target| AlertmanagerSink::start(target, delivery, logger))
+            .map(|target| alertmanager::start(target, delivery, logger))
             .collect::<Result<Vec<_>, _>>()?;
         let webhook = actions
             .webhook
             .as_ref()
-            .map(|config| WebhookSink::start(config, delivery, logger))
+            .map(|config| webhook::start(config, delivery, logger))
             .transpose()?;
         Ok(Dispatch {
             runner,
@@ -147,12 +147,8 @@ impl Dispatch {
 
     /// Stops taking notices and gives the receivers up to `within` to send what they hold.
     pub async fn close(self, within: Duration) {
-        let mut tasks: Vec<_> = self
-            .alertmanagers
-            .into_iter()
-            .map(AlertmanagerSink::close)
-            .collect();
-        tasks.extend(self.webhook.map(WebhookSink::close));
+        let mut tasks: Vec<_> = self.alertmanagers.into_iter().map(Sink::close).collect();
+        tasks.extend(self.webhook.map(Sink::close));
         let all = futures::future::join_all(tasks.iter_mut());
         if tokio::time::timeout(within, all).await.is_err() {
             for task in &tasks {

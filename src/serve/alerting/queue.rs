@@ -9,8 +9,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
 
-use crate::serve::logger::{Level, Logger};
-
 /// What [`DropOldest::push`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pushed {
@@ -75,18 +73,6 @@ impl<T> DropOldest<T> {
             .state
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Pushes `item` and, the first time an overflow drops the oldest, says so in one log
-    /// line naming the receiver (`what`, e.g. `webhook`, at `origin`).
-    pub fn push_logged(&self, item: T, logger: &Logger, what: &'static str, origin: &str) {
-        if let Pushed::DroppedOldest { first: true } = self.push(item) {
-            logger.log(
-                Level::Warn,
-                &format!("{what} queue full: dropping the oldest notices"),
-                &[(what, origin)],
-            );
-        }
     }
 
     /// Queues `item` at once, dropping the oldest when full.

@@ -14,23 +14,14 @@
 
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value};
-use tokio::task::JoinHandle;
 
 use super::book::{Notice, alertname, severity};
 use super::delivery::{Delivery, Undelivered, post_json};
 use super::queue::DropOldest;
+use super::sink::Sink;
 use crate::actions::WebhookConfig;
 use crate::actions::template::BodyTemplate;
 use crate::serve::logger::{Level, Logger};
-
-/// The webhook's queue and task.
-#[derive(Debug)]
-pub struct WebhookSink {
-    queue: DropOldest<Notice>,
-    origin: String,
-    logger: Logger,
-    task: JoinHandle<()>,
-}
 
 /// What the task needs to post.
 struct Poster {
@@ -43,54 +34,30 @@ struct Poster {
     delivery: Delivery,
 }
 
-impl WebhookSink {
-    /// Reads the headers file and starts the task; `Err` is a one-line reason.
-    pub fn start(
-        config: &WebhookConfig,
-        delivery: Delivery,
-        logger: Logger,
-    ) -> Result<WebhookSink, String> {
-        config.check()?;
-        let headers = match &config.headers_file {
-            Some(path) => super::headers_file::read(path)?,
-            None => HeaderMap::new(),
-        };
-        let queue = DropOldest::new(delivery.capacity);
-        let origin = config.url.origin();
-        let poster = Poster {
-            client: delivery.client()?,
-            url: config.url.url().clone(),
-            headers,
-            template: config.template.clone(),
-            origin: origin.clone(),
-            logger,
-            delivery,
-        };
-        let task = tokio::spawn(run(queue.clone(), poster));
-        Ok(WebhookSink {
-            queue,
-            origin,
-            logger,
-            task,
-        })
-    }
-
-    /// Queues `notice`; never waits.
-    pub fn send(&self, notice: Notice) {
-        self.queue
-            .push_logged(notice, &self.logger, "webhook", &self.origin);
-    }
-
-    /// How many notices wait, and how many were dropped so far.
-    pub fn backlog(&self) -> (usize, u64) {
-        (self.queue.len(), self.queue.dropped())
-    }
-
-    /// Stops taking notices; the task sends what is queued and ends.
-    pub fn close(self) -> JoinHandle<()> {
-        self.queue.close();
-        self.task
-    }
+/// Reads the headers file and starts the task posting to the webhook, behind a queue of its
+/// own; `Err` is a one-line reason.
+pub fn start(config: &WebhookConfig, delivery: Delivery, logger: Logger) -> Result<Sink, String> {
+    config.check()?;
+    let headers = match &config.headers_file {
+        Some(path) => super::headers_file::read(path)?,
+        None => HeaderMap::new(),
+    };
+    let origin = config.url.origin();
+    let poster = Poster {
+        client: delivery.client()?,
+        url: config.url.url().clone(),
+        headers,
+        template: config.template.clone(),
+        origin: origin.clone(),
+        logger,
+        delivery,
+    };
+    Ok(Sink::start(
+        ("webhook", origin),
+        delivery.capacity,
+        logger,
+        |queue| run(queue, poster),
+    ))
 }
 
 async fn run(queue: DropOldest<Notice>, poster: Poster) {
