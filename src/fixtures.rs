@@ -1,5 +1,5 @@
 //! Report builders for tests and benches: one route, a capacity report with consistent
-//! totals, a consistent utilization report, many routes. Shared by the unit tests, the
+//! totals, a consistent utilization report, many routes, a relay's team alert. Shared by the unit tests, the
 //! integration tests and `benches/render.rs`, so a change to the service's shapes is made once.
 //!
 //! Hidden from the docs and not meant for anything but tests: the figures are made up, and the
@@ -128,5 +128,24 @@ pub fn utilization(at: DateTime<Utc>, pct: f64, active: i64) -> UtilizationRepor
             paused_ports: Some(96),
             provisioning_ports: Some(24),
         },
+    }
+}
+
+/// A relay's critical team alert `id` on Lagos (98 % filled, 2,400 minutes left, firing since
+/// `t(11)`) at `severity`, saying `summary`.
+pub fn team_alert(id: &str, severity: &str, summary: &str) -> crate::api::team_alerts::TeamAlert {
+    crate::api::team_alerts::TeamAlert {
+        id: id.to_owned(),
+        event: "critical".to_owned(),
+        alertname: "CaptopRouteCritical".to_owned(),
+        severity: severity.to_owned(),
+        route: "ng-lagos".to_owned(),
+        name: "Lagos".to_owned(),
+        dial_code: "+234".to_owned(),
+        summary: summary.to_owned(),
+        filled_pct: Some(98),
+        remaining_minutes: Some(2_400),
+        sells_out_at: None,
+        starts_at: t(11),
     }
 }

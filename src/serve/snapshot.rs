@@ -459,17 +459,24 @@ mod tests {
         );
     }
 
-    #[test]
-    fn alerts_are_evaluated_once_a_poll_and_served_while_they_fire() {
+    /// A relay alerting from 80 and 95 % that resolves at once, and a report of routes all
+    /// 10 % full.
+    fn alerting_relay() -> (Relay, CapacityReport, ActionsConfig) {
         let actions = ActionsConfig {
             keep_firing_for: Some(0.0),
             ..ActionsConfig::default()
         };
-        let mut relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
+        let relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
         let (mut capacity, _) = reports();
         for r in &mut capacity.routes {
             r.filled_pct = 10;
         }
+        (relay, capacity, actions)
+    }
+
+    #[test]
+    fn alerts_are_evaluated_once_a_poll_and_served_while_they_fire() {
+        let (mut relay, mut capacity, _) = alerting_relay();
         poll(&mut relay, 1, Ok(capacity.clone()));
         assert!(relay.take_notices().is_empty());
         capacity.routes[2].filled_pct = 96;
@@ -494,15 +501,7 @@ mod tests {
 
     #[test]
     fn a_reload_retunes_the_thresholds_without_paging_again_for_what_fires() {
-        let actions = ActionsConfig {
-            keep_firing_for: Some(0.0),
-            ..ActionsConfig::default()
-        };
-        let mut relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
-        let (mut capacity, _) = reports();
-        for r in &mut capacity.routes {
-            r.filled_pct = 10;
-        }
+        let (mut relay, mut capacity, actions) = alerting_relay();
         capacity.routes[0].filled_pct = 96;
         capacity.routes[1].filled_pct = 85;
         poll(&mut relay, 1, Ok(capacity.clone()));

@@ -73,23 +73,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn alert(id: &str, severity: &str, summary: &str) -> TeamAlert {
-        TeamAlert {
-            id: id.to_owned(),
-            event: "critical".to_owned(),
-            alertname: "CaptopRouteCritical".to_owned(),
-            severity: severity.to_owned(),
-            route: id.to_owned(),
-            name: id.to_owned(),
-            dial_code: "+1".to_owned(),
-            summary: summary.to_owned(),
-            filled_pct: Some(96),
-            remaining_minutes: None,
-            sells_out_at: None,
-            starts_at: DateTime::UNIX_EPOCH,
-        }
-    }
+    use crate::fixtures::team_alert;
 
     fn logged(store: &Store) -> Vec<(LogKind, String)> {
         store
@@ -103,15 +87,18 @@ mod tests {
     fn alerts_are_logged_when_they_fire_and_resolve_and_their_text_is_made_safe() {
         let mut store = Store::default();
         let now = DateTime::UNIX_EPOCH;
-        store.set_relay_alerts(vec![alert("a", "critical", "A: 96 % filled\u{1b}[2J")], now);
+        store.set_relay_alerts(
+            vec![team_alert("a", "critical", "A: 96 % filled\u{1b}[2J")],
+            now,
+        );
         store.set_relay_alerts(
             vec![
-                alert("a", "critical", "A: 97 % filled"),
-                alert("b", "warning", "B: 81 % filled"),
+                team_alert("a", "critical", "A: 97 % filled"),
+                team_alert("b", "warning", "B: 81 % filled"),
             ],
             now,
         );
-        store.set_relay_alerts(vec![alert("b", "warning", "B: 82 % filled")], now);
+        store.set_relay_alerts(vec![team_alert("b", "warning", "B: 82 % filled")], now);
         assert_eq!(
             logged(&store),
             [

@@ -9,7 +9,7 @@ use crate::support;
 
 use captop::api::model::CapacityReport;
 use captop::demo::{DemoConfig, DemoServer};
-use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually};
+use support::relay::{READER_TOKEN, RelayProcess, bearer_json, captop_command, eventually};
 
 /// The demo's routes over the last 20 minutes, each selling 1,000 minutes a minute up to what
 /// the service reports now: what a relay that ran for a while would have recorded.
@@ -38,16 +38,8 @@ async fn a_fresh_reader_gets_the_relays_history_and_its_forecasts_at_once() {
     let server = DemoServer::start(config).await.unwrap();
     let key = server.api_key();
     let http = reqwest::Client::new();
-    let body = http
-        .get(format!("{}/capacity", server.base_url()))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let now: CapacityReport = serde_json::from_slice(&body).unwrap();
+    let now: CapacityReport =
+        bearer_json(&http, &format!("{}/capacity", server.base_url()), &key).await;
     let relay_home = tempfile::tempdir().unwrap();
     let history =
         captop::history::History::new(&relay_home.path().join("state"), &server.base_url());

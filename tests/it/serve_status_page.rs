@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 
 use captop::demo::{DemoConfig, DemoServer};
 
-use crate::support::relay::{PATIENCE, READER_TOKEN, RelayProcess, eventually, private_file};
+use crate::support::relay::{
+    PATIENCE, READER_TOKEN, RelayProcess, bearer_json, eventually, private_file,
+};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -104,16 +106,8 @@ async fn readers_see_the_figures_and_anyone_the_upstreams_state() {
 /// and checks it lists those alerts, a row each, or says there are none.
 async fn same_alerts_as_the_api(client: &reqwest::Client, relay: &RelayProcess) {
     let alerts = || async {
-        let bytes = client
-            .get(relay.url("/v1/captop/alerts"))
-            .bearer_auth(READER_TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap();
-        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let url = relay.url("/v1/captop/alerts");
+        let body: serde_json::Value = bearer_json(client, &url, READER_TOKEN).await;
         body["alerts"].as_array().cloned().unwrap_or_default()
     };
     let (html, alerts) = eventually("a page between two equal alert lists", || async {

@@ -6,29 +6,11 @@
 
 use std::time::Instant;
 
-use captop::api::team_alerts::TeamAlert;
 use captop::dashboard::app::{App, Event, UiOptions};
-use captop::fixtures::{capacity, route, t, utilization};
+use captop::fixtures::{capacity, route, t, team_alert, utilization};
 use captop::poll::PollEvent;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier};
-
-fn alert(id: &str, severity: &str, summary: &str) -> TeamAlert {
-    TeamAlert {
-        id: id.to_owned(),
-        event: "critical".to_owned(),
-        alertname: "CaptopRouteCritical".to_owned(),
-        severity: severity.to_owned(),
-        route: "ng-lagos".to_owned(),
-        name: "Lagos".to_owned(),
-        dial_code: "+234".to_owned(),
-        summary: summary.to_owned(),
-        filled_pct: Some(98),
-        remaining_minutes: Some(2_400),
-        sells_out_at: None,
-        starts_at: t(11),
-    }
-}
 
 #[test]
 fn the_relays_team_alerts_show_in_the_header_and_the_event_pane() {
@@ -54,13 +36,17 @@ fn the_relays_team_alerts_show_in_the_header_and_the_event_pane() {
     let store = app.store_mut();
     store.set_relay_alerts(
         vec![
-            alert("critical/ng-lagos", "critical", "Lagos: 98 % filled"),
-            alert("warning/ae-dubai", "warning", "Dubai: 90 % filled"),
+            team_alert("critical/ng-lagos", "critical", "Lagos: 98 % filled"),
+            team_alert("warning/ae-dubai", "warning", "Dubai: 90 % filled"),
         ],
         t(12),
     );
     store.set_relay_alerts(
-        vec![alert("critical/ng-lagos", "critical", "Lagos: 98 % filled")],
+        vec![team_alert(
+            "critical/ng-lagos",
+            "critical",
+            "Lagos: 98 % filled",
+        )],
         t(12),
     );
     let term = crate::support::frames::draw(&mut app, 160, 48);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use captop::demo::{DemoConfig, DemoServer};
 
-use super::relay::{PATIENCE, RelayProcess};
+use super::relay::{PATIENCE, RelayProcess, bearer_json};
 
 /// A route of the simulated service: slug and display name.
 #[derive(Debug, Clone)]
@@ -30,16 +30,9 @@ pub async fn quiet_demo() -> (DemoServer, Vec<DemoRoute>) {
     })
     .await
     .unwrap();
-    let body = reqwest::Client::new()
-        .get(format!("{}/capacity", server.base_url()))
-        .bearer_auth(server.api_key())
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let capacity = format!("{}/capacity", server.base_url());
+    let report: serde_json::Value =
+        bearer_json(&reqwest::Client::new(), &capacity, &server.api_key()).await;
     let routes: Vec<DemoRoute> = report["routes"]
         .as_array()
         .unwrap()

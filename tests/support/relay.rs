@@ -206,3 +206,22 @@ where
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The JSON body of `GET url` sent with `token` as the bearer (a relay's reader token, a
+/// simulated service's key).
+pub async fn bearer_json<T: serde::de::DeserializeOwned>(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+) -> T {
+    let bytes = client
+        .get(url)
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
