@@ -159,14 +159,7 @@ impl Client {
         let alerts_url = base
             .join(super::team_alerts::ALERTS_PATH)
             .map_err(|e| ApiError::BadUrl(format!("cannot add the relay's alerts path: {e}")))?;
-        let mut builder = reqwest::Client::builder()
-            .user_agent(concat!("captop/", env!("CARGO_PKG_VERSION")))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .retry(reqwest::retry::never())
-            .referer(false)
-            .timeout(options.timeout)
-            .connect_timeout(options.connect_timeout);
+        let mut builder = http_client_builder(options.timeout, options.connect_timeout);
         if base.scheme() == "http" {
             // Redirects are never followed, so a client for an http:// base URL never speaks
             // TLS: trust no certificate rather than read the system's whole store (about 4 ms
@@ -284,6 +277,23 @@ impl Client {
 }
 
 /// A checked base URL as captop shows it and names its files by: normalized, no trailing slash.
+/// How captop makes every HTTP client, the service's and the relay's receivers': its user
+/// agent, no redirect followed, no proxy from the environment, no retry, no referer, and
+/// `timeout` for a whole request (`connect_timeout` to connect).
+pub fn http_client_builder(
+    timeout: std::time::Duration,
+    connect_timeout: std::time::Duration,
+) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .user_agent(concat!("captop/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .retry(reqwest::retry::never())
+        .referer(false)
+        .timeout(timeout)
+        .connect_timeout(connect_timeout)
+}
+
 fn shown_url(base: &Url) -> String {
     base.as_str().trim_end_matches('/').to_owned()
 }

@@ -50,14 +50,8 @@ impl Delivery {
 
     /// The HTTP client of one receiver.
     pub fn client(&self) -> Result<reqwest::Client, String> {
-        reqwest::Client::builder()
-            .user_agent(concat!("captop/", env!("CARGO_PKG_VERSION")))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .retry(reqwest::retry::never())
-            .referer(false)
-            .timeout(self.timeout)
-            .connect_timeout(self.timeout.min(Duration::from_secs(5)))
+        let connect_timeout = self.timeout.min(Duration::from_secs(5));
+        crate::api::client::http_client_builder(self.timeout, connect_timeout)
             .build()
             .map_err(|e| format!("cannot set up an HTTP client for alerts: {e}"))
     }
