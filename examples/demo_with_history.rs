@@ -47,16 +47,10 @@ async fn main() -> anyhow::Result<()> {
     let server = DemoServer::start(config).await?;
     let origin = opts.record_for.clone().unwrap_or_else(|| server.base_url());
     let history = History::new(&opts.state_dir, &origin);
-    let past = server.past_reports(Duration::from_secs(300));
-    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        let (mut writer, _) = history.writer()?;
-        for (capacity, utilization) in past {
-            writer.capacity(&capacity)?;
-            writer.utilization(&utilization)?;
-        }
-        Ok(())
-    })
-    .await??;
+    let past = server.past_reports(captop::setup::DEMO_PAST_STEP);
+    tokio::task::spawn_blocking(move || captop::setup::record_past(&history, past))
+        .await?
+        .map_err(anyhow::Error::msg)?;
     if opts.record_for.is_some() {
         server.shutdown().await;
         return Ok(());

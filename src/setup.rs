@@ -77,7 +77,7 @@ pub fn demo_history_dir() -> std::path::PathBuf {
 /// How much of its simulated past the demo starts with, already recorded.
 pub const DEMO_PAST: std::time::Duration = std::time::Duration::from_secs(7 * 86_400);
 /// The step of the demo's recorded past.
-const DEMO_PAST_STEP: std::time::Duration = std::time::Duration::from_secs(300);
+pub const DEMO_PAST_STEP: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Starts the embedded simulated service when `--demo` asks for it: in real time, with a week
 /// of its past recorded in the demo's private history, so the charts and the day-shaped
@@ -101,7 +101,9 @@ pub async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, String> {
     Ok(Some(server))
 }
 
-fn record_past(
+/// Records the reports of a simulated service's past into `history`, oldest first: what
+/// `--demo` starts with, and what the bench's service with days behind it records.
+pub fn record_past(
     history: &crate::history::History,
     past: impl Iterator<
         Item = (
