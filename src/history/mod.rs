@@ -20,6 +20,7 @@ pub mod legacy;
 pub mod past;
 pub mod read;
 pub mod recorder;
+pub mod source;
 pub mod write;
 
 use std::io;
