@@ -18,6 +18,7 @@ pub mod db;
 pub mod export;
 pub mod legacy;
 pub mod past;
+pub mod prometheus;
 pub mod read;
 pub mod recorder;
 pub mod source;
