@@ -113,6 +113,11 @@ impl PrometheusHistory {
         })
     }
 
+    /// The query URL as shown in messages.
+    pub fn shown_url(&self) -> String {
+        crate::text::fit(self.query_url.as_str(), 120)
+    }
+
     /// `metric` with the configured label matcher, e.g. `captop_route_ports{job="captop"}`.
     fn selector(&self, metric: &str) -> String {
         format!("{metric}{}", self.matcher.trim())
