@@ -83,7 +83,7 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         } else {
             args.format
         };
-        return crate::report::run_at_with_settings(&settings, at, format, thresholds);
+        return crate::report::run_at_with_settings(&settings, at, format, thresholds).await;
     }
     let demo = match start_demo(args.demo).await {
         Ok(demo) => demo,

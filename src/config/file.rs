@@ -19,6 +19,7 @@ use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
 };
+use crate::history::source::{HistorySource, PrometheusSource, check_matcher, check_url};
 
 /// The parsed config file.
 #[derive(Clone)]
@@ -135,11 +136,83 @@ impl Profile {
 }
 
 /// A `[history]` table.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawHistoryTable")]
 pub struct HistoryTable {
     /// Days of history kept (1 to 3650; 35 when left out).
     pub keep_days: Option<KeepDays>,
+    /// Where the history is read from (`source` and the keys that go with it).
+    pub source: HistorySource,
+}
+
+/// `source`: which history to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum SourceKind {
+    Embedded,
+    Prometheus,
+}
+
+/// A `[history]` table as written, checked into a [`HistoryTable`].
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHistoryTable {
+    keep_days: Option<KeepDays>,
+    source: Option<SourceKind>,
+    url: Option<String>,
+    #[serde(rename = "match")]
+    matcher: Option<String>,
+    bearer_token_file: Option<PathBuf>,
+    basic_auth_file: Option<PathBuf>,
+    ca_file: Option<PathBuf>,
+}
+
+impl TryFrom<RawHistoryTable> for HistoryTable {
+    type Error = String;
+    fn try_from(raw: RawHistoryTable) -> Result<Self, String> {
+        let source = match raw.source.unwrap_or(SourceKind::Embedded) {
+            SourceKind::Embedded => {
+                let prometheus_keys = [
+                    ("url", raw.url.is_some()),
+                    ("match", raw.matcher.is_some()),
+                    ("bearer_token_file", raw.bearer_token_file.is_some()),
+                    ("basic_auth_file", raw.basic_auth_file.is_some()),
+                    ("ca_file", raw.ca_file.is_some()),
+                ];
+                if let Some((key, _)) = prometheus_keys.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "[history] {key} is only read with source = \"prometheus\""
+                    ));
+                }
+                HistorySource::Embedded
+            }
+            SourceKind::Prometheus => {
+                let url = raw.url.ok_or(
+                    "[history] source = \"prometheus\" needs url (e.g. \"http://prometheus:9090\")",
+                )?;
+                check_url(&url).map_err(|m| format!("[history] {m}"))?;
+                if let Some(matcher) = &raw.matcher {
+                    check_matcher(matcher).map_err(|m| format!("[history] {m}"))?;
+                }
+                if raw.bearer_token_file.is_some() && raw.basic_auth_file.is_some() {
+                    return Err(
+                        "[history] give bearer_token_file or basic_auth_file, not both".to_owned(),
+                    );
+                }
+                HistorySource::Prometheus(PrometheusSource {
+                    url,
+                    matcher: raw.matcher,
+                    bearer_token_file: raw.bearer_token_file,
+                    basic_auth_file: raw.basic_auth_file,
+                    ca_file: raw.ca_file,
+                })
+            }
+        };
+        Ok(HistoryTable {
+            keep_days: raw.keep_days,
+            source,
+        })
+    }
 }
 
 /// `keep_days`: a whole number of days from 1 to 3650.
@@ -444,5 +517,43 @@ mod tests {
             e.to_string(),
             "c.toml:2:11: timeout: must be a number of seconds from 0.1 to 300, not 0"
         );
+    }
+
+    #[test]
+    fn a_prometheus_history_is_read_and_checked() {
+        let text = "[profiles.a.history]\nsource = \"prometheus\"\nurl = \"http://prom:9090\"\n\
+                    match = '{job=\"captop\"}'\nbearer_token_file = \"/t\"\n";
+        let config = parse_config(Path::new("c.toml"), text).unwrap();
+        let history = config.profiles["a"].history.clone().unwrap();
+        let HistorySource::Prometheus(source) = history.source else {
+            panic!("not prometheus: {history:?}");
+        };
+        assert_eq!(source.url, "http://prom:9090");
+        assert_eq!(source.matcher.as_deref(), Some("{job=\"captop\"}"));
+        assert_eq!(config.top.history, None);
+
+        for (text, message) in [
+            (
+                "[history]\nsource = \"prometheus\"\n",
+                "c.toml:1:1: [history] source = \"prometheus\" needs url",
+            ),
+            (
+                "[history]\nurl = \"http://p\"\n",
+                "c.toml:1:1: [history] url is only read with source = \"prometheus\"",
+            ),
+            (
+                "x = 1\n[history]\nsource = \"prometheus\"\nurl = \"http://p\"\nmatch = \"job\"\n",
+                "c.toml:2:1: [history] match \"job\": must be a label set in braces",
+            ),
+            (
+                "[history]\nsource = \"thanos\"\n",
+                "c.toml:2:10: source: unknown variant",
+            ),
+        ] {
+            let e = parse_config(Path::new("c.toml"), text)
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(message), "{e}");
+        }
     }
 }

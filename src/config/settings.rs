@@ -74,6 +74,8 @@ pub struct Settings {
     pub actions: crate::actions::ActionsConfig,
     /// Days of history kept (`[history] keep_days`).
     pub history_keep_days: u32,
+    /// Where the history is read from (`[history] source` and its keys).
+    pub history_source: crate::history::source::HistorySource,
     /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
     env_api_key: Option<EnvKey>,
     /// What resolved these settings, to resolve another profile from the same inputs.
@@ -222,8 +224,14 @@ impl Settings {
             actions: profile.actions.clone().unwrap_or_default(),
             history_keep_days: profile
                 .history
+                .as_ref()
                 .and_then(|h| h.keep_days)
                 .map_or(crate::history::DEFAULT_KEEP_DAYS, |d| d.0),
+            history_source: profile
+                .history
+                .as_ref()
+                .map(|h| h.source.clone())
+                .unwrap_or_default(),
             env_api_key,
             inputs,
         })

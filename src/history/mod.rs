@@ -18,8 +18,10 @@ pub mod db;
 pub mod export;
 pub mod legacy;
 pub mod past;
+pub mod prometheus;
 pub mod read;
 pub mod recorder;
+pub mod source;
 pub mod write;
 
 use std::io;

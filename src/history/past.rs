@@ -87,3 +87,54 @@ pub fn past_store(
         then_ms: then.timestamp_millis(),
     })
 }
+
+/// Where `--once --at` reads the past from (`[history] source`).
+#[derive(Debug)]
+pub enum PastSource {
+    /// The history file of the service; `None` when there is none to read (no base URL, no
+    /// home, or the demo).
+    Embedded(Option<History>),
+    /// A Prometheus scraping the relays.
+    Prometheus(super::prometheus::PrometheusHistory),
+}
+
+/// The figures at the instant `at` picks from now (this machine's clock: Prometheus holds
+/// many relays, not one service's newest report), read from Prometheus: the last scrape
+/// within [`tolerance`] of it, and the forecasts from the [`read::FORECAST_DAYS`] before it at
+/// the query's step. Prometheus holds no `/utilization` figures of the past yet, so those are
+/// left unknown.
+pub async fn prometheus_past(
+    prometheus: &super::prometheus::PrometheusHistory,
+    at: impl FnOnce(i64) -> Result<i64, String>,
+    thresholds: Thresholds,
+) -> Result<Past, String> {
+    let now_ms = Utc::now().timestamp_millis();
+    let at_ms = at(now_ms)?;
+    let lookback = tolerance(now_ms.saturating_sub(at_ms));
+    let (capacity, series) = prometheus
+        .figures_at(at_ms, read::FORECAST_DAYS, lookback)
+        .await?;
+    if capacity.routes.is_empty() {
+        return Err(format!(
+            "Prometheus holds no route figures within {} minutes before {}",
+            lookback / MINUTE_MS,
+            rfc3339(at_ms)
+        ));
+    }
+    let then = capacity.generated_at;
+    let utilization = crate::api::model::UtilizationReport {
+        generated_at: then,
+        date: then.date_naive(),
+        minutes_run_today: 0,
+        daily_capacity_minutes: Default::default(),
+        utilization: Default::default(),
+        capacity_status: Default::default(),
+    };
+    let mut store = Store::of_reports(thresholds, capacity, utilization, then);
+    store.seed_forecasts(series);
+    Ok(Past {
+        store,
+        asked_ms: at_ms,
+        then_ms: at_ms,
+    })
+}

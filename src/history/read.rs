@@ -279,7 +279,7 @@ pub fn figures_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Opt
 }
 
 /// `sold` of `total` in percent, rounded half up, as the service computes it (0 of nothing).
-fn filled_pct(sold: i64, total: i64) -> i64 {
+pub fn filled_pct(sold: i64, total: i64) -> i64 {
     if total <= 0 {
         return 0;
     }

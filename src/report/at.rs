@@ -4,22 +4,21 @@
 use std::io::Write;
 
 use crate::cli::Format;
-use crate::history::History;
 use crate::history::export::{parse_instant, rfc3339};
-use crate::history::past::past_store;
+use crate::history::past::{PastSource, past_store, prometheus_past};
 use crate::store::Store;
 
 use super::OnceOptions;
 
 /// Prints the figures of `history` as of `at` (see [`parse_instant`]); returns the exit code.
-pub fn run(
-    history: Option<History>,
+pub async fn run(
+    history: PastSource,
     at: &str,
     options: &OnceOptions,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    match figures_at(history, at, options) {
+    match figures_at(history, at, options).await {
         Ok((mut store, origin, note)) => {
             let _ = writeln!(stderr, "captop: {note}");
             if options.format == Format::Nagios {
@@ -58,15 +57,32 @@ pub fn run(
 
 /// The store of the figures recorded at `at`, the service's origin, and the line that says
 /// which instant they are of.
-fn figures_at(
-    history: Option<History>,
+async fn figures_at(
+    history: PastSource,
     at: &str,
     options: &OnceOptions,
 ) -> Result<(Store, String, String), String> {
-    let history = history.ok_or(
-        "--at reads the history, and there is none here: set a base URL and a home or \
-         CAPTOP_STATE_DIR (the demo keeps none)",
-    )?;
+    let history = match history {
+        PastSource::Embedded(history) => history.ok_or(
+            "--at reads the history, and there is none here: set a base URL and a home or \
+             CAPTOP_STATE_DIR (the demo keeps none)",
+        )?,
+        PastSource::Prometheus(prometheus) => {
+            let past = prometheus_past(
+                &prometheus,
+                |now| parse_instant(at, now),
+                options.style.thresholds,
+            )
+            .await?;
+            let note = format!(
+                "figures as Prometheus held them at {} (the last scrape within the lookback; \
+                 no /utilization figures), from {}",
+                rfc3339(past.then_ms),
+                prometheus.shown_url()
+            );
+            return Ok((past.store, prometheus.shown_url(), note));
+        }
+    };
     let past = past_store(
         &history,
         |newest| parse_instant(at, newest),

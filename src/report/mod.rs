@@ -303,21 +303,35 @@ async fn check(
     }
 }
 
-/// `--once --at TIME`: the figures as the history recorded them then, in any format.
-pub fn run_at_with_settings(
+/// `--once --at TIME`: the figures as the history recorded them then, in any format, read
+/// from the history file or from Prometheus as `[history] source` says.
+pub async fn run_at_with_settings(
     settings: &crate::config::Settings,
     at: &str,
     format: crate::cli::Format,
     thresholds: crate::report::check::CheckThresholds,
 ) -> u8 {
     let options = OnceOptions::of(settings, format, thresholds, None);
-    at::run(
-        crate::setup::configured_history(settings),
-        at,
-        &options,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    )
+    let source = match &settings.history_source {
+        crate::history::source::HistorySource::Embedded => {
+            crate::history::past::PastSource::Embedded(crate::setup::configured_history(settings))
+        }
+        crate::history::source::HistorySource::Prometheus(source) => {
+            match crate::history::prometheus::PrometheusHistory::new(source, settings.timeout) {
+                Ok(client) => crate::history::past::PastSource::Prometheus(client),
+                Err(why) => {
+                    eprintln!("captop: {}", crate::text::sanitize(&why));
+                    return crate::setup::EXIT_FAILURE;
+                }
+            }
+        }
+    };
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = at::run(source, at, &options, &mut out, &mut err).await;
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), &err);
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), &out);
+    code
 }
 
 /// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.

@@ -77,6 +77,7 @@ mod demo_service;
 mod faults_dashboard;
 mod faults_once;
 mod forecasts_once;
+mod history_prometheus;
 mod history_promtool;
 mod key_sources;
 mod keyring_backends;

@@ -1,0 +1,355 @@
+//! The history read from a Prometheus HTTP API (`[history] source = "prometheus"`): range
+//! queries on the series the relay's `/metrics` exports, turned back into the service's reports
+//! and the forecasts' samples, as the embedded file gives them.
+//!
+//! A query is bounded: its step is `max(range / 1000, 60 s)` (Prometheus refuses more than
+//! 11,000 points a series), the request has a timeout, and the answer a size cap. Secrets are
+//! read from their files when the client is made and are never shown.
+
+pub mod answer;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::source::PrometheusSource;
+use crate::api::model::{CapacityReport, MinutesCapacity, PortCapacity, RouteCapacity};
+use crate::forecast::{Sample, Series};
+pub use answer::{RangeSeries, parse_matrix};
+
+/// Points a series at most per query.
+pub const MAX_POINTS: i64 = 1000;
+/// The shortest step: the relay is scraped about once a minute.
+pub const MIN_STEP_MS: i64 = 60_000;
+/// The largest answer read.
+pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// The step of a range query over `range_ms`: at most [`MAX_POINTS`] points, at least a minute.
+pub fn step_ms(range_ms: i64) -> i64 {
+    (range_ms / MAX_POINTS).max(MIN_STEP_MS)
+}
+
+/// A client of one Prometheus.
+#[derive(Clone)]
+pub struct PrometheusHistory {
+    http: reqwest::Client,
+    query_url: url::Url,
+    matcher: String,
+    authorization: Option<Auth>,
+}
+
+/// How requests sign in: secrets, never shown.
+#[derive(Clone)]
+enum Auth {
+    Bearer(String),
+    Basic(String, String),
+}
+
+/// The authorization header is a secret.
+impl std::fmt::Debug for PrometheusHistory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrometheusHistory")
+            .field("query_url", &self.query_url.as_str())
+            .field("matcher", &self.matcher)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads a secret file; the message names the file, never what is in it.
+fn secret_file(path: &std::path::Path, what: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the {what} file {}: {e}", path.display()))?;
+    let line = text.lines().next().unwrap_or_default().trim().to_owned();
+    if line.is_empty() {
+        return Err(format!("the {what} file {} is empty", path.display()));
+    }
+    Ok(line)
+}
+
+impl PrometheusHistory {
+    /// A client for `source`, reading its token or password file and CA file now.
+    pub fn new(source: &PrometheusSource, timeout: Duration) -> Result<Self, String> {
+        let base = source.url.trim_end_matches('/');
+        let query_url = url::Url::parse(&format!("{base}/api/v1/query_range"))
+            .map_err(|e| format!("[history] url: {e}"))?;
+        let mut authorization = None;
+        if let Some(path) = &source.bearer_token_file {
+            authorization = Some(Auth::Bearer(secret_file(path, "bearer token")?));
+        }
+        if let Some(path) = &source.basic_auth_file {
+            check_private(path)?;
+            let line = secret_file(path, "basic auth")?;
+            if !line.contains(':') {
+                return Err(format!(
+                    "the basic auth file {} must hold one user:password line",
+                    path.display()
+                ));
+            }
+            authorization = line
+                .split_once(':')
+                .map(|(user, password)| Auth::Basic(user.to_owned(), password.to_owned()));
+        }
+        let mut builder = reqwest::Client::builder()
+            .user_agent(concat!("captop/", env!("CARGO_PKG_VERSION")))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(5)));
+        if let Some(path) = &source.ca_file {
+            let pem = std::fs::read(path)
+                .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem)
+                .map_err(|_| format!("the CA file {} holds no PEM certificate", path.display()))?;
+            builder = builder.tls_certs_only(certs);
+        }
+        let http = builder
+            .build()
+            .map_err(|e| format!("cannot set up the Prometheus client: {e}"))?;
+        let matcher = source.matcher.clone().unwrap_or_else(|| "{}".to_owned());
+        Ok(PrometheusHistory {
+            http,
+            query_url,
+            matcher,
+            authorization,
+        })
+    }
+
+    /// The query URL as shown in messages.
+    pub fn shown_url(&self) -> String {
+        crate::text::fit(self.query_url.as_str(), 120)
+    }
+
+    /// `metric` with the configured label matcher, e.g. `captop_route_ports{job="captop"}`.
+    fn selector(&self, metric: &str) -> String {
+        format!("{metric}{}", self.matcher.trim())
+    }
+
+    /// `query` evaluated every `step_ms` from `start_ms` to `end_ms` (UNIX ms).
+    pub async fn query_range(
+        &self,
+        query: &str,
+        start_ms: i64,
+        end_ms: i64,
+        step_ms: i64,
+    ) -> Result<Vec<RangeSeries>, String> {
+        let secs = |ms: i64| format!("{:.3}", ms as f64 / 1000.0);
+        let mut url = self.query_url.clone();
+        url.query_pairs_mut()
+            .append_pair("query", query)
+            .append_pair("start", &secs(start_ms))
+            .append_pair("end", &secs(end_ms))
+            .append_pair("step", &secs(step_ms));
+        let mut request = self.http.get(url);
+        request = match &self.authorization {
+            Some(Auth::Bearer(token)) => request.bearer_auth(token),
+            Some(Auth::Basic(user, password)) => request.basic_auth(user, Some(password)),
+            None => request,
+        };
+        let shown = crate::text::fit(self.query_url.as_str(), 120);
+        let mut response = request.send().await.map_err(|e| {
+            if e.is_timeout() {
+                format!("Prometheus at {shown} did not answer in time")
+            } else {
+                format!("Prometheus at {shown} is unreachable ({})", reason(&e))
+            }
+        })?;
+        let status = response.status();
+        let mut body = Vec::new();
+        loop {
+            let chunk = response.chunk().await.map_err(|e| {
+                if e.is_timeout() {
+                    format!("Prometheus at {shown} did not finish its answer in time")
+                } else {
+                    format!("reading Prometheus's answer failed ({})", reason(&e))
+                }
+            })?;
+            let Some(chunk) = chunk else { break };
+            if body.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(format!(
+                    "Prometheus's answer is larger than {} MiB: narrow match",
+                    MAX_BODY_BYTES / (1024 * 1024)
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        match parse_matrix(&body) {
+            Ok(series) if status.is_success() => Ok(series),
+            Ok(_) => Err(format!("Prometheus answered HTTP {status}")),
+            Err(why) if status.is_success() => Err(why),
+            Err(why) if body.starts_with(b"{") => Err(why),
+            Err(_) => Err(format!("Prometheus answered HTTP {status}")),
+        }
+    }
+
+    /// The routes' figures at `at_ms` (the last scrape within `lookback_ms` before it) and the
+    /// forecasts' samples over the `days` before it, as the embedded history gives them.
+    pub async fn figures_at(
+        &self,
+        at_ms: i64,
+        days: i64,
+        lookback_ms: i64,
+    ) -> Result<(CapacityReport, Series), String> {
+        let start = at_ms - days * 86_400_000;
+        let step = step_ms(at_ms - start);
+        let start = at_ms - (at_ms - start) / step * step;
+        let last = |metric: &str| {
+            format!(
+                "last_over_time({}[{}s])",
+                self.selector(metric),
+                lookback_ms.max(step) / 1000
+            )
+        };
+        let minutes = self
+            .query_range(&last("captop_route_capacity_seconds"), start, at_ms, step)
+            .await?;
+        let ports = self
+            .query_range(&last("captop_route_ports"), at_ms, at_ms, step)
+            .await?;
+        let info = self
+            .query_range(&last("captop_route_info"), at_ms, at_ms, step)
+            .await
+            .unwrap_or_default();
+        Ok(reports_of(at_ms, &minutes, &ports, &info))
+    }
+}
+
+/// The cause of a request error, without its URL (which the message names already).
+fn reason(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        text = inner.to_string();
+        source = inner.source();
+    }
+    crate::text::fit(&crate::text::sanitize(&text), 120)
+}
+
+/// Refuses a password file others could read.
+fn check_private(path: &std::path::Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| format!("cannot read the basic auth file {}: {e}", path.display()))?;
+        if meta.permissions().mode() & 0o077 != 0 {
+            return Err(format!(
+                "the basic auth file {} may be read by others: chmod 600 it",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A route's value of one `state` per instant.
+type ByRoute = BTreeMap<String, BTreeMap<&'static str, BTreeMap<i64, f64>>>;
+
+fn by_route(series: &[RangeSeries], states: [&'static str; 2]) -> ByRoute {
+    let mut out = ByRoute::new();
+    for s in series {
+        let (Some(route), Some(state)) = (s.labels.get("route"), s.labels.get("state")) else {
+            continue;
+        };
+        let Some(state) = states.into_iter().find(|k| k == state) else {
+            continue;
+        };
+        let points = out
+            .entry(route.clone())
+            .or_default()
+            .entry(state)
+            .or_default();
+        points.extend(s.points.iter().copied());
+    }
+    out
+}
+
+/// The capacity report at `at_ms` and the forecasts' samples, from the answers of the minutes,
+/// ports and info queries. A route is in the report only when all four figures are there at
+/// `at_ms`; a sample only where both minutes are (gaps stay gaps).
+pub fn reports_of(
+    at_ms: i64,
+    minutes: &[RangeSeries],
+    ports: &[RangeSeries],
+    info: &[RangeSeries],
+) -> (CapacityReport, Series) {
+    let minutes = by_route(minutes, ["sold", "remaining"]);
+    let ports = by_route(ports, ["sold", "available"]);
+    let names: BTreeMap<&str, (&str, &str)> = info
+        .iter()
+        .filter_map(|s| {
+            let label = |k: &str| s.labels.get(k).map(String::as_str);
+            Some((label("route")?, (label("name")?, label("dial_code")?)))
+        })
+        .collect();
+    let whole = |v: f64| v.round().clamp(-1e15, 1e15) as i64;
+    let mut series = Series::new();
+    let mut routes = Vec::new();
+    for (route, states) in &minutes {
+        let (Some(sold), Some(remaining)) = (states.get("sold"), states.get("remaining")) else {
+            continue;
+        };
+        let samples: Vec<Sample> = sold
+            .iter()
+            .filter_map(|(&at, &s)| {
+                let r = remaining.get(&at)?;
+                let sold = whole(s / 60.0);
+                Some(Sample {
+                    at_ms: at,
+                    sold,
+                    total: sold + whole(r / 60.0),
+                })
+            })
+            .collect();
+        let port = |k| {
+            ports
+                .get(route)
+                .and_then(|p| p.get(k))
+                .and_then(|p| p.get(&at_ms))
+        };
+        if let (Some(now), Some(ps), Some(pa)) = (
+            samples.last().filter(|s| s.at_ms == at_ms),
+            port("sold"),
+            port("available"),
+        ) {
+            let (name, dial) = names.get(route.as_str()).copied().unwrap_or((route, ""));
+            let (ps, pa) = (whole(*ps), whole(*pa));
+            routes.push(RouteCapacity {
+                route: route.clone(),
+                name: name.to_owned(),
+                dial_code: dial.to_owned(),
+                capacity_minutes: MinutesCapacity {
+                    total: now.total,
+                    sold: now.sold,
+                    remaining: now.total - now.sold,
+                },
+                ports: PortCapacity {
+                    total: ps + pa,
+                    sold: ps,
+                    available: pa,
+                },
+                filled_pct: super::read::filled_pct(now.sold, now.total),
+            });
+        }
+        if !samples.is_empty() {
+            series.insert(route.clone(), samples);
+        }
+    }
+    let capacity = CapacityReport {
+        generated_at: super::read::instant(at_ms),
+        unit_notes: None,
+        routes,
+        totals: Default::default(),
+    };
+    (capacity, series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_step_keeps_a_query_under_a_thousand_points_and_at_least_a_minute() {
+        assert_eq!(step_ms(3_600_000), 60_000);
+        assert_eq!(step_ms(14 * 86_400_000), 1_209_600);
+        assert!(7 * 86_400_000 / step_ms(7 * 86_400_000) <= MAX_POINTS);
+    }
+}

@@ -1,0 +1,98 @@
+//! `[history] source = "prometheus"` against a purpose-built server speaking the query API
+//! badly: HTTP 500, an answer that never comes, garbage, partial data; and one good answer
+//! turned back into the route's figures, its gap kept a gap.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::get;
+use captop::history::prometheus::PrometheusHistory;
+use captop::history::source::PrometheusSource;
+
+const GOOD: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[
+ {"metric":{"route":"br","state":"sold"},"values":[[1000,"600"],[1060,"NaN"],[1120,"1200"]]},
+ {"metric":{"route":"br","state":"remaining"},"values":[[1000,"5400"],[1060,"4800"],[1120,"4800"]]}]}}"#;
+
+/// A server answering `/api/v1/query_range` under each path prefix in its own way.
+async fn server() -> String {
+    let app = Router::new()
+        .route(
+            "/fails/api/v1/query_range",
+            get(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "boom") }),
+        )
+        .route(
+            "/hangs/api/v1/query_range",
+            get(|| async {
+                std::future::pending::<()>().await;
+                ""
+            }),
+        )
+        .route("/garbage/api/v1/query_range", get(|| async { "\u{0}\u{1b}[2J{{{" }))
+        .route(
+            "/partial/api/v1/query_range",
+            get(|| async {
+                r#"{"status":"success","warnings":["a store is down"],"data":{"resultType":"matrix","result":[]}}"#
+            }),
+        )
+        .route("/good/api/v1/query_range", get(|| async { GOOD }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+fn client(url: String, timeout: Duration) -> PrometheusHistory {
+    let source = PrometheusSource {
+        url,
+        matcher: Some(r#"{job="captop"}"#.to_owned()),
+        bearer_token_file: None,
+        basic_auth_file: None,
+        ca_file: None,
+    };
+    PrometheusHistory::new(&source, timeout).unwrap()
+}
+
+#[tokio::test]
+async fn a_failing_prometheus_is_one_line_each() {
+    let base = server().await;
+    for (path, says) in [
+        ("fails", "answered HTTP 500"),
+        ("hangs", "did not answer in time"),
+        ("garbage", "did not answer with the API's JSON"),
+        ("partial", "partial data (a store is down)"),
+    ] {
+        let prometheus = client(format!("{base}/{path}"), Duration::from_millis(300));
+        let why = prometheus
+            .query_range("up", 0, 60_000, 60_000)
+            .await
+            .unwrap_err();
+        assert!(why.contains(says), "{path}: {why}");
+        assert!(!why.contains('\n') && !why.contains('\u{1b}'), "{why:?}");
+    }
+    let closed = client("http://127.0.0.1:1".to_owned(), Duration::from_secs(5));
+    let why = closed.query_range("up", 0, 1, 60_000).await.unwrap_err();
+    assert!(why.contains("unreachable"), "{why}");
+}
+
+#[tokio::test]
+async fn an_answer_becomes_the_forecasts_samples_with_its_gap_kept() {
+    let base = server().await;
+    let prometheus = client(format!("{base}/good"), Duration::from_secs(5));
+    let minutes = prometheus
+        .query_range("x", 1_000_000, 1_120_000, 60_000)
+        .await
+        .unwrap();
+    let (capacity, series) = captop::history::prometheus::reports_of(1_120_000, &minutes, &[], &[]);
+    let samples: Vec<(i64, i64, i64)> = series["br"]
+        .iter()
+        .map(|s| (s.at_ms, s.sold, s.total))
+        .collect();
+    assert_eq!(samples, vec![(1_000_000, 10, 100), (1_120_000, 20, 100)]);
+    assert!(
+        capacity.routes.is_empty(),
+        "no ports were answered, so no figures at the instant"
+    );
+}
