@@ -8,7 +8,11 @@ use std::io::Write;
 use chrono::{DateTime, SecondsFormat};
 use rusqlite::Connection;
 
-use super::read::{ExportError, each_report, each_route, instant};
+use super::read::{
+    ExportError, each_report, each_route, instant, reports_between, route_names,
+    utilization_between,
+};
+use crate::api::model::UtilizationReport;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,11 +158,7 @@ fn open_metrics(
     ];
     let mut reports = 0;
     for (name, help, unit, points) in families {
-        writeln!(out, "# TYPE {name} gauge")?;
-        if !unit.is_empty() {
-            writeln!(out, "# UNIT {name} {unit}")?;
-        }
-        writeln!(out, "# HELP {name} {help}")?;
+        family(out, name, unit, help)?;
         reports = each_route(conn, from_ms, to_ms, |slug, series| {
             let route = label(slug);
             let states: Vec<&str> = series
@@ -173,14 +173,191 @@ fn open_metrics(
                 };
                 for (at, figures) in series {
                     let value = points(figures).get(k).map_or(0.0, |(_, v)| *v);
-                    writeln!(out, "{name}{{{labels}}} {value} {:.3}", *at as f64 / 1000.0)?;
+                    point(out, name, &labels, value, *at)?;
                 }
             }
             Ok(())
         })?;
     }
+    route_info(conn, from_ms, to_ms, out)?;
+    let utilization = utilization_between(conn, from_ms, to_ms)?;
+    generated(conn, from_ms, to_ms, &utilization, out)?;
+    utilization_families(&utilization, out)?;
     writeln!(out, "# EOF")?;
     Ok(reports)
+}
+
+/// The metadata lines that open a family.
+fn family(out: &mut dyn Write, name: &str, unit: &str, help: &str) -> std::io::Result<()> {
+    writeln!(out, "# TYPE {name} gauge")?;
+    if !unit.is_empty() {
+        writeln!(out, "# UNIT {name} {unit}")?;
+    }
+    writeln!(out, "# HELP {name} {help}")
+}
+
+/// One sample line, timestamped in seconds.
+fn point(
+    out: &mut dyn Write,
+    name: &str,
+    labels: &str,
+    value: f64,
+    at_ms: i64,
+) -> std::io::Result<()> {
+    let at = at_ms as f64 / 1000.0;
+    if labels.is_empty() {
+        writeln!(out, "{name} {value} {at:.3}")
+    } else {
+        writeln!(out, "{name}{{{labels}}} {value} {at:.3}")
+    }
+}
+
+/// `captop_route_info{route, name, dial_code} 1` wherever the route has figures, as the relay
+/// exports it: the names a reader of Prometheus shows.
+fn route_info(
+    conn: &Connection,
+    from_ms: i64,
+    to_ms: i64,
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let names = route_names(conn)?;
+    let name = "captop_route_info";
+    family(
+        out,
+        name,
+        "",
+        "Display name and dial code of each route, always 1.",
+    )?;
+    each_route(conn, from_ms, to_ms, |slug, series| {
+        let Some((shown, dial)) = names.get(slug) else {
+            return Ok(());
+        };
+        let labels = format!(
+            "route=\"{}\",name=\"{}\",dial_code=\"{}\"",
+            label(slug),
+            label(shown),
+            label(dial)
+        );
+        for (at, _) in series {
+            point(out, name, &labels, 1.0, *at)?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `captop_figures_generated_timestamp_seconds{endpoint}` at every report: its `generated_at`,
+/// which a reader of Prometheus gives as the instant of the figures it found.
+fn generated(
+    conn: &Connection,
+    from_ms: i64,
+    to_ms: i64,
+    utilization: &[UtilizationReport],
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    let name = "captop_figures_generated_timestamp_seconds";
+    family(
+        out,
+        name,
+        "seconds",
+        "When the service produced the figures, by endpoint (its generated_at).",
+    )?;
+    for at in reports_between(conn, from_ms, to_ms)? {
+        point(out, name, "endpoint=\"capacity\"", at as f64 / 1000.0, at)?;
+    }
+    for u in utilization {
+        let at = u.generated_at.timestamp_millis();
+        point(
+            out,
+            name,
+            "endpoint=\"utilization\"",
+            at as f64 / 1000.0,
+            at,
+        )?;
+    }
+    Ok(())
+}
+
+/// The service-wide `/utilization` families of the relay's `/metrics`, at every report.
+fn utilization_families(
+    reports: &[UtilizationReport],
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
+    type Parts = fn(&UtilizationReport) -> Vec<(&'static str, Option<f64>)>;
+    let families: [(&str, &str, &str, Parts); 5] = [
+        (
+            "captop_run_today_seconds",
+            "seconds",
+            "Call time carried today (UTC) across the service, in seconds.",
+            |u| vec![("", seconds(Some(u.minutes_run_today)))],
+        ),
+        (
+            "captop_daily_capacity_seconds",
+            "seconds",
+            "Sold daily capacity in seconds of calls per day by state, active or paused.",
+            |u| {
+                let c = &u.daily_capacity_minutes;
+                vec![("active", seconds(c.active)), ("paused", seconds(c.paused))]
+            },
+        ),
+        (
+            "captop_daily_available_seconds",
+            "seconds",
+            "Sold daily capacity not yet used today, in seconds of calls.",
+            |u| vec![("", seconds(u.utilization.available_minutes))],
+        ),
+        (
+            "captop_utilization_ratio",
+            "ratio",
+            "Minutes carried today over sold daily capacity, 0 to 1.",
+            |u| vec![("", u.utilization.utilization_pct.map(|p| p / 100.0))],
+        ),
+        (
+            "captop_ports",
+            "",
+            "Ports across the service by state: active, paused or provisioning.",
+            |u| {
+                let s = &u.capacity_status;
+                let ports = |n: Option<i64>| n.map(|n| n as f64);
+                vec![
+                    ("active", ports(s.active_ports)),
+                    ("paused", ports(s.paused_ports)),
+                    ("provisioning", ports(s.provisioning_ports)),
+                ]
+            },
+        ),
+    ];
+    for (name, unit, help, parts) in families {
+        family(out, name, unit, help)?;
+        let states: Vec<&str> = reports
+            .first()
+            .map(|u| parts(u).into_iter().map(|(state, _)| state).collect())
+            .unwrap_or_default();
+        for (k, state) in states.iter().enumerate() {
+            let labels = if state.is_empty() {
+                String::new()
+            } else {
+                format!("state=\"{state}\"")
+            };
+            for u in reports {
+                if let Some((_, Some(value))) = parts(u).get(k) {
+                    point(
+                        out,
+                        name,
+                        &labels,
+                        *value,
+                        u.generated_at.timestamp_millis(),
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Minutes as seconds, as the relay exports them.
+fn seconds(minutes: Option<i64>) -> Option<f64> {
+    minutes.map(|m| m as f64 * 60.0)
 }
 
 /// A label value escaped as OpenMetrics wants: backslash, quote and line feed.

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 
 use super::export::rfc3339;
 use super::{History, read};
+use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::store::{Store, Thresholds};
 
 const MINUTE_MS: i64 = 60_000;
@@ -72,17 +73,8 @@ pub fn past_store(
     })?;
     let then = capacity.generated_at;
     let series = read::forecast_series(&conn, then.timestamp_millis()).map_err(sqlite)?;
-    let mut store = match received_at {
-        Some(received_at) => {
-            let mut store = Store::new(thresholds);
-            store.apply_pair(capacity, utilization, received_at);
-            store
-        }
-        None => Store::of_reports(thresholds, capacity, utilization, then),
-    };
-    store.seed_forecasts(series);
     Ok(Past {
-        store,
+        store: store_of(capacity, utilization, series, thresholds, received_at),
         asked_ms: at_ms,
         then_ms: then.timestamp_millis(),
     })
@@ -101,40 +93,66 @@ pub enum PastSource {
 /// The figures at the instant `at` picks from now (this machine's clock: Prometheus holds
 /// many relays, not one service's newest report), read from Prometheus: the last scrape
 /// within [`tolerance`] of it, and the forecasts from the [`read::FORECAST_DAYS`] before it at
-/// the query's step. Prometheus holds no `/utilization` figures of the past yet, so those are
-/// left unknown.
+/// the query's step. `received_at` as for [`past_store`].
 pub async fn prometheus_past(
     prometheus: &super::prometheus::PrometheusHistory,
     at: impl FnOnce(i64) -> Result<i64, String>,
     thresholds: Thresholds,
+    received_at: Option<DateTime<Utc>>,
 ) -> Result<Past, String> {
     let now_ms = Utc::now().timestamp_millis();
     let at_ms = at(now_ms)?;
     let lookback = tolerance(now_ms.saturating_sub(at_ms));
-    let (capacity, series) = prometheus
+    let past = prometheus
         .figures_at(at_ms, read::FORECAST_DAYS, lookback)
         .await?;
-    if capacity.routes.is_empty() {
+    if past.capacity.routes.is_empty() {
         return Err(format!(
             "Prometheus holds no route figures within {} minutes before {}",
             lookback / MINUTE_MS,
             rfc3339(at_ms)
         ));
     }
-    let then = capacity.generated_at;
-    let utilization = crate::api::model::UtilizationReport {
-        generated_at: then,
-        date: then.date_naive(),
-        minutes_run_today: 0,
-        daily_capacity_minutes: Default::default(),
-        utilization: Default::default(),
-        capacity_status: Default::default(),
-    };
-    let mut store = Store::of_reports(thresholds, capacity, utilization, then);
-    store.seed_forecasts(series);
+    let utilization = past.utilization.ok_or_else(|| {
+        format!(
+            "Prometheus holds no /utilization figures within {} minutes before {}",
+            lookback / MINUTE_MS,
+            rfc3339(at_ms)
+        )
+    })?;
+    let then_ms = past.capacity.generated_at.timestamp_millis();
     Ok(Past {
-        store,
+        store: store_of(
+            past.capacity,
+            utilization,
+            past.series,
+            thresholds,
+            received_at,
+        ),
         asked_ms: at_ms,
-        then_ms: at_ms,
+        then_ms,
     })
+}
+
+/// A store of one past instant's reports and the forecasts' samples before it.
+fn store_of(
+    capacity: CapacityReport,
+    utilization: UtilizationReport,
+    series: crate::forecast::Series,
+    thresholds: Thresholds,
+    received_at: Option<DateTime<Utc>>,
+) -> Store {
+    let mut store = match received_at {
+        Some(received_at) => {
+            let mut store = Store::new(thresholds);
+            store.apply_pair(capacity, utilization, received_at);
+            store
+        }
+        None => {
+            let then = capacity.generated_at;
+            Store::of_reports(thresholds, capacity, utilization, then)
+        }
+    };
+    store.seed_forecasts(series);
+    store
 }

@@ -161,35 +161,65 @@ fn utilization_at(
     tolerance_ms: i64,
 ) -> rusqlite::Result<Option<UtilizationReport>> {
     conn.query_row(
-        "SELECT at_ms, date, minutes_run_today, daily_sold, daily_active, daily_paused,
-                utilized, available, pct, active_ports, paused_ports, provisioning_ports
-         FROM utilization WHERE at_ms <= ?1 AND at_ms >= ?2 ORDER BY at_ms DESC LIMIT 1",
+        &format!(
+            "SELECT {UTILIZATION_COLUMNS} FROM utilization WHERE at_ms <= ?1 AND at_ms >= ?2 \
+             ORDER BY at_ms DESC LIMIT 1"
+        ),
         params![at_ms, at_ms - tolerance_ms],
-        |r| {
-            let date: String = r.get(1)?;
-            Ok(UtilizationReport {
-                generated_at: instant(r.get(0)?),
-                date: date.parse::<NaiveDate>().unwrap_or_default(),
-                minutes_run_today: r.get(2)?,
-                daily_capacity_minutes: DailyCapacity {
-                    sold: r.get(3)?,
-                    active: r.get(4)?,
-                    paused: r.get(5)?,
-                },
-                utilization: Utilization {
-                    utilized_minutes: r.get(6)?,
-                    available_minutes: r.get(7)?,
-                    utilization_pct: r.get(8)?,
-                },
-                capacity_status: CapacityStatus {
-                    active_ports: r.get(9)?,
-                    paused_ports: r.get(10)?,
-                    provisioning_ports: r.get(11)?,
-                },
-            })
-        },
+        utilization_of,
     )
     .optional()
+}
+
+/// The `/utilization` reports recorded in `from_ms..=to_ms`, in time order: what an export
+/// writes beside the routes.
+pub fn utilization_between(
+    conn: &Connection,
+    from_ms: i64,
+    to_ms: i64,
+) -> rusqlite::Result<Vec<UtilizationReport>> {
+    conn.prepare(&format!(
+        "SELECT {UTILIZATION_COLUMNS} FROM utilization WHERE at_ms >= ?1 AND at_ms <= ?2 \
+         ORDER BY at_ms"
+    ))?
+    .query_map(params![from_ms, to_ms], utilization_of)?
+    .collect()
+}
+
+/// The columns [`utilization_of`] reads, in its order.
+const UTILIZATION_COLUMNS: &str = "at_ms, date, minutes_run_today, daily_sold, daily_active, \
+    daily_paused, utilized, available, pct, active_ports, paused_ports, provisioning_ports";
+
+/// A `/utilization` report from a row of [`UTILIZATION_COLUMNS`].
+fn utilization_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<UtilizationReport> {
+    let date: String = r.get(1)?;
+    Ok(UtilizationReport {
+        generated_at: instant(r.get(0)?),
+        date: date.parse::<NaiveDate>().unwrap_or_default(),
+        minutes_run_today: r.get(2)?,
+        daily_capacity_minutes: DailyCapacity {
+            sold: r.get(3)?,
+            active: r.get(4)?,
+            paused: r.get(5)?,
+        },
+        utilization: Utilization {
+            utilized_minutes: r.get(6)?,
+            available_minutes: r.get(7)?,
+            utilization_pct: r.get(8)?,
+        },
+        capacity_status: CapacityStatus {
+            active_ports: r.get(9)?,
+            paused_ports: r.get(10)?,
+            provisioning_ports: r.get(11)?,
+        },
+    })
+}
+
+/// Each route's slug, display name and dial code.
+pub fn route_names(conn: &Connection) -> rusqlite::Result<HashMap<String, (String, String)>> {
+    conn.prepare("SELECT slug, name, dial_code FROM routes")?
+        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+        .collect()
 }
 
 /// Each route's figures at every report in `from..=to`, in order: what `history export`
@@ -257,7 +287,7 @@ pub fn each_report(
 }
 
 /// The instants of the reports recorded in `from_ms..=to_ms`, in order.
-fn reports_between(conn: &Connection, from_ms: i64, to_ms: i64) -> rusqlite::Result<Vec<i64>> {
+pub fn reports_between(conn: &Connection, from_ms: i64, to_ms: i64) -> rusqlite::Result<Vec<i64>> {
     conn.prepare("SELECT at_ms FROM polls WHERE at_ms >= ?1 AND at_ms <= ?2 ORDER BY at_ms")?
         .query_map(params![from_ms, to_ms], |r| r.get(0))?
         .collect()

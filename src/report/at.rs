@@ -72,11 +72,12 @@ async fn figures_at(
                 &prometheus,
                 |now| parse_instant(at, now),
                 options.style.thresholds,
+                None,
             )
             .await?;
             let note = format!(
-                "figures as Prometheus held them at {} (the last scrape within the lookback; \
-                 no /utilization figures), from {}",
+                "figures as Prometheus held them at {} (the last scrape within the lookback), \
+                 from {}",
                 rfc3339(past.then_ms),
                 prometheus.shown_url()
             );

@@ -86,6 +86,20 @@ impl PrometheusServer {
         (body["status"] == "success").then(|| body["data"].take())
     }
 
+    /// Waits until it says it is ready (its blocks loaded), at most 30 s.
+    pub async fn wait_ready(&self) {
+        let url = format!("http://{}/-/ready", self.web);
+        for _ in 0..150 {
+            if let Ok(r) = self.client.get(&url).send().await
+                && r.status().is_success()
+            {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        panic!("Prometheus at {} was not ready within 30 s", self.web);
+    }
+
     /// An instant query's `result`: a list of series (for a vector).
     pub async fn query(&self, promql: &str) -> Option<Value> {
         let mut data = self.api("query", &[("query", promql)]).await?;

@@ -12,7 +12,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::source::PrometheusSource;
-use crate::api::model::{CapacityReport, MinutesCapacity, PortCapacity, RouteCapacity};
+use crate::api::model::{
+    CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
+    Utilization, UtilizationReport,
+};
 use crate::forecast::{Sample, Series};
 pub use answer::{RangeSeries, parse_matrix};
 
@@ -180,36 +183,134 @@ impl PrometheusHistory {
         }
     }
 
-    /// The routes' figures at `at_ms` (the last scrape within `lookback_ms` before it) and the
-    /// forecasts' samples over the `days` before it, as the embedded history gives them.
+    /// The routes' figures at `at_ms` (the last scrape within `lookback_ms` before it), the
+    /// service's `/utilization` figures then when Prometheus has them, and the forecasts'
+    /// samples over the `days` before it, as the embedded history gives them. The queries go
+    /// out together.
     pub async fn figures_at(
         &self,
         at_ms: i64,
         days: i64,
         lookback_ms: i64,
-    ) -> Result<(CapacityReport, Series), String> {
+    ) -> Result<PastFigures, String> {
         let start = at_ms - days * 86_400_000;
         let step = step_ms(at_ms - start);
         let start = at_ms - (at_ms - start) / step * step;
-        let last = |metric: &str| {
-            format!(
-                "last_over_time({}[{}s])",
-                self.selector(metric),
-                lookback_ms.max(step) / 1000
-            )
+        let window = lookback_ms.max(step) / 1000;
+        let last = |metric: &str| format!("last_over_time({}[{window}s])", self.selector(metric));
+        let at = |metric: &'static str| {
+            let query = last(metric);
+            async move { self.query_range(&query, at_ms, at_ms, step).await }
         };
-        let minutes = self
-            .query_range(&last("captop_route_capacity_seconds"), start, at_ms, step)
-            .await?;
-        let ports = self
-            .query_range(&last("captop_route_ports"), at_ms, at_ms, step)
-            .await?;
-        let info = self
-            .query_range(&last("captop_route_info"), at_ms, at_ms, step)
-            .await
-            .unwrap_or_default();
-        Ok(reports_of(at_ms, &minutes, &ports, &info))
+        let minutes_query = last("captop_route_capacity_seconds");
+        let (minutes, ports, info, generated, utilization) = futures::join!(
+            self.query_range(&minutes_query, start, at_ms, step),
+            at("captop_route_ports"),
+            at("captop_route_info"),
+            at("captop_figures_generated_timestamp_seconds"),
+            futures::future::join_all(UTILIZATION_FAMILIES.map(at)),
+        );
+        let (mut capacity, series) =
+            reports_of(at_ms, &minutes?, &ports?, &info.unwrap_or_default());
+        let mut families = Vec::new();
+        for answer in utilization {
+            families.push(answer?);
+        }
+        let mut utilization = utilization_of(at_ms, &families);
+        // The instants the figures were generated, where the relay said (else the query's).
+        let generated = generated.unwrap_or_default();
+        let generated_at = |endpoint: &str| {
+            let s = generated
+                .iter()
+                .find(|s| s.labels.get("endpoint").map(String::as_str) == Some(endpoint))?;
+            let (_, seconds) = s.points.iter().find(|(t, _)| *t == at_ms)?;
+            chrono::DateTime::from_timestamp_millis((seconds * 1000.0).round() as i64)
+        };
+        if let Some(then) = generated_at("capacity") {
+            capacity.generated_at = then;
+        }
+        if let (Some(u), Some(then)) = (utilization.as_mut(), generated_at("utilization")) {
+            u.generated_at = then;
+            u.date = then.date_naive();
+        }
+        Ok(PastFigures {
+            capacity,
+            utilization,
+            series,
+        })
     }
+}
+
+/// What Prometheus holds of one past instant.
+#[derive(Debug)]
+pub struct PastFigures {
+    /// The routes' figures.
+    pub capacity: CapacityReport,
+    /// The service's `/utilization` figures, when the relay exported them then.
+    pub utilization: Option<UtilizationReport>,
+    /// The forecasts' samples before it.
+    pub series: Series,
+}
+
+/// The relay's service-wide families, in the order [`utilization_of`] reads them.
+const UTILIZATION_FAMILIES: [&str; 5] = [
+    "captop_run_today_seconds",
+    "captop_daily_capacity_seconds",
+    "captop_daily_available_seconds",
+    "captop_utilization_ratio",
+    "captop_ports",
+];
+
+/// The `/utilization` report at `at_ms` from the answers for [`UTILIZATION_FAMILIES`]; `None`
+/// without the minutes run today. Minutes come back from seconds, the percentage from the
+/// ratio at the service's one decimal; the sold daily capacity is active plus paused, as the
+/// relay's help text says.
+pub fn utilization_of(at_ms: i64, families: &[Vec<RangeSeries>]) -> Option<UtilizationReport> {
+    let value = |family: usize, state: Option<&str>| -> Option<f64> {
+        families.get(family)?.iter().find_map(|s| {
+            let matches = s.labels.get("state").map(String::as_str) == state;
+            matches
+                .then(|| s.points.iter().find(|(t, _)| *t == at_ms).map(|(_, v)| *v))
+                .flatten()
+        })
+    };
+    let minutes = |v: Option<f64>| v.map(|s| whole(s / 60.0));
+    let run_today = minutes(value(0, None))?;
+    let (active, paused) = (
+        minutes(value(1, Some("active"))),
+        minutes(value(1, Some("paused"))),
+    );
+    let sold = match (active, paused) {
+        (None, None) => None,
+        (a, p) => Some(a.unwrap_or(0) + p.unwrap_or(0)),
+    };
+    let ports = |state| value(4, Some(state)).map(whole);
+    let then = super::read::instant(at_ms);
+    Some(UtilizationReport {
+        generated_at: then,
+        date: then.date_naive(),
+        minutes_run_today: run_today,
+        daily_capacity_minutes: DailyCapacity {
+            sold,
+            active,
+            paused,
+        },
+        utilization: Utilization {
+            utilized_minutes: Some(run_today),
+            available_minutes: minutes(value(2, None)),
+            utilization_pct: value(3, None).map(|r| (r * 1000.0).round() / 10.0),
+        },
+        capacity_status: CapacityStatus {
+            active_ports: ports("active"),
+            paused_ports: ports("paused"),
+            provisioning_ports: ports("provisioning"),
+        },
+    })
+}
+
+/// A float figure as the whole number the service sent.
+fn whole(v: f64) -> i64 {
+    v.round().clamp(-1e15, 1e15) as i64
 }
 
 /// The cause of a request error, without its URL (which the message names already).
@@ -280,7 +381,6 @@ pub fn reports_of(
             Some((label("route")?, (label("name")?, label("dial_code")?)))
         })
         .collect();
-    let whole = |v: f64| v.round().clamp(-1e15, 1e15) as i64;
     let mut series = Series::new();
     let mut routes = Vec::new();
     for (route, states) in &minutes {
