@@ -3,10 +3,12 @@
 //! ([`crate::history::Recorder`]), whose warnings and forecast samples come back to the store.
 //!
 //! Nothing here holds the dashboard up: commands run detached, and the history is written on
-//! a thread of its own. Behind a captop relay, the relay's history is asked for once, after
-//! the first figures; the event loop waits for it beside its input ([`Effects::relay_history`])
-//! and hands it to the app, which seeds the forecasts and the trends with it (a fresh
-//! dashboard has the team's days within a frame of its first figures).
+//! a thread of its own. The days behind today come from elsewhere when the file does not hold
+//! them: from Prometheus (`[history] source = "prometheus"`), asked at once and never written
+//! to; or behind a captop relay, from the relay, asked for once after the first figures. The
+//! event loop waits for them beside its input ([`Effects::days`]) and hands them to the app,
+//! which seeds the forecasts and the trends with them (a fresh dashboard has the team's days
+//! within a frame of its first figures).
 //!
 //! Behind a relay the relay alerts for the team (`crate::serve::alerting`): the dashboard
 //! runs no bell and no command of its own unless `[actions] local = true`, and asks the relay
@@ -24,12 +26,14 @@ use crate::api::Client;
 use crate::api::client::relay::RelayAnswer;
 use crate::api::team_alerts::TeamAlerts;
 use crate::forecast::Series;
-use crate::history::{History, Recorder};
+use crate::history::Recorder;
+use crate::history::past::PastSource;
+use crate::history::read::FORECAST_DAYS;
 use crate::store::Store;
 
-/// Where the relay's history stands.
+/// Where the days from elsewhere (Prometheus, or the relay) stand.
 #[derive(Debug)]
-enum RelaySeed {
+enum DaysSeed {
     /// Not known yet whether the base URL is a relay's.
     Unknown(Client),
     /// Asked for; the answer comes here.
@@ -57,31 +61,45 @@ pub struct Effects {
     /// Run the bell and the command behind a relay too.
     local: bool,
     recorder: Option<Recorder>,
-    /// The history the recorder writes, for the dashboard's time travel to read.
-    history: Option<History>,
+    /// Where the dashboard's time travel reads the past.
+    past: PastSource,
     client: Client,
-    relay: RelaySeed,
+    days: DaysSeed,
     relay_alerts: RelayAlerts,
 }
 
 impl Effects {
-    /// Effects with the profile's `[actions]`, writing to `history` when there is one, and
-    /// asking `client`'s relay for its history should it be one.
-    pub fn new(actions: ActionsConfig, history: Option<History>, client: Client) -> Effects {
+    /// Effects with the profile's `[actions]`, reading the past from `past` (and writing to its
+    /// file when it is the embedded history), and asking `client`'s relay for its history
+    /// should it be one and `past` not Prometheus.
+    pub fn new(actions: ActionsConfig, past: PastSource, client: Client) -> Effects {
+        let days = match &past {
+            PastSource::Prometheus(prometheus) => {
+                let (tx, rx) = oneshot::channel();
+                let prometheus = prometheus.clone();
+                tokio::spawn(async move {
+                    let now_ms = chrono::Utc::now().timestamp_millis();
+                    let days = prometheus.series_until(now_ms, FORECAST_DAYS).await;
+                    let _ = tx.send(days.map_err(|why| format!("history: {why}")));
+                });
+                DaysSeed::Asked(rx)
+            }
+            PastSource::Embedded(_) => DaysSeed::Unknown(client.clone()),
+        };
         Effects {
             local: actions.local,
             runner: actions.is_active().then(|| Runner::new(actions)),
-            recorder: history.clone().map(Recorder::start),
-            history,
-            client: client.clone(),
-            relay: RelaySeed::Unknown(client),
+            recorder: past.recorded().cloned().map(Recorder::start),
+            past,
+            client,
+            days,
             relay_alerts: RelayAlerts::Idle,
         }
     }
 
-    /// The history of the service, if captop keeps one: what time travel reads.
-    pub fn history(&self) -> Option<&History> {
-        self.history.as_ref()
+    /// Where the past is read, if there is one: what time travel reads.
+    pub fn past(&self) -> Option<&PastSource> {
+        Some(&self.past).filter(|p| p.is_some())
     }
 
     /// Between polls: takes the relay's alerts when they have come.
@@ -130,28 +148,30 @@ impl Effects {
 
     /// Asks the relay for its history once the first figures say the base URL is a relay's.
     fn follow_relay(&mut self, store: &Store) {
-        match std::mem::replace(&mut self.relay, RelaySeed::Done) {
-            RelaySeed::Unknown(client) if client.behind_relay() => {
+        match std::mem::replace(&mut self.days, DaysSeed::Done) {
+            DaysSeed::Unknown(client) if client.behind_relay() => {
                 let (tx, rx) = oneshot::channel();
                 tokio::spawn(async move {
-                    let _ = tx.send(client.relay_history().await);
+                    let days = client.relay_history().await;
+                    let _ = tx.send(days.map_err(|why| format!("relay history: {why}")));
                 });
-                self.relay = RelaySeed::Asked(rx);
+                self.days = DaysSeed::Asked(rx);
             }
             // The first figures came from the service itself: no relay to ask.
-            RelaySeed::Unknown(_) if store.has_figures() => {}
-            other => self.relay = other,
+            DaysSeed::Unknown(_) if store.has_figures() => {}
+            other => self.days = other,
         }
     }
 
-    /// The relay's history (or why it could not be had) once it comes; pending while none was
-    /// asked for or after it came, so the event loop can wait for it beside its input.
-    pub async fn relay_history(&mut self) -> Result<Series, String> {
-        if let RelaySeed::Asked(rx) = &mut self.relay {
+    /// The days from Prometheus or the relay (or why they could not be had) once they come;
+    /// pending while none were asked for or after they came, so the event loop can wait for
+    /// them beside its input.
+    pub async fn days(&mut self) -> Result<Series, String> {
+        if let DaysSeed::Asked(rx) = &mut self.days {
             let answer = rx.await;
-            self.relay = RelaySeed::Done;
+            self.days = DaysSeed::Done;
             if let Ok(answer) = answer {
-                return answer.map_err(|why| format!("relay history: {why}"));
+                return answer;
             }
         }
         std::future::pending().await

@@ -19,6 +19,7 @@ use std::time::Duration;
 use crate::api::Client;
 use crate::config::Settings;
 use crate::demo::DemoServer;
+use crate::history::past::PastSource;
 use crate::setup::{EXIT_FAILURE, history_for};
 
 /// The live dashboard until the user quits, the terminal goes away or a signal arrives:
@@ -38,8 +39,18 @@ pub async fn run(
     let options = app::UiOptions::from_settings(settings, habits, label);
     let mut store = crate::store::Store::new(options.thresholds)
         .alerting_within(settings.actions.sells_out_within);
-    let history = history_for(&client, settings, demo.is_some());
-    if history.is_some() {
+    let embedded = history_for(&client, settings, demo.is_some());
+    let past = match demo {
+        Some(_) => PastSource::Embedded(embedded),
+        None => match PastSource::of_settings(settings, embedded) {
+            Ok(past) => past,
+            Err(why) => {
+                eprintln!("captop: {}", crate::text::sanitize(&why));
+                return EXIT_FAILURE;
+            }
+        },
+    };
+    if past.recorded().is_some() {
         store = store.recording();
     }
     let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
@@ -47,7 +58,7 @@ pub async fn run(
         // The in-process demo service talks to this process only: its budget stays here.
         config.sharing = crate::poll::BudgetSharing::Off;
     }
-    let mut effects = effects::Effects::new(settings.actions.clone(), history, client.clone());
+    let mut effects = effects::Effects::new(settings.actions.clone(), past, client.clone());
     let (commands, events, poller) = crate::poll::spawn(client, config);
     let result = tui::run(options, store, &mut effects, events, commands).await;
     poller.abort();

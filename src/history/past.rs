@@ -80,14 +80,67 @@ pub fn past_store(
     })
 }
 
-/// Where `--once --at` reads the past from (`[history] source`).
-#[derive(Debug)]
+/// Where `--once --at`, the dashboard's time travel and its days read the past from
+/// (`[history] source`).
+#[derive(Debug, Clone)]
 pub enum PastSource {
     /// The history file of the service; `None` when there is none to read (no base URL, no
     /// home, or the demo).
     Embedded(Option<History>),
     /// A Prometheus scraping the relays.
     Prometheus(super::prometheus::PrometheusHistory),
+}
+
+impl PastSource {
+    /// The source `settings` name: their Prometheus, or `embedded` (the file of the service
+    /// the face watches). An error is one line (a secret file that cannot be read, a bad URL).
+    pub fn of_settings(
+        settings: &crate::config::Settings,
+        embedded: Option<History>,
+    ) -> Result<PastSource, String> {
+        match &settings.history_source {
+            super::source::HistorySource::Embedded => Ok(PastSource::Embedded(embedded)),
+            super::source::HistorySource::Prometheus(source) => {
+                super::prometheus::PrometheusHistory::new(source, settings.timeout)
+                    .map(PastSource::Prometheus)
+            }
+        }
+    }
+
+    /// Whether there is a past to read at all.
+    pub fn is_some(&self) -> bool {
+        !matches!(self, PastSource::Embedded(None))
+    }
+
+    /// The file a face writes its reports to: only the embedded history's (a Prometheus is
+    /// written by its own scrapes).
+    pub fn recorded(&self) -> Option<&History> {
+        match self {
+            PastSource::Embedded(history) => history.as_ref(),
+            PastSource::Prometheus(_) => None,
+        }
+    }
+
+    /// The figures at `at_ms` as the dashboard's time travel shows them, received `received_at`
+    /// (see [`past_store`]); the file is read on the blocking pool.
+    pub async fn past_at(
+        self,
+        at_ms: i64,
+        thresholds: Thresholds,
+        received_at: DateTime<Utc>,
+    ) -> Result<Past, String> {
+        match self {
+            PastSource::Embedded(None) => Err("no history to read".to_owned()),
+            PastSource::Embedded(Some(history)) => tokio::task::spawn_blocking(move || {
+                past_store(&history, |_| Ok(at_ms), thresholds, Some(received_at))
+            })
+            .await
+            .map_err(|e| format!("reading the history: {e}"))?,
+            PastSource::Prometheus(prometheus) => {
+                prometheus_past(&prometheus, |_| Ok(at_ms), thresholds, Some(received_at)).await
+            }
+        }
+    }
 }
 
 /// The figures at the instant `at` picks from now (this machine's clock: Prometheus holds

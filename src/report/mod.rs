@@ -16,6 +16,7 @@ use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
 use crate::cli::Format;
 use crate::forecast::Series;
+use crate::history::past::PastSource;
 use crate::poll::one_shot::OneShot;
 use crate::store::Store;
 use crate::text::sanitize;
@@ -43,19 +44,20 @@ pub struct OnceOptions {
     pub style: TableStyle,
     /// Check mode's thresholds (read by `--format nagios` only).
     pub thresholds: crate::report::check::CheckThresholds,
-    /// Where the samples for forecasts are kept (`None`: no forecasts, e.g. with `--demo`,
-    /// whose service lives only as long as the run).
-    pub history: Option<crate::history::History>,
+    /// Where the samples for forecasts are kept and read: the embedded history (none: no
+    /// forecasts, e.g. with `--demo`, whose service lives only as long as the run), or a
+    /// Prometheus, read and never written.
+    pub past: PastSource,
 }
 
 impl OnceOptions {
     /// The options of the settings, for `format`, with check mode's `thresholds` and the
-    /// `history` to record in and seed from.
+    /// `past` to record in (when it is the embedded history) and seed from.
     pub fn of(
         settings: &crate::config::Settings,
         format: crate::cli::Format,
         thresholds: crate::report::check::CheckThresholds,
-        history: Option<crate::history::History>,
+        past: PastSource,
     ) -> OnceOptions {
         OnceOptions {
             format,
@@ -64,7 +66,7 @@ impl OnceOptions {
                 thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
             },
             thresholds,
-            history,
+            past,
         }
     }
 }
@@ -140,7 +142,7 @@ fn draw(
 ) -> Result<String, String> {
     let format = options.format;
     let style = options.style;
-    let early = with_history(store, options.history.as_ref(), stderr, |store| {
+    let early = with_history(store, options.past.recorded(), stderr, |store| {
         let (capacity, utilization) = reports_of(store)?;
         Ok::<_, String>(match format {
             Format::Json => Some(json::render_head(capacity, utilization).map_err(encode)?),
@@ -239,7 +241,7 @@ pub async fn run(
         }
     };
     let mut store = store_of(options, capacity, utilization);
-    seed_from_relay(client, &mut store, stderr).await;
+    seed_days(client, &options.past, &mut store, stderr).await;
     match draw(options, client.base_url(), &mut store, stderr) {
         Ok(text) => write_out(&text, stdout, stderr),
         Err(why) => {
@@ -249,13 +251,22 @@ pub async fn run(
     }
 }
 
-/// Behind a captop relay, seeds the forecasts from the relay's history over days, so the first
-/// run of a fresh machine has them; trouble is a warning on `stderr`, never a failure.
-async fn seed_from_relay(client: &Client, store: &mut Store, stderr: &mut dyn Write) {
-    if !client.behind_relay() {
-        return;
-    }
-    match client.relay_history().await {
+/// Seeds the forecasts from the days Prometheus holds (`[history] source = "prometheus"`), or
+/// behind a captop relay from the relay's history, so the first run of a fresh machine has
+/// them; trouble is a warning on `stderr`, never a failure.
+async fn seed_days(client: &Client, past: &PastSource, store: &mut Store, stderr: &mut dyn Write) {
+    let days = match past {
+        PastSource::Prometheus(prometheus) => {
+            let now_ms = chrono::Utc::now().timestamp_millis();
+            prometheus
+                .series_until(now_ms, crate::history::read::FORECAST_DAYS)
+                .await
+                .map_err(|why| format!("history: {why}"))
+        }
+        PastSource::Embedded(_) if client.behind_relay() => client.relay_history().await,
+        PastSource::Embedded(_) => return,
+    };
+    match days {
         Ok(series) => store.seed_forecasts(series),
         Err(why) => {
             let _ = writeln!(stderr, "captop: warning: {}", sanitize(&why));
@@ -286,8 +297,8 @@ async fn check(
         Ok(Err(why)) => (nagios::unknown(&why), crate::report::check::Status::Unknown),
         Ok(Ok((capacity, utilization))) => {
             let mut store = store_of(options, capacity, utilization);
-            seed_from_relay(client, &mut store, stderr).await;
-            with_history(&mut store, options.history.as_ref(), stderr, |_| ());
+            seed_days(client, &options.past, &mut store, stderr).await;
+            with_history(&mut store, options.past.recorded(), stderr, |_| ());
             match check::evaluate_store(&store, &options.thresholds) {
                 Some(evaluation) => (nagios::render(&evaluation), evaluation.status),
                 None => (
@@ -311,19 +322,13 @@ pub async fn run_at_with_settings(
     format: crate::cli::Format,
     thresholds: crate::report::check::CheckThresholds,
 ) -> u8 {
-    let options = OnceOptions::of(settings, format, thresholds, None);
-    let source = match &settings.history_source {
-        crate::history::source::HistorySource::Embedded => {
-            crate::history::past::PastSource::Embedded(crate::setup::configured_history(settings))
-        }
-        crate::history::source::HistorySource::Prometheus(source) => {
-            match crate::history::prometheus::PrometheusHistory::new(source, settings.timeout) {
-                Ok(client) => crate::history::past::PastSource::Prometheus(client),
-                Err(why) => {
-                    eprintln!("captop: {}", crate::text::sanitize(&why));
-                    return crate::setup::EXIT_FAILURE;
-                }
-            }
+    let options = OnceOptions::of(settings, format, thresholds, PastSource::Embedded(None));
+    let embedded = crate::setup::configured_history(settings);
+    let source = match PastSource::of_settings(settings, embedded) {
+        Ok(source) => source,
+        Err(why) => {
+            eprintln!("captop: {}", crate::text::sanitize(&why));
+            return crate::setup::EXIT_FAILURE;
         }
     };
     let mut out = Vec::new();
@@ -342,8 +347,19 @@ pub async fn run_with_settings(
     client: &Client,
     demo: bool,
 ) -> u8 {
-    let history = crate::setup::history_for(client, settings, demo);
-    let options = OnceOptions::of(settings, format, thresholds, history);
+    let embedded = crate::setup::history_for(client, settings, demo);
+    let past = if demo {
+        PastSource::Embedded(embedded)
+    } else {
+        match PastSource::of_settings(settings, embedded) {
+            Ok(past) => past,
+            Err(why) => {
+                eprintln!("captop: {}", sanitize(&why));
+                return crate::setup::EXIT_FAILURE;
+            }
+        }
+    };
+    let options = OnceOptions::of(settings, format, thresholds, past);
     let budget = if demo {
         crate::poll::one_shot::OneShot::unshared()
     } else {

@@ -109,9 +109,9 @@ pub enum Event {
         /// A store of the figures then, or the one-line reason there is none.
         result: Result<Store, String>,
     },
-    /// The relay's history of the service (or the one-line reason there is none): the days
-    /// behind the live figures, for the forecasts, the trends and the charts.
-    RelayHistory(Result<crate::forecast::Series, String>),
+    /// The days behind the live figures from Prometheus or the relay (or the one-line reason
+    /// there are none), for the forecasts, the trends and the charts.
+    Days(Result<crate::forecast::Series, String>),
 }
 
 /// What [`App::update`] asks the runtime to do.
@@ -262,14 +262,14 @@ impl App {
                 self.on_travelled(at, result);
                 None
             }
-            Event::RelayHistory(Ok(series)) => {
+            Event::Days(Ok(series)) => {
                 self.store.seed_forecasts(series);
                 if self.travel.is_none() {
                     self.refresh_routes();
                 }
                 None
             }
-            Event::RelayHistory(Err(why)) => {
+            Event::Days(Err(why)) => {
                 self.store.warn(&why, self.now);
                 None
             }

@@ -14,8 +14,7 @@ use tokio::sync::mpsc;
 use super::terminal::TerminalGuard;
 use crate::dashboard::app::{Action, App, Event, UiOptions};
 use crate::dashboard::effects::Effects;
-use crate::history::History;
-use crate::history::past::past_store;
+use crate::history::past::PastSource;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::{Store, Thresholds};
 
@@ -76,7 +75,7 @@ pub async fn run(
     drop(tx);
 
     let mut app = App::with_store(options, store, Utc::now(), Instant::now());
-    app.has_history = effects.history().is_some();
+    app.has_history = effects.past().is_some();
     if let Ok((w, h)) = terminal::size() {
         app.update(Event::Resize(w, h));
     }
@@ -117,7 +116,7 @@ async fn event_loop(
         let tick = app.needs_tick().then(|| next_tick_in(app));
         let first = tokio::select! {
             input = rx.recv() => input,
-            seed = effects.relay_history() => Some(Input::App(Event::RelayHistory(seed))),
+            days = effects.days() => Some(Input::App(Event::Days(days))),
             () = sleep_opt(tick) => Some(Input::App(Event::Tick)),
         };
         let mut batch = vec![first.unwrap_or(Input::End(Exit::PollerGone))];
@@ -146,9 +145,9 @@ async fn event_loop(
                             let _ = commands.send(cmd);
                         }
                         Some(Action::Travel(at)) => {
-                            if let Some(history) = effects.history() {
+                            if let Some(past) = effects.past() {
                                 let thresholds = app.options.thresholds;
-                                spawn_travel(history.clone(), at, thresholds, travel.clone());
+                                spawn_travel(past.clone(), at, thresholds, travel.clone());
                             }
                         }
                         None => {}
@@ -163,24 +162,19 @@ async fn event_loop(
     }
 }
 
-/// Reads the figures of `at` from `history` on the blocking pool and sends them back into the
-/// loop's input as [`Event::Travelled`].
+/// Reads the figures of `at` from `past` and sends them back into the loop's input as
+/// [`Event::Travelled`].
 fn spawn_travel(
-    history: History,
+    past: PastSource,
     at: DateTime<Utc>,
     thresholds: Thresholds,
     tx: mpsc::UnboundedSender<Input>,
 ) {
     tokio::spawn(async move {
-        let read = tokio::task::spawn_blocking(move || {
-            let at_ms = at.timestamp_millis();
-            past_store(&history, |_| Ok(at_ms), thresholds, Some(Utc::now()))
-        })
-        .await;
-        let result = match read {
-            Ok(past) => past.map(|p| p.store),
-            Err(e) => Err(format!("reading the history: {e}")),
-        };
+        let result = past
+            .past_at(at.timestamp_millis(), thresholds, Utc::now())
+            .await
+            .map(|p| p.store);
         let _ = tx.send(Input::App(Event::Travelled { at, result }));
     });
 }

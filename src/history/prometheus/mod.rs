@@ -241,6 +241,24 @@ impl PrometheusHistory {
     }
 }
 
+impl PrometheusHistory {
+    /// The forecasts' samples of the `days` before `now_ms`: what a dashboard reading its past
+    /// from Prometheus starts with (its charts over days, its trends and forecasts).
+    pub async fn series_until(&self, now_ms: i64, days: i64) -> Result<Series, String> {
+        let range = days * 86_400_000;
+        let step = step_ms(range);
+        let query = format!(
+            "last_over_time({}[{}s])",
+            self.selector("captop_route_capacity_seconds"),
+            step / 1000
+        );
+        let minutes = self
+            .query_range(&query, now_ms - range / step * step, now_ms, step)
+            .await?;
+        Ok(reports_of(now_ms, &minutes, &[], &[]).1)
+    }
+}
+
 /// What Prometheus holds of one past instant.
 #[derive(Debug)]
 pub struct PastFigures {
