@@ -17,7 +17,7 @@ use crate::support::fault_server::{FaultServer, Reply, refused_addr};
 use crate::support::faults::capacity_with;
 use crate::support::fixtures::{CAPACITY, UTILIZATION};
 
-const KEY: &str = "sk-check-mode-0123456789abcdef";
+pub(crate) const KEY: &str = "sk-check-mode-0123456789abcdef";
 
 /// What one run of the binary left behind.
 pub(crate) struct Run {

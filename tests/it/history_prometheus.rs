@@ -96,3 +96,77 @@ async fn an_answer_becomes_the_forecasts_samples_with_its_gap_kept() {
         "no ports were answered, so no figures at the instant"
     );
 }
+
+/// `captop ARGS` with `config` and a fresh state dir, on a blocking thread; (exit code,
+/// stdout, stderr, the files the state dir holds afterwards).
+async fn captop_with(args: &[&str], config: String) -> (Option<i32>, String, String, usize) {
+    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, config).unwrap();
+        let state = dir.path().join("state");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_captop"))
+            .args(&args)
+            .env("CAPTOP_API_KEY", crate::check_mode::KEY)
+            .env("CAPTOP_CONFIG", &path)
+            .env("CAPTOP_RUNTIME_DIR", dir.path().join("run"))
+            .env("CAPTOP_STATE_DIR", &state)
+            .env_remove("CAPTOP_BASE_URL")
+            .env_remove("CAPTOP_PROFILE")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let kept = std::fs::read_dir(&state).map_or(0, Iterator::count);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            kept,
+        )
+    })
+    .await
+    .unwrap()
+}
+
+/// With its days in a Prometheus that is down, `--once` still prints the live figures, says
+/// why there are no days in one warning line, and keeps no second copy in the state dir;
+/// `--once --at` says why in one line.
+#[tokio::test]
+async fn a_prometheus_that_is_down_leaves_the_live_figures_alone() {
+    use crate::support::fault_server::{FaultServer, Reply};
+    use crate::support::fixtures::{CAPACITY, UTILIZATION};
+    let service = FaultServer::start(|req| {
+        if req.path.ends_with("/utilization") {
+            Reply::json(200, UTILIZATION)
+        } else {
+            Reply::json(200, CAPACITY)
+        }
+    })
+    .await;
+    let config = format!(
+        "base_url = \"{}\"\n[history]\nsource = \"prometheus\"\nurl = \"http://127.0.0.1:1\"\n",
+        service.base_url("/v1")
+    );
+    let (code, stdout, stderr, kept) =
+        captop_with(&["--once", "--format", "json"], config.clone()).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        json["capacity"]["routes"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+    );
+    let warning: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("Prometheus"))
+        .collect();
+    assert_eq!(warning.len(), 1, "{stderr}");
+    assert!(warning[0].contains("unreachable"), "{stderr}");
+    assert_eq!(kept, 0, "nothing recorded in the state dir");
+
+    let (code, _, stderr, _) = captop_with(&["--once", "--at", "-1h"], config).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("unreachable"), "{stderr}");
+}
