@@ -52,41 +52,7 @@ async fn an_export_loads_into_prometheus_and_answers_for_the_past() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let end = two_days(&state);
-    let out = Command::new(env!("CARGO_BIN_EXE_captop"))
-        .args([
-            "history",
-            "export",
-            "--format",
-            "openmetrics",
-            "--base-url",
-            ORIGIN,
-        ])
-        .env("CAPTOP_STATE_DIR", &state)
-        .env("CAPTOP_CONFIG", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let file = dir.path().join("export.om");
-    std::fs::write(&file, &out.stdout).unwrap();
-    let data = dir.path().join("data");
-    let made = Command::new("promtool")
-        .args(["tsdb", "create-blocks-from", "openmetrics"])
-        .arg(&file)
-        .arg(&data)
-        .output()
-        .expect("promtool (Debian: apt-get install prometheus)");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
-
-    // Prometheus on those blocks, scraping nothing.
-    let prometheus = PrometheusServer::start(dir.path(), "global:\n  scrape_interval: 1h\n");
+    let prometheus = prometheus_of_export(dir.path(), &state, ORIGIN).await;
     // A day before the end the route had sold 1,000 × (2 days − 1 day) / 5 min = 288,000.
     let then = end - chrono::Duration::days(1);
     let query = "captop_route_capacity_seconds{route=\"br-sao-paulo\",state=\"sold\"}";
