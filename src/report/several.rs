@@ -110,19 +110,20 @@ fn joined(sections: &[Section], format: Format) -> String {
                 .filter_map(|s| text(s).ok().map(|t| (s.profile.clone(), t)));
             labelled_exposition(ok)
         }
-        Format::Markdown => sections
+        Format::Markdown | Format::Table | Format::Nagios => sections
             .iter()
-            .map(|s| match text(s) {
-                Ok(t) => format!("## {}\n\n{t}", s.profile),
-                Err(why) => format!("## {}\n\n**down:** {why}\n", s.profile),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Format::Table | Format::Nagios => sections
-            .iter()
-            .map(|s| match text(s) {
-                Ok(t) => format!("=== {} ===\n{t}", s.profile),
-                Err(why) => format!("=== {} ===\ncaptop: {why}\n", s.profile),
+            .map(|s| {
+                let markdown = format == Format::Markdown;
+                let head = if markdown {
+                    format!("## {}\n\n", s.profile)
+                } else {
+                    format!("=== {} ===\n", s.profile)
+                };
+                match text(s) {
+                    Ok(t) => head + &t,
+                    Err(why) if markdown => format!("{head}**down:** {why}\n"),
+                    Err(why) => format!("{head}captop: {why}\n"),
+                }
             })
             .collect::<Vec<_>>()
             .join("\n"),

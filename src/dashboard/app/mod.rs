@@ -416,11 +416,7 @@ impl App {
                 table.filter_editing = true;
                 self.overlay = Overlay::None;
             }
-            Msg::Detail => {
-                if table.selected_row(rows).is_some() {
-                    self.overlay = Overlay::Detail;
-                }
-            }
+            Msg::Detail if table.selected_row(rows).is_some() => self.overlay = Overlay::Detail,
             Msg::ToggleSpan => self.day_span = self.day_span.other(),
             Msg::Refresh => return Some(Action::Poll(PollCommand::RefreshNow)),
             Msg::TogglePause => return Some(Action::Poll(PollCommand::TogglePause)),
@@ -429,25 +425,6 @@ impl App {
                 let page = self.page_rows();
                 self.routes.keep_selection_visible(page);
             }
-            // Answered above, by the table, or (the tabs) by the several services' desk.
-            Msg::Step(_) | Msg::Live | Msg::Tab(_) | Msg::NextTab | Msg::PrevTab => {}
-            Msg::Down
-            | Msg::Up
-            | Msg::PageDown
-            | Msg::PageUp
-            | Msg::HalfPageDown
-            | Msg::HalfPageUp
-            | Msg::First
-            | Msg::Last
-            | Msg::CycleSort
-            | Msg::ReverseSort
-            | Msg::KeepFilter
-            | Msg::ClearFilter
-            | Msg::EraseFilter
-            | Msg::DeleteChar
-            | Msg::Type(_)
-            | Msg::ScrollDown
-            | Msg::ScrollUp => {}
             Msg::Click { column, row } => {
                 let area = layout::routes_area(self.size, self.show_events);
                 let hit = layout::table_row_at(area, column, row);
@@ -455,6 +432,9 @@ impl App {
                     table.select_visible(on_screen, page);
                 }
             }
+            // Answered above (time travel), by the table (moving, sorting, filtering), or by
+            // the several services' desk (the tabs).
+            _ => {}
         }
         None
     }

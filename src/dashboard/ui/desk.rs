@@ -211,9 +211,16 @@ fn overview(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// Widths of the all view's columns: service, name, dial, fill gauge, fill %, minutes left,
-/// free ports.
-const ALL_COLUMNS: [usize; 7] = [10, 20, 6, 12, 5, 12, 11];
+/// The all view's columns: heading, width, and whether right-aligned.
+const ALL_COLUMNS: [(&str, usize, bool); 7] = [
+    ("Service", 10, false),
+    ("Name", 20, false),
+    ("Dial", 6, false),
+    ("Fill", 12, false),
+    ("", 5, true),
+    ("Min left", 12, true),
+    ("Ports free", 11, true),
+];
 
 fn all_routes(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
     let (rows, of) = desk.all_rows();
@@ -247,25 +254,17 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
     let block = super::panel(Line::from(title), theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [
-        service_w,
-        name_w,
-        dial_w,
-        gauge_w,
-        pct_w,
-        minutes_w,
-        ports_w,
-    ] = ALL_COLUMNS;
-    let heading = format!(
-        "  {}{}{}{}{}{}{}",
-        pad("Service", service_w),
-        pad("Name", name_w),
-        pad("Dial", dial_w),
-        pad("Fill", gauge_w),
-        pad_left("", pct_w),
-        pad_left("Min left", minutes_w),
-        pad_left("Ports free", ports_w),
-    );
+    let heading: String = ALL_COLUMNS
+        .iter()
+        .map(|&(title, width, right)| {
+            if right {
+                pad_left(title, width)
+            } else {
+                pad(title, width)
+            }
+        })
+        .collect();
+    let heading = format!("  {heading}");
     let mut lines = vec![Line::styled(heading, theme.heading())];
     let page = usize::from(inner.height.saturating_sub(1));
     for (at, &r) in table.view.iter().enumerate().skip(table.offset).take(page) {
@@ -298,7 +297,7 @@ fn all_row(
         pct_w,
         minutes_w,
         ports_w,
-    ] = ALL_COLUMNS;
+    ] = ALL_COLUMNS.map(|(_, width, _)| width);
     let level = service
         .app
         .options
