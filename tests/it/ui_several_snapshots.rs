@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use captop::dashboard::app::Event;
 use captop::dashboard::desk::Desk;
-use captop::fixtures::two_services;
+use captop::dashboard::desk::fixture::two_services;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

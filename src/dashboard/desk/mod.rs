@@ -15,6 +15,8 @@
 //! it unchanged, and it is drawn as it always was. Each service keeps its own store, poller,
 //! budget, history and relay; one failing changes its own tab and overview line only.
 
+#[doc(hidden)]
+pub mod fixture;
 pub mod overview;
 
 use chrono::{DateTime, Utc};

@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::fixture::two_services;
 use super::*;
-use crate::fixtures::two_services;
 
 fn key(desk: &mut Desk, code: KeyCode, modifiers: KeyModifiers) -> Vec<(usize, Action)> {
     desk.update(Event::Key(KeyEvent::new(code, modifiers)))

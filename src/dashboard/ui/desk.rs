@@ -190,13 +190,13 @@ fn overview(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
         let cause = line.cause.clone().unwrap_or_default();
         let mut spans = vec![
             Span::styled(pointer, theme.key()),
-            Span::styled(pad(&service.name, name_w), theme.strong()),
+            Span::styled(cell(&service.name, name_w), theme.strong()),
             Span::styled(
                 pad(line.standing.word(), state_w),
                 standing_style(line.standing, theme),
             ),
-            Span::styled(pad(&fullest, fullest_w), fullest_style),
-            Span::styled(pad(&soonest, soonest_w), theme.text()),
+            Span::styled(cell(&fullest, fullest_w), fullest_style),
+            Span::styled(cell(&soonest, soonest_w), theme.text()),
             Span::styled(pad_left(&util, util_w), theme.text()),
             Span::raw(" "),
             Span::styled(cause, standing_style(line.standing, theme)),
@@ -282,6 +282,11 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// `text` cut and padded to `width` cells, the last one a space, so neighbours never touch.
+fn cell(text: &str, width: usize) -> String {
+    format!("{} ", pad(text, width.saturating_sub(1)))
+}
+
 /// One route of the all view: its service, name, dial code, fill, minutes and ports left.
 fn all_row(
     row: &crate::store::RouteRow,
@@ -305,9 +310,9 @@ fn all_row(
         .level(f64::from(row.filled_pct));
     let mut spans = vec![
         Span::styled(if selected { "▶ " } else { "  " }, theme.key()),
-        Span::styled(pad(&service.name, service_w), theme.muted()),
-        Span::styled(pad(&row.name, name_w), theme.text()),
-        Span::styled(pad(&row.dial_code, dial_w), theme.muted()),
+        Span::styled(cell(&service.name, service_w), theme.muted()),
+        Span::styled(cell(&row.name, name_w), theme.text()),
+        Span::styled(cell(&row.dial_code, dial_w), theme.muted()),
     ];
     let ratio = f64::from(row.filled_pct) / 100.0;
     spans.extend(inline_gauge(
