@@ -187,7 +187,10 @@ fn overview(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
         let fullest_style = line.fullest.as_ref().map_or(theme.muted(), |(_, pct)| {
             theme.level(service.app.options.thresholds.level(f64::from(*pct)))
         });
-        let cause = line.cause.clone().unwrap_or_default();
+        // The cause takes what the columns leave, cut with an ellipsis.
+        let used = 3 + OVERVIEW_COLUMNS.iter().sum::<usize>();
+        let room = usize::from(inner.width).saturating_sub(used);
+        let cause = crate::text::fit(line.cause.as_deref().unwrap_or_default(), room);
         let mut spans = vec![
             Span::styled(pointer, theme.key()),
             Span::styled(cell(&service.name, name_w), theme.strong()),
