@@ -73,9 +73,10 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "MIB", global = true)]
     pub max_body_mib: Option<u32>,
 
-    /// Named profile of the config file.
+    /// Named profile of the config file; given more than once, the dashboard, --once and
+    /// check show each profile's service side by side.
     #[arg(long, env = "CAPTOP_PROFILE", value_name = "NAME", global = true)]
-    pub profile: Option<String>,
+    pub profile: Vec<String>,
 
     /// Config file to read instead of the default one.
     #[arg(long, env = "CAPTOP_CONFIG", value_name = "PATH", global = true)]

@@ -65,11 +65,18 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
     } else {
         None
     };
-    let thresholds = match crate::report::check::CheckThresholds::resolve(
-        &args.check,
-        &settings.check,
-        crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
-    ) {
+    let services = match settings.services() {
+        Ok(services) => services,
+        Err(e) if check => return unknown(&e.to_string()),
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if services.len() > 1 {
+        return several(args, services, check, habits).await;
+    }
+    let thresholds = match thresholds_of(args, &settings) {
         Ok(thresholds) => thresholds,
         Err(e) if check => return unknown(&e),
         Err(e) => {
@@ -112,6 +119,80 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         crate::setup::end_demo(server).await;
     }
     code
+}
+
+/// Check mode's thresholds for the service of `settings`: the flags, else its profile's.
+fn thresholds_of(
+    args: &GlobalArgs,
+    settings: &Settings,
+) -> Result<crate::report::check::CheckThresholds, String> {
+    crate::report::check::CheckThresholds::resolve(
+        &args.check,
+        &settings.check,
+        crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
+    )
+}
+
+/// Several services side by side: the dashboard with a tab each, or one `--once` / check
+/// report with a section each. A service whose client cannot be built (no key, a refused
+/// URL) is shown failing with the reason; the others go on.
+async fn several(
+    args: &GlobalArgs,
+    services: Vec<Settings>,
+    check: bool,
+    habits: Option<(
+        crate::dashboard::app::Keymap,
+        crate::dashboard::ui::palette::Palette,
+    )>,
+) -> u8 {
+    let refused = if args.at.is_some() {
+        Some("--at reads one service's history: name one --profile")
+    } else if args.demo {
+        Some("--demo is one simulated service: leave it out with several profiles")
+    } else {
+        None
+    };
+    if let Some(why) = refused {
+        if check {
+            print!("{}", crate::report::nagios::unknown(why));
+            return crate::report::check::Status::Unknown.code();
+        }
+        eprintln!("captop: {why}");
+        return EXIT_USAGE;
+    }
+    let clients = futures::future::join_all(
+        services
+            .iter()
+            .map(|settings| crate::setup::client_for(settings, None)),
+    )
+    .await;
+    if let Some(habits) = habits {
+        return crate::dashboard::several::run(services, clients, habits).await;
+    }
+    let format = if check {
+        crate::cli::Format::Nagios
+    } else {
+        args.format
+    };
+    let asked = services.iter().zip(clients).map(|(settings, client)| {
+        let parts = client.and_then(|client| {
+            let thresholds = thresholds_of(args, settings)?;
+            let (options, budget) =
+                crate::report::once_parts(settings, format, thresholds, &client, false);
+            Ok((client, options, budget))
+        });
+        crate::report::several::Service {
+            profile: settings.profile.clone(),
+            parts,
+        }
+    });
+    crate::report::several::run(
+        asked.collect(),
+        format,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )
+    .await
 }
 
 /// `captop history info|export`.

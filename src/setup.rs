@@ -137,28 +137,33 @@ pub async fn connect(
     demo: Option<&DemoServer>,
     check: bool,
 ) -> Result<Client, u8> {
-    let fail = |message: String| {
+    client_for(settings, demo).await.map_err(|message| {
         if check {
             print!("{}", crate::report::nagios::unknown(&message));
             return crate::report::check::Status::Unknown.code();
         }
         eprintln!("captop: {message}");
         EXIT_USAGE
-    };
+    })
+}
+
+/// The client [`connect`] builds, or the one-line reason there is none (no base URL, a
+/// refused one, no key); the key source's warnings go to stderr.
+pub async fn client_for(settings: &Settings, demo: Option<&DemoServer>) -> Result<Client, String> {
     let base_url = match (demo, &settings.base_url) {
         (Some(server), _) => server.base_url(),
         (None, Some(url)) => url.clone(),
         (None, None) => {
-            return Err(fail(
+            return Err(
                 "no service to watch — pass --base-url URL (or set CAPTOP_BASE_URL, or base_url in the config), or try --demo".to_owned(),
-            ));
+            );
         }
     };
     let mut options = ClientOptions::new(base_url, None);
     options.timeout = settings.timeout;
     options.max_body_bytes = settings.max_body_bytes;
     options.allow_insecure_http = settings.allow_insecure_http;
-    options.check_base_url().map_err(|e| fail(e.to_string()))?;
+    options.check_base_url().map_err(|e| e.to_string())?;
     options.api_key = match demo {
         Some(server) => ApiKey::new(server.api_key()),
         None => {
@@ -166,12 +171,12 @@ pub async fn connect(
                 .key_request()
                 .find()
                 .await
-                .map_err(|e| fail(e.to_string()))?;
+                .map_err(|e| e.to_string())?;
             for warning in &found.warnings {
                 eprintln!("captop: warning: {warning}");
             }
             Some(found.key)
         }
     };
-    Client::new(options).map_err(|e| fail(e.to_string()))
+    Client::new(options).map_err(|e| e.to_string())
 }

@@ -32,6 +32,9 @@ pub struct LoadedConfig {
     pub top: Profile,
     /// The `[profiles.NAME]` tables.
     pub profiles: BTreeMap<String, Profile>,
+    /// `[dashboard] profiles`: the services shown side by side when no `--profile` names
+    /// them, each checked to be a profile of the file (empty when unset).
+    pub dashboard_profiles: Vec<String>,
     /// The file's text, to place a problem found later at its line and column.
     text: String,
 }
@@ -44,6 +47,7 @@ impl std::fmt::Debug for LoadedConfig {
             .field("default_profile", &self.default_profile)
             .field("top", &self.top)
             .field("profiles", &self.profiles)
+            .field("dashboard_profiles", &self.dashboard_profiles)
             .finish_non_exhaustive()
     }
 }
@@ -243,6 +247,7 @@ impl<'de> Deserialize<'de> for KeepDays {
 struct RawFile {
     default_profile: Option<Spanned<String>>,
     profiles: Option<BTreeMap<Spanned<String>, Spanned<RawProfile>>>,
+    dashboard: Option<super::dashboard_table::RawDashboard>,
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
     budget: Option<Budget>,
@@ -371,7 +376,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
             Some(key) => format!("{key}: {message}"),
             None => message,
         };
-        invalid_at(path, text, offset, crate::text::fit(&message, 300))
+        invalid_at(path, text, offset, crate::text::fit(&message, 400))
     })?;
     let default_profile = match raw.default_profile {
         Some(name) => {
@@ -409,13 +414,11 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         && name != DEFAULT_PROFILE
         && !profiles.contains_key(name)
     {
-        return Err(invalid_at(
-            path,
-            text,
-            span.start,
-            format!("default_profile names `{name}`, but there is no [profiles.{name}]"),
-        ));
+        let message = format!("default_profile names `{name}`, but there is no [profiles.{name}]");
+        return Err(invalid_at(path, text, span.start, message));
     }
+    let dashboard_profiles = (raw.dashboard.map(|t| t.profiles(&profiles)).transpose())
+        .map_err(|(at, message)| invalid_at(path, text, at, message))?;
     let top = RawProfile {
         base_url: raw.base_url,
         interval: raw.interval,
@@ -442,6 +445,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         default_profile: default_profile.map(|(name, _)| name),
         top,
         profiles,
+        dashboard_profiles: dashboard_profiles.unwrap_or_default(),
         text: text.to_owned(),
     })
 }

@@ -25,6 +25,7 @@
 //!   range        threshold ranges in the plugins' syntax, for [check] and check mode's flags
 //!   check_table  the [check] table: check mode's threshold defaults (ranges, hours)
 //!     ▲
+//!   dashboard_table  [dashboard]: the profiles shown side by side, checked against the file's
 //!   file         find, read and parse the file into profiles (reads the config file, nothing else)
 //!   keys_theme   [keys] and [theme] as written, layered; the dashboard checks them (no I/O)
 //!     ▲
@@ -37,6 +38,7 @@
 //! the API key is looked for by [`crate::credentials`], from [`Settings::key_request`].
 
 mod check_table;
+mod dashboard_table;
 mod error;
 mod file;
 mod keys_theme;

@@ -237,6 +237,38 @@ impl Settings {
         })
     }
 
+    /// The profiles whose services are shown side by side: every `--profile` given (more
+    /// than one), else the config's `[dashboard] profiles` when no `--profile` names one, else
+    /// the one profile these settings are of. Each name once, in the order given.
+    pub fn service_profiles(&self) -> Vec<String> {
+        let asked = &self.inputs.args.profile;
+        let configured = self.inputs.file.as_ref().map(|f| &f.dashboard_profiles);
+        let mut names: Vec<String> = Vec::new();
+        let listed = match configured {
+            _ if asked.len() > 1 => asked.as_slice(),
+            Some(list) if asked.is_empty() && !list.is_empty() => list.as_slice(),
+            _ => std::slice::from_ref(&self.profile),
+        };
+        for name in listed.iter().filter(|n| !n.is_empty()) {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        if names.is_empty() {
+            names.push(self.profile.clone());
+        }
+        names
+    }
+
+    /// The settings of each service [`Settings::service_profiles`] names, in that order; an
+    /// error names the first profile the config file does not have.
+    pub fn services(&self) -> Result<Vec<Settings>, ConfigError> {
+        self.service_profiles()
+            .iter()
+            .map(|name| self.for_profile(name))
+            .collect()
+    }
+
     /// Whether the budget was asked for (`--budget` or the profile's `budget`) rather than left
     /// at the default, so `captop serve` can use a larger default of its own.
     pub fn budget_given(&self) -> bool {
@@ -280,7 +312,7 @@ fn select_profile<'f>(
 ) -> Result<(String, &'f Profile), ConfigError> {
     let name = profile_override
         .map(str::to_owned)
-        .or_else(|| args.profile.clone().filter(|p| !p.is_empty()))
+        .or_else(|| args.profile.first().filter(|p| !p.is_empty()).cloned())
         .or_else(|| file.and_then(|f| f.default_profile.clone()))
         .unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
     /// The profile of no file: every key takes captop's default.

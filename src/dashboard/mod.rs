@@ -6,9 +6,11 @@
 
 pub mod app;
 pub mod days;
+pub mod desk;
 pub mod effects;
 pub mod habits;
 pub mod layout;
+pub mod several;
 pub mod tui;
 pub mod ui;
 
@@ -36,33 +38,68 @@ pub async fn run(
         Some(server) => format!("demo {}", server.base_url()),
         None => client.base_url().to_owned(),
     };
+    let (service, io) = wire(settings, habits, client, demo.is_some(), label);
+    let desk = desk::Desk::new(vec![service]);
+    finish(tui::run(desk, vec![Some(io)]).await).await
+}
+
+/// One service's dashboard and what it runs with: its store (alerting as its `[actions]` ask,
+/// recording when it has a history), its poller, the effects of its polls. Each service of
+/// several is wired by this, as the one service is.
+pub fn wire(
+    settings: &Settings,
+    habits: (app::Keymap, ui::palette::Palette),
+    client: Client,
+    demo: bool,
+    label: String,
+) -> (desk::Service, tui::ServiceIo) {
     let options = app::UiOptions::from_settings(settings, habits, label);
     let mut store = crate::store::Store::new(options.thresholds)
         .alerting_within(settings.actions.sells_out_within);
-    let embedded = history_for(&client, settings, demo.is_some());
-    let past = match demo {
-        Some(_) => PastSource::Embedded(embedded),
-        None => match PastSource::of_settings(settings, embedded) {
-            Ok(past) => past,
-            Err(why) => {
-                eprintln!("captop: {}", crate::text::sanitize(&why));
-                return EXIT_FAILURE;
-            }
-        },
+    let embedded = history_for(&client, settings, demo);
+    let past = if demo {
+        PastSource::Embedded(embedded)
+    } else {
+        PastSource::of_settings(settings, embedded).unwrap_or_else(|why| {
+            // The live figures go on without their days; the status line says why.
+            store.warn(&format!("history: {why}"), chrono::Utc::now());
+            PastSource::Embedded(None)
+        })
     };
     if past.recorded().is_some() {
         store = store.recording();
     }
     let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
-    if demo.is_some() {
+    if demo {
         // The in-process demo service talks to this process only: its budget stays here.
         config.sharing = crate::poll::BudgetSharing::Off;
     }
-    let mut effects = effects::Effects::new(settings.actions.clone(), past, client.clone());
-    let (commands, events, poller) = crate::poll::spawn(client, config);
-    let result = tui::run(options, store, &mut effects, events, commands).await;
-    poller.abort();
-    if tokio::time::timeout(Duration::from_secs(2), effects.close())
+    let effects = effects::Effects::new(settings.actions.clone(), past, client.clone());
+    let (commands, polls, poller) = crate::poll::spawn(client, config);
+    let app = app::App::with_store(
+        options,
+        store,
+        chrono::Utc::now(),
+        std::time::Instant::now(),
+    );
+    let service = desk::Service {
+        name: settings.profile.clone(),
+        app,
+        down: None,
+    };
+    let io = tui::ServiceIo {
+        effects,
+        polls,
+        commands,
+        poller,
+    };
+    (service, io)
+}
+
+/// After the loop: the effects closed (their history written, within 2 s), the exit code.
+async fn finish((result, effects): (anyhow::Result<tui::Exit>, Vec<effects::Effects>)) -> u8 {
+    let closing = futures::future::join_all(effects.into_iter().map(effects::Effects::close));
+    if tokio::time::timeout(Duration::from_secs(2), closing)
         .await
         .is_err()
     {

@@ -27,6 +27,7 @@ pub mod json;
 pub mod markdown;
 pub mod nagios;
 pub mod prometheus;
+pub mod several;
 pub mod table;
 
 pub use json::render_json;
@@ -233,22 +234,27 @@ pub async fn run(
     if options.format == Format::Nagios {
         return check(client, budget, options, stdout, stderr).await;
     }
-    let (capacity, utilization) = match fetch(client, budget, client.timeout()).await {
-        Ok(reports) => reports,
-        Err(why) => {
-            let _ = writeln!(stderr, "captop: {why}");
-            return 1;
-        }
-    };
-    let mut store = store_of(options, capacity, utilization);
-    seed_days(client, &options.past, &mut store, stderr).await;
-    match draw(options, client.base_url(), &mut store, stderr) {
+    match report_text(client, budget, options, stderr).await {
         Ok(text) => write_out(&text, stdout, stderr),
         Err(why) => {
             let _ = writeln!(stderr, "captop: {why}");
             1
         }
     }
+}
+
+/// Fetches both reports and draws them in `options.format` (not check mode's); `Err` is the
+/// one-line reason there is no report (sanitized). Warnings go to `stderr`.
+pub async fn report_text(
+    client: &Client,
+    budget: &OneShot,
+    options: &OnceOptions,
+    stderr: &mut dyn Write,
+) -> Result<String, String> {
+    let (capacity, utilization) = fetch(client, budget, client.timeout()).await?;
+    let mut store = store_of(options, capacity, utilization);
+    seed_days(client, &options.past, &mut store, stderr).await;
+    draw(options, client.base_url(), &mut store, stderr)
 }
 
 /// Seeds the forecasts from the days Prometheus holds (`[history] source = "prometheus"`), or
@@ -284,34 +290,38 @@ async fn check(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let deadline = client.timeout();
-    let fetched = tokio::time::timeout(deadline, fetch(client, budget, deadline / 2)).await;
-    let (text, status) = match fetched {
-        Err(_) => (
-            nagios::unknown(&format!(
-                "timed out: no answer within {} (-t)",
-                crate::format::duration(deadline, crate::format::Precision::Sentence)
-            )),
-            crate::report::check::Status::Unknown,
-        ),
-        Ok(Err(why)) => (nagios::unknown(&why), crate::report::check::Status::Unknown),
-        Ok(Ok((capacity, utilization))) => {
-            let mut store = store_of(options, capacity, utilization);
-            seed_days(client, &options.past, &mut store, stderr).await;
-            with_history(&mut store, options.past.recorded(), stderr, |_| ());
-            match check::evaluate_store(&store, &options.thresholds) {
-                Some(evaluation) => (nagios::render(&evaluation), evaluation.status),
-                None => (
-                    nagios::unknown("the figures were fetched but not taken"),
-                    check::Status::Unknown,
-                ),
-            }
-        }
+    let (text, status) = match check_evaluation(client, budget, options, stderr).await {
+        Ok(evaluation) => (nagios::render(&evaluation), evaluation.status),
+        Err(why) => (nagios::unknown(&why), check::Status::Unknown),
     };
     match write_out(&text, stdout, stderr) {
         0 => status.code(),
         _ => crate::report::check::Status::Unknown.code(),
     }
+}
+
+/// Check mode's verdict on the service `client` asks, or the one-line reason it is UNKNOWN:
+/// the figures could not be had within the timeout (which bounds the whole check, budget wait
+/// included, as the plugins' `-t` does).
+pub async fn check_evaluation(
+    client: &Client,
+    budget: &OneShot,
+    options: &OnceOptions,
+    stderr: &mut dyn Write,
+) -> Result<check::Evaluation, String> {
+    let deadline = client.timeout();
+    let fetched = tokio::time::timeout(deadline, fetch(client, budget, deadline / 2)).await;
+    let (capacity, utilization) = fetched.map_err(|_| {
+        format!(
+            "timed out: no answer within {} (-t)",
+            crate::format::duration(deadline, crate::format::Precision::Sentence)
+        )
+    })??;
+    let mut store = store_of(options, capacity, utilization);
+    seed_days(client, &options.past, &mut store, stderr).await;
+    with_history(&mut store, options.past.recorded(), stderr, |_| ());
+    check::evaluate_store(&store, &options.thresholds)
+        .ok_or_else(|| "the figures were fetched but not taken".to_owned())
 }
 
 /// `--once --at TIME`: the figures as the history recorded them then, in any format, read
@@ -347,24 +357,7 @@ pub async fn run_with_settings(
     client: &Client,
     demo: bool,
 ) -> u8 {
-    let embedded = crate::setup::history_for(client, settings, demo);
-    let past = if demo {
-        PastSource::Embedded(embedded)
-    } else {
-        match PastSource::of_settings(settings, embedded) {
-            Ok(past) => past,
-            Err(why) => {
-                eprintln!("captop: {}", sanitize(&why));
-                return crate::setup::EXIT_FAILURE;
-            }
-        }
-    };
-    let options = OnceOptions::of(settings, format, thresholds, past);
-    let budget = if demo {
-        crate::poll::one_shot::OneShot::unshared()
-    } else {
-        crate::poll::one_shot::OneShot::open(client.base_url(), settings.budget)
-    };
+    let (options, budget) = once_parts(settings, format, thresholds, client, demo);
     crate::report::run(
         client,
         &budget,
@@ -373,6 +366,34 @@ pub async fn run_with_settings(
         &mut std::io::stderr().lock(),
     )
     .await
+}
+
+/// What one service's `--once` runs with: its options (its own history) and its request
+/// budget, shared with every captop of the user that asks the same service (but the demo's).
+pub fn once_parts(
+    settings: &crate::config::Settings,
+    format: crate::cli::Format,
+    thresholds: crate::report::check::CheckThresholds,
+    client: &Client,
+    demo: bool,
+) -> (OnceOptions, OneShot) {
+    let embedded = crate::setup::history_for(client, settings, demo);
+    let past = if demo {
+        PastSource::Embedded(embedded)
+    } else {
+        PastSource::of_settings(settings, embedded).unwrap_or_else(|why| {
+            // The live figures are printed without their days; the warning says why.
+            eprintln!("captop: warning: history: {}", sanitize(&why));
+            PastSource::Embedded(None)
+        })
+    };
+    let options = OnceOptions::of(settings, format, thresholds, past);
+    let budget = if demo {
+        OneShot::unshared()
+    } else {
+        OneShot::open(client.base_url(), settings.budget)
+    };
+    (options, budget)
 }
 
 /// Validation warnings on stderr, at most [`MAX_WARNING_LINES`] of them.

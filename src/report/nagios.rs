@@ -17,17 +17,28 @@ const MAX_LONG_LINES: usize = 50;
 /// The plugin output of an evaluation, ending in a newline.
 pub fn render(evaluation: &Evaluation) -> String {
     let perf: Vec<String> = evaluation.perf.iter().map(ToString::to_string).collect();
+    let long: Vec<&str> = evaluation
+        .findings
+        .iter()
+        .map(|f| f.detail.as_str())
+        .collect();
+    plugin_output(evaluation.status, &evaluation.summary, &perf, &long)
+}
+
+/// The status line (`CAPTOP STATUS - summary | perfdata`) and at most [`MAX_LONG_LINES`] of
+/// long output, each ending in a newline.
+pub fn plugin_output(status: Status, summary: &str, perf: &[String], long: &[&str]) -> String {
     let mut out = format!(
         "CAPTOP {} - {} | {}\n",
-        evaluation.status.word(),
-        evaluation.summary,
+        status.word(),
+        summary,
         perf.join(" ")
     );
-    for f in evaluation.findings.iter().take(MAX_LONG_LINES) {
-        out.push_str(&f.detail);
+    for line in long.iter().take(MAX_LONG_LINES) {
+        out.push_str(line);
         out.push('\n');
     }
-    if let Some(more) = evaluation.findings.len().checked_sub(MAX_LONG_LINES)
+    if let Some(more) = long.len().checked_sub(MAX_LONG_LINES)
         && more > 0
     {
         out.push_str(&format!("… and {more} more\n"));

@@ -61,7 +61,7 @@ async fn auth(cmd: AuthCommand, s: &Settings, piped: Option<&str>) -> (i32, Stri
 
 fn args(profile: &str) -> GlobalArgs {
     GlobalArgs {
-        profile: Some(profile.to_owned()),
+        profile: vec![profile.to_owned()],
         ..GlobalArgs::default()
     }
 }

@@ -237,7 +237,7 @@ fn the_default_profile_comes_from_the_file_and_takes_defaults_not_top_level_valu
 fn env_profile_beats_the_file_and_flag_beats_env() {
     // clap fills `profile` from --profile or CAPTOP_PROFILE; the flag wins inside clap.
     let args = GlobalArgs {
-        profile: Some("staging".to_owned()),
+        profile: vec!["staging".to_owned()],
         ..GlobalArgs::default()
     };
     let s = resolve(Some(CONFIG), args, &[], false).unwrap();
@@ -252,7 +252,7 @@ fn env_profile_beats_the_file_and_flag_beats_env() {
     );
 
     let args = GlobalArgs {
-        profile: Some("default".to_owned()),
+        profile: vec!["default".to_owned()],
         ..GlobalArgs::default()
     };
     let s = resolve(Some(CONFIG), args, &[], false).unwrap();
@@ -361,7 +361,7 @@ fn bad_flags_and_env_are_errors_that_name_them() {
 #[test]
 fn an_unknown_profile_lists_the_known_ones() {
     let args = GlobalArgs {
-        profile: Some("prd".to_owned()),
+        profile: vec!["prd".to_owned()],
         ..GlobalArgs::default()
     };
     let e = resolve(Some(CONFIG), args, &[], false)
@@ -402,6 +402,55 @@ fn another_profile_resolves_from_the_same_inputs() {
         staging.base_url.as_deref(),
         Some("https://staging.example.net/v1")
     );
+}
+
+#[test]
+fn several_profiles_come_from_the_flags_else_from_the_dashboard_table() {
+    let args = GlobalArgs {
+        profile: vec![
+            "staging".to_owned(),
+            "prod".to_owned(),
+            "staging".to_owned(),
+        ],
+        ..GlobalArgs::default()
+    };
+    let s = resolve(Some(CONFIG), args, &[], false).unwrap();
+    assert_eq!(s.profile, "staging", "the first names the settings");
+    assert_eq!(
+        s.service_profiles(),
+        ["staging", "prod"],
+        "each once, in order"
+    );
+    let services = s.services().unwrap();
+    assert_eq!(
+        services[1].base_url.as_deref(),
+        Some("https://prod.example.net/v1")
+    );
+
+    let table = format!("{CONFIG}\n[dashboard]\nprofiles = [\"default\", \"staging\"]\n");
+    let s = resolve(Some(&table), GlobalArgs::default(), &[], false).unwrap();
+    assert_eq!(s.service_profiles(), ["default", "staging"]);
+    let one = GlobalArgs {
+        profile: vec!["prod".to_owned()],
+        ..GlobalArgs::default()
+    };
+    let s = resolve(Some(&table), one, &[], false).unwrap();
+    assert_eq!(
+        s.service_profiles(),
+        ["prod"],
+        "one --profile wins over the table"
+    );
+
+    let args = GlobalArgs {
+        profile: vec!["prod".to_owned(), "nope".to_owned()],
+        ..GlobalArgs::default()
+    };
+    let e = resolve(Some(CONFIG), args, &[], false)
+        .unwrap()
+        .services()
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("no profile `nope` in "), "{e}");
 }
 
 const HABITS: &str = r##"
@@ -454,7 +503,7 @@ fn keys_and_theme_layer_from_the_top_level_into_profiles() {
     assert!(s.color);
 
     let args = GlobalArgs {
-        profile: Some("prod".to_owned()),
+        profile: vec!["prod".to_owned()],
         ..GlobalArgs::default()
     };
     let prod = resolve(Some(HABITS), args, &[], true).unwrap();

@@ -39,7 +39,7 @@ async fn each_source_in_order_the_first_that_yields_wins() {
     keyring.store_key(&profile, &keyring_key).unwrap();
 
     let all = GlobalArgs {
-        profile: Some(profile.clone()),
+        profile: vec![profile.clone()],
         api_key_file: Some(key_file(dir.path(), 0o600)),
         ..GlobalArgs::default()
     };

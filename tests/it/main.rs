@@ -43,9 +43,11 @@
 //! | `serve_relay`       | `captop serve` between the simulated service and real readers       |
 //! | `serve_reload`      | `captop serve` rotating its certificate and tokens under load       |
 //! | `serve_status_page` | `captop serve`'s status page, read and in Chromium (`#[ignore]`d)   |
+//! | `several_services`  | two profiles, one down: `--once`, `check`, the dashboard in a pty   |
 //! | `tui_pty`           | the dashboard end to end in a pty                                   |
 //! | `ui_days_snapshots` | the detail view's chart over 24 h and 7 days, the "Trend" column    |
 //! | `ui_forecast_snapshots` | the "Full in" column and the detail view's sales line           |
+//! | `ui_several_snapshots` | the overview, a service's tab and the all view of two services    |
 //! | `ui_snapshots`      | whole frames against `snapshots/`                                   |
 //! | `ui_team_alerts`    | a relay's alerts in the header and the event pane (colour asserted)  |
 //!
@@ -95,8 +97,10 @@ mod serve_prometheus;
 mod serve_relay;
 mod serve_reload;
 mod serve_status_page;
+mod several_services;
 mod tui_pty;
 mod ui_days_snapshots;
 mod ui_forecast_snapshots;
+mod ui_several_snapshots;
 mod ui_snapshots;
 mod ui_team_alerts;

@@ -148,6 +148,8 @@ pub struct App {
     travel: Option<Travel>,
     /// Whether there is a history to travel through (set by the runtime).
     pub has_history: bool,
+    /// Whether this service is one tab among others (its help lists the tabs' keys).
+    pub tabs: bool,
     /// A one-line answer of the time-travel keys (no history, an instant it does not reach).
     pub travel_note: Option<String>,
     /// The routes table.
@@ -187,6 +189,7 @@ impl App {
             store,
             travel: None,
             has_history: false,
+            tabs: false,
             travel_note: None,
             options,
             routes: RoutesTable::default(),
@@ -382,9 +385,14 @@ impl App {
         usize::from(layout::table_body_height(routes)).max(1)
     }
 
-    /// Whether the help lists `msg`: the time-travel keys only where there is a history.
+    /// Whether the help lists `msg`: the time-travel keys only where there is a history, the
+    /// tabs' only beside other services.
     pub fn lists(&self, msg: Msg) -> bool {
-        !matches!(msg, Msg::Step(_) | Msg::Live) || self.has_history
+        match msg {
+            Msg::Step(_) | Msg::Live => self.has_history,
+            Msg::Tab(_) | Msg::NextTab | Msg::PrevTab => self.tabs,
+            _ => true,
+        }
     }
 
     fn on_msg(&mut self, msg: Msg) -> Option<Action> {
@@ -396,39 +404,19 @@ impl App {
         let page = self.page_rows();
         let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
         let table = &mut self.routes;
-        let half = page as isize / 2;
+        if table.on_msg(msg, rows, page) {
+            return None;
+        }
         match msg {
             Msg::Quit => return Some(Action::Quit),
-            Msg::Back if table.filter.is_empty() => return Some(Action::Quit),
-            Msg::Back | Msg::EraseFilter => table.set_filter(String::new(), rows, page),
+            Msg::Back => return Some(Action::Quit),
             Msg::Help => self.overlay = Overlay::Help,
             Msg::Close => self.overlay = Overlay::None,
-            Msg::Down => table.move_by(1, page),
-            Msg::Up => table.move_by(-1, page),
-            Msg::PageDown => table.move_by(page as isize, page),
-            Msg::PageUp => table.move_by(-(page as isize), page),
-            Msg::HalfPageDown => table.move_by(half, page),
-            Msg::HalfPageUp => table.move_by(-half, page),
-            Msg::First => table.select(0, page),
-            Msg::Last => table.select_last(page),
-            Msg::CycleSort => table.cycle_sort(rows, page),
-            Msg::ReverseSort => table.reverse_sort(rows, page),
             Msg::StartFilter => {
                 table.filter_editing = true;
                 self.overlay = Overlay::None;
             }
-            Msg::KeepFilter => table.filter_editing = false,
-            Msg::ClearFilter => {
-                table.filter_editing = false;
-                table.set_filter(String::new(), rows, page);
-            }
-            Msg::DeleteChar => table.delete_char(rows, page),
-            Msg::Type(c) => table.type_char(c, rows, page),
-            Msg::Detail => {
-                if table.selected_row(rows).is_some() {
-                    self.overlay = Overlay::Detail;
-                }
-            }
+            Msg::Detail if table.selected_row(rows).is_some() => self.overlay = Overlay::Detail,
             Msg::ToggleSpan => self.day_span = self.day_span.other(),
             Msg::Refresh => return Some(Action::Poll(PollCommand::RefreshNow)),
             Msg::TogglePause => return Some(Action::Poll(PollCommand::TogglePause)),
@@ -437,10 +425,6 @@ impl App {
                 let page = self.page_rows();
                 self.routes.keep_selection_visible(page);
             }
-            // Answered above.
-            Msg::Step(_) | Msg::Live => {}
-            Msg::ScrollDown => table.move_by(WHEEL_STEP, page),
-            Msg::ScrollUp => table.move_by(-WHEEL_STEP, page),
             Msg::Click { column, row } => {
                 let area = layout::routes_area(self.size, self.show_events);
                 let hit = layout::table_row_at(area, column, row);
@@ -448,13 +432,13 @@ impl App {
                     table.select_visible(on_screen, page);
                 }
             }
+            // Answered above (time travel), by the table (moving, sorting, filtering), or by
+            // the several services' desk (the tabs).
+            _ => {}
         }
         None
     }
 }
-
-/// Rows one mouse-wheel notch scrolls.
-const WHEEL_STEP: isize = 3;
 
 #[cfg(test)]
 mod tests;

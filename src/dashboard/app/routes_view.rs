@@ -5,6 +5,7 @@
 //! the filter change, never per frame. Selection follows the route, not the position, when the
 //! order changes; scrolling moves just enough to keep the selection on screen.
 
+use super::Msg;
 use crate::store::RouteRow;
 
 /// The order of the routes table; `s` cycles it, `S` reverses it.
@@ -92,7 +93,42 @@ impl Default for RoutesTable {
     }
 }
 
+/// Rows one mouse-wheel notch scrolls.
+const WHEEL_STEP: isize = 3;
+
 impl RoutesTable {
+    /// Answers the messages that only move, sort or filter the table, over `rows` with `page`
+    /// rows on screen; `false` (nothing done) for any other message. Esc (`Msg::Back`) clears
+    /// a filter here; without one, it is the caller's.
+    pub fn on_msg(&mut self, msg: Msg, rows: &[RouteRow], page: usize) -> bool {
+        let half = page as isize / 2;
+        match msg {
+            Msg::Back if self.filter.is_empty() => return false,
+            Msg::Back | Msg::EraseFilter => self.set_filter(String::new(), rows, page),
+            Msg::Down => self.move_by(1, page),
+            Msg::Up => self.move_by(-1, page),
+            Msg::PageDown => self.move_by(page as isize, page),
+            Msg::PageUp => self.move_by(-(page as isize), page),
+            Msg::HalfPageDown => self.move_by(half, page),
+            Msg::HalfPageUp => self.move_by(-half, page),
+            Msg::First => self.select(0, page),
+            Msg::Last => self.select_last(page),
+            Msg::CycleSort => self.cycle_sort(rows, page),
+            Msg::ReverseSort => self.reverse_sort(rows, page),
+            Msg::KeepFilter => self.filter_editing = false,
+            Msg::ClearFilter => {
+                self.filter_editing = false;
+                self.set_filter(String::new(), rows, page);
+            }
+            Msg::DeleteChar => self.delete_char(rows, page),
+            Msg::Type(c) => self.type_char(c, rows, page),
+            Msg::ScrollDown => self.move_by(WHEEL_STEP, page),
+            Msg::ScrollUp => self.move_by(-WHEEL_STEP, page),
+            _ => return false,
+        }
+        true
+    }
+
     /// The selected row of `rows`, if the view is not empty.
     pub fn selected_row<'a>(&self, rows: &'a [RouteRow]) -> Option<&'a RouteRow> {
         self.view.get(self.selected).and_then(|&i| rows.get(i))

@@ -12,11 +12,12 @@ use ratatui::crossterm::terminal;
 use tokio::sync::mpsc;
 
 use super::terminal::TerminalGuard;
-use crate::dashboard::app::{Action, App, Event, UiOptions};
+use crate::dashboard::app::{Action, Event};
+use crate::dashboard::desk::Desk;
 use crate::dashboard::effects::Effects;
 use crate::history::past::PastSource;
 use crate::poll::{Pause, PollCommand, PollEvent};
-use crate::store::{Store, Thresholds};
+use crate::store::Thresholds;
 
 /// Why the dashboard ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,91 +33,162 @@ pub enum Exit {
 }
 
 /// What the runtime's one loop waits for.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "moved once through the channel; see app::Event"
-)]
 enum Input {
+    /// From the terminal (keys, mouse, resize) or the tick: for the desk.
     App(Event),
+    /// From service `.0`'s poller or history: for its dashboard.
+    Service(usize, Event),
     End(Exit),
 }
 
+/// What one service's dashboard runs with: the effects of its polls and the two ends
+/// `crate::poll::spawn` returned for its poller.
+#[derive(Debug)]
+pub struct ServiceIo {
+    /// What its polls leave outside the screen (actions, history, relay).
+    pub effects: Effects,
+    /// Its poller's messages.
+    pub polls: mpsc::Receiver<PollEvent>,
+    /// Its poller's commands: `r` (refresh), `p` (pause) and, on the way out,
+    /// [`PollCommand::Shutdown`].
+    pub commands: mpsc::UnboundedSender<PollCommand>,
+    /// Its poller's task, stopped when the dashboard ends.
+    pub poller: tokio::task::JoinHandle<()>,
+}
+
+/// What the loop keeps of each service: its effects and its poller's commands (`None` for a
+/// service that could not be asked at all).
+type Sides = Vec<Option<(Effects, mpsc::UnboundedSender<PollCommand>)>>;
+
 /// Runs the dashboard until the user quits, a signal arrives or the terminal goes away.
 ///
-/// `polls` brings the poller's messages; `commands` carries `r` (refresh), `p` (pause) and,
-/// on the way out, [`PollCommand::Shutdown`] — the two ends `crate::poll::spawn` returns. The
-/// terminal is restored before this returns; the caller decides the exit code from [`Exit`].
+/// `services` are the desk's services' ends, in its order (`None` for a service with no
+/// poller); the desk's apps are put on the clock and given their history here. The terminal is
+/// restored before this returns, and every poller told to shut down; the caller decides the
+/// exit code from [`Exit`] ([`Exit::PollerGone`] once every poller is gone) and closes the
+/// effects it gets back.
 pub async fn run(
-    options: UiOptions,
-    store: Store,
-    effects: &mut Effects,
-    mut polls: mpsc::Receiver<PollEvent>,
-    commands: mpsc::UnboundedSender<PollCommand>,
-) -> anyhow::Result<Exit> {
-    let mut guard = TerminalGuard::enter()?;
+    mut desk: Desk,
+    services: Vec<Option<ServiceIo>>,
+) -> (anyhow::Result<Exit>, Vec<Effects>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
+    let mut sides: Sides = Vec::new();
+    let pollers = services.iter().filter(|s| s.is_some()).count();
+    let gone = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(pollers));
+    let mut tasks = Vec::new();
+    for (i, io) in services.into_iter().enumerate() {
+        let Some(io) = io else {
+            sides.push(None);
+            continue;
+        };
+        if let Some(app) = desk.app_mut(i) {
+            app.has_history = io.effects.past().is_some();
+        }
+        spawn_forwarder(i, io.polls, tx.clone(), std::sync::Arc::clone(&gone));
+        tasks.push(io.poller);
+        sides.push(Some((io.effects, io.commands)));
+    }
+    let exit = match TerminalGuard::enter() {
+        Ok(mut guard) => {
+            let started = start_inputs(&tx);
+            drop(tx);
+            desk.set_clock(Utc::now(), Instant::now());
+            if let Ok((w, h)) = terminal::size() {
+                desk.update(Event::Resize(w, h));
+            }
+            let exit = match started {
+                Ok(travel) => {
+                    let ends = Ends {
+                        rx: &mut rx,
+                        travel: &travel,
+                    };
+                    event_loop(&mut guard, &mut desk, &mut sides, ends).await
+                }
+                Err(e) => Err(e),
+            };
+            drop(guard);
+            exit
+        }
+        Err(e) => Err(e),
+    };
+    let mut effects = Vec::new();
+    for (side_effects, commands) in sides.into_iter().flatten() {
+        let _ = commands.send(PollCommand::Shutdown);
+        effects.push(side_effects);
+    }
+    for task in tasks {
+        task.abort();
+    }
+    (exit, effects)
+}
 
+/// The terminal's keys and the signals into the loop's input; returns the way back into it
+/// for the history's answers.
+fn start_inputs(tx: &mpsc::UnboundedSender<Input>) -> anyhow::Result<mpsc::UnboundedSender<Input>> {
     let keys_tx = tx.clone();
     super::input::spawn_reader(move |event| {
         let input = event.map_or(Input::End(Exit::HangUp), Input::App);
         keys_tx.send(input).is_ok()
     })?;
     spawn_signals(tx.clone())?;
-    let travel_tx = tx.clone();
-    let poll_tx = tx.clone();
+    Ok(tx.clone())
+}
+
+/// Forwards service `i`'s poller messages into the loop; when the last poller is gone, ends it.
+fn spawn_forwarder(
+    i: usize,
+    mut polls: mpsc::Receiver<PollEvent>,
+    tx: mpsc::UnboundedSender<Input>,
+    left: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
     tokio::spawn(async move {
         while let Some(event) = polls.recv().await {
-            if poll_tx.send(Input::App(Event::Poll(event))).is_err() {
+            if tx.send(Input::Service(i, Event::Poll(event))).is_err() {
                 return;
             }
         }
-        let _ = poll_tx.send(Input::End(Exit::PollerGone));
+        if left.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            let _ = tx.send(Input::End(Exit::PollerGone));
+        }
     });
-    drop(tx);
-
-    let mut app = App::with_store(options, store, Utc::now(), Instant::now());
-    app.has_history = effects.past().is_some();
-    if let Ok((w, h)) = terminal::size() {
-        app.update(Event::Resize(w, h));
-    }
-    let ends = Ends {
-        rx: &mut rx,
-        commands: &commands,
-        travel: &travel_tx,
-    };
-    let exit = event_loop(&mut guard, &mut app, effects, ends).await;
-    let _ = commands.send(PollCommand::Shutdown);
-    drop(guard);
-    exit
 }
 
-/// The loop's channels: its input, the poller's commands, and the way back into the input
-/// for the history's answers.
+/// The loop's channels: its input, and the way back into it for the history's answers.
 struct Ends<'a> {
     rx: &'a mut mpsc::UnboundedReceiver<Input>,
-    commands: &'a mpsc::UnboundedSender<PollCommand>,
     travel: &'a mpsc::UnboundedSender<Input>,
+}
+
+/// The first days (from Prometheus or a relay) any service's effects bring, with the
+/// service's index.
+async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, String>) {
+    let waits: Vec<_> = sides
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, side)| side.as_mut().map(|(effects, _)| (i, effects)))
+        .map(|(i, effects)| Box::pin(async move { (i, effects.days().await) }))
+        .collect();
+    if waits.is_empty() {
+        return std::future::pending().await;
+    }
+    futures::future::select_all(waits).await.0
 }
 
 async fn event_loop(
     guard: &mut TerminalGuard,
-    app: &mut App,
-    effects: &mut Effects,
+    desk: &mut Desk,
+    sides: &mut Sides,
     ends: Ends<'_>,
 ) -> anyhow::Result<Exit> {
-    let Ends {
-        rx,
-        commands,
-        travel,
-    } = ends;
-    if guard.draw(app).is_err() {
+    let Ends { rx, travel } = ends;
+    if guard.draw(desk).is_err() {
         return Ok(Exit::HangUp);
     }
     loop {
-        let tick = app.needs_tick().then(|| next_tick_in(app));
+        let tick = desk.needs_tick().then(|| next_tick_in(desk));
         let first = tokio::select! {
             input = rx.recv() => input,
-            days = effects.days() => Some(Input::App(Event::Days(days))),
+            (i, days) = days(sides) => Some(Input::Service(i, Event::Days(days))),
             () = sleep_opt(tick) => Some(Input::App(Event::Tick)),
         };
         let mut batch = vec![first.unwrap_or(Input::End(Exit::PollerGone))];
@@ -125,57 +197,77 @@ async fn event_loop(
             batch.push(more);
         }
         for input in batch {
-            match input {
+            desk.set_clock(Utc::now(), Instant::now());
+            let actions = match input {
                 Input::End(exit) => return Ok(exit),
                 Input::App(event) => {
-                    app.set_clock(Utc::now(), Instant::now());
-                    let poll = matches!(event, Event::Poll(_));
                     let tick = matches!(event, Event::Tick);
-                    let action = app.update(event);
-                    if poll {
-                        effects.after_poll(app.store_mut());
-                    } else if tick {
-                        effects.on_tick(app.store_mut());
-                    }
-                    match action {
-                        Some(Action::Quit) => return Ok(Exit::Quit),
-                        Some(Action::Poll(cmd)) => {
-                            // The poller coalesces repeated presses; if it is gone the
-                            // dashboard ends through `PollerGone` anyway.
-                            let _ = commands.send(cmd);
-                        }
-                        Some(Action::Travel(at)) => {
-                            if let Some(past) = effects.past() {
-                                let thresholds = app.options.thresholds;
-                                spawn_travel(past.clone(), at, thresholds, travel.clone());
+                    let actions = desk.update(event);
+                    if tick {
+                        for (i, side) in sides.iter_mut().enumerate() {
+                            if let (Some((effects, _)), Some(app)) = (side, desk.app_mut(i)) {
+                                effects.on_tick(app.store_mut());
                             }
                         }
-                        None => {}
+                    }
+                    actions
+                }
+                Input::Service(i, event) => {
+                    let poll = matches!(event, Event::Poll(_));
+                    let action = desk.update_service(i, event);
+                    if poll
+                        && let (Some(Some((effects, _))), Some(app)) =
+                            (sides.get_mut(i), desk.app_mut(i))
+                    {
+                        effects.after_poll(app.store_mut());
+                    }
+                    action.map(|a| (i, a)).into_iter().collect()
+                }
+            };
+            for (i, action) in actions {
+                let Some(Some((effects, commands))) = sides.get(i) else {
+                    if action == Action::Quit {
+                        return Ok(Exit::Quit);
+                    }
+                    continue;
+                };
+                match action {
+                    Action::Quit => return Ok(Exit::Quit),
+                    // The poller coalesces repeated presses; if it is gone the dashboard
+                    // ends through `PollerGone` anyway.
+                    Action::Poll(cmd) => {
+                        let _ = commands.send(cmd);
+                    }
+                    Action::Travel(at) => {
+                        if let (Some(past), Some(app)) = (effects.past(), desk.app_mut(i)) {
+                            let thresholds = app.options.thresholds;
+                            spawn_travel(past.clone(), at, thresholds, (i, travel.clone()));
+                        }
                     }
                 }
             }
         }
-        app.set_clock(Utc::now(), Instant::now());
-        if guard.draw(app).is_err() {
+        desk.set_clock(Utc::now(), Instant::now());
+        if guard.draw(desk).is_err() {
             return Ok(Exit::HangUp);
         }
     }
 }
 
 /// Reads the figures of `at` from `past` and sends them back into the loop's input as
-/// [`Event::Travelled`].
+/// service `i`'s [`Event::Travelled`].
 fn spawn_travel(
     past: PastSource,
     at: DateTime<Utc>,
     thresholds: Thresholds,
-    tx: mpsc::UnboundedSender<Input>,
+    (i, tx): (usize, mpsc::UnboundedSender<Input>),
 ) {
     tokio::spawn(async move {
         let result = past
             .past_at(at.timestamp_millis(), thresholds, Utc::now())
             .await
             .map(|p| p.store);
-        let _ = tx.send(Input::App(Event::Travelled { at, result }));
+        let _ = tx.send(Input::Service(i, Event::Travelled { at, result }));
     });
 }
 
@@ -186,14 +278,27 @@ async fn sleep_opt(d: Option<Duration>) {
     }
 }
 
-/// Time to the next whole second of the countdown on screen (just after it, so the shown
-/// figure has changed), or one second when nothing counts down.
-fn next_tick_in(app: &App) -> Duration {
-    let target = app.live_store().schedule().and_then(|s| match &s.pause {
-        Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => Some(*until),
-        _ => s.next_poll_at,
-    });
+/// Time to the next whole second of the soonest countdown of any service (just after it, so
+/// the shown figure has changed), or one second when nothing counts down.
+fn next_tick_in(desk: &Desk) -> Duration {
     let now = Instant::now();
+    let target = desk
+        .services()
+        .iter()
+        .filter_map(|service| {
+            service
+                .app
+                .live_store()
+                .schedule()
+                .and_then(|s| match &s.pause {
+                    Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => {
+                        Some(*until)
+                    }
+                    _ => s.next_poll_at,
+                })
+        })
+        .filter(|at| *at > now)
+        .min();
     match target {
         Some(at) if at > now => {
             let left = at - now;

@@ -4,7 +4,8 @@
 //! ```text
 //!  stdin reader thread ─┐ (keys, mouse; EOF or a read error = the terminal is gone)
 //!  signal task ─────────┤ (SIGWINCH → resize; SIGTERM, SIGINT, SIGHUP → leave)
-//!  poll forwarder ──────┼──► one channel ──► App::update ──► ui::render ──► terminal
+//!  poll forwarders ─────┼──► one channel ──► Desk::update ──► ui::desk::render ──► terminal
+//!  (one a service)      │
 //!  1 s tick (only while │                        │
 //!  something counts) ───┘                        └──► PollCommand (r, p, quit) ──► poller
 //! ```
@@ -16,6 +17,6 @@ pub mod event_loop;
 pub mod input;
 pub mod terminal;
 
-pub use event_loop::{Exit, run};
+pub use event_loop::{Exit, ServiceIo, run};
 pub use input::InputParser;
 pub use terminal::{TerminalGuard, restore};

@@ -12,7 +12,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::{cursor, execute, terminal};
 
-use crate::dashboard::app::App;
+use crate::dashboard::desk::Desk;
 
 /// Mouse reporting: button events (which include the wheel) in SGR encoding. Not `?1003`
 /// (any motion), which would wake the loop on every mouse move.
@@ -48,10 +48,10 @@ impl TerminalGuard {
 }
 
 impl TerminalGuard {
-    /// Draws `app` (the renderer only reads it).
-    pub fn draw(&mut self, app: &App) -> io::Result<()> {
+    /// Draws `desk` (the renderer only reads it).
+    pub fn draw(&mut self, desk: &Desk) -> io::Result<()> {
         self.terminal
-            .draw(|frame| crate::dashboard::ui::render(frame, app))
+            .draw(|frame| crate::dashboard::ui::desk::render(frame, desk))
             .map(|_| ())
     }
 }

@@ -7,6 +7,7 @@
 //! [`crate::format`] and the figures model, so nothing here decides what the figures say.
 
 pub mod day_chart;
+pub mod desk;
 pub mod detail;
 pub mod event_pane;
 pub mod footer;
@@ -54,8 +55,12 @@ use theme::Theme;
 /// and detail views are drawn over the middle. Below [`MIN_WIDTH`] × [`MIN_HEIGHT`] only a
 /// short message is drawn, and before the first figures a waiting (or failing) message.
 pub fn render(frame: &mut Frame<'_>, app: &App) {
+    render_in(frame, frame.area(), app);
+}
+
+/// [`render`] into `area` of the frame: a service's tab below the tab bar ([`desk`]).
+pub fn render_in(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let theme = Theme::new(&app.options);
-    let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         too_small(frame, area, &theme);
         return;

@@ -86,6 +86,8 @@ const MOUSE: HelpLine = line("mouse", "wheel scrolls, a click selects");
 const HOUR: HelpLine = line("[ ]", "the figures an hour earlier / later (history)");
 const DAY: HelpLine = line("{ }", "the figures a day earlier / later (history)");
 const CLOSE: HelpLine = line("Esc", "close this view");
+const TABS: HelpLine = line("1 … 9", "a service's tab, then the overview and all routes");
+const CYCLE: HelpLine = line("Tab Shift-Tab", "next / previous tab");
 
 use Layer::{Dashboard as D, Detail as V, Filter as F, Global as G, Help as H};
 
@@ -185,6 +187,18 @@ pub const BINDINGS: &[Binding] = &[
         line("L  Esc", "back to the live figures"),
         hint(0, "live"),
     ),
+    // Several services: listed in the help only then, never hinted.
+    bind(D, &["1"], Msg::Tab(1), TABS, None),
+    bind(D, &["2"], Msg::Tab(2), TABS, None),
+    bind(D, &["3"], Msg::Tab(3), TABS, None),
+    bind(D, &["4"], Msg::Tab(4), TABS, None),
+    bind(D, &["5"], Msg::Tab(5), TABS, None),
+    bind(D, &["6"], Msg::Tab(6), TABS, None),
+    bind(D, &["7"], Msg::Tab(7), TABS, None),
+    bind(D, &["8"], Msg::Tab(8), TABS, None),
+    bind(D, &["9"], Msg::Tab(9), TABS, None),
+    bind(D, &["Tab"], Msg::NextTab, CYCLE, None),
+    bind(D, &["shift-Tab"], Msg::PrevTab, CYCLE, None),
     // Typing a filter: printable text goes into it (`Msg::Type`), these keys do not.
     bind(
         F,

@@ -92,6 +92,13 @@ pub enum Msg {
     ScrollDown,
     /// The wheel turned up.
     ScrollUp,
+    /// With several services: show tab `n` (1 to 9: each service, then the overview, then
+    /// all the routes in one table).
+    Tab(u8),
+    /// With several services: the next tab.
+    NextTab,
+    /// With several services: the previous tab.
+    PrevTab,
     /// A left click at a screen cell (the table fills in where).
     Click {
         /// Column of the cell.

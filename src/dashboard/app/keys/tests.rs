@@ -42,6 +42,8 @@ fn every_message() -> Vec<Msg> {
         Msg::Step(Step::DayBack),
         Msg::Step(Step::DayForward),
         Msg::Live,
+        Msg::NextTab,
+        Msg::PrevTab,
     ];
     for m in all {
         match m {
@@ -74,10 +76,13 @@ fn every_message() -> Vec<Msg> {
             | Msg::ScrollUp
             | Msg::Click { .. }
             | Msg::Step(_)
+            | Msg::Tab(_)
+            | Msg::NextTab
+            | Msg::PrevTab
             | Msg::Live => {}
         }
     }
-    all.to_vec()
+    all.into_iter().chain((1..=9).map(Msg::Tab)).collect()
 }
 
 #[test]

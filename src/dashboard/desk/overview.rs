@@ -1,0 +1,100 @@
+//! One service summed up in a line of the overview: how it stands (up, stale, rate-limited,
+//! down) with the one-line cause, its fullest route, its soonest sell-out and today's
+//! utilization. Read from the service's [`App`], never changing it.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use crate::dashboard::app::App;
+use crate::poll::Pause;
+use crate::store::LogKind;
+
+/// How a service stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// No figures and no failure yet.
+    Waiting,
+    /// Live figures.
+    Up,
+    /// Figures, but the last poll failed: they are getting old.
+    Stale,
+    /// The service answered 429: captop waits as it asked.
+    RateLimited,
+    /// No figures to show: it fails, refuses the key, or could not be asked at all.
+    Down,
+}
+
+impl Standing {
+    /// The word the overview shows.
+    pub fn word(self) -> &'static str {
+        match self {
+            Standing::Waiting => "waiting",
+            Standing::Up => "up",
+            Standing::Stale => "stale",
+            Standing::RateLimited => "rate-limited",
+            Standing::Down => "down",
+        }
+    }
+}
+
+/// A service's line of the overview.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServiceLine {
+    /// How it stands.
+    pub standing: Standing,
+    /// Why, in one line (sanitized), when it is not simply up.
+    pub cause: Option<String>,
+    /// Its fullest route: name and fill.
+    pub fullest: Option<(Arc<str>, u8)>,
+    /// Its route forecast to sell out first: name and when.
+    pub soonest: Option<(Arc<str>, DateTime<Utc>)>,
+    /// Today's utilization, percent.
+    pub utilization_pct: Option<f64>,
+}
+
+impl ServiceLine {
+    /// The line of the service `app` shows; `down` is why it could not be asked at all.
+    pub fn of(app: &App, down: Option<&str>) -> ServiceLine {
+        let store = app.live_store();
+        let status = app.status_line();
+        let cause = status.as_ref().map(|(_, text)| crate::text::fit(text, 200));
+        let pause = store.schedule().and_then(|s| s.pause.as_ref());
+        let failing = matches!(status, Some((LogKind::Error, _)));
+        let stale = store.capacity().is_stale() || store.utilization().is_stale();
+        let (standing, cause) = if let Some(why) = down {
+            (Standing::Down, Some(crate::text::fit(why, 200)))
+        } else if matches!(pause, Some(Pause::RateLimited { .. })) {
+            (Standing::RateLimited, cause)
+        } else if !store.has_figures() && (failing || matches!(pause, Some(Pause::Unauthorized))) {
+            (Standing::Down, cause)
+        } else if !store.has_figures() {
+            (Standing::Waiting, cause)
+        } else if stale {
+            (Standing::Stale, cause)
+        } else {
+            (Standing::Up, None)
+        };
+        let fullest = store
+            .rows()
+            .iter()
+            .max_by_key(|row| row.filled_pct)
+            .map(|row| (Arc::clone(&row.name), row.filled_pct));
+        let forecasts = store.forecasts();
+        let soonest = store
+            .rows()
+            .iter()
+            .filter_map(|row| {
+                let at = forecasts.get(&*row.slug)?.sells_out_at?;
+                Some((Arc::clone(&row.name), at))
+            })
+            .min_by_key(|(_, at)| *at);
+        ServiceLine {
+            standing,
+            cause,
+            fullest,
+            soonest,
+            utilization_pct: store.utilization_pct(),
+        }
+    }
+}

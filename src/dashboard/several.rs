@@ -1,0 +1,53 @@
+//! Several services side by side: each profile's service wired as the one service is
+//! ([`super::wire`]: its own store, poller, budget, history, relay), on one desk with a tab
+//! each, the overview and the all view ([`super::desk`]). A service whose client could not be
+//! built (no key, a refused URL) gets a tab and an overview line saying why, and no poller;
+//! the others go on.
+
+use crate::api::Client;
+use crate::config::Settings;
+
+use super::{app, desk, finish, tui, ui, wire};
+
+/// The dashboard of `services` (their settings, and each one's client or why there is none)
+/// until the user quits, the terminal goes away or a signal arrives. `habits` are the first
+/// profile's key table and palette, which every tab uses.
+pub async fn run(
+    services: Vec<Settings>,
+    clients: Vec<Result<Client, String>>,
+    habits: (app::Keymap, ui::palette::Palette),
+) -> u8 {
+    let mut tabs = Vec::new();
+    let mut ios = Vec::new();
+    for (settings, client) in services.iter().zip(clients) {
+        match client {
+            Ok(client) => {
+                let label = format!("{} {}", settings.profile, client.base_url());
+                let (service, io) = wire(settings, habits.clone(), client, false, label);
+                tabs.push(service);
+                ios.push(Some(io));
+            }
+            Err(why) => {
+                let options = app::UiOptions::from_settings(
+                    settings,
+                    habits.clone(),
+                    settings.profile.clone(),
+                );
+                let now = chrono::Utc::now();
+                let app = app::App::with_store(
+                    options.clone(),
+                    crate::store::Store::new(options.thresholds),
+                    now,
+                    std::time::Instant::now(),
+                );
+                tabs.push(desk::Service {
+                    name: settings.profile.clone(),
+                    app,
+                    down: Some(crate::text::sanitize(&why).into_owned()),
+                });
+                ios.push(None);
+            }
+        }
+    }
+    finish(tui::run(desk::Desk::new(tabs), ios).await).await
+}

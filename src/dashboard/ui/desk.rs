@@ -1,0 +1,390 @@
+//! Drawing several services side by side: the tab bar, then the chosen service's own dashboard
+//! ([`super::render_in`]), the overview (a line per service) or the all view (every service's
+//! routes in one table). With one service, exactly that service's dashboard.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::gauge::inline_gauge;
+use super::theme::Theme;
+use crate::dashboard::app::keys::Layer;
+use crate::dashboard::app::{App, Mode, Msg};
+use crate::dashboard::desk::{Desk, ServiceLine, Standing, View};
+use crate::store::{Level, LogKind};
+use crate::text::{pad, pad_left, thousands};
+
+/// Draws the desk.
+///
+/// ```text
+///  1 prod ● │ 2 lab ✖ │ 3 overview │ 4 all                                     tab bar
+/// ╭ Services 2 ───────────────────────────────────────────────────────────────╮
+/// │  Service  State         Fullest route        Sells out first   Util.  Why │
+/// │▶ prod     up            Lagos 98 %           Lagos in 3 h      63.4 %     │
+/// │  lab      down          –                    –                 –      co… │
+/// ╰───────────────────────────────────────────────────────────────────────────╯
+///  ? help  q quit  Tab next                                                     footer
+/// ```
+/// A service's tab is its own dashboard one line lower; the all view is a routes table with a
+/// Service column, fullest first across every service.
+pub fn render(frame: &mut Frame<'_>, desk: &Desk) {
+    let Some(first) = desk.services().first() else {
+        return;
+    };
+    if !desk.several() {
+        super::render(frame, &first.app);
+        return;
+    }
+    let area = frame.area();
+    let theme = Theme::new(&first.app.options);
+    if area.width < super::MIN_WIDTH || area.height < super::MIN_HEIGHT {
+        super::render(frame, &first.app);
+        return;
+    }
+    let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+    tab_bar(frame, bar, desk, &theme);
+    if let View::Service(i) = desk.view
+        && let Some(service) = desk.services().get(i)
+    {
+        match &service.down {
+            Some(why) => down(frame, body, &service.name, why, &theme),
+            None => super::render_in(frame, body, &service.app),
+        }
+        return;
+    }
+    let [main, footer_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(body);
+    match desk.view {
+        View::All => all_routes(frame, main, desk, &theme),
+        _ => overview(frame, main, desk, &theme),
+    }
+    footer(frame, footer_area, desk, &first.app, &theme);
+    if desk.help {
+        super::help::render(frame, main, &first.app, &theme);
+    }
+}
+
+/// The tab of a service that could not be asked at all: why, in one line.
+fn down(frame: &mut Frame<'_>, area: Rect, name: &str, why: &str, theme: &Theme) {
+    let lines = vec![
+        Line::styled(
+            format!("No figures from {}", crate::text::fit(name, 40)),
+            theme.strong(),
+        ),
+        Line::raw(""),
+        Line::styled(crate::text::fit(why, 200), theme.log(LogKind::Error)),
+        Line::styled("the other services go on; q quits", theme.muted()),
+    ];
+    let target = super::centered(area, area.width.saturating_sub(4).min(76), 8);
+    frame.render_widget(ratatui::widgets::Clear, target);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .alignment(ratatui::layout::Alignment::Center)
+            .wrap(ratatui::widgets::Wrap { trim: true })
+            .block(super::panel(Span::styled(" captop ", theme.title()), theme)),
+        target,
+    );
+}
+
+/// The style of a service's standing.
+fn standing_style(standing: Standing, theme: &Theme) -> ratatui::style::Style {
+    match standing {
+        Standing::Up => theme.level(Level::Ok),
+        Standing::Stale | Standing::RateLimited => theme.log(LogKind::Warn),
+        Standing::Down => theme.log(LogKind::Error),
+        Standing::Waiting => theme.muted(),
+    }
+}
+
+fn tab_bar(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
+    let mut spans = vec![Span::raw(" ")];
+    for (n, view) in desk.tabs().into_iter().enumerate() {
+        if n > 0 {
+            spans.push(Span::styled(" │ ", theme.muted()));
+        }
+        let style = if view == desk.view {
+            theme.selected()
+        } else {
+            theme.text()
+        };
+        let key = if n < 9 {
+            format!("{} ", n + 1)
+        } else {
+            String::new()
+        };
+        spans.push(Span::styled(key, theme.key()));
+        match view {
+            View::Service(i) => {
+                let Some(service) = desk.services().get(i) else {
+                    continue;
+                };
+                let line = ServiceLine::of(&service.app, service.down.as_deref());
+                spans.push(Span::styled(crate::text::fit(&service.name, 20), style));
+                let mark = match (line.standing, theme.ascii) {
+                    (Standing::Up, false) => " ●",
+                    (Standing::Down, false) => " ✖",
+                    (Standing::Waiting, _) => "",
+                    (Standing::Up, true) => " +",
+                    (Standing::Down, true) => " x",
+                    (Standing::Stale | Standing::RateLimited, _) => " !",
+                };
+                spans.push(Span::styled(mark, standing_style(line.standing, theme)));
+            }
+            View::Overview => spans.push(Span::styled("overview", style)),
+            View::All => spans.push(Span::styled("all", style)),
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Widths of the overview's columns: service, state, fullest route, sells out first, utilization.
+const OVERVIEW_COLUMNS: [usize; 5] = [12, 13, 26, 26, 7];
+
+fn overview(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
+    let count = desk.services().len();
+    let block = super::panel(
+        Line::from(vec![
+            Span::styled(" Services ", theme.title()),
+            Span::styled(format!("{count} "), theme.strong()),
+        ]),
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [name_w, state_w, fullest_w, soonest_w, util_w] = OVERVIEW_COLUMNS;
+    let heading = format!(
+        "  {}{}{}{}{} Why",
+        pad("Service", name_w),
+        pad("State", state_w),
+        pad("Fullest route", fullest_w),
+        pad("Sells out first", soonest_w),
+        pad_left("Util.", util_w),
+    );
+    let mut lines = vec![Line::styled(heading, theme.heading())];
+    let dash = "–";
+    for (i, service) in desk.services().iter().enumerate() {
+        let line = ServiceLine::of(&service.app, service.down.as_deref());
+        let selected = i == desk.overview_selected;
+        let pointer = if selected { "▶ " } else { "  " };
+        let fullest = line
+            .fullest
+            .as_ref()
+            .map_or(dash.to_owned(), |(name, pct)| {
+                format!("{} {pct} %", crate::text::fit(name, fullest_w - 7))
+            });
+        let soonest = line.soonest.as_ref().map_or(dash.to_owned(), |(name, at)| {
+            let left = (*at - service.app.now).to_std().unwrap_or_default();
+            format!(
+                "{} in {}",
+                crate::text::fit(name, soonest_w - 12),
+                crate::forecast::full_in(left)
+            )
+        });
+        let util = line
+            .utilization_pct
+            .map_or(dash.to_owned(), |pct| format!("{pct:.1} %"));
+        let fullest_style = line.fullest.as_ref().map_or(theme.muted(), |(_, pct)| {
+            theme.level(service.app.options.thresholds.level(f64::from(*pct)))
+        });
+        // The cause takes what the columns leave, cut with an ellipsis.
+        let used = 3 + OVERVIEW_COLUMNS.iter().sum::<usize>();
+        let room = usize::from(inner.width).saturating_sub(used);
+        let cause = crate::text::fit(line.cause.as_deref().unwrap_or_default(), room);
+        let mut spans = vec![
+            Span::styled(pointer, theme.key()),
+            Span::styled(cell(&service.name, name_w), theme.strong()),
+            Span::styled(
+                pad(line.standing.word(), state_w),
+                standing_style(line.standing, theme),
+            ),
+            Span::styled(cell(&fullest, fullest_w), fullest_style),
+            Span::styled(cell(&soonest, soonest_w), theme.text()),
+            Span::styled(pad_left(&util, util_w), theme.text()),
+            Span::raw(" "),
+            Span::styled(cause, standing_style(line.standing, theme)),
+        ];
+        if selected {
+            for span in spans.iter_mut().skip(1) {
+                span.style = span.style.patch(theme.highlight());
+            }
+        }
+        lines.push(Line::from(spans));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The all view's columns: heading, width, and whether right-aligned.
+const ALL_COLUMNS: [(&str, usize, bool); 7] = [
+    ("Service", 10, false),
+    ("Name", 20, false),
+    ("Dial", 6, false),
+    ("Fill", 12, false),
+    ("", 5, true),
+    ("Min left", 12, true),
+    ("Ports free", 11, true),
+];
+
+fn all_routes(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
+    let (rows, of) = desk.all_rows();
+    let table = &desk.all;
+    let dot = theme.glyphs().dot;
+    let arrow = if table.sort.descending() != table.reverse {
+        "↓"
+    } else {
+        "↑"
+    };
+    let mut title = vec![
+        Span::styled(" All routes ", theme.title()),
+        Span::styled(format!("{} ", thousands(rows.len() as i64)), theme.strong()),
+        Span::styled(
+            format!("{dot} sort {} {arrow} ", table.sort.label()),
+            theme.muted(),
+        ),
+    ];
+    if table.filter_editing || !table.filter.is_empty() {
+        let cursor = if table.filter_editing { "_" } else { "" };
+        title.push(Span::styled(
+            format!(
+                "{dot} /{}{cursor} {} of {} ",
+                crate::text::fit(&table.filter, 24),
+                thousands(table.view.len() as i64),
+                thousands(rows.len() as i64)
+            ),
+            theme.key(),
+        ));
+    }
+    let block = super::panel(Line::from(title), theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let heading: String = ALL_COLUMNS
+        .iter()
+        .map(|&(title, width, right)| {
+            if right {
+                pad_left(title, width)
+            } else {
+                pad(title, width)
+            }
+        })
+        .collect();
+    let heading = format!("  {heading}");
+    let mut lines = vec![Line::styled(heading, theme.heading())];
+    let page = usize::from(inner.height.saturating_sub(1));
+    for (at, &r) in table.view.iter().enumerate().skip(table.offset).take(page) {
+        let service = of.get(r).and_then(|&s| desk.services().get(s));
+        if let (Some(row), Some(service)) = (rows.get(r), service) {
+            lines.push(all_row(row, service, at == table.selected, theme));
+        }
+    }
+    if rows.is_empty() {
+        lines.push(Line::styled(
+            "  no figures from any service yet",
+            theme.muted(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// `text` cut and padded to `width` cells, the last one a space, so neighbours never touch.
+fn cell(text: &str, width: usize) -> String {
+    format!("{} ", pad(text, width.saturating_sub(1)))
+}
+
+/// One route of the all view: its service, name, dial code, fill, minutes and ports left.
+fn all_row(
+    row: &crate::store::RouteRow,
+    service: &crate::dashboard::desk::Service,
+    selected: bool,
+    theme: &Theme,
+) -> Line<'static> {
+    let [
+        service_w,
+        name_w,
+        dial_w,
+        gauge_w,
+        pct_w,
+        minutes_w,
+        ports_w,
+    ] = ALL_COLUMNS.map(|(_, width, _)| width);
+    let level = service
+        .app
+        .options
+        .thresholds
+        .level(f64::from(row.filled_pct));
+    let mut spans = vec![
+        Span::styled(if selected { "▶ " } else { "  " }, theme.key()),
+        Span::styled(cell(&service.name, service_w), theme.muted()),
+        Span::styled(cell(&row.name, name_w), theme.text()),
+        Span::styled(cell(&row.dial_code, dial_w), theme.muted()),
+    ];
+    let ratio = f64::from(row.filled_pct) / 100.0;
+    spans.extend(inline_gauge(
+        ratio,
+        gauge_w as u16 - 1,
+        theme.level(level),
+        theme,
+    ));
+    spans.push(Span::raw(" "));
+    spans.push(Span::styled(
+        pad_left(&format!("{}%", row.filled_pct), pct_w),
+        theme.level(level),
+    ));
+    spans.push(Span::styled(
+        pad_left(&thousands(row.minutes.remaining), minutes_w),
+        theme.text(),
+    ));
+    spans.push(Span::styled(
+        pad_left(&thousands(row.ports.available), ports_w),
+        theme.text(),
+    ));
+    if selected {
+        for span in spans.iter_mut().skip(1) {
+            span.style = span.style.patch(theme.highlight());
+        }
+    }
+    Line::from(spans)
+}
+
+/// The overview's and the all view's footer: the filter being typed, else the hints of the
+/// desk's own keys.
+fn footer(frame: &mut Frame<'_>, area: Rect, desk: &Desk, app: &App, theme: &Theme) {
+    let mut spans = vec![Span::raw(" ")];
+    if desk.view == View::All && desk.all.filter_editing {
+        spans.push(Span::styled("filter ", theme.muted()));
+        spans.push(Span::styled(
+            format!("/{}_", crate::text::fit(&desk.all.filter, 40)),
+            theme.key(),
+        ));
+        spans.push(Span::raw("  "));
+    }
+    let mode = desk.mode();
+    let answered = |msg: Msg| match desk.view {
+        View::Overview => matches!(
+            msg,
+            Msg::Help | Msg::Quit | Msg::Detail | Msg::Refresh | Msg::TogglePause
+        ),
+        _ => !matches!(msg, Msg::Step(_) | Msg::Live | Msg::ToggleEvents),
+    };
+    let mut hints = desk
+        .keys()
+        .hints_offered(mode, |msg| app.offers(msg) && answered(msg));
+    if mode == Mode::Dashboard
+        && let Some(tab) = desk.keys().help_row(Layer::Dashboard, Msg::NextTab)
+    {
+        let key = tab.keys.split(' ').next().unwrap_or_default().to_owned();
+        hints.push((key, "next tab"));
+    }
+    let width = usize::from(area.width);
+    let mut used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    for (key, what) in hints {
+        let key = theme.key_label(&key);
+        let w = crate::text::width(&key) + crate::text::width(what) + 3;
+        if used + w > width {
+            break;
+        }
+        spans.push(Span::styled(key, theme.key()));
+        spans.push(Span::styled(format!(" {what}  "), theme.muted()));
+        used += w;
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

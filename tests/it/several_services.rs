@@ -1,0 +1,185 @@
+//! Several services side by side, end to end: `--once` and `check` with two profiles, one of
+//! them down, and the dashboard in a real pseudo-terminal with one service up and one refusing
+//! every connection. The live service is a local server of fixed reports over loopback, the
+//! failing one a closed port; nothing is mocked inside captop.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+use crate::check_mode::captop_in;
+use crate::support::fault_server::{FaultServer, Reply, refused_addr};
+use crate::support::fixtures::{CAPACITY, UTILIZATION};
+use crate::support::pty::{Pty, captop};
+
+/// A server of the fixed reports: `prod`'s service.
+async fn serving() -> FaultServer {
+    FaultServer::start(|req| {
+        if req.path.ends_with("/utilization") {
+            Reply::json(200, UTILIZATION)
+        } else {
+            Reply::json(200, CAPACITY)
+        }
+    })
+    .await
+}
+
+/// A config with `prod` at `up` and `lab` at a closed port, both shown side by side.
+async fn config_in(dir: &Path, up: &FaultServer) -> PathBuf {
+    let down = refused_addr().await;
+    let path = dir.join("several.toml");
+    let text = format!(
+        "[dashboard]\nprofiles = [\"prod\", \"lab\"]\n\n\
+         [profiles.prod]\nbase_url = \"{}\"\ntimeout = 3\n\n\
+         [profiles.lab]\nbase_url = \"http://{down}/v1\"\ntimeout = 3\n",
+        up.base_url("/v1")
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `captop args…` with the config of two services, in a blocking thread.
+async fn run(config: &Path, args: &[&str]) -> crate::check_mode::Run {
+    let mut all = vec!["--config".to_owned(), config.display().to_string()];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        captop_in(&all, dir.path())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_is_the_worst_of_the_services_and_prefixes_perfdata_by_profile() {
+    let up = serving().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), &up).await;
+    let run = run(&config, &["check"]).await;
+    assert_eq!(run.code, Some(3), "lab is UNKNOWN: {}", run.stdout);
+    let status = run.stdout.lines().next().unwrap();
+    // The fixture's São Paulo is sold out: prod is CRITICAL, lab UNKNOWN, the check UNKNOWN.
+    assert!(
+        status.starts_with("CAPTOP UNKNOWN - prod: CRITICAL "),
+        "{status}"
+    );
+    assert!(status.contains("; lab: UNKNOWN "), "{status}");
+    let (_, perf) = status.split_once(" | ").unwrap();
+    assert!(perf.contains("'prod.routes'=2"), "{perf}");
+    assert!(perf.contains("'prod.fill ng-lagos'=25%"), "{perf}");
+    assert!(!perf.contains("'lab."), "lab has no figures: {perf}");
+    assert!(!perf.contains("'routes'"), "every label prefixed: {perf}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_prints_a_section_per_service_in_every_format() {
+    let up = serving().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(dir.path(), &up).await;
+
+    let json = run(&config, &["--once", "--format", "json"]).await;
+    assert_eq!(json.code, Some(1), "a service failed: {}", json.stderr);
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(value["prod"]["capacity"]["routes"][0]["route"], "ng-lagos");
+    let why = value["lab"]["error"].as_str().unwrap();
+    assert!(why.contains("connect"), "{why}");
+
+    let prom = run(&config, &["--once", "--format", "prometheus"]).await;
+    assert!(
+        prom.stdout.contains("profile=\"prod\",route=\"ng-lagos\""),
+        "{}",
+        prom.stdout
+    );
+    let helps = prom
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("# HELP "))
+        .count();
+    let families: std::collections::BTreeSet<&str> = prom
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("# HELP ")?.split(' ').next())
+        .collect();
+    assert_eq!(helps, families.len(), "each family once");
+
+    let table = run(&config, &["--once"]).await;
+    let prod = table.stdout.find("=== prod ===").unwrap();
+    let lab = table.stdout.find("=== lab ===").unwrap();
+    assert!(prod < lab, "{}", table.stdout);
+    assert!(
+        table.stdout[prod..lab].contains("Lagos"),
+        "{}",
+        table.stdout
+    );
+    assert!(table.stdout[lab..].contains("captop: "), "{}", table.stdout);
+
+    let markdown = run(&config, &["--once", "--format", "markdown"]).await;
+    assert!(
+        markdown.stdout.starts_with("## prod\n"),
+        "{}",
+        markdown.stdout
+    );
+    assert!(
+        markdown.stdout.contains("## lab\n\n**down:** "),
+        "{}",
+        markdown.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_shows_the_live_service_and_why_the_other_is_down() {
+    let up = serving().await;
+    let home = tempfile::tempdir().unwrap();
+    let config = config_in(home.path(), &up).await;
+    let mut cmd = captop(home.path(), &["--profile", "prod", "--profile", "lab"]);
+    cmd.env("CAPTOP_CONFIG", &config);
+    cmd.env("CAPTOP_API_KEY", "sk-several-services-0123456789");
+    let mut s = tokio::task::spawn_blocking(move || Pty::spawn(cmd, 120, 30))
+        .await
+        .unwrap();
+    let screen = tokio::task::spawn_blocking(move || {
+        s.wait_for(
+            "the overview: prod up with its figures, lab down with why",
+            |sc| {
+                sc.contains("1 prod")
+                    && sc.contains("2 lab")
+                    && sc.contains("overview")
+                    && sc
+                        .lines()
+                        .any(|l| l.contains("prod") && l.contains(" up ") && l.contains('%'))
+                    && sc
+                        .lines()
+                        .any(|l| l.contains("lab") && l.contains("down") && l.contains("connect"))
+            },
+        );
+        // The all view: prod's routes with their service.
+        s.send(b"4");
+        s.wait_for("the all view", |sc| {
+            sc.contains("All routes")
+                && sc
+                    .lines()
+                    .any(|l| l.contains("prod") && l.contains("Lagos"))
+        });
+        // prod's own tab: its ordinary dashboard.
+        s.send(b"1");
+        s.wait_for("prod's tab", |sc| {
+            sc.contains("Routes") && sc.contains("Total")
+        });
+        s.send(b"q");
+        let status = s.wait_exit(std::time::Duration::from_secs(5));
+        assert!(status.as_ref().is_some_and(|st| st.success()), "{status:?}");
+        s.drain();
+        s.assert_restored();
+        s.screen()
+    })
+    .await
+    .unwrap();
+    assert!(
+        !screen.contains("sk-several-services"),
+        "the key never shows"
+    );
+}
