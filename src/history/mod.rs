@@ -161,7 +161,7 @@ fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::
             })?;
             for s in samples {
                 conn.execute(
-                    "INSERT OR IGNORE INTO route_samples VALUES (?1, ?2, ?3, ?4, NULL, NULL)",
+                    "INSERT OR IGNORE INTO samples_by_route VALUES (?1, ?2, ?3, ?4, NULL, NULL)",
                     params![id, s.at_ms, s.sold, s.total],
                 )?;
                 *instants.entry(s.at_ms).or_default() += 1;
@@ -173,6 +173,7 @@ fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::
                 params![at_ms, routes],
             )?;
         }
+        conn.execute_batch(db::FILL_LATEST)?;
         conn.execute_batch("COMMIT")
     })();
     if let Err(e) = imported {
