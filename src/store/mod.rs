@@ -143,6 +143,8 @@ pub struct Store {
     /// Sold-minutes samples per route for the forecasts: seeded from the history file,
     /// extended by every report.
     forecast_series: crate::forecast::Series,
+    /// Counts the changes of `forecast_series`, so a reader can tell it has not changed.
+    series_version: u64,
     forecasts: crate::forecast::Forecasts,
     /// The alerts a captop relay behind the base URL has firing (see `relay_alerts.rs`).
     relay_alerts: Vec<crate::api::team_alerts::TeamAlert>,
@@ -362,6 +364,7 @@ impl Store {
 
     /// Fits every route's forecast to its samples: the one place forecasts are made.
     fn refit(&mut self) {
+        self.series_version += 1;
         self.forecasts = crate::forecast::for_series(&self.forecast_series);
     }
 
