@@ -39,6 +39,7 @@
 pub mod backtest;
 pub mod baselines;
 pub mod hourly;
+pub mod refresh;
 pub mod seasonal;
 
 use std::time::Duration;
