@@ -39,6 +39,7 @@
 pub mod backtest;
 pub mod baselines;
 pub mod hourly;
+pub mod refresh;
 pub mod seasonal;
 
 use std::time::Duration;
@@ -389,13 +390,35 @@ pub fn projection(samples: &[Sample], until_ms: i64) -> Option<Vec<Sample>> {
     Some(path.into_iter().map(sample).collect())
 }
 
-/// The forecast of every route whose series makes one.
+/// The forecast of every route whose series makes one. A thousand day-shaped fits are tens
+/// of milliseconds, which `--once` waits for: they are shared among up to [`FIT_THREADS`].
 pub fn for_series(series: &Series) -> Forecasts {
-    series
-        .iter()
-        .filter_map(|(route, samples)| for_route(samples).map(|f| (route.clone(), f)))
-        .collect()
+    let fit = |routes: &[(&String, &Vec<Sample>)]| -> Vec<(String, Forecast)> {
+        routes
+            .iter()
+            .filter_map(|(route, samples)| for_route(samples).map(|f| ((*route).clone(), f)))
+            .collect()
+    };
+    let routes: Vec<(&String, &Vec<Sample>)> = series.iter().collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(FIT_THREADS));
+    if threads < 2 || routes.len() < 2 * FIT_SHARE {
+        return fit(&routes).into_iter().collect();
+    }
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = routes
+            .chunks(routes.len().div_ceil(threads))
+            .map(|part| scope.spawn(move || fit(part)))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
+
+/// Most threads [`for_series`] fits on, each given [`FIT_SHARE`] routes at least.
+pub const FIT_THREADS: usize = 4;
+const FIT_SHARE: usize = 100;
 
 /// How long until a route is full, as people read it: `~3 h 10 min`, `~45 min`, `~2 d 4 h`,
 /// `< 1 min` ([`crate::format::duration`] at a glance); the `~` says it is an estimate.

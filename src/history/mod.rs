@@ -116,7 +116,8 @@ impl History {
 
     /// Records a pair of reports and returns every route's samples for the forecasts: what
     /// `--once` and `check` do, once (thinning the file at most once a day of service time,
-    /// [`write::ONE_SHOT_COMPACT_EVERY_MS`]).
+    /// [`write::ONE_SHOT_COMPACT_EVERY_MS`]). The samples are read on a second connection while
+    /// the reports are written, the reports' own added to them.
     pub fn record(
         &self,
         capacity: &CapacityReport,
@@ -125,12 +126,26 @@ impl History {
         let (writer, warning) = self.writer().map_err(io::Error::other)?;
         let mut writer = writer.thinning_every(write::ONE_SHOT_COMPACT_EVERY_MS);
         let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
-        writer.capacity(capacity).map_err(sqlite)?;
-        if let Some(utilization) = utilization {
-            writer.utilization(utilization).map_err(sqlite)?;
-        }
         let now_ms = capacity.generated_at.timestamp_millis();
-        let series = read::forecast_series(writer.conn(), now_ms).map_err(sqlite)?;
+        let (written, series) = std::thread::scope(|scope| {
+            let read = scope.spawn(|| -> io::Result<Series> {
+                let conn = self.reader().map_err(io::Error::other)?;
+                let conn = conn.ok_or_else(|| io::Error::other("the history file is gone"))?;
+                read::forecast_series(&conn, now_ms).map_err(sqlite)
+            });
+            let written = writer.capacity(capacity).and_then(|_| match utilization {
+                Some(utilization) => writer.utilization(utilization).map(drop),
+                None => Ok(()),
+            });
+            let series = read
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("reading the history failed")));
+            (written, series)
+        });
+        written.map_err(sqlite)?;
+        let mut series = series?;
+        // Read before or after the reports were written: with their samples either way.
+        crate::forecast::add_report(&mut series, capacity);
         Ok(Recorded { series, warning })
     }
 
@@ -161,7 +176,7 @@ fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::
             })?;
             for s in samples {
                 conn.execute(
-                    "INSERT OR IGNORE INTO route_samples VALUES (?1, ?2, ?3, ?4, NULL, NULL)",
+                    "INSERT OR IGNORE INTO samples_by_route VALUES (?1, ?2, ?3, ?4, NULL, NULL)",
                     params![id, s.at_ms, s.sold, s.total],
                 )?;
                 *instants.entry(s.at_ms).or_default() += 1;
@@ -173,6 +188,7 @@ fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::
                 params![at_ms, routes],
             )?;
         }
+        conn.execute_batch(db::FILL_LATEST)?;
         conn.execute_batch("COMMIT")
     })();
     if let Err(e) = imported {

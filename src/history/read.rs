@@ -1,6 +1,8 @@
 //! Reading a history file back: the forecasts' samples, the figures as they were at an instant,
 //! and the recorded span. Change points are turned back into values: a route's figures at a
-//! report are those of its last row at or before it.
+//! report are those of its last row at or before it. A route's rows are read by route from
+//! `samples_by_route`, then the newest from `samples_by_time`, read once for every route
+//! ([`recent_by_route`]; see [`super::db`]).
 
 use std::collections::HashMap;
 
@@ -56,19 +58,15 @@ pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Serie
     let routes: Vec<(i64, String)> = routes
         .query_map([MAX_ROUTES as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut rows = conn.prepare_cached(
-        "SELECT at_ms, minutes_sold, minutes_total FROM route_samples
-         WHERE route = ?1 AND at_ms <= ?3 AND at_ms >= coalesce(
-           (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms <= ?2), ?2)
-         ORDER BY at_ms",
-    )?;
+    let last_id = routes.last().map_or(0, |(id, _)| *id);
+    let recent = recent_by_route(conn, now_ms, last_id)?;
+    let mut by_route = conn.prepare_cached(BY_ROUTE)?;
     for (id, slug) in routes {
-        let changes: Vec<(i64, Option<(i64, i64)>)> = rows
-            .query_map(params![id, first, now_ms], |r| {
-                let (sold, total): (Option<i64>, Option<i64>) = (r.get(1)?, r.get(2)?);
-                Ok((r.get(0)?, sold.zip(total)))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let changes: Vec<(i64, Option<(i64, i64)>)> =
+            changes_of(&mut by_route, id, (first, now_ms), &recent)?
+                .into_iter()
+                .map(|(at_ms, [sold, total, _, _])| (at_ms, sold.zip(total)))
+                .collect();
         let samples: Vec<Sample> = values_at(&changes, &instants)
             .map(|(at_ms, (sold, total))| Sample { at_ms, sold, total })
             .collect();
@@ -77,6 +75,68 @@ pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Serie
         }
     }
     Ok(series)
+}
+
+/// A row's four figures as stored: minutes sold and total, ports sold and total, each `None`
+/// where NULL.
+type Stored = [Option<i64>; 4];
+
+/// Route `?1`'s rows kept by route from the last at or before `?2` to `?3`, in time order.
+const BY_ROUTE: &str = "
+SELECT at_ms, minutes_sold, minutes_total, ports_sold, ports_total FROM samples_by_route
+WHERE route = ?1 AND at_ms <= ?3 AND at_ms >= coalesce(
+  (SELECT max(at_ms) FROM samples_by_route WHERE route = ?1 AND at_ms <= ?2), ?2)
+ORDER BY at_ms";
+
+/// The rows of `samples_by_time` up to `to_ms` of the routes up to id `last_id`, by route, in
+/// time order: each route's newest change points, all newer than its rows kept by route.
+fn recent_by_route(
+    conn: &Connection,
+    to_ms: i64,
+    last_id: i64,
+) -> rusqlite::Result<HashMap<i64, Vec<(i64, Stored)>>> {
+    let mut recent: HashMap<i64, Vec<(i64, Stored)>> = HashMap::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
+         FROM samples_by_time WHERE at_ms <= ?1 AND route <= ?2 ORDER BY at_ms",
+    )?;
+    let mut rows = stmt.query(params![to_ms, last_id])?;
+    while let Some(row) = rows.next()? {
+        let stored = stored_of(row, 2)?;
+        recent
+            .entry(row.get(0)?)
+            .or_default()
+            .push((row.get(1)?, stored));
+    }
+    Ok(recent)
+}
+
+/// Route `id`'s change points from the last at or before `first` to `to` (as [`BY_ROUTE`]
+/// reads them), then its rows of `recent`, in time order.
+fn changes_of(
+    by_route: &mut rusqlite::CachedStatement<'_>,
+    id: i64,
+    (first, to): (i64, i64),
+    recent: &HashMap<i64, Vec<(i64, Stored)>>,
+) -> rusqlite::Result<Vec<(i64, Stored)>> {
+    let mut changes: Vec<(i64, Stored)> = by_route
+        .query_map(params![id, first, to], |r| {
+            Ok((r.get(0)?, stored_of(r, 1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    if let Some(newer) = recent.get(&id) {
+        changes.extend(newer.iter().filter(|(at_ms, _)| *at_ms <= to));
+        // Already in order but for rows imported from an earlier captop's hour; stable, so a
+        // row of `samples_by_time` comes after one of the same instant and wins.
+        changes.sort_by_key(|(at_ms, _)| *at_ms);
+    }
+    Ok(changes)
+}
+
+/// All four figures, or `None` where any is NULL (the route had left, or an imported row has
+/// no ports).
+fn complete([a, b, c, d]: Stored) -> Option<[i64; 4]> {
+    Some([a?, b?, c?, d?])
 }
 
 /// A route's value at each of `instants` (ascending) from its change points (ascending,
@@ -116,36 +176,43 @@ pub fn figures_at(
     let Some(report_at) = report_at.filter(|&t| at_ms - t <= tolerance_ms) else {
         return Ok(None);
     };
+    let recent = recent_by_route(conn, report_at, i64::MAX)?;
     let mut stmt = conn.prepare(
-        "SELECT r.slug, r.name, r.dial_code,
+        "SELECT r.id, r.slug, r.name, r.dial_code,
                 s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
-         FROM routes r JOIN route_samples s ON s.route = r.id
-           AND s.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id AND at_ms <= ?1)
-         WHERE s.minutes_sold IS NOT NULL AND s.ports_sold IS NOT NULL
+         FROM routes r LEFT JOIN samples_by_route s ON s.route = r.id
+           AND s.at_ms = (SELECT max(at_ms) FROM samples_by_route
+                          WHERE route = r.id AND at_ms <= ?1)
          ORDER BY r.id",
     )?;
-    let routes = stmt
-        .query_map([report_at], |r| {
-            let (sold, total, ports_sold, ports_total): (i64, i64, i64, i64) =
-                (r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?);
-            Ok(RouteCapacity {
-                route: r.get(0)?,
-                name: r.get(1)?,
-                dial_code: r.get(2)?,
-                capacity_minutes: MinutesCapacity {
-                    total,
-                    sold,
-                    remaining: total - sold,
-                },
-                ports: PortCapacity {
-                    total: ports_total,
-                    sold: ports_sold,
-                    available: ports_total - ports_sold,
-                },
-                filled_pct: filled_pct(sold, total),
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut rows = stmt.query([report_at])?;
+    let mut routes = Vec::new();
+    while let Some(r) = rows.next()? {
+        let newest = recent.get(&r.get::<_, i64>(0)?).and_then(|c| c.last());
+        let stored = match newest {
+            Some((_, stored)) => *stored,
+            None => stored_of(r, 4)?,
+        };
+        let Some([sold, total, ports_sold, ports_total]) = complete(stored) else {
+            continue;
+        };
+        routes.push(RouteCapacity {
+            route: r.get(1)?,
+            name: r.get(2)?,
+            dial_code: r.get(3)?,
+            capacity_minutes: MinutesCapacity {
+                total,
+                sold,
+                remaining: total - sold,
+            },
+            ports: PortCapacity {
+                total: ports_total,
+                sold: ports_sold,
+                available: ports_total - ports_sold,
+            },
+            filled_pct: filled_pct(sold, total),
+        });
+    }
     let capacity = CapacityReport {
         generated_at: instant(report_at),
         unit_notes: None,
@@ -296,16 +363,17 @@ pub fn reports_between(conn: &Connection, from_ms: i64, to_ms: i64) -> rusqlite:
 /// The four figures of a row from column `first` on (minutes sold and total, ports sold and
 /// total); `None` where any is NULL (the route had left, or an imported row has no ports).
 pub fn figures_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Option<[i64; 4]>> {
-    let f: [Option<i64>; 4] = [
+    Ok(complete(stored_of(row, first)?))
+}
+
+/// The four figures of a row from column `first` on, as stored.
+fn stored_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Stored> {
+    Ok([
         row.get(first)?,
         row.get(first + 1)?,
         row.get(first + 2)?,
         row.get(first + 3)?,
-    ];
-    Ok(match f {
-        [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
-        _ => None,
-    })
+    ])
 }
 
 /// `sold` of `total` in percent, rounded half up, as the service computes it (0 of nothing).
@@ -334,19 +402,15 @@ pub fn each_route(
         .prepare("SELECT id, slug FROM routes ORDER BY slug")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut rows = conn.prepare_cached(
-        "SELECT at_ms, minutes_sold, minutes_total, ports_sold, ports_total FROM route_samples
-         WHERE route = ?1 AND at_ms <= ?3 AND at_ms >= coalesce(
-           (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms <= ?2), ?2)
-         ORDER BY at_ms",
-    )?;
+    let recent = recent_by_route(conn, to_ms, i64::MAX)?;
+    let mut by_route = conn.prepare_cached(BY_ROUTE)?;
     let mut points = Vec::new();
     for (id, slug) in routes {
-        let changes: Vec<(i64, Option<[i64; 4]>)> = rows
-            .query_map(params![id, first, to_ms], |r| {
-                Ok((r.get(0)?, figures_of(r, 1)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let changes: Vec<(i64, Option<[i64; 4]>)> =
+            changes_of(&mut by_route, id, (first, to_ms), &recent)?
+                .into_iter()
+                .map(|(at_ms, stored)| (at_ms, complete(stored)))
+                .collect();
         points.clear();
         points.extend(values_at(&changes, &instants));
         if !points.is_empty() {

@@ -10,6 +10,11 @@
 //!  beyond keep_days               only a route's last row, its value until the next
 //! ```
 //!
+//! A report's rows are appended to `samples_by_time` and each route's last figures kept in
+//! `route_latest`, a few pages whatever the routes; the rows move to `samples_by_route`, where
+//! a route's days read back in one range, in one pass route by route when the file is thinned
+//! or when they pass [`FOLD_ROWS`] (see [`super::db`]).
+//!
 //! Several captops of one user and one service write the same file: a report not newer than
 //! the newest recorded is skipped (another captop recorded that moment), and the figures a row
 //! is compared with are read again whenever another process wrote (`PRAGMA data_version`), so
@@ -38,6 +43,11 @@ pub const COMPACT_EVERY_MS: i64 = 10 * 60_000;
 /// or a relay records the same service it thins every 10 minutes anyway, and a file written
 /// by cron jobs alone is thinned once a day (its dense tier holding a day more of polls).
 pub const ONE_SHOT_COMPACT_EVERY_MS: i64 = 24 * HOUR_MS;
+/// Rows of `samples_by_time` past which they are moved to `samples_by_route` before the next
+/// thinning is due: ten reports in which 10,000 routes all changed. Each read of the forecasts'
+/// samples goes through them once; moving them costs about a page per route, paid once for them
+/// all rather than once per report.
+pub const FOLD_ROWS: i64 = 100_000;
 /// Longest slug recorded; longer ones are not.
 pub const MAX_SLUG_BYTES: usize = 200;
 const HOUR_MS: i64 = 3_600_000;
@@ -57,6 +67,11 @@ struct Memo {
     /// The report (by count) that last listed it.
     seen: u64,
 }
+
+/// Appends a route's row (route, at_ms, the four figures) to `samples_by_time`.
+const WRITE_SAMPLE: &str = "INSERT OR REPLACE INTO samples_by_time VALUES (?2, ?1, ?3, ?4, ?5, ?6)";
+/// Makes the same row the route's last.
+const WRITE_LATEST: &str = "INSERT OR REPLACE INTO route_latest VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
 /// What recording a report did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +96,8 @@ pub struct Writer {
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
     data_version: i64,
     reports: u64,
+    /// Rows in `samples_by_time`, as of the last load and our writes since.
+    recent_rows: i64,
     next_compact_ms: Option<i64>,
     compact_every_ms: i64,
     loaded: bool,
@@ -95,6 +112,7 @@ impl Writer {
             routes: HashMap::new(),
             data_version: -1,
             reports: 0,
+            recent_rows: 0,
             next_compact_ms: None,
             compact_every_ms: COMPACT_EVERY_MS,
             loaded: false,
@@ -201,14 +219,16 @@ impl Writer {
         }
     }
 
-    /// Reads every route and its last row.
+    /// Reads every route and its last row, and how many rows wait to move by route.
     fn load(&mut self) -> rusqlite::Result<()> {
         self.routes.clear();
+        self.recent_rows =
+            self.conn
+                .query_row("SELECT count(*) FROM samples_by_time", [], |row| row.get(0))?;
         let mut stmt = self.conn.prepare(
             "SELECT r.id, r.slug, r.name, r.dial_code,
-                    s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
-             FROM routes r LEFT JOIN route_samples s ON s.route = r.id
-               AND s.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)",
+                    l.minutes_sold, l.minutes_total, l.ports_sold, l.ports_total
+             FROM routes r LEFT JOIN route_latest l ON l.route = r.id",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
@@ -243,9 +263,8 @@ impl Writer {
         self.reports += 1;
         let this = self.reports;
         let mut written = 0;
-        let mut sample = self.conn.prepare_cached(
-            "INSERT OR REPLACE INTO route_samples VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?;
+        let mut sample = self.conn.prepare_cached(WRITE_SAMPLE)?;
+        let mut latest = self.conn.prepare_cached(WRITE_LATEST)?;
         for route in &report.routes {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
@@ -259,7 +278,9 @@ impl Writer {
             let p = &route.ports;
             let figures = [m.sold, m.total, p.sold, p.total];
             if memo.last != Some(figures) {
-                sample.execute(params![memo.id, at_ms, m.sold, m.total, p.sold, p.total])?;
+                let row = params![memo.id, at_ms, m.sold, m.total, p.sold, p.total];
+                sample.execute(row)?;
+                latest.execute(row)?;
                 memo.last = Some(figures);
                 written += 1;
             }
@@ -267,14 +288,10 @@ impl Writer {
         // Routes gone from the report: a row of NULLs, so reading back knows they left.
         for memo in self.routes.values_mut() {
             if memo.seen != this && memo.last.is_some() {
-                sample.execute(params![
-                    memo.id,
-                    at_ms,
-                    None::<i64>,
-                    None::<i64>,
-                    None::<i64>,
-                    None::<i64>
-                ])?;
+                let none = None::<i64>;
+                let row = params![memo.id, at_ms, none, none, none, none];
+                sample.execute(row)?;
+                latest.execute(row)?;
                 memo.last = None;
                 written += 1;
             }
@@ -283,6 +300,7 @@ impl Writer {
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
+        self.recent_rows += written as i64;
         Ok(Some(written))
     }
 
@@ -307,6 +325,13 @@ impl Writer {
         };
         if now_ms < next {
             self.next_compact_ms = Some(next);
+            if self.recent_rows > FOLD_ROWS {
+                let outcome = self.in_transaction(|w| w.fold().map(Some));
+                return match outcome {
+                    Err(e) if is_busy(&e) => Ok(()),
+                    other => other.map(drop),
+                };
+            }
             return Ok(());
         }
         self.next_compact_ms = Some(now_ms + self.compact_every_ms);
@@ -330,7 +355,21 @@ impl Writer {
         Ok(value.and_then(|v| v.parse().ok()))
     }
 
+    /// Moves the rows of `samples_by_time` to `samples_by_route`, route by route.
+    fn fold(&mut self) -> rusqlite::Result<()> {
+        self.conn.execute_batch(
+            "INSERT OR REPLACE INTO samples_by_route
+               SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
+               FROM samples_by_time ORDER BY route, at_ms;
+             DELETE FROM samples_by_time;",
+        )?;
+        self.recent_rows = 0;
+        Ok(())
+    }
+
     fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
+        // Thinning reads a route's rows in one range: all of them by route first.
+        self.fold()?;
         let last = self.compacted_at()?.unwrap_or(0);
         let keep_ms = i64::from(self.keep_days) * DAY_MS;
         // From the newest report back: each range is what aged into the tier since `last`.
@@ -346,8 +385,8 @@ impl Writer {
         }
         let cutoff = now_ms - keep_ms;
         let mut old = self.conn.prepare_cached(
-            "DELETE FROM route_samples WHERE route = ?1 AND at_ms < ?2 AND at_ms <
-               (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms < ?2)",
+            "DELETE FROM samples_by_route WHERE route = ?1 AND at_ms < ?2 AND at_ms <
+               (SELECT max(at_ms) FROM samples_by_route WHERE route = ?1 AND at_ms < ?2)",
         )?;
         // Every route: the transaction read them all in (`in_transaction`).
         for id in self.routes.values().map(|m| m.id) {
@@ -367,8 +406,8 @@ impl Writer {
     /// Keeps the last row of each `step` in `lo..hi`, route by route, and of the reports.
     fn thin(&mut self, lo: i64, hi: i64, step: i64) -> rusqlite::Result<()> {
         let mut thin = self.conn.prepare_cached(
-            "DELETE FROM route_samples WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
-               AND at_ms NOT IN (SELECT max(at_ms) FROM route_samples
+            "DELETE FROM samples_by_route WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
+               AND at_ms NOT IN (SELECT max(at_ms) FROM samples_by_route
                                  WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
                                  GROUP BY at_ms / ?4)",
         )?;

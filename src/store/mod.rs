@@ -143,7 +143,11 @@ pub struct Store {
     /// Sold-minutes samples per route for the forecasts: seeded from the history file,
     /// extended by every report.
     forecast_series: crate::forecast::Series,
+    /// Counts the changes of `forecast_series`, so a reader can tell it has not changed.
+    series_version: u64,
     forecasts: crate::forecast::Forecasts,
+    /// When each forecast is next fitted again if its route does not move.
+    forecasts_due: crate::forecast::refresh::Due,
     /// The alerts a captop relay behind the base URL has firing (see `relay_alerts.rs`).
     relay_alerts: Vec<crate::api::team_alerts::TeamAlert>,
 }
@@ -360,9 +364,20 @@ impl Store {
         self.refit();
     }
 
-    /// Fits every route's forecast to its samples: the one place forecasts are made.
+    /// Fits every route's forecast to its samples: with [`Store::refresh_forecasts`], the one
+    /// place forecasts are made.
     fn refit(&mut self) {
-        self.forecasts = crate::forecast::for_series(&self.forecast_series);
+        self.series_version += 1;
+        let (series, due) = (&self.forecast_series, &mut self.forecasts_due);
+        crate::forecast::refresh::refit_all(series, &mut self.forecasts, due);
+    }
+
+    /// Fits again the forecasts of the routes whose samples moved (see
+    /// [`crate::forecast::refresh`]).
+    fn refresh_forecasts(&mut self) {
+        self.series_version += 1;
+        let (series, due) = (&self.forecast_series, &mut self.forecasts_due);
+        crate::forecast::refresh::refresh(series, &mut self.forecasts, due);
     }
 
     /// The sell-out forecast of route `slug`, when its samples make one.
@@ -461,7 +476,7 @@ impl Store {
             self.rows = rows;
         }
         if crate::forecast::add_report(&mut self.forecast_series, &report) {
-            self.refit();
+            self.refresh_forecasts();
         }
         if !self.one_shot {
             let alerts = self.watcher.report(&report, &self.forecasts);

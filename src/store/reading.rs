@@ -127,6 +127,12 @@ impl Store {
         &self.forecast_series
     }
 
+    /// A number that changes whenever [`Store::forecast_series`] does: what a reader worked out
+    /// from the series holds while the number stays the same.
+    pub fn forecast_series_version(&self) -> u64 {
+        self.series_version
+    }
+
     /// The service's clock at captop's `now`: the latest report's `generated_at`, moved on by
     /// the time since it arrived. Forecasts run on the service's clock (a simulated service
     /// may run its clock fast or days behind), so time left is measured from this.

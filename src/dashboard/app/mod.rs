@@ -17,6 +17,7 @@ pub mod keys;
 pub mod routes_view;
 pub mod travel;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
@@ -168,6 +169,10 @@ pub struct App {
     pub day_span: Span,
     /// The detail view's path ahead and backtest of its route ([`insight`]).
     insight: Option<insight::Insight>,
+    /// What the routes table's trends were worked out from: the version of the series of the
+    /// store on screen and its rows' slugs (shared between polls, so compared by address);
+    /// `None` when the store on screen was replaced.
+    trends_of: Option<(u64, Vec<Arc<str>>)>,
 }
 
 impl App {
@@ -200,6 +205,7 @@ impl App {
             show_events: false,
             day_span: Span::default(),
             insight: None,
+            trends_of: None,
         }
     }
 
@@ -279,9 +285,21 @@ impl App {
         }
     }
 
-    /// Sorts and filters the routes of the store on screen again, with their trends.
+    /// Sorts and filters the routes of the store on screen again, with their trends (worked out
+    /// again only when the series or the rows' slugs changed: most polls change neither).
     fn refresh_routes(&mut self) {
-        self.routes.set_trends(self.trends());
+        let version = self.store().forecast_series_version();
+        let rows = self.store().rows();
+        let same = self.trends_of.as_ref().is_some_and(|(of, slugs)| {
+            *of == version
+                && slugs.len() == rows.len()
+                && slugs.iter().zip(rows).all(|(a, b)| Arc::ptr_eq(a, &b.slug))
+        });
+        if !same {
+            let slugs = rows.iter().map(|row| Arc::clone(&row.slug)).collect();
+            self.routes.set_trends(self.trends());
+            self.trends_of = Some((version, slugs));
+        }
         let page = self.page_rows();
         let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
         self.routes.recompute(rows, page);

@@ -1,0 +1,135 @@
+//! Keeping every route's forecast up to date as reports come, at a cost that follows what
+//! changed rather than the routes tracked.
+//!
+//! A day-shaped fit costs tens of microseconds a route, and each report that adds samples adds
+//! one to every route (1,000 of them, every [`super::MIN_GAP`]), while only the few that sold
+//! or released minutes since moved. So a day-shaped forecast whose route's newest sample has
+//! the same figures as the one before it stands, for up to [`STANDS_FOR_MS`] of the service's
+//! clock and never past the end of its UTC hour (where the pace of the hour now changes): over
+//! those minutes only the level of today's sales so far drifts, by the share of an hour they
+//! are, and the next sale refits it at once. The line over the last hour (less than
+//! a day of history) is cheap and always fitted again. When a route's stand ends is offset by
+//! route, so the refits of unmoved routes spread over the polls rather than landing together.
+
+use std::collections::BTreeMap;
+
+use super::hourly::HOUR_MS;
+use super::{Forecasts, Series, for_route, for_series};
+
+/// Longest a day-shaped forecast stands without a refit while its route's figures do not move,
+/// service time.
+pub const STANDS_FOR_MS: i64 = 5 * 60_000;
+
+/// When each route's forecast is due to be fitted again, on the service's clock (UNIX ms).
+pub type Due = BTreeMap<String, i64>;
+
+/// Fits every route's forecast anew (the samples were seeded or replaced), and spreads when
+/// each is next due.
+pub fn refit_all(series: &Series, forecasts: &mut Forecasts, due: &mut Due) {
+    *forecasts = for_series(series);
+    due.clear();
+    for (slug, samples) in series {
+        if let Some(newest) = samples.last() {
+            due.insert(slug.clone(), next_due(slug, newest.at_ms));
+        }
+    }
+}
+
+/// Fits again the forecasts of the routes whose samples call for it (see the module doc) and
+/// drops those of routes no longer tracked.
+pub fn refresh(series: &Series, forecasts: &mut Forecasts, due: &mut Due) {
+    forecasts.retain(|slug, _| series.contains_key(slug));
+    due.retain(|slug, _| series.contains_key(slug));
+    for (slug, samples) in series {
+        let Some(newest) = samples.last() else {
+            continue;
+        };
+        let unmoved = samples
+            .len()
+            .checked_sub(2)
+            .and_then(|i| samples.get(i))
+            .is_some_and(|before| (before.sold, before.total) == (newest.sold, newest.total));
+        let stands = unmoved
+            && forecasts.get(slug).is_some_and(|f| f.day_shaped)
+            && due.get(slug).is_some_and(|&at| newest.at_ms < at);
+        if stands {
+            continue;
+        }
+        match for_route(samples) {
+            Some(forecast) => forecasts.insert(slug.clone(), forecast),
+            None => forecasts.remove(slug),
+        };
+        due.insert(slug.clone(), next_due(slug, newest.at_ms));
+    }
+}
+
+/// When a forecast fitted at `at_ms` is next due if its route does not move: within
+/// [`STANDS_FOR_MS`], offset by a hash of the slug, and at the next UTC hour at the latest.
+fn next_due(slug: &str, at_ms: i64) -> i64 {
+    let hash = slug
+        .bytes()
+        .fold(0_u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let offset = i64::try_from(hash % STANDS_FOR_MS.unsigned_abs()).unwrap_or(0);
+    let next_hour = (at_ms.div_euclid(HOUR_MS) + 1) * HOUR_MS;
+    (at_ms + STANDS_FOR_MS - offset).min(next_hour)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use super::*;
+    use crate::forecast::Sample;
+
+    /// Two weeks of hourly samples selling 10 minutes an hour in the day, then `tail` samples
+    /// 30 s apart, all at `sold` from the last day's figure.
+    fn route(tail: &[(i64, i64)]) -> Vec<Sample> {
+        let mut samples = Vec::new();
+        let mut sold = 0;
+        for h in 0..14 * 24 {
+            if h % 24 >= 8 {
+                sold += 10;
+            }
+            samples.push(Sample {
+                at_ms: h * 3_600_000,
+                sold,
+                total: 1_000_000,
+            });
+        }
+        let last = samples.last().unwrap().at_ms;
+        for &(after_ms, more) in tail {
+            samples.push(Sample {
+                at_ms: last + after_ms,
+                sold: sold + more,
+                total: 1_000_000,
+            });
+        }
+        samples
+    }
+
+    #[test]
+    fn an_unmoved_day_shaped_forecast_stands_a_while_and_a_moved_one_is_fitted_again() {
+        let mut series = Series::new();
+        series.insert("a".to_owned(), route(&[]));
+        series.insert("b".to_owned(), route(&[]));
+        let (mut forecasts, mut due) = (Forecasts::new(), Due::new());
+        refit_all(&series, &mut forecasts, &mut due);
+        assert!(forecasts["a"].day_shaped && forecasts["b"].day_shaped);
+        let first = forecasts.clone();
+        // 30 s on: `a` sold, `b` did not.
+        series.insert("a".to_owned(), route(&[(30_000, 500)]));
+        series.insert("b".to_owned(), route(&[(30_000, 0)]));
+        refresh(&series, &mut forecasts, &mut due);
+        assert_eq!(forecasts["a"], for_route(&series["a"]).unwrap());
+        assert_eq!(forecasts["b"], first["b"], "stands");
+        // Past its stand, `b` is fitted again; a route no longer tracked is dropped.
+        series.insert(
+            "b".to_owned(),
+            route(&[(30_000, 0), (STANDS_FOR_MS + 1, 0)]),
+        );
+        series.remove("a");
+        refresh(&series, &mut forecasts, &mut due);
+        assert_eq!(forecasts["b"], for_route(&series["b"]).unwrap());
+        assert!(!forecasts.contains_key("a") && !due.contains_key("a"));
+    }
+}
