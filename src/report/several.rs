@@ -12,7 +12,8 @@
 //! ```
 //!
 //! A service that cannot be had is a section saying why in one line; the others are printed
-//! all the same. Exit status: `--once` 1 when any service failed, check mode the worst status.
+//! all the same. Exit status: `--once` 1 when any service failed, check mode the gravest
+//! status (CRITICAL outranks UNKNOWN).
 
 use std::io::Write;
 
@@ -210,7 +211,7 @@ fn with_profile(sample: &str, profile: &str) -> String {
     }
 }
 
-/// Check mode over every service: the worst status, a summary naming each service, the
+/// Check mode over every service: the gravest status ([`Status::graver`]), a summary naming each service, the
 /// perfdata of each with its labels prefixed by the profile, then each one's long output.
 fn nagios_text(sections: &[Section]) -> (String, Status) {
     let mut worst = Status::Ok;
@@ -221,7 +222,7 @@ fn nagios_text(sections: &[Section]) -> (String, Status) {
         let profile = &section.profile;
         match &section.report {
             Ok(Reported::Check(evaluation)) => {
-                worst = worst.max(evaluation.status);
+                worst = worst.graver(evaluation.status);
                 summaries.push(format!(
                     "{profile}: {} {}",
                     evaluation.status.word(),
@@ -240,7 +241,7 @@ fn nagios_text(sections: &[Section]) -> (String, Status) {
                 );
             }
             Ok(Reported::Text(_)) | Err(_) => {
-                worst = worst.max(Status::Unknown);
+                worst = worst.graver(Status::Unknown);
                 let why = match &section.report {
                     Err(why) => crate::report::check::plain(why),
                     Ok(_) => "no verdict".to_owned(),

@@ -55,16 +55,17 @@ async fn run(config: &Path, args: &[&str]) -> crate::check_mode::Run {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn check_is_the_worst_of_the_services_and_prefixes_perfdata_by_profile() {
+async fn check_is_the_gravest_of_the_services_and_prefixes_perfdata_by_profile() {
     let up = serving().await;
     let dir = tempfile::tempdir().unwrap();
     let config = config_in(dir.path(), &up).await;
     let run = run(&config, &["check"]).await;
-    assert_eq!(run.code, Some(3), "lab is UNKNOWN: {}", run.stdout);
+    // The fixture's São Paulo is sold out: prod is CRITICAL, lab UNKNOWN, and the check
+    // CRITICAL, since a full route outranks a service that cannot be asked.
+    assert_eq!(run.code, Some(2), "prod is CRITICAL: {}", run.stdout);
     let status = run.stdout.lines().next().unwrap();
-    // The fixture's São Paulo is sold out: prod is CRITICAL, lab UNKNOWN, the check UNKNOWN.
     assert!(
-        status.starts_with("CAPTOP UNKNOWN - prod: CRITICAL "),
+        status.starts_with("CAPTOP CRITICAL - prod: CRITICAL "),
         "{status}"
     );
     assert!(status.contains("; lab: UNKNOWN "), "{status}");

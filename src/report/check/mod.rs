@@ -55,6 +55,23 @@ impl Status {
         }
     }
 
+    /// The graver of two verdicts, as monitoring aggregates several checks: a crossed critical
+    /// threshold outranks a check that could not be run (CRITICAL > UNKNOWN > WARNING > OK),
+    /// so one service that is down never hides another that is full.
+    pub fn graver(self, other: Status) -> Status {
+        let rank = |s: Status| match s {
+            Status::Ok => 0,
+            Status::Warning => 1,
+            Status::Unknown => 2,
+            Status::Critical => 3,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+
     /// The process exit code.
     pub fn code(self) -> u8 {
         self as u8
@@ -377,6 +394,16 @@ mod tests {
             ..CheckArgs::default()
         };
         CheckThresholds::resolve(&args, &CheckProfile::default(), Default::default()).unwrap()
+    }
+
+    #[test]
+    fn a_full_service_outranks_one_that_is_down() {
+        use Status::*;
+        assert_eq!(Critical.graver(Unknown), Critical);
+        assert_eq!(Unknown.graver(Critical), Critical);
+        assert_eq!(Warning.graver(Unknown), Unknown);
+        assert_eq!(Ok.graver(Warning), Warning);
+        assert_eq!(Ok.graver(Ok), Ok);
     }
 
     #[test]
