@@ -28,6 +28,7 @@ use captop::store::{ActionEvent, EventKind};
 use serde_json::Value;
 
 use crate::support::alerting::{quiet_demo, relay_with_config, wait_polls};
+use crate::support::fault_server::refused_addr;
 use crate::support::receiver::{Received, Receiver};
 use crate::support::relay::{PATIENCE, private_file};
 
@@ -115,12 +116,7 @@ async fn an_alertmanager_that_is_down_is_retried_and_then_gets_the_alert_and_its
     let (server, routes) = quiet_demo().await;
     let target = &routes[5];
     // Alertmanager's port, with nothing listening on it yet.
-    let port = std::net::TcpListener::bind(loopback())
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let am_addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let am_addr = refused_addr().await;
     let home = tempfile::tempdir().unwrap();
     let config = format!("[actions]\nkeep_firing_for = 0\nalertmanager = [\"http://{am_addr}\"]\n");
     let mut relay = relay_with_config(home.path(), &server, &config);
@@ -215,12 +211,7 @@ fn notice(n: usize) -> Notice {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_receiver_that_is_down_keeps_the_newest_notices_and_drops_the_oldest() {
-    let port = std::net::TcpListener::bind(loopback())
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let addr = refused_addr().await;
     let config = WebhookConfig {
         url: ReceiverUrl::parse(&format!("http://{addr}/hook")).unwrap(),
         headers_file: None,

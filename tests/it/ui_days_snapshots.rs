@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use crate::support::frames::{draw, screen, snap};
+use crate::support::frames::{draw, poll, screen, snap};
 use captop::api::model::RouteCapacity;
 use captop::dashboard::app::{App, Event, UiOptions};
 use captop::fixtures::{capacity, route, t, utilization};
@@ -138,16 +138,7 @@ fn week(options: UiOptions) -> App {
     store.seed_forecasts(series);
     let mut app = App::with_store(options, store, t(0), Instant::now());
     let routes: Vec<RouteCapacity> = SHAPES.iter().map(Shape::now).collect();
-    app.update(Event::Poll(PollEvent::Capacity {
-        seq: 1,
-        received_at: t(0),
-        result: Ok(capacity(t(0), routes)),
-    }));
-    app.update(Event::Poll(PollEvent::Utilization {
-        seq: 1,
-        received_at: t(0),
-        result: Ok(utilization(t(0), 60.0, 1_000)),
-    }));
+    poll(&mut app, 1, 0, routes);
     app
 }
 

@@ -6,11 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::frames::{draw, screen, snap};
+use crate::support::frames::{draw, poll, screen, snap};
 use captop::api::model::RouteCapacity;
 use captop::dashboard::app::{App, Event, UiOptions};
-use captop::fixtures::{capacity, route, t, utilization};
-use captop::poll::PollEvent;
+use captop::fixtures::{route, t};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn routes() -> Vec<RouteCapacity> {
@@ -39,16 +38,7 @@ fn session() -> App {
     for i in 0..6u64 {
         let at = i as i64 * 60;
         app.set_clock(t(at), base + Duration::from_secs(at as u64));
-        app.update(Event::Poll(PollEvent::Capacity {
-            seq: i + 1,
-            received_at: t(at),
-            result: Ok(capacity(t(at), routes.clone())),
-        }));
-        app.update(Event::Poll(PollEvent::Utilization {
-            seq: i + 1,
-            received_at: t(at),
-            result: Ok(utilization(t(at), 60.0, 1_000)),
-        }));
+        poll(&mut app, i + 1, at, routes.clone());
         for (index, per_minute) in [(0, 400), (3, 1_000)] {
             let r = &mut routes[index];
             r.capacity_minutes.sold += per_minute;

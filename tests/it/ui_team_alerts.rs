@@ -7,10 +7,11 @@
 use std::time::Instant;
 
 use captop::dashboard::app::{App, Event, UiOptions};
-use captop::fixtures::{capacity, route, t, team_alert, utilization};
-use captop::poll::PollEvent;
+use captop::fixtures::{route, t, team_alert};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier};
+
+use crate::support::frames::poll;
 
 #[test]
 fn the_relays_team_alerts_show_in_the_header_and_the_event_pane() {
@@ -19,16 +20,7 @@ fn the_relays_team_alerts_show_in_the_header_and_the_event_pane() {
         route("ng-lagos", "Lagos", "+234", 120_000, 117_600, 40, 39),
         route("ae-dubai", "Dubai", "+971", 110_000, 99_000, 30, 27),
     ];
-    app.update(Event::Poll(PollEvent::Capacity {
-        seq: 1,
-        received_at: t(10),
-        result: Ok(capacity(t(10), routes)),
-    }));
-    app.update(Event::Poll(PollEvent::Utilization {
-        seq: 1,
-        received_at: t(10),
-        result: Ok(utilization(t(10), 60.0, 1_000)),
-    }));
+    poll(&mut app, 1, 10, routes);
     app.update(Event::Key(KeyEvent::new(
         KeyCode::Char('e'),
         KeyModifiers::NONE,

@@ -1,9 +1,27 @@
 //! Frames of the dashboard drawn in memory for the snapshot tests: draw an `App` at a size,
 //! read the screen back as text, compare it with a snapshot in `snapshots/`.
 
+use captop::api::model::RouteCapacity;
 use captop::dashboard::app::{App, Event};
+use captop::fixtures::{capacity, t, utilization};
+use captop::poll::PollEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+
+/// Poll number `seq` answered at `t(at)`: a capacity report of `routes`, then the fixtures'
+/// utilization (60 %, 1,000 minutes run).
+pub fn poll(app: &mut App, seq: u64, at: i64, routes: Vec<RouteCapacity>) {
+    app.update(Event::Poll(PollEvent::Capacity {
+        seq,
+        received_at: t(at),
+        result: Ok(capacity(t(at), routes)),
+    }));
+    app.update(Event::Poll(PollEvent::Utilization {
+        seq,
+        received_at: t(at),
+        result: Ok(utilization(t(at), 60.0, 1_000)),
+    }));
+}
 
 /// `app` drawn on a `w`×`h` terminal, after it was told the size.
 pub fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
