@@ -36,6 +36,7 @@ pub mod history;
 pub mod poll;
 pub mod report;
 pub mod run;
+pub mod secret_file;
 pub mod serve;
 pub mod setup;
 pub mod store;

@@ -44,8 +44,7 @@ pub mod relay;
 mod reply;
 mod server_text;
 mod transport;
-
-use transport::short_reason;
+pub use transport::short_reason;
 
 /// Default whole-request timeout, body included.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

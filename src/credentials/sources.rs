@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::OnceCell;
-use zeroize::Zeroizing;
 
 use super::api_key::ApiKey;
 use super::command::run_key_command;
 use super::error::{KeyError, MAX_KEY_INPUT, one_key};
 use super::keyring::{Keyring, KeyringError, StoreChoice, StoreKind};
+use crate::secret_file::SecretFile;
 
 /// Where a key came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,33 +153,21 @@ async fn find_key(req: &KeyRequest<'_>, keyring: &KeyringHandle) -> Result<Found
 
 /// Reads `--api-key-file`, warning when group or others may read it.
 fn read_key_file(path: &Path) -> Result<(ApiKey, Vec<String>), KeyError> {
-    use std::io::Read;
     let file_error = |reason: String| KeyError::File {
         path: path.to_owned(),
         reason,
     };
-    let file = std::fs::File::open(path).map_err(|e| file_error(e.to_string()))?;
+    let file = SecretFile::open(path).map_err(|e| file_error(e.to_string()))?;
     let mut warnings = Vec::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = file
-            .metadata()
-            .map_err(|e| file_error(e.to_string()))?
-            .permissions()
-            .mode();
-        if mode & 0o044 != 0 {
-            warnings.push(format!(
-                "warning: the API key file {} is readable by group or others (mode {:o}) — run `chmod 600 {}`",
-                path.display(),
-                mode & 0o777,
-                path.display()
-            ));
-        }
+    if let Some(mode) = file.open_to_others(0o044) {
+        warnings.push(format!(
+            "warning: the API key file {} is readable by group or others (mode {mode:o}) — run `chmod 600 {}`",
+            path.display(),
+            path.display()
+        ));
     }
-    let mut text = Zeroizing::new(String::new());
-    file.take(MAX_KEY_INPUT)
-        .read_to_string(&mut text)
+    let text = file
+        .read(MAX_KEY_INPUT)
         .map_err(|e| file_error(e.to_string()))?;
     let name = format!("the API key file {}", path.display());
     let key = one_key(&text, &name)?.ok_or_else(|| file_error("it is empty".to_owned()))?;

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 
+use crate::secret_file::SecretFile;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -82,27 +83,18 @@ pub const MIN_TOKEN_LEN: usize = 16;
 impl ReaderTokens {
     /// Reads and checks `path` (see the module doc).
     pub fn from_file(path: &Path) -> Result<Self, TokenFileError> {
-        use std::io::Read;
         let read_error = |e: std::io::Error| TokenFileError::Read {
             path: path.to_owned(),
             reason: e.to_string(),
         };
-        let file = std::fs::File::open(path).map_err(read_error)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = file.metadata().map_err(read_error)?.permissions().mode();
-            if mode & 0o077 != 0 {
-                return Err(TokenFileError::TooOpen {
-                    path: path.to_owned(),
-                    mode: mode & 0o777,
-                });
-            }
+        let file = SecretFile::open(path).map_err(read_error)?;
+        if let Some(mode) = file.open_to_others(0o077) {
+            return Err(TokenFileError::TooOpen {
+                path: path.to_owned(),
+                mode,
+            });
         }
-        let mut text = Zeroizing::new(String::new());
-        file.take(MAX_TOKEN_FILE)
-            .read_to_string(&mut text)
-            .map_err(read_error)?;
+        let text = file.read(MAX_TOKEN_FILE).map_err(read_error)?;
         Self::parse(&text).map_err(|(line, problem)| match line {
             0 => TokenFileError::Empty {
                 path: path.to_owned(),

@@ -35,7 +35,7 @@ impl Client {
 
 /// The innermost cause of an error chain in plain words, mapped to a fixed phrase where the
 /// cause is a common one.
-pub(super) fn short_reason(err: &(dyn std::error::Error + 'static)) -> String {
+pub fn short_reason(err: &(dyn std::error::Error + 'static)) -> String {
     let mut leaf: &(dyn std::error::Error + 'static) = err;
     let mut source = Some(err);
     while let Some(e) = source {

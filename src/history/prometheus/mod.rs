@@ -17,6 +17,7 @@ use crate::api::model::{
     Utilization, UtilizationReport,
 };
 use crate::forecast::{Sample, Series};
+use crate::secret_file::SecretFile;
 pub use answer::{RangeSeries, parse_matrix};
 
 /// Points a series at most per query.
@@ -57,10 +58,21 @@ impl std::fmt::Debug for PrometheusHistory {
     }
 }
 
-/// Reads a secret file; the message names the file, never what is in it.
-fn secret_file(path: &std::path::Path, what: &str) -> Result<String, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the {what} file {}: {e}", path.display()))?;
+/// The most of a token or password file read.
+const MAX_SECRET_FILE: u64 = 64 * 1024;
+
+/// The first line of a secret file; the message names the file, never what is in it. With
+/// `private`, a file group or others may read is refused.
+fn secret_file(path: &std::path::Path, what: &str, private: bool) -> Result<String, String> {
+    let failed = |e: std::io::Error| format!("cannot read the {what} file {}: {e}", path.display());
+    let file = SecretFile::open(path).map_err(failed)?;
+    if private && file.open_to_others(0o077).is_some() {
+        return Err(format!(
+            "the {what} file {} may be read by others: chmod 600 it",
+            path.display()
+        ));
+    }
+    let text = file.read(MAX_SECRET_FILE).map_err(failed)?;
     let line = text.lines().next().unwrap_or_default().trim().to_owned();
     if line.is_empty() {
         return Err(format!("the {what} file {} is empty", path.display()));
@@ -76,11 +88,10 @@ impl PrometheusHistory {
             .map_err(|e| format!("[history] url: {e}"))?;
         let mut authorization = None;
         if let Some(path) = &source.bearer_token_file {
-            authorization = Some(Auth::Bearer(secret_file(path, "bearer token")?));
+            authorization = Some(Auth::Bearer(secret_file(path, "bearer token", false)?));
         }
         if let Some(path) = &source.basic_auth_file {
-            check_private(path)?;
-            let line = secret_file(path, "basic auth")?;
+            let line = secret_file(path, "basic auth", true)?;
             if !line.contains(':') {
                 return Err(format!(
                     "the basic auth file {} must hold one user:password line",
@@ -91,12 +102,8 @@ impl PrometheusHistory {
                 .split_once(':')
                 .map(|(user, password)| Auth::Basic(user.to_owned(), password.to_owned()));
         }
-        let mut builder = reqwest::Client::builder()
-            .user_agent(concat!("captop/", env!("CARGO_PKG_VERSION")))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(5)));
+        let mut builder =
+            crate::api::client::http_client_builder(timeout, timeout.min(Duration::from_secs(5)));
         if let Some(path) = &source.ca_file {
             let pem = std::fs::read(path)
                 .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
@@ -331,32 +338,10 @@ fn whole(v: f64) -> i64 {
     v.round().clamp(-1e15, 1e15) as i64
 }
 
-/// The cause of a request error, without its URL (which the message names already).
+/// The cause of a request error in plain words, as the service's errors say it, without its
+/// URL (which the message names already).
 fn reason(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(inner) = source {
-        text = inner.to_string();
-        source = inner.source();
-    }
-    crate::text::fit(&crate::text::sanitize(&text), 120)
-}
-
-/// Refuses a password file others could read.
-fn check_private(path: &std::path::Path) -> Result<(), String> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let meta = std::fs::metadata(path)
-            .map_err(|e| format!("cannot read the basic auth file {}: {e}", path.display()))?;
-        if meta.permissions().mode() & 0o077 != 0 {
-            return Err(format!(
-                "the basic auth file {} may be read by others: chmod 600 it",
-                path.display()
-            ));
-        }
-    }
-    Ok(())
+    crate::text::sanitize(&crate::api::client::short_reason(e)).into_owned()
 }
 
 /// A route's value of one `state` per instant.

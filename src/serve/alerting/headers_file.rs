@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use crate::secret_file::SecretFile;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use zeroize::Zeroizing;
 
 /// Largest headers file read: a few headers, not a log file by mistake.
 const MAX_HEADERS_FILE: u64 = 64 * 1024;
@@ -22,25 +22,15 @@ const RESERVED: &[&str] = &[
 
 /// Reads and checks `path`; `Err` is a one-line message naming the file (and line).
 pub fn read(path: &Path) -> Result<HeaderMap, String> {
-    use std::io::Read;
     let shown = path.display();
     let failed = |e: std::io::Error| format!("cannot read the webhook's headers_file {shown}: {e}");
-    let file = std::fs::File::open(path).map_err(failed)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = file.metadata().map_err(failed)?.permissions().mode();
-        if mode & 0o077 != 0 {
-            return Err(format!(
-                "the webhook's headers_file {shown} is open to group or others (mode {:o}) — run `chmod 600 {shown}`",
-                mode & 0o777
-            ));
-        }
+    let file = SecretFile::open(path).map_err(failed)?;
+    if let Some(mode) = file.open_to_others(0o077) {
+        return Err(format!(
+            "the webhook's headers_file {shown} is open to group or others (mode {mode:o}) — run `chmod 600 {shown}`"
+        ));
     }
-    let mut text = Zeroizing::new(String::new());
-    file.take(MAX_HEADERS_FILE)
-        .read_to_string(&mut text)
-        .map_err(failed)?;
+    let text = file.read(MAX_HEADERS_FILE).map_err(failed)?;
     parse(&text).map_err(|(line, problem)| {
         format!("the webhook's headers_file {shown}, line {line}: {problem}")
     })
