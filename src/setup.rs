@@ -47,6 +47,26 @@ pub fn history_for(
     Some(history_in(&dir, client.base_url(), settings))
 }
 
+/// Where a face that polls `client` reads its past and records its reports: the demo's
+/// private history; else the `[history] source` of `settings`, over the service's file. When
+/// that source cannot be set up (a token file that cannot be read), there is no past, and the
+/// one-line reason (`history: …`) for the face to show: its live figures go on without days.
+pub fn past_for(
+    client: &Client,
+    settings: &crate::config::Settings,
+    demo: bool,
+) -> (crate::history::past::PastSource, Option<String>) {
+    use crate::history::past::PastSource;
+    let embedded = history_for(client, settings, demo);
+    if demo {
+        return (PastSource::Embedded(embedded), None);
+    }
+    match PastSource::of_settings(settings, embedded) {
+        Ok(past) => (past, None),
+        Err(why) => (PastSource::Embedded(None), Some(format!("history: {why}"))),
+    }
+}
+
 /// The history of the configured service (its base URL), for what reads it without polling
 /// (`--once --at`, `captop history`): named by the base URL as a client shows it, so a
 /// trailing slash in the config finds the file the polling faces write. `None` without a

@@ -21,8 +21,7 @@ use std::time::Duration;
 use crate::api::Client;
 use crate::config::Settings;
 use crate::demo::DemoServer;
-use crate::history::past::PastSource;
-use crate::setup::{EXIT_FAILURE, history_for};
+use crate::setup::{EXIT_FAILURE, past_for};
 
 /// The live dashboard until the user quits, the terminal goes away or a signal arrives:
 /// wires the poller, the store (seeded with the forecast history, alerting as `[actions]`
@@ -56,16 +55,11 @@ pub fn wire(
     let options = app::UiOptions::from_settings(settings, habits, label);
     let mut store = crate::store::Store::new(options.thresholds)
         .alerting_within(settings.actions.sells_out_within);
-    let embedded = history_for(&client, settings, demo);
-    let past = if demo {
-        PastSource::Embedded(embedded)
-    } else {
-        PastSource::of_settings(settings, embedded).unwrap_or_else(|why| {
-            // The live figures go on without their days; the status line says why.
-            store.warn(&format!("history: {why}"), chrono::Utc::now());
-            PastSource::Embedded(None)
-        })
-    };
+    let (past, trouble) = past_for(&client, settings, demo);
+    if let Some(why) = trouble {
+        // The live figures go on without their days; the status line says why.
+        store.warn(&why, chrono::Utc::now());
+    }
     if past.recorded().is_some() {
         store = store.recording();
     }

@@ -377,16 +377,11 @@ pub fn once_parts(
     client: &Client,
     demo: bool,
 ) -> (OnceOptions, OneShot) {
-    let embedded = crate::setup::history_for(client, settings, demo);
-    let past = if demo {
-        PastSource::Embedded(embedded)
-    } else {
-        PastSource::of_settings(settings, embedded).unwrap_or_else(|why| {
-            // The live figures are printed without their days; the warning says why.
-            eprintln!("captop: warning: history: {}", sanitize(&why));
-            PastSource::Embedded(None)
-        })
-    };
+    let (past, trouble) = crate::setup::past_for(client, settings, demo);
+    if let Some(why) = trouble {
+        // The live figures are printed without their days; the warning says why.
+        eprintln!("captop: warning: {}", sanitize(&why));
+    }
     let options = OnceOptions::of(settings, format, thresholds, past);
     let budget = if demo {
         OneShot::unshared()
