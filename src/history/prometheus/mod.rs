@@ -24,6 +24,8 @@ pub use answer::{RangeSeries, parse_matrix};
 pub const MAX_POINTS: i64 = 1000;
 /// The shortest step: the relay is scraped about once a minute.
 pub const MIN_STEP_MS: i64 = 60_000;
+/// A day in milliseconds.
+const DAY_MS: i64 = 86_400_000;
 /// The largest answer read.
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
@@ -190,6 +192,32 @@ impl PrometheusHistory {
         }
     }
 
+    /// The forecasts' samples of the `days` before `now_ms`: what a dashboard reading its past
+    /// from Prometheus starts with (its charts over days, its trends and forecasts).
+    pub async fn series_until(&self, now_ms: i64, days: i64) -> Result<Series, String> {
+        let minutes = self.minutes_until(now_ms, days, 0).await?;
+        Ok(reports_of(now_ms, &minutes, &[], &[]).1)
+    }
+
+    /// Every route's minutes over the `days` before `at_ms`, a point each [`step_ms`] of that
+    /// range ending at `at_ms`, each the last scrape within `lookback_ms` (at least a step).
+    async fn minutes_until(
+        &self,
+        at_ms: i64,
+        days: i64,
+        lookback_ms: i64,
+    ) -> Result<Vec<RangeSeries>, String> {
+        let range = days * DAY_MS;
+        let step = step_ms(range);
+        let query = format!(
+            "last_over_time({}[{}s])",
+            self.selector("captop_route_capacity_seconds"),
+            lookback_ms.max(step) / 1000
+        );
+        self.query_range(&query, at_ms - range / step * step, at_ms, step)
+            .await
+    }
+
     /// The routes' figures at `at_ms` (the last scrape within `lookback_ms` before it), the
     /// service's `/utilization` figures then when Prometheus has them, and the forecasts'
     /// samples over the `days` before it, as the embedded history gives them. The queries go
@@ -200,18 +228,14 @@ impl PrometheusHistory {
         days: i64,
         lookback_ms: i64,
     ) -> Result<PastFigures, String> {
-        let start = at_ms - days * 86_400_000;
-        let step = step_ms(at_ms - start);
-        let start = at_ms - (at_ms - start) / step * step;
+        let step = step_ms(days * DAY_MS);
         let window = lookback_ms.max(step) / 1000;
-        let last = |metric: &str| format!("last_over_time({}[{window}s])", self.selector(metric));
         let at = |metric: &'static str| {
-            let query = last(metric);
+            let query = format!("last_over_time({}[{window}s])", self.selector(metric));
             async move { self.query_range(&query, at_ms, at_ms, step).await }
         };
-        let minutes_query = last("captop_route_capacity_seconds");
         let (minutes, ports, info, generated, utilization) = futures::join!(
-            self.query_range(&minutes_query, start, at_ms, step),
+            self.minutes_until(at_ms, days, lookback_ms),
             at("captop_route_ports"),
             at("captop_route_info"),
             at("captop_figures_generated_timestamp_seconds"),
@@ -245,24 +269,6 @@ impl PrometheusHistory {
             utilization,
             series,
         })
-    }
-}
-
-impl PrometheusHistory {
-    /// The forecasts' samples of the `days` before `now_ms`: what a dashboard reading its past
-    /// from Prometheus starts with (its charts over days, its trends and forecasts).
-    pub async fn series_until(&self, now_ms: i64, days: i64) -> Result<Series, String> {
-        let range = days * 86_400_000;
-        let step = step_ms(range);
-        let query = format!(
-            "last_over_time({}[{}s])",
-            self.selector("captop_route_capacity_seconds"),
-            step / 1000
-        );
-        let minutes = self
-            .query_range(&query, now_ms - range / step * step, now_ms, step)
-            .await?;
-        Ok(reports_of(now_ms, &minutes, &[], &[]).1)
     }
 }
 
