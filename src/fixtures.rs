@@ -32,9 +32,9 @@ pub fn route(
     ports_sold: i64,
 ) -> RouteCapacity {
     RouteCapacity {
-        route: slug.to_owned(),
-        name: name.to_owned(),
-        dial_code: dial.to_owned(),
+        route: slug.into(),
+        name: name.into(),
+        dial_code: dial.into(),
         capacity_minutes: MinutesCapacity {
             total,
             sold,

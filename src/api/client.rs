@@ -31,15 +31,15 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue};
-use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::error::{ApiError, Endpoint};
-use super::model::{CapacityReport, Health, ServerText, UtilizationReport};
+use super::model::{CapacityReport, Health, UtilizationReport};
 use crate::credentials::ApiKey;
 
 mod base_url;
 mod body;
+mod capacity_body;
 pub mod relay;
 mod reply;
 mod server_text;
@@ -116,6 +116,8 @@ struct Inner {
     history_url: Url,
     /// The relay's alerts firing now, should the base URL be a relay's.
     alerts_url: Url,
+    /// The strings of the last `/capacity`, which the next one reuses where they are the same.
+    last_texts: capacity_body::LastTexts,
 }
 
 impl std::fmt::Debug for Client {
@@ -183,6 +185,7 @@ impl Client {
                 behind_relay: std::sync::atomic::AtomicBool::new(false),
                 history_url,
                 alerts_url,
+                last_texts: capacity_body::LastTexts::default(),
             }),
         })
     }
@@ -223,10 +226,7 @@ impl Client {
     }
 
     /// One request, under the whole-request deadline.
-    async fn get<T: DeserializeOwned + ServerText>(
-        &self,
-        endpoint: Endpoint,
-    ) -> Result<T, ApiError> {
+    async fn get<T: reply::Report>(&self, endpoint: Endpoint) -> Result<T, ApiError> {
         let auth = match endpoint {
             Endpoint::Health => None,
             Endpoint::Capacity | Endpoint::Utilization => {
@@ -240,7 +240,7 @@ impl Client {
             .unwrap_or(Err(ApiError::Timeout { endpoint, after }))
     }
 
-    async fn fetch<T: DeserializeOwned + ServerText>(
+    async fn fetch<T: reply::Report>(
         &self,
         endpoint: Endpoint,
         auth: Option<HeaderValue>,

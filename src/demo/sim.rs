@@ -168,9 +168,9 @@ impl Simulation {
             ports_total += st.total_ports;
             ports_sold += sold_ports;
             routes.push(RouteCapacity {
-                route: st.identity.slug.clone(),
-                name: st.identity.name.clone(),
-                dial_code: st.identity.dial_code.clone(),
+                route: st.identity.slug.as_str().into(),
+                name: st.identity.name.as_str().into(),
+                dial_code: st.identity.dial_code.as_str().into(),
                 capacity_minutes: MinutesCapacity {
                     total: st.total_minutes,
                     sold: state.sold_minutes,

@@ -17,6 +17,7 @@
 pub mod db;
 pub mod export;
 pub mod legacy;
+mod memo;
 pub mod past;
 pub mod prometheus;
 pub mod read;

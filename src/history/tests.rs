@@ -65,7 +65,7 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
     assert_eq!(cap.routes.len(), 2);
     assert_eq!(cap.routes[0].capacity_minutes.sold, 400);
     assert_eq!(cap.routes[1].capacity_minutes.sold, 5);
-    assert_eq!(cap.routes[1].name, "Route b");
+    assert_eq!(&*cap.routes[1].name, "Route b");
     // Before the first report, or too long after the last: the history does not reach.
     assert!(
         read::figures_at(conn, t(-60).timestamp_millis(), 120_000)
@@ -477,7 +477,7 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
         let (cap, _) = read::figures_at(conn, t(m * 60).timestamp_millis(), 0)
             .unwrap()
             .unwrap();
-        let a = cap.routes.iter().find(|r| r.route == "a").unwrap();
+        let a = cap.routes.iter().find(|r| &*r.route == "a").unwrap();
         assert_eq!(a.capacity_minutes.sold, 10 * m, "at minute {m}");
         assert_eq!(
             cap.routes.len(),

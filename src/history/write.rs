@@ -21,10 +21,9 @@
 //! no sample is written twice. A writer that finds the file busy for [`super::db::BUSY_TIMEOUT`]
 //! skips its sample rather than wait.
 
-use std::collections::HashMap;
-
 use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 
+use super::memo::Memos;
 use crate::api::model::{CapacityReport, UtilizationReport};
 
 /// Rows younger than this keep every report.
@@ -56,18 +55,6 @@ const DAY_MS: i64 = 24 * HOUR_MS;
 /// A route's figures as a row holds them: minutes sold and total, ports sold and total.
 pub type Figures = [i64; 4];
 
-/// What the writer remembers of a route: its id and its last row.
-#[derive(Debug)]
-struct Memo {
-    id: i64,
-    name: String,
-    dial_code: String,
-    /// `None`: not in the last report recorded (or never given figures).
-    last: Option<Figures>,
-    /// The report (by count) that last listed it.
-    seen: u64,
-}
-
 /// Appends a route's row (route, at_ms, the four figures) to `samples_by_time`.
 const WRITE_SAMPLE: &str = "INSERT OR REPLACE INTO samples_by_time VALUES (?2, ?1, ?3, ?4, ?5, ?6)";
 /// Makes the same row the route's last.
@@ -92,7 +79,7 @@ pub enum Outcome {
 pub struct Writer {
     conn: Connection,
     keep_days: u32,
-    routes: HashMap<String, Memo>,
+    routes: Memos,
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
     data_version: i64,
     reports: u64,
@@ -109,7 +96,7 @@ impl Writer {
         Writer {
             conn,
             keep_days: keep_days.max(1),
-            routes: HashMap::new(),
+            routes: Memos::default(),
             data_version: -1,
             reports: 0,
             recent_rows: 0,
@@ -233,16 +220,8 @@ impl Writer {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let last = super::read::figures_of(row, 4)?;
-            self.routes.insert(
-                row.get(1)?,
-                Memo {
-                    id: row.get(0)?,
-                    name: row.get(2)?,
-                    dial_code: row.get(3)?,
-                    last,
-                    seen: 0,
-                },
-            );
+            self.routes
+                .load(row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, last);
         }
         self.loaded = true;
         Ok(())
@@ -265,11 +244,11 @@ impl Writer {
         let mut written = 0;
         let mut sample = self.conn.prepare_cached(WRITE_SAMPLE)?;
         let mut latest = self.conn.prepare_cached(WRITE_LATEST)?;
-        for route in &report.routes {
+        for (place, route) in report.routes.iter().enumerate() {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
             }
-            let memo = memo_for(&self.conn, &mut self.routes, route)?;
+            let memo = self.routes.of(&self.conn, place, route)?;
             if memo.seen == this {
                 continue; // A slug listed twice: the first counts.
             }
@@ -286,7 +265,7 @@ impl Writer {
             }
         }
         // Routes gone from the report: a row of NULLs, so reading back knows they left.
-        for memo in self.routes.values_mut() {
+        for memo in self.routes.iter_mut() {
             if memo.seen != this && memo.last.is_some() {
                 let none = None::<i64>;
                 let row = params![memo.id, at_ms, none, none, none, none];
@@ -389,7 +368,7 @@ impl Writer {
                (SELECT max(at_ms) FROM samples_by_route WHERE route = ?1 AND at_ms < ?2)",
         )?;
         // Every route: the transaction read them all in (`in_transaction`).
-        for id in self.routes.values().map(|m| m.id) {
+        for id in self.routes.ids() {
             old.execute(params![id, cutoff])?;
         }
         self.conn
@@ -411,7 +390,7 @@ impl Writer {
                                  WHERE route = ?1 AND at_ms >= ?2 AND at_ms < ?3
                                  GROUP BY at_ms / ?4)",
         )?;
-        for id in self.routes.values().map(|m| m.id) {
+        for id in self.routes.ids() {
             thin.execute(params![id, lo, hi, step])?;
         }
         for table in ["polls", "utilization"] {
@@ -426,43 +405,6 @@ impl Writer {
         }
         Ok(())
     }
-}
-
-/// What the writer remembers of `route`, made (a row of `routes`) when it is new, its name
-/// and dial code brought up to date when they changed.
-fn memo_for<'a>(
-    conn: &Connection,
-    routes: &'a mut HashMap<String, Memo>,
-    route: &crate::api::model::RouteCapacity,
-) -> rusqlite::Result<&'a mut Memo> {
-    let clean = |text: &str, cells| crate::text::fit(&crate::text::sanitize(text), cells);
-    if let Some(memo) = routes.get_mut(route.route.as_str()) {
-        // The usual poll: the same safe name as last time, compared without a copy.
-        if memo.name != route.name || memo.dial_code != route.dial_code {
-            let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
-            if memo.name != name || memo.dial_code != dial_code {
-                conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
-                    .execute(params![memo.id, name, dial_code])?;
-                memo.name = name;
-                memo.dial_code = dial_code;
-            }
-        }
-        // Looked up again: the borrow checker cannot yet see that this arm returns.
-        return routes
-            .get_mut(route.route.as_str())
-            .ok_or(rusqlite::Error::QueryReturnedNoRows);
-    }
-    let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
-    conn.prepare_cached("INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)")?
-        .execute(params![route.route, name, dial_code])?;
-    let id = conn.last_insert_rowid();
-    Ok(routes.entry(route.route.clone()).or_insert(Memo {
-        id,
-        name,
-        dial_code,
-        last: None,
-        seen: 0,
-    }))
 }
 
 /// Whether SQLite gave up waiting for another writer.

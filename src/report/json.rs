@@ -128,12 +128,7 @@ pub fn render_tail(
     let forecasts = capacity
         .routes
         .iter()
-        .map(|r| {
-            (
-                r.route.as_str(),
-                forecasts.get(&r.route).map(ForecastJson::from),
-            )
-        })
+        .map(|r| (&*r.route, forecasts.get(&*r.route).map(ForecastJson::from)))
         .collect();
     let tail = Tail {
         warnings,
@@ -273,7 +268,7 @@ mod tests {
     fn json_escapes_what_a_terminal_would_act_on_and_keeps_the_text() {
         let (mut capacity, utilization) = reports();
         let hostile = "a\u{1b}[2J\u{9b}31m\u{7f}\u{202e}b\u{200b}\u{e0041}\n東";
-        capacity.routes[0].name = hostile.to_owned();
+        capacity.routes[0].name = hostile.into();
         let json = render_json(&capacity, &utilization, &[]).unwrap();
         assert!(
             !json.chars().any(|c| c != '\n' && crate::text::is_unsafe(c)),
@@ -297,11 +292,7 @@ mod tests {
         let (capacity, utilization) = reports();
         let mut warnings = crate::api::validate::capacity_warnings(&capacity);
         warnings.extend(crate::api::validate::utilization_warnings(&utilization));
-        let forecasts = capacity
-            .routes
-            .iter()
-            .map(|r| (r.route.as_str(), None))
-            .collect();
+        let forecasts = capacity.routes.iter().map(|r| (&*r.route, None)).collect();
         let whole = serde_json::to_string_pretty(&Whole {
             capacity: &capacity,
             utilization: &utilization,

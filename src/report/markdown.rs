@@ -73,7 +73,7 @@ fn summary(capacity: &CapacityReport, utilization: &UtilizationReport, source: &
 
 /// One route's row, with its forecast when there is one.
 fn route_row(r: &RouteCapacity, forecasts: &Forecasts, now: DateTime<Utc>) -> String {
-    let forecast = forecasts.get(&r.route);
+    let forecast = forecasts.get(&*r.route);
     let rate = forecast.map_or_else(
         || "—".to_owned(),
         |f| thousands(f.rate_per_hour.round() as i64),
@@ -208,7 +208,7 @@ mod tests {
             "",
         ];
         for (r, name) in cap.routes.iter_mut().zip(hostile) {
-            r.name = name.to_owned();
+            r.name = name.into();
         }
         let md = render(&cap, &util, "http://x/v1", &Forecasts::new());
         let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();

@@ -452,7 +452,7 @@ mod tests {
     #[test]
     fn hostile_label_values_are_escaped_and_stripped() {
         let (mut capacity, utilization) = reports();
-        capacity.routes[0].name = "Lagos \"Island\" \\ A\u{1b}[2J\nB\u{202E}".to_owned();
+        capacity.routes[0].name = "Lagos \"Island\" \\ A\u{1b}[2J\nB\u{202E}".into();
         let text = once_text(&capacity, &utilization);
         let line = text
             .lines()
@@ -537,7 +537,7 @@ mod tests {
             .collect();
         let mut store = Store::of_reports(Default::default(), capacity.clone(), utilization, at);
         let mut series = crate::forecast::Series::new();
-        series.insert(first.route.clone(), samples);
+        series.insert(first.route.to_string(), samples);
         store.seed_forecasts(series);
         let forecast = *store.forecast(&first.route).unwrap();
         let text = super::once_text(&store);

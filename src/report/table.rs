@@ -232,8 +232,8 @@ mod tests {
     fn hostile_route_names_never_reach_stdout_raw() {
         let (mut capacity, utilization) = reports();
         capacity.routes[0].name =
-            "Evil\u{1b}]0;owned\u{7}\u{202e}Name 東京東京東京東京東京東京東京".to_owned();
-        capacity.routes[1].dial_code = "+1\u{1b}[2J".to_owned();
+            "Evil\u{1b}]0;owned\u{7}\u{202e}Name 東京東京東京東京東京東京東京".into();
+        capacity.routes[1].dial_code = "+1\u{1b}[2J".into();
         let text = render_table(
             &capacity,
             &utilization,

@@ -166,21 +166,21 @@ impl Watcher {
             && states
                 .iter()
                 .zip(&report.routes)
-                .all(|((slug, _), r)| *slug == r.route);
+                .all(|((slug, _), r)| **slug == *r.route);
         if !in_place {
             let old: HashMap<String, RouteState> = states.drain(..).collect();
             states = report
                 .routes
                 .iter()
                 .map(|r| {
-                    let before = old.get(&r.route).copied().unwrap_or(QUIET);
-                    (r.route.clone(), before)
+                    let before = old.get(&*r.route).copied().unwrap_or(QUIET);
+                    (r.route.to_string(), before)
                 })
                 .collect();
         }
         for ((_, state), r) in states.iter_mut().zip(&report.routes) {
             let before = *state;
-            let sells_out_at = || forecasts.get(&r.route).and_then(|f| f.sells_out_at);
+            let sells_out_at = || forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
             let now = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: super::rows::is_sold_out(r),
@@ -248,10 +248,10 @@ impl Watcher {
         }
         let states = self.routes.as_deref().unwrap_or_default();
         for ((slug, state), r) in states.iter().zip(&report.routes) {
-            if *slug != r.route {
+            if **slug != *r.route {
                 continue;
             }
-            let sells_out_at = forecasts.get(&r.route).and_then(|f| f.sells_out_at);
+            let sells_out_at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
             let fill = if state.sold_out {
                 Some(EventKind::SoldOut)
             } else {
@@ -353,8 +353,8 @@ mod tests {
         assert!(w.report(&cap, &Forecasts::new()).is_empty(), "baseline");
         cap.routes[1].filled_pct = 85;
         cap.routes[0].filled_pct = 96;
-        let slug1 = cap.routes[1].route.clone();
-        let slug0 = cap.routes[0].route.clone();
+        let slug1 = cap.routes[1].route.to_string();
+        let slug0 = cap.routes[0].route.to_string();
         let e = w.report(&cap, &Forecasts::new());
         assert_eq!(
             kinds(&e),
@@ -402,15 +402,15 @@ mod tests {
         cap.routes[0].filled_pct = 97;
         cap.routes[1].filled_pct = 85;
         let _ = w.report(&cap, &Forecasts::new());
-        let slug0 = cap.routes[0].route.clone();
-        let slug1 = cap.routes[1].route.clone();
+        let slug0 = cap.routes[0].route.to_string();
+        let slug1 = cap.routes[1].route.to_string();
         let standing = w.standing(&cap, &Forecasts::new());
         assert_eq!(
             kinds(&standing),
             [("critical", slug0.clone()), ("warning", slug1.clone())],
             "the first report stands too: it only rings nothing"
         );
-        assert_eq!(standing[0].dial_code, cap.routes[0].dial_code);
+        assert_eq!(*standing[0].dial_code, *cap.routes[0].dial_code);
         cap.routes[0].capacity_minutes.remaining = 0;
         let _ = w.report(&cap, &Forecasts::new());
         let _ = w.failure("connection refused");

@@ -107,9 +107,9 @@ mod tests {
             .iter()
             .map(|&(slug, pct)| {
                 RouteRow::of(&RouteCapacity {
-                    route: slug.to_owned(),
-                    name: slug.to_owned(),
-                    dial_code: "+1".to_owned(),
+                    route: slug.into(),
+                    name: slug.into(),
+                    dial_code: "+1".into(),
                     capacity_minutes: MinutesCapacity {
                         total: 100,
                         sold: pct,

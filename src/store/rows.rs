@@ -33,17 +33,17 @@ pub struct RouteRow {
 impl RouteRow {
     /// The row of one route of the report: strings sanitized and cut, fill clamped.
     pub fn of(route: &RouteCapacity) -> Self {
-        let slug = crate::text::fit(&route.route, 64);
-        let name = crate::text::fit(&route.name, 64);
-        let dial_code = crate::text::fit(&route.dial_code, 16);
+        let slug = fitted(&route.route, 64);
+        let name = fitted(&route.name, 64);
+        let dial_code = fitted(&route.dial_code, 16);
         let search_key = format!("{name}\u{0}{slug}\u{0}{dial_code}").to_lowercase();
         RouteRow {
             filled_pct: route.filled_pct.clamp(0, 100) as u8,
             minutes: route.capacity_minutes,
             ports: route.ports,
-            slug: slug.into(),
-            name: name.into(),
-            dial_code: dial_code.into(),
+            slug,
+            name,
+            dial_code,
             search_key: search_key.into(),
         }
     }
@@ -52,9 +52,11 @@ impl RouteRow {
     /// [`RouteRow::of`]. (A string that sanitizing or cutting changed never equals its row's,
     /// so it is made anew each time: the odd hostile name costs what it did, not more.)
     pub fn again(route: &RouteCapacity, last: &RouteRow) -> Self {
-        let same = route.route == *last.slug
-            && route.name == *last.name
-            && route.dial_code == *last.dial_code;
+        let same =
+            |text: &Arc<str>, shown: &Arc<str>| Arc::ptr_eq(text, shown) || **text == **shown;
+        let same = same(&route.route, &last.slug)
+            && same(&route.name, &last.name)
+            && same(&route.dial_code, &last.dial_code);
         if !same {
             return RouteRow::of(route);
         }
@@ -83,6 +85,17 @@ impl RouteRow {
     /// Whether the name, slug or dial code contains `needle`, which must be lower case.
     pub fn matches(&self, needle: &str) -> bool {
         needle.is_empty() || self.search_key.contains(needle)
+    }
+}
+
+/// `text` sanitized and cut to `cells` as a row shows it; `text` itself (shared, not copied)
+/// when that leaves it as it was, as it does for every plain name.
+fn fitted(text: &Arc<str>, cells: usize) -> Arc<str> {
+    let fit = crate::text::fit(text, cells);
+    if *fit == **text {
+        Arc::clone(text)
+    } else {
+        fit.into()
     }
 }
 

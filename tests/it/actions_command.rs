@@ -34,7 +34,7 @@ fn hostile_event() -> captop::actions::ActionEvent {
     for r in &mut cap.routes {
         r.filled_pct = 10;
     }
-    cap.routes[0].name = HOSTILE.to_owned();
+    cap.routes[0].name = HOSTILE.into();
     // The store finds the alert, as it does for the dashboard: a baseline, then a rise.
     let mut store = Store::new(Default::default());
     let now = cap.generated_at;

@@ -64,7 +64,7 @@ async fn reports_decode_and_headers_are_right() {
     let (capacity, utilization) = guarded(client.poll()).await;
     let capacity = capacity.unwrap();
     assert_eq!(capacity.routes.len(), 2);
-    assert_eq!(capacity.routes[1].name, "Brazil – São Paulo");
+    assert_eq!(&*capacity.routes[1].name, "Brazil – São Paulo");
     assert_eq!(utilization.unwrap().minutes_run_today, 1200);
     let health = guarded(client.health()).await.unwrap();
     assert_eq!(health.version, "1.0.0");

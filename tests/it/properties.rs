@@ -183,8 +183,8 @@ fn hostile_string() -> impl Strategy<Value = String> {
 /// The `/capacity` fixture with `name` as the first route's name (and slug, and notes).
 fn capacity_named(name: &str) -> CapacityReport {
     let mut report: CapacityReport = decode(support::fixtures::CAPACITY.as_bytes()).unwrap();
-    report.routes[0].name = name.to_owned();
-    report.routes[0].route = name.to_owned();
+    report.routes[0].name = name.into();
+    report.routes[0].route = name.into();
     report.unit_notes = Some(name.to_owned());
     report
 }

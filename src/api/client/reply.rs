@@ -10,15 +10,47 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::Client;
+use super::capacity_body;
+use super::server_text::redacted;
 use super::server_text::{describe_location, error_text, excerpt, redact_in_place};
 use crate::api::error::{ApiError, Endpoint};
-use crate::api::model::{self, ServerText};
+use crate::api::model::{self, CapacityReport, DecodeError, Health, ServerText, UtilizationReport};
 use crate::api::retry_after::RetryAfter;
 use crate::text;
 
+/// A report the client reads from a 200 answer.
+pub(super) trait Report: DeserializeOwned + ServerText {
+    /// The report in `body`, each of its texts passed through `redact` (a new text, or `None`
+    /// to keep it), or why it could not be read.
+    fn of_body(
+        client: &Client,
+        body: &[u8],
+        redact: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Result<Self, DecodeError> {
+        let _ = client;
+        let mut report: Self = model::decode(body)?;
+        report.replace_texts(redact);
+        Ok(report)
+    }
+}
+
+impl Report for UtilizationReport {}
+impl Report for Health {}
+
+impl Report for CapacityReport {
+    /// With the strings of the last `/capacity` reused where they are the same.
+    fn of_body(
+        client: &Client,
+        body: &[u8],
+        redact: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Result<Self, DecodeError> {
+        capacity_body::decode(body, &client.inner.last_texts, redact)
+    }
+}
+
 impl Client {
     /// The report in a 200 answer, or why it could not be read.
-    pub(super) async fn decode_report<T: DeserializeOwned + ServerText>(
+    pub(super) async fn decode_report<T: Report>(
         &self,
         endpoint: Endpoint,
         response: &mut reqwest::Response,
@@ -39,12 +71,9 @@ impl Client {
         }
         let content_type = not_json_content_type(response.headers());
         let body = self.read_body(endpoint, response).await?;
-        match model::decode::<T>(&body) {
-            Ok(mut report) => {
-                // A server that echoes the key (in a route name, say) must not get it shown.
-                report.each_text_mut(&mut |text| redact_in_place(text, key));
-                Ok(report)
-            }
+        // A server that echoes the key (in a route name, say) must not get it shown.
+        match T::of_body(self, &body, &mut |text| redacted(text, key)) {
+            Ok(report) => Ok(report),
             Err(mut source) => {
                 // serde quotes the offending value, which may be the key itself.
                 redact_in_place(&mut source.reason, key);

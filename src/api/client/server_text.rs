@@ -72,12 +72,15 @@ pub(super) fn redact(s: &str, key: Option<&ApiKey>) -> String {
 
 /// [`redact`] in place; leaves `s` alone (no copy) when the key is not in it.
 pub(super) fn redact_in_place(s: &mut String, key: Option<&ApiKey>) {
-    if let Some(key) = key
-        && !key.expose().is_empty()
-        && s.contains(key.expose())
-    {
-        *s = s.replace(key.expose(), "***");
+    if let Some(redacted) = redacted(s, key) {
+        *s = redacted;
     }
+}
+
+/// `s` with the key replaced, when the key is in it.
+pub(super) fn redacted(s: &str, key: Option<&ApiKey>) -> Option<String> {
+    let key = key.map(ApiKey::expose).filter(|k| !k.is_empty())?;
+    s.contains(key).then(|| s.replace(key, "***"))
 }
 
 /// Removes `<…>` tags, and the contents of `<script>` and `<style>` elements, which are never

@@ -16,9 +16,9 @@ fn now() -> DateTime<Utc> {
 
 fn route(slug: &str, total: i64, sold: i64, ports: (i64, i64)) -> RouteCapacity {
     RouteCapacity {
-        route: slug.to_owned(),
-        name: format!("Route {slug}"),
-        dial_code: "+234".to_owned(),
+        route: slug.into(),
+        name: format!("Route {slug}").into(),
+        dial_code: "+234".into(),
         capacity_minutes: MinutesCapacity {
             total,
             sold,
@@ -219,7 +219,7 @@ fn dial_codes() {
         assert!(!is_dial_code(bad), "{bad}");
     }
     let mut r = capacity();
-    r.routes[0].dial_code = "234\u{1b}[2J".to_owned();
+    r.routes[0].dial_code = "234\u{1b}[2J".into();
     assert_eq!(
         cap(&r),
         ["routes[0] (ng-lagos): dial_code `234\u{FFFD}` is not + followed by digits"]
@@ -229,8 +229,8 @@ fn dial_codes() {
 #[test]
 fn duplicate_slugs() {
     let mut r = capacity();
-    r.routes[1].route = "ng-lagos".to_owned();
-    r.routes[2].route = "ng-lagos".to_owned();
+    r.routes[1].route = "ng-lagos".into();
+    r.routes[2].route = "ng-lagos".into();
     assert_eq!(
         cap(&r),
         [
@@ -308,8 +308,8 @@ fn sums_never_overflow() {
 #[test]
 fn hostile_slug_is_sanitized_and_cut() {
     let mut r = capacity();
-    r.routes[0].route = format!("\u{1b}]0;pwn\u{7}{}", "x".repeat(100_000));
-    r.routes[0].dial_code = "0".repeat(100_000);
+    r.routes[0].route = format!("\u{1b}]0;pwn\u{7}{}", "x".repeat(100_000)).into();
+    r.routes[0].dial_code = "0".repeat(100_000).into();
     let w = capacity_warnings_at(&r, now());
     assert_eq!(w.len(), 1, "{w:?}");
     let shown = w[0].to_string();

@@ -20,7 +20,7 @@ pub fn apply(report: &mut CapacityReport, pins: &FillPins) {
     }
     let mut moved = 0i64;
     for route in &mut report.routes {
-        let Some(&pct) = pins.get(&route.route) else {
+        let Some(&pct) = pins.get(&*route.route) else {
             continue;
         };
         let minutes = &mut route.capacity_minutes;
@@ -58,7 +58,7 @@ mod tests {
             .unwrap_or_default();
         for pct in [0, 1, 50, 95, 99, 100] {
             let mut pinned = report.clone();
-            apply(&mut pinned, &FillPins::from([(slug.clone(), pct)]));
+            apply(&mut pinned, &FillPins::from([(slug.to_string(), pct)]));
             let route = pinned.routes.first().cloned();
             assert_eq!(route.as_ref().map(|r| r.filled_pct), Some(pct));
             assert!(
@@ -66,7 +66,7 @@ mod tests {
                 "{pct}"
             );
         }
-        apply(&mut report, &FillPins::from([(slug, 100)]));
+        apply(&mut report, &FillPins::from([(slug.to_string(), 100)]));
         let remaining = report.routes.first().map(|r| r.capacity_minutes.remaining);
         assert_eq!(remaining, Some(0), "sold out");
     }

@@ -422,9 +422,9 @@ pub fn reports_of(
             let (name, dial) = names.get(route.as_str()).copied().unwrap_or((route, ""));
             let (ps, pa) = (whole(*ps), whole(*pa));
             routes.push(RouteCapacity {
-                route: route.clone(),
-                name: name.to_owned(),
-                dial_code: dial.to_owned(),
+                route: route.as_str().into(),
+                name: name.into(),
+                dial_code: dial.into(),
                 capacity_minutes: MinutesCapacity {
                     total: now.total,
                     sold: now.sold,

@@ -1,0 +1,149 @@
+//! What a history writer remembers of each route between reports: its id in the file, its
+//! safe name and dial code, and its last figures, found by the route's place in the report.
+//!
+//! The usual report lists the same routes in the same order as the one before, so the route at
+//! place `i` is looked for first where the last report had it, with one comparison of slugs;
+//! only a route that moved or is new is looked up by slug. At 10,000 routes this spares the
+//! 10,000 hashings of a slug that looking every route up by name cost on each poll.
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, params};
+
+use super::write::Figures;
+use crate::api::model::RouteCapacity;
+
+/// What the writer remembers of a route.
+#[derive(Debug)]
+pub struct Memo {
+    /// Its row in `routes`.
+    pub id: i64,
+    slug: String,
+    name: String,
+    dial_code: String,
+    /// `None`: not in the last report recorded (or never given figures).
+    pub last: Option<Figures>,
+    /// The report (by count) that last listed it.
+    pub seen: u64,
+}
+
+/// Every route the file knows, by slug and by its place in the last report.
+#[derive(Debug, Default)]
+pub struct Memos {
+    list: Vec<Memo>,
+    by_slug: HashMap<String, usize>,
+    /// The memo of the route at each place of the last report.
+    by_place: Vec<usize>,
+}
+
+impl Memos {
+    /// Forgets every route (another process wrote: read them again).
+    pub fn clear(&mut self) {
+        *self = Memos::default();
+    }
+
+    /// Remembers a route read back from the file.
+    pub fn load(
+        &mut self,
+        id: i64,
+        slug: String,
+        name: String,
+        dial_code: String,
+        last: Option<Figures>,
+    ) {
+        self.push(Memo {
+            id,
+            slug,
+            name,
+            dial_code,
+            last,
+            seen: 0,
+        });
+    }
+
+    fn push(&mut self, memo: Memo) -> usize {
+        let at = self.list.len();
+        self.by_slug.insert(memo.slug.clone(), at);
+        self.list.push(memo);
+        at
+    }
+
+    /// Every route remembered.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Memo> {
+        self.list.iter_mut()
+    }
+
+    /// The ids of every route remembered.
+    pub fn ids(&self) -> impl Iterator<Item = i64> + '_ {
+        self.list.iter().map(|m| m.id)
+    }
+
+    /// The memo of `route`, listed at `place` in the report: made (a row of `routes`) when the
+    /// route is new, its name and dial code brought up to date when they changed.
+    pub fn of(
+        &mut self,
+        conn: &Connection,
+        place: usize,
+        route: &RouteCapacity,
+    ) -> rusqlite::Result<&mut Memo> {
+        let found = self
+            .find(place, &route.route)
+            .and_then(|at| Some(at).zip(self.list.get_mut(at)));
+        let at = match found {
+            Some((at, memo)) => {
+                rename(conn, memo, route)?;
+                at
+            }
+            None => {
+                let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
+                conn.prepare_cached(
+                    "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![route.route, name, dial_code])?;
+                self.push(Memo {
+                    id: conn.last_insert_rowid(),
+                    slug: route.route.to_string(),
+                    name,
+                    dial_code,
+                    last: None,
+                    seen: 0,
+                })
+            }
+        };
+        match self.by_place.get_mut(place) {
+            Some(slot) => *slot = at,
+            None => self.by_place.push(at),
+        }
+        self.list
+            .get_mut(at)
+            .ok_or(rusqlite::Error::QueryReturnedNoRows)
+    }
+
+    /// Where the memo of `slug` is: first where the last report had its `place`.
+    fn find(&self, place: usize, slug: &str) -> Option<usize> {
+        let hint = self.by_place.get(place).copied();
+        hint.filter(|&at| self.list.get(at).is_some_and(|m| m.slug == slug))
+            .or_else(|| self.by_slug.get(slug).copied())
+    }
+}
+
+/// Brings the memo's name and dial code (and the file's) up to date with `route`'s; the usual
+/// poll compares the same safe strings without a copy.
+fn rename(conn: &Connection, memo: &mut Memo, route: &RouteCapacity) -> rusqlite::Result<()> {
+    if *memo.name == *route.name && *memo.dial_code == *route.dial_code {
+        return Ok(());
+    }
+    let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
+    if memo.name != name || memo.dial_code != dial_code {
+        conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
+            .execute(params![memo.id, name, dial_code])?;
+        memo.name = name;
+        memo.dial_code = dial_code;
+    }
+    Ok(())
+}
+
+/// A server's text as the file keeps it: control characters gone, cut to `cells`.
+fn clean(text: &str, cells: usize) -> String {
+    crate::text::fit(&crate::text::sanitize(text), cells)
+}
