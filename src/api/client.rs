@@ -116,8 +116,8 @@ struct Inner {
     history_url: Url,
     /// The relay's alerts firing now, should the base URL be a relay's.
     alerts_url: Url,
-    /// The strings of the last `/capacity`, which the next one reuses where they are the same.
-    last_texts: capacity_body::LastTexts,
+    /// The routes of the last `/capacity`, which the next one reuses where they are the same.
+    last_routes: capacity_body::LastRoutes,
 }
 
 impl std::fmt::Debug for Client {
@@ -185,7 +185,7 @@ impl Client {
                 behind_relay: std::sync::atomic::AtomicBool::new(false),
                 history_url,
                 alerts_url,
-                last_texts: capacity_body::LastTexts::default(),
+                last_routes: capacity_body::LastRoutes::default(),
             }),
         })
     }

@@ -38,13 +38,13 @@ impl Report for UtilizationReport {}
 impl Report for Health {}
 
 impl Report for CapacityReport {
-    /// With the strings of the last `/capacity` reused where they are the same.
+    /// With the routes of the last `/capacity` reused where they are the same.
     fn of_body(
         client: &Client,
         body: &[u8],
         redact: &mut dyn FnMut(&str) -> Option<String>,
     ) -> Result<Self, DecodeError> {
-        capacity_body::decode(body, &client.inner.last_texts, redact)
+        capacity_body::decode(body, &client.inner.last_routes, redact)
     }
 }
 
