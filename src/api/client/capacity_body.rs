@@ -31,8 +31,17 @@ use crate::api::model::{
 /// of its bytes.
 #[derive(Default)]
 pub struct LastRoutes {
-    routes: Mutex<Vec<(u64, RouteCapacity)>>,
+    routes: Mutex<Kept>,
     hasher: foldhash::fast::RandomState,
+}
+
+/// The routes kept, and whether a report was decoded before.
+#[derive(Default)]
+struct Kept {
+    routes: Vec<(Option<u64>, RouteCapacity)>,
+    /// The first report is decoded plainly, with no hashes: a one-shot run (`--once`, `check`)
+    /// decodes only one, and would pay for reading each route twice for nothing.
+    decoded_before: bool,
 }
 
 impl std::fmt::Debug for LastRoutes {
@@ -62,10 +71,12 @@ pub fn decode(
     last: &LastRoutes,
     redact: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Result<CapacityReport, DecodeError> {
-    let mut kept = last.routes.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut guard = last.routes.lock().unwrap_or_else(PoisonError::into_inner);
+    let hashing = std::mem::replace(&mut guard.decoded_before, true);
+    let kept = &mut guard.routes;
     let seed = ReportSeed {
-        last: &kept,
-        hasher: &last.hasher,
+        last: kept,
+        hasher: hashing.then_some(&last.hasher),
         redact,
     };
     let (report, hashes) = match model::decode_seeded::<_, CapacityReport>(body, seed)? {
@@ -76,8 +87,9 @@ pub fn decode(
         }
     };
     // In place: a new list each poll (a megabyte at 10,000 routes) left the allocator a hole
-    // it did not fill, and the process grew by as much a poll. Without hashes (the report
-    // came by the second, owned pass) nothing is kept: the next poll decodes every route.
+    // it did not fill, and the process grew by as much a poll. The first report is kept
+    // without hashes (the next poll decodes every route, sharing their strings); one that came
+    // by the second, owned pass is not kept at all.
     kept.truncate(hashes.len().min(report.routes.len()));
     for (i, (hash, route)) in hashes.iter().zip(&report.routes).enumerate() {
         let entry = (*hash, route.clone());
@@ -93,8 +105,9 @@ pub fn decode(
 /// ignored; a missing or repeated one an error), its routes through [`RoutesSeed`]: each
 /// route made as it is read, into a list sized as the last one, with no list in between.
 struct ReportSeed<'l, 'r> {
-    last: &'l [(u64, RouteCapacity)],
-    hasher: &'l foldhash::fast::RandomState,
+    last: &'l [(Option<u64>, RouteCapacity)],
+    /// `None`: decode every route, hash none.
+    hasher: Option<&'l foldhash::fast::RandomState>,
     redact: &'r mut dyn FnMut(&str) -> Option<String>,
 }
 
@@ -109,8 +122,8 @@ enum Field {
     Other,
 }
 
-/// The report, and the hash of each route's bytes.
-type WithHashes = (CapacityReport, Vec<u64>);
+/// The report, and the hash of each route's bytes (`None`: not hashed, the first report).
+type WithHashes = (CapacityReport, Vec<Option<u64>>);
 
 impl<'de> DeserializeSeed<'de> for ReportSeed<'_, '_> {
     type Value = WithHashes;
@@ -185,12 +198,12 @@ fn set<T, E: de::Error>(slot: &mut Option<T>, value: T, name: &'static str) -> R
 /// The routes, each taken from the last poll when its bytes are the same, else made as it is
 /// read with the last poll's strings where equal; with the hash of each one's bytes.
 struct RoutesSeed<'l, 'r> {
-    last: &'l [(u64, RouteCapacity)],
-    hasher: &'l foldhash::fast::RandomState,
+    last: &'l [(Option<u64>, RouteCapacity)],
+    hasher: Option<&'l foldhash::fast::RandomState>,
     redact: &'r mut dyn FnMut(&str) -> Option<String>,
 }
 
-type RoutesWithHashes = (Vec<RouteCapacity>, Vec<u64>);
+type RoutesWithHashes = (Vec<RouteCapacity>, Vec<Option<u64>>);
 
 impl<'de> DeserializeSeed<'de> for RoutesSeed<'_, '_> {
     type Value = RoutesWithHashes;
@@ -217,29 +230,36 @@ impl<'de> Visitor<'de> for RoutesSeed<'_, '_> {
             Some(old) if **old == *new => Arc::clone(old),
             _ => redact(&new).map_or_else(|| Arc::from(&*new), Arc::from),
         };
+        let mut made = |r: RouteIn<'de>, old: Option<&RouteCapacity>| RouteCapacity {
+            route: text(r.route, old.map(|o| &o.route)),
+            name: text(r.name, old.map(|o| &o.name)),
+            dial_code: text(r.dial_code, old.map(|o| &o.dial_code)),
+            capacity_minutes: r.capacity_minutes,
+            ports: r.ports,
+            filled_pct: r.filled_pct,
+        };
         let mut routes = Vec::with_capacity(last.len());
         let mut hashes = Vec::with_capacity(last.len());
+        let Some(hasher) = hasher else {
+            while let Some(r) = seq.next_element::<RouteIn<'de>>()? {
+                routes.push(made(r, last.get(routes.len()).map(|(_, route)| route)));
+                hashes.push(None);
+            }
+            return Ok((routes, hashes));
+        };
         while let Some(raw) = seq.next_element::<&'de RawValue>()? {
             let bytes = raw.get();
             let hash = hasher.hash_one(bytes);
             let before = last.get(routes.len());
             let route = match before {
-                Some((same, route)) if *same == hash => route.clone(),
+                Some((Some(same), route)) if *same == hash => route.clone(),
                 _ => {
                     let r: RouteIn<'de> = serde_json::from_str(bytes).map_err(de::Error::custom)?;
-                    let old = before.map(|(_, route)| route);
-                    RouteCapacity {
-                        route: text(r.route, old.map(|o| &o.route)),
-                        name: text(r.name, old.map(|o| &o.name)),
-                        dial_code: text(r.dial_code, old.map(|o| &o.dial_code)),
-                        capacity_minutes: r.capacity_minutes,
-                        ports: r.ports,
-                        filled_pct: r.filled_pct,
-                    }
+                    made(r, before.map(|(_, route)| route))
                 }
             };
             routes.push(route);
-            hashes.push(hash);
+            hashes.push(Some(hash));
         }
         Ok((routes, hashes))
     }

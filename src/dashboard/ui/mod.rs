@@ -14,6 +14,7 @@ pub mod footer;
 pub mod gauge;
 pub mod header;
 pub mod help;
+mod painted;
 pub mod palette;
 pub mod ports;
 pub mod routes;

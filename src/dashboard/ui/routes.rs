@@ -74,16 +74,14 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 
     // Heading.
     let heading = heading_line(&columns, app, theme);
-    buf.set_line(inner.x, inner.y, &heading, inner.width);
+    super::painted::set_line(buf, inner.x, inner.y, &heading, inner.width);
 
     draw_rows(frame, inner, app, theme, &columns, &listed, offset);
 
     // Totals, pinned on the last line.
     let y = inner.y + inner.height - 1;
     let totals = totals_line(&columns, app, theme);
-    frame
-        .buffer_mut()
-        .set_line(inner.x, y, &totals, inner.width);
+    super::painted::set_line(frame.buffer_mut(), inner.x, y, &totals, inner.width);
 
     if app.routes.view.len() > body_h {
         scrollbar(frame, area, inner, app, theme, (body_h, offset));
@@ -179,7 +177,7 @@ fn draw_rows(
             let selected = offset + n == app.routes.selected;
             let trend = app.routes.trend_of(index);
             let line = row_line(columns, app, theme, (row, trend), selected);
-            frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
+            super::painted::set_line(frame.buffer_mut(), inner.x, y, &line, inner.width);
             if selected {
                 frame.buffer_mut().set_style(
                     Rect {
