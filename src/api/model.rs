@@ -198,7 +198,7 @@ pub trait ServerText {
 }
 
 /// Sets `text` to `f`'s new text for it, if any.
-fn replace(text: &mut String, f: &mut dyn FnMut(&str) -> Option<String>) {
+pub fn replace(text: &mut String, f: &mut dyn FnMut(&str) -> Option<String>) {
     if let Some(new) = f(text) {
         *text = new;
     }

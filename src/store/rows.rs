@@ -52,11 +52,11 @@ impl RouteRow {
     /// [`RouteRow::of`]. (A string that sanitizing or cutting changed never equals its row's,
     /// so it is made anew each time: the odd hostile name costs what it did, not more.)
     pub fn again(route: &RouteCapacity, last: &RouteRow) -> Self {
-        let same =
-            |text: &Arc<str>, shown: &Arc<str>| Arc::ptr_eq(text, shown) || **text == **shown;
-        let same = same(&route.route, &last.slug)
-            && same(&route.name, &last.name)
-            && same(&route.dial_code, &last.dial_code);
+        // `Arc`'s `==` compares the pointers first: strings shared with the last row (the usual
+        // poll) cost no comparison of their bytes.
+        let same = route.route == last.slug
+            && route.name == last.name
+            && route.dial_code == last.dial_code;
         if !same {
             return RouteRow::of(route);
         }

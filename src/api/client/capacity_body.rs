@@ -28,20 +28,15 @@ use crate::api::model::{
 };
 
 /// What the last `/capacity` decoded leaves to the next: each route, by place, with the hash
-/// of its bytes.
+/// of its bytes (`None` when it was not hashed).
+///
+/// A report is hashed only when there are routes of the last one to compare it with: the
+/// first of a run is decoded plainly, so a one-shot run (`--once`, `check`), which decodes
+/// one, does not pay for reading each route twice.
 #[derive(Default)]
 pub struct LastRoutes {
-    routes: Mutex<Kept>,
+    routes: Mutex<Vec<(Option<u64>, RouteCapacity)>>,
     hasher: foldhash::fast::RandomState,
-}
-
-/// The routes kept, and whether a report was decoded before.
-#[derive(Default)]
-struct Kept {
-    routes: Vec<(Option<u64>, RouteCapacity)>,
-    /// The first report is decoded plainly, with no hashes: a one-shot run (`--once`, `check`)
-    /// decodes only one, and would pay for reading each route twice for nothing.
-    decoded_before: bool,
 }
 
 impl std::fmt::Debug for LastRoutes {
@@ -71,12 +66,10 @@ pub fn decode(
     last: &LastRoutes,
     redact: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Result<CapacityReport, DecodeError> {
-    let mut guard = last.routes.lock().unwrap_or_else(PoisonError::into_inner);
-    let hashing = std::mem::replace(&mut guard.decoded_before, true);
-    let kept = &mut guard.routes;
+    let mut kept = last.routes.lock().unwrap_or_else(PoisonError::into_inner);
     let seed = ReportSeed {
-        last: kept,
-        hasher: hashing.then_some(&last.hasher),
+        last: &kept,
+        hasher: (!kept.is_empty()).then_some(&last.hasher),
         redact,
     };
     let (report, hashes) = match model::decode_seeded::<_, CapacityReport>(body, seed)? {
@@ -89,13 +82,14 @@ pub fn decode(
     // In place: a new list each poll (a megabyte at 10,000 routes) left the allocator a hole
     // it did not fill, and the process grew by as much a poll. The first report is kept
     // without hashes (the next poll decodes every route, sharing their strings); one that came
-    // by the second, owned pass is not kept at all.
+    // by the second, owned pass is not kept at all. A route taken from its slot (the same
+    // hash) is there already.
     kept.truncate(hashes.len().min(report.routes.len()));
     for (i, (hash, route)) in hashes.iter().zip(&report.routes).enumerate() {
-        let entry = (*hash, route.clone());
         match kept.get_mut(i) {
-            Some(slot) => *slot = entry,
-            None => kept.push(entry),
+            Some((same, _)) if hash.is_some() && same == hash => {}
+            Some(slot) => *slot = (*hash, route.clone()),
+            None => kept.push((*hash, route.clone())),
         }
     }
     Ok(report)
@@ -122,7 +116,7 @@ enum Field {
     Other,
 }
 
-/// The report, and the hash of each route's bytes (`None`: not hashed, the first report).
+/// The report, and the hash of each route's bytes (`None`: not hashed, no last report to compare with).
 type WithHashes = (CapacityReport, Vec<Option<u64>>);
 
 impl<'de> DeserializeSeed<'de> for ReportSeed<'_, '_> {
@@ -170,10 +164,8 @@ impl<'de> Visitor<'de> for ReportSeed<'_, '_> {
             }
         }
         let mut unit_notes = unit_notes.flatten();
-        if let Some(notes) = &mut unit_notes
-            && let Some(new) = redact(notes)
-        {
-            *notes = new;
+        if let Some(notes) = &mut unit_notes {
+            model::replace(notes, redact);
         }
         let (routes, hashes) = routes.ok_or_else(|| de::Error::missing_field("routes"))?;
         let report = CapacityReport {
