@@ -12,6 +12,8 @@ use rusqlite::{Connection, params};
 
 use super::write::Figures;
 use crate::api::model::RouteCapacity;
+// Sanitized and cut: the text the file keeps of a server's name or dial code.
+use crate::text::fit;
 
 /// What the writer remembers of a route.
 #[derive(Debug)]
@@ -95,7 +97,7 @@ impl Memos {
                 at
             }
             None => {
-                let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
+                let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
                 conn.prepare_cached(
                     "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
                 )?
@@ -133,7 +135,7 @@ fn rename(conn: &Connection, memo: &mut Memo, route: &RouteCapacity) -> rusqlite
     if *memo.name == *route.name && *memo.dial_code == *route.dial_code {
         return Ok(());
     }
-    let (name, dial_code) = (clean(&route.name, 200), clean(&route.dial_code, 40));
+    let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
     if memo.name != name || memo.dial_code != dial_code {
         conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
             .execute(params![memo.id, name, dial_code])?;
@@ -141,9 +143,4 @@ fn rename(conn: &Connection, memo: &mut Memo, route: &RouteCapacity) -> rusqlite
         memo.dial_code = dial_code;
     }
     Ok(())
-}
-
-/// A server's text as the file keeps it: control characters gone, cut to `cells`.
-fn clean(text: &str, cells: usize) -> String {
-    crate::text::fit(&crate::text::sanitize(text), cells)
 }
