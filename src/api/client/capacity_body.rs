@@ -22,6 +22,8 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+mod skim;
+
 use crate::api::model::{
     self, CapacityReport, DecodeError, Decoded, MinutesCapacity, PortCapacity, RouteCapacity,
     ServerText,
@@ -35,13 +37,29 @@ use crate::api::model::{
 /// one, does not pay for reading each route twice.
 #[derive(Default)]
 pub struct LastRoutes {
-    routes: Mutex<Vec<(Option<u64>, RouteCapacity)>>,
+    routes: Mutex<Vec<(Option<Print>, RouteCapacity)>>,
     hasher: foldhash::fast::RandomState,
 }
 
 impl std::fmt::Debug for LastRoutes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LastRoutes").finish_non_exhaustive()
+    }
+}
+
+/// What a route's bytes were: their seeded hash and their length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Print {
+    hash: u64,
+    len: usize,
+}
+
+impl Print {
+    fn of(hasher: &foldhash::fast::RandomState, bytes: &str) -> Print {
+        Print {
+            hash: hasher.hash_one(bytes),
+            len: bytes.len(),
+        }
     }
 }
 
@@ -67,16 +85,26 @@ pub fn decode(
     redact: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Result<CapacityReport, DecodeError> {
     let mut kept = last.routes.lock().unwrap_or_else(PoisonError::into_inner);
-    let seed = ReportSeed {
-        last: &kept,
-        hasher: (!kept.is_empty()).then_some(&last.hasher),
-        redact,
-    };
-    let (report, hashes) = match model::decode_seeded::<_, CapacityReport>(body, seed)? {
-        Decoded::Borrowed(decoded) => decoded,
-        Decoded::Owned(mut report) => {
-            report.replace_texts(redact);
-            (report, Vec::new())
+    let skimmed = kept
+        .first()
+        .is_some_and(|(print, _)| print.is_some())
+        .then(|| skim::skim(body, &kept, &last.hasher, &mut *redact))
+        .flatten();
+    let (report, hashes) = match skimmed {
+        Some(skimmed) => skimmed,
+        None => {
+            let seed = ReportSeed {
+                last: &kept,
+                hasher: (!kept.is_empty()).then_some(&last.hasher),
+                redact,
+            };
+            match model::decode_seeded::<_, CapacityReport>(body, seed)? {
+                Decoded::Borrowed(decoded) => decoded,
+                Decoded::Owned(mut report) => {
+                    report.replace_texts(redact);
+                    (report, Vec::new())
+                }
+            }
         }
     };
     // In place: a new list each poll (a megabyte at 10,000 routes) left the allocator a hole
@@ -99,7 +127,7 @@ pub fn decode(
 /// ignored; a missing or repeated one an error), its routes through [`RoutesSeed`]: each
 /// route made as it is read, into a list sized as the last one, with no list in between.
 struct ReportSeed<'l, 'r> {
-    last: &'l [(Option<u64>, RouteCapacity)],
+    last: &'l [(Option<Print>, RouteCapacity)],
     /// `None`: decode every route, hash none.
     hasher: Option<&'l foldhash::fast::RandomState>,
     redact: &'r mut dyn FnMut(&str) -> Option<String>,
@@ -116,8 +144,9 @@ enum Field {
     Other,
 }
 
-/// The report, and the hash of each route's bytes (`None`: not hashed, no last report to compare with).
-type WithHashes = (CapacityReport, Vec<Option<u64>>);
+/// The report, and the print of each route's bytes (`None`: not hashed, no last report to
+/// compare with).
+type WithHashes = (CapacityReport, Vec<Option<Print>>);
 
 impl<'de> DeserializeSeed<'de> for ReportSeed<'_, '_> {
     type Value = WithHashes;
@@ -190,12 +219,12 @@ fn set<T, E: de::Error>(slot: &mut Option<T>, value: T, name: &'static str) -> R
 /// The routes, each taken from the last poll when its bytes are the same, else made as it is
 /// read with the last poll's strings where equal; with the hash of each one's bytes.
 struct RoutesSeed<'l, 'r> {
-    last: &'l [(Option<u64>, RouteCapacity)],
+    last: &'l [(Option<Print>, RouteCapacity)],
     hasher: Option<&'l foldhash::fast::RandomState>,
     redact: &'r mut dyn FnMut(&str) -> Option<String>,
 }
 
-type RoutesWithHashes = (Vec<RouteCapacity>, Vec<Option<u64>>);
+type RoutesWithHashes = (Vec<RouteCapacity>, Vec<Option<Print>>);
 
 impl<'de> DeserializeSeed<'de> for RoutesSeed<'_, '_> {
     type Value = RoutesWithHashes;
@@ -218,42 +247,64 @@ impl<'de> Visitor<'de> for RoutesSeed<'_, '_> {
             hasher,
             redact,
         } = self;
-        let mut text = |new: Cow<'_, str>, old: Option<&Arc<str>>| match old {
-            Some(old) if **old == *new => Arc::clone(old),
-            _ => redact(&new).map_or_else(|| Arc::from(&*new), Arc::from),
-        };
-        let mut made = |r: RouteIn<'de>, old: Option<&RouteCapacity>| RouteCapacity {
-            route: text(r.route, old.map(|o| &o.route)),
-            name: text(r.name, old.map(|o| &o.name)),
-            dial_code: text(r.dial_code, old.map(|o| &o.dial_code)),
-            capacity_minutes: r.capacity_minutes,
-            ports: r.ports,
-            filled_pct: r.filled_pct,
-        };
         let mut routes = Vec::with_capacity(last.len());
         let mut hashes = Vec::with_capacity(last.len());
         let Some(hasher) = hasher else {
             while let Some(r) = seq.next_element::<RouteIn<'de>>()? {
-                routes.push(made(r, last.get(routes.len()).map(|(_, route)| route)));
+                let old = last.get(routes.len()).map(|(_, route)| route);
+                routes.push(made(r, old, redact));
                 hashes.push(None);
             }
             return Ok((routes, hashes));
         };
         while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-            let bytes = raw.get();
-            let hash = hasher.hash_one(bytes);
-            let before = last.get(routes.len());
-            let route = match before {
-                Some((Some(same), route)) if *same == hash => route.clone(),
-                _ => {
-                    let r: RouteIn<'de> = serde_json::from_str(bytes).map_err(de::Error::custom)?;
-                    made(r, before.map(|(_, route)| route))
-                }
-            };
+            let (route, print) = route_of(raw.get(), last.get(routes.len()), hasher, redact)
+                .map_err(de::Error::custom)?;
             routes.push(route);
-            hashes.push(Some(hash));
+            hashes.push(Some(print));
         }
         Ok((routes, hashes))
+    }
+}
+
+/// The route of `bytes` (one route's JSON) with its print: the last poll's at its place when
+/// the print is the same, else decoded with the last poll's strings where equal.
+fn route_of(
+    bytes: &str,
+    before: Option<&(Option<Print>, RouteCapacity)>,
+    hasher: &foldhash::fast::RandomState,
+    redact: &mut dyn FnMut(&str) -> Option<String>,
+) -> Result<(RouteCapacity, Print), serde_json::Error> {
+    let print = Print::of(hasher, bytes);
+    let route = match before {
+        Some((Some(same), route)) if *same == print => route.clone(),
+        _ => made(
+            serde_json::from_str(bytes)?,
+            before.map(|(_, route)| route),
+            redact,
+        ),
+    };
+    Ok((route, print))
+}
+
+/// The route `r` read, its strings the last poll's route's (`old`) where equal, else new and
+/// redacted.
+fn made(
+    r: RouteIn<'_>,
+    old: Option<&RouteCapacity>,
+    redact: &mut dyn FnMut(&str) -> Option<String>,
+) -> RouteCapacity {
+    let mut text = |new: Cow<'_, str>, old: Option<&Arc<str>>| match old {
+        Some(old) if **old == *new => Arc::clone(old),
+        _ => redact(&new).map_or_else(|| Arc::from(&*new), Arc::from),
+    };
+    RouteCapacity {
+        route: text(r.route, old.map(|o| &o.route)),
+        name: text(r.name, old.map(|o| &o.name)),
+        dial_code: text(r.dial_code, old.map(|o| &o.dial_code)),
+        capacity_minutes: r.capacity_minutes,
+        ports: r.ports,
+        filled_pct: r.filled_pct,
     }
 }
 
