@@ -163,13 +163,29 @@ impl Effects {
         }
     }
 
-    /// The days from Prometheus or the relay (or why they could not be had) once they come;
-    /// pending while none were asked for or after they came, so the event loop can wait for
-    /// them beside its input.
+    /// The days behind today once they come: from the history file as soon as its recorder has
+    /// read them back, or from Prometheus or the relay (or why they could not be had); pending
+    /// while none are to come, so the event loop can wait for them beside its input.
     pub async fn days(&mut self) -> Result<Series, String> {
-        if let DaysSeed::Asked(rx) = &mut self.days {
+        let Effects { recorder, days, .. } = self;
+        let from_file = async {
+            match recorder {
+                Some(recorder) => recorder.seed().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            series = from_file => Ok(series),
+            days = Self::days_from_elsewhere(days) => days,
+        }
+    }
+
+    /// The days from Prometheus or the relay, once they come; pending while none were asked
+    /// for or after they came.
+    async fn days_from_elsewhere(days: &mut DaysSeed) -> Result<Series, String> {
+        if let DaysSeed::Asked(rx) = days {
             let answer = rx.await;
-            self.days = DaysSeed::Done;
+            *days = DaysSeed::Done;
             if let Ok(answer) = answer {
                 return answer;
             }

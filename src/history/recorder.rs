@@ -10,11 +10,15 @@
 //! is dropped rather than memory grown. When a write fails (a full disk, a file removed), the
 //! face gets one warning line, the figures go on from memory, and the next report is tried
 //! again; when one succeeds again, one more line says so. On start the thread reads the
-//! forecasts' samples back ([`super::read::forecast_series`]) for the face to seed its store.
+//! forecasts' samples back ([`super::read::forecast_series`]) for the face to seed its store:
+//! at once when the file is there (up to its newest report, while the face fetches its first
+//! figures), so a dashboard shows its forecasts with its first figures rather than a poll later.
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+
+use tokio::sync::Notify;
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::Series;
@@ -42,6 +46,8 @@ struct Shared {
 pub struct Recorder {
     queue: Option<SyncSender<Job>>,
     shared: Arc<Mutex<Shared>>,
+    /// Told once, when the seed is there to take.
+    seeded: Arc<Notify>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -60,7 +66,8 @@ impl Recorder {
     pub fn start(history: History) -> Recorder {
         let (queue, jobs) = sync_channel(QUEUE);
         let shared = Arc::new(Mutex::new(Shared::default()));
-        let theirs = Arc::clone(&shared);
+        let seeded = Arc::new(Notify::new());
+        let theirs = (Arc::clone(&shared), Arc::clone(&seeded));
         let thread = std::thread::Builder::new()
             .name("captop-history".to_owned())
             .spawn(move || run(&history, &jobs, &theirs))
@@ -68,6 +75,7 @@ impl Recorder {
         Recorder {
             queue: Some(queue),
             shared,
+            seeded,
             thread,
         }
     }
@@ -97,6 +105,18 @@ impl Recorder {
     /// The forecasts' samples read back on start, once they are.
     pub fn take_seed(&self) -> Option<Series> {
         self.lock().seed.take()
+    }
+
+    /// The forecasts' samples read back on start, as soon as they are, unless [`Recorder::sync`]
+    /// took them first or there were none; pending otherwise (for an event loop to wait on
+    /// beside its input).
+    pub async fn seed(&self) -> Series {
+        loop {
+            self.seeded.notified().await;
+            if let Some(seed) = self.take_seed().filter(|s| !s.is_empty()) {
+                return seed;
+            }
+        }
     }
 
     /// Takes the reports the store kept ([`Store::recording`]) into the queue, and hands the
@@ -138,11 +158,57 @@ impl Recorder {
     }
 }
 
-fn run(history: &History, jobs: &Receiver<Job>, shared: &Mutex<Shared>) {
-    let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut writer: Option<Writer> = None;
+/// The thread's side of what it shares with the face.
+struct Sides<'a> {
+    shared: &'a Mutex<Shared>,
+    seeded: &'a Notify,
+}
+
+impl Sides<'_> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn seed(&self, series: Series) {
+        self.lock().seed = Some(series);
+        self.seeded.notify_one();
+    }
+
+    /// Opens a file already there and reads it back at once, up to its newest report, while the
+    /// face fetches its first figures: the writer, and whether it seeded. A new file is made
+    /// with the first report; one that cannot be opened is said to be, and tried again, then.
+    fn open_early(&self, history: &History) -> (Option<Writer>, bool) {
+        if !history.path().exists() {
+            return (None, false);
+        }
+        let Ok((w, warning)) = history.writer() else {
+            return (None, false);
+        };
+        self.lock()
+            .warnings
+            .extend(warning.map(|w| format!("history: {w}")));
+        let newest = read::span(w.conn())
+            .ok()
+            .flatten()
+            .map(|(_, newest)| newest);
+        let seeded = newest.is_some_and(|newest| {
+            self.seed(read::forecast_series(w.conn(), newest).unwrap_or_default());
+            true
+        });
+        (Some(w), seeded)
+    }
+}
+
+fn run(
+    history: &History,
+    jobs: &Receiver<Job>,
+    (shared, seeded): &(Arc<Mutex<Shared>>, Arc<Notify>),
+) {
+    let sides = Sides { shared, seeded };
+    let lock = || sides.lock();
+    let seed = |series: Series| sides.seed(series);
+    let (mut writer, mut is_seeded) = sides.open_early(history);
     let mut failing = false;
-    let mut seeded = false;
     while let Ok(job) = jobs.recv() {
         if writer.is_none() {
             match history.writer() {
@@ -154,15 +220,14 @@ fn run(history: &History, jobs: &Receiver<Job>, shared: &Mutex<Shared>) {
                 }
                 Err(e) => {
                     if !failing {
-                        let mut s = lock();
-                        s.warnings.push(format!(
+                        lock().warnings.push(format!(
                             "history: not recording ({}); the figures go on",
                             crate::text::fit(&e.to_string(), 160)
                         ));
                         // Nothing to read back: say so, so no one waits for it.
-                        if !seeded {
-                            s.seed = Some(Series::new());
-                            seeded = true;
+                        if !is_seeded {
+                            seed(Series::new());
+                            is_seeded = true;
                         }
                         failing = true;
                     }
@@ -175,10 +240,10 @@ fn run(history: &History, jobs: &Receiver<Job>, shared: &Mutex<Shared>) {
             Job::Capacity(r) => r.generated_at.timestamp_millis(),
             Job::Utilization(r) => r.generated_at.timestamp_millis(),
         };
-        if !seeded {
+        if !is_seeded {
             // Before this report is written, so the seed is the past only.
-            seeded = true;
-            lock().seed = Some(read::forecast_series(w.conn(), now_ms).unwrap_or_default());
+            is_seeded = true;
+            seed(read::forecast_series(w.conn(), now_ms).unwrap_or_default());
         }
         let result = match &job {
             Job::Capacity(r) => w.capacity(r),
