@@ -42,7 +42,7 @@ pub struct RoutesDiff {
 }
 
 /// Adds what changed between two polls of one route, if anything did.
-fn record_change(out: &mut RoutesDiff, before: &RouteRow, row: &RouteRow, at: DateTime<Utc>) {
+pub fn record_change(out: &mut RoutesDiff, before: &RouteRow, row: &RouteRow, at: DateTime<Utc>) {
     let change = Change {
         minutes: row.minutes.sold.saturating_sub(before.minutes.sold),
         ports: row.ports.sold.saturating_sub(before.ports.sold),

@@ -82,6 +82,50 @@ impl RouteRow {
             .collect()
     }
 
+    /// Takes `report` into `rows`, the last poll's, in place when it lists the same routes in
+    /// the same order, as the usual poll does: a route whose figures and strings did not move is
+    /// left as it is (nothing made, no string's count touched), and `moved` is told of each
+    /// other one, before and after. Returns `false`, changing nothing, when the routes differ.
+    pub fn update_all(
+        rows: &mut [RouteRow],
+        report: &CapacityReport,
+        mut moved: impl FnMut(&RouteRow, &RouteRow),
+    ) -> bool {
+        // A sanitized or cut slug never equals its route's: such a route takes the whole way.
+        let same_routes = rows.len() == report.routes.len()
+            && rows
+                .iter()
+                .zip(&report.routes)
+                .all(|(r, route)| r.slug == route.route);
+        if !same_routes {
+            return false;
+        }
+        for (row, route) in rows.iter_mut().zip(&report.routes) {
+            let unmoved = row.minutes == route.capacity_minutes
+                && row.ports == route.ports
+                && i64::from(row.filled_pct) == route.filled_pct.clamp(0, 100)
+                && row.name == route.name
+                && row.dial_code == route.dial_code;
+            if !unmoved {
+                let new = RouteRow::again(route, row);
+                moved(row, &new);
+                *row = new;
+            }
+        }
+        true
+    }
+
+    /// Whether this row is `route`'s as it stands: the same figures, and its strings the route's
+    /// own (shared, so they were plain text: sanitizing and cutting left them as they were).
+    pub fn is_of(&self, route: &RouteCapacity) -> bool {
+        self.minutes == route.capacity_minutes
+            && self.ports == route.ports
+            && i64::from(self.filled_pct) == route.filled_pct
+            && Arc::ptr_eq(&self.slug, &route.route)
+            && Arc::ptr_eq(&self.name, &route.name)
+            && Arc::ptr_eq(&self.dial_code, &route.dial_code)
+    }
+
     /// Whether the name, slug or dial code contains `needle`, which must be lower case.
     pub fn matches(&self, needle: &str) -> bool {
         needle.is_empty() || self.search_key.contains(needle)
@@ -192,4 +236,90 @@ pub fn utilization_pct(report: &UtilizationReport) -> Option<f64> {
 /// Whether a route has nothing left to sell: no minutes, or no ports.
 pub fn is_sold_out(r: &RouteCapacity) -> bool {
     r.capacity_minutes.remaining <= 0 || r.ports.available <= 0 || r.filled_pct >= 100
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use chrono::Utc;
+
+    use super::*;
+    use crate::fixtures::route;
+    use crate::store::diff::{RoutesDiff, diff, record_change};
+
+    fn report(routes: Vec<RouteCapacity>) -> CapacityReport {
+        CapacityReport {
+            generated_at: Utc::now(),
+            unit_notes: None,
+            routes,
+            totals: crate::api::model::Totals::default(),
+        }
+    }
+
+    #[test]
+    fn in_place_rows_and_their_changes_are_what_new_rows_and_a_diff_give() {
+        let before = report(vec![
+            route("a", "Alpha", "+1", 100, 10, 10, 1),
+            route("b", "Bravo", "+2", 100, 90, 10, 1),
+            route("c", "Charlie", "+3", 100, 50, 10, 1),
+        ]);
+        let mut after = before.clone();
+        after.routes[1].capacity_minutes.sold = 95;
+        after.routes[1].capacity_minutes.remaining = 5;
+        after.routes[1].filled_pct = 95;
+        after.routes[2].name = "Charlie Renamed".into();
+        let last = RouteRow::all(&before, &[]);
+        let at = Utc::now();
+
+        let mut rows = last.clone();
+        let mut moved = RoutesDiff::default();
+        assert!(RouteRow::update_all(&mut rows, &after, |a, b| {
+            record_change(&mut moved, a, b, at);
+        }));
+        let fresh = RouteRow::all(&after, &last);
+        let expected = diff(&last, &fresh, at);
+        let show =
+            |rows: &[RouteRow]| -> Vec<String> { rows.iter().map(|r| format!("{r:?}")).collect() };
+        assert_eq!(show(&rows), show(&fresh));
+        assert_eq!(moved.changes, expected.changes);
+        assert_eq!(moved.log, expected.log);
+        // The unmoved row was left as it was: its strings are still the report's own.
+        assert!(rows[0].is_of(&after.routes[0]));
+        assert!(!rows[0].is_of(&after.routes[1]));
+    }
+
+    #[test]
+    fn other_routes_or_another_order_are_not_taken_in_place() {
+        let before = report(vec![
+            route("a", "Alpha", "+1", 100, 10, 10, 1),
+            route("b", "Bravo", "+2", 100, 90, 10, 1),
+        ]);
+        let mut rows = RouteRow::all(&before, &[]);
+        let mut swapped = before.clone();
+        swapped.routes.swap(0, 1);
+        assert!(!RouteRow::update_all(&mut rows, &swapped, |_, _| {}));
+        let mut fewer = before.clone();
+        fewer.routes.pop();
+        assert!(!RouteRow::update_all(&mut rows, &fewer, |_, _| {}));
+        assert_eq!(&*rows[0].slug, "a", "left as it was");
+    }
+
+    #[test]
+    fn a_row_is_of_a_route_only_with_its_figures_and_its_own_plain_strings() {
+        let plain = route("a", "Alpha", "+1", 100, 10, 10, 1);
+        let row = RouteRow::of(&plain);
+        assert!(row.is_of(&plain));
+        // Equal text in another allocation, as a report decoded anew has it.
+        let mut copy = plain.clone();
+        copy.name = "Alpha".into();
+        assert!(!row.is_of(&copy));
+        // A fill the row clamps.
+        let mut over = plain.clone();
+        over.filled_pct = 150;
+        let clamped = RouteRow::of(&over);
+        assert!(!clamped.is_of(&over));
+        // A name sanitizing changed.
+        let hostile = route("a", "Al\u{1b}[2Jpha", "+1", 100, 10, 10, 1);
+        assert!(!RouteRow::of(&hostile).is_of(&hostile));
+    }
 }

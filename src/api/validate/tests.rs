@@ -420,3 +420,30 @@ fn warnings_serialize_as_path_and_message() {
         r#"{"path":"totals","message":"routes 4 but the report lists 3"}"#
     );
 }
+
+#[test]
+fn routes_known_clean_are_not_checked_again_but_the_rest_are() {
+    let mut r = capacity();
+    r.routes[0].capacity_minutes.sold = r.routes[0].capacity_minutes.total + 1;
+    let all = capacity_warnings_at(&r, now());
+    assert!(
+        all.iter().any(|w| w.path.starts_with("routes[0]")),
+        "{all:?}"
+    );
+    // Said to be known (as a dashboard says of routes unchanged since a clean report): skipped.
+    let skipped = capacity_warnings_since(&r, now(), |i, _| i == 0);
+    assert!(!skipped.iter().any(is_of_a_route), "{skipped:?}");
+    // The totals are checked whatever the routes.
+    r.totals.routes = Some(99);
+    let totals = capacity_warnings_since(&r, now(), |_, _| true);
+    assert!(totals.iter().any(|w| w.path == "totals"), "{totals:?}");
+    // A duplicate slug among routes not all known is found.
+    let mut dup = capacity();
+    let slug = dup.routes[0].route.clone();
+    dup.routes[1].route = slug;
+    let found = capacity_warnings_since(&dup, now(), |i, _| i == 0);
+    assert!(
+        found.iter().any(|w| w.message.contains("duplicate")),
+        "{found:?}"
+    );
+}
