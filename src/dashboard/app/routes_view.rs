@@ -5,6 +5,8 @@
 //! the filter change, never per frame. Selection follows the route, not the position, when the
 //! order changes; scrolling moves just enough to keep the selection on screen.
 
+use std::sync::Arc;
+
 use super::Msg;
 use crate::store::RouteRow;
 
@@ -75,6 +77,11 @@ pub struct RoutesTable {
     /// Every row's 24-hour trend in percentage points, by row index (empty: no route has
     /// one), set with each report by [`RoutesTable::set_trends`]: the column and its sort key.
     trends: Vec<Option<i32>>,
+    /// Every row's place in name (then slug, then index) order, by row index: the sorts' tie
+    /// break compares these numbers rather than the strings ([`RoutesTable::rank_names`]).
+    name_rank: Vec<u32>,
+    /// The names and slugs [`RoutesTable::name_rank`] was worked out for, by row index.
+    ranked: Vec<(Arc<str>, Arc<str>)>,
 }
 
 impl Default for RoutesTable {
@@ -89,6 +96,8 @@ impl Default for RoutesTable {
             offset: 0,
             order: Vec::new(),
             trends: Vec::new(),
+            name_rank: Vec::new(),
+            ranked: Vec::new(),
         }
     }
 }
@@ -233,6 +242,36 @@ impl RoutesTable {
         self.set_filter(f, rows, page);
     }
 
+    /// Works out each row's place in name order again when a row's name or slug is not the one
+    /// it was worked out for (a pointer comparison a row: the usual poll shares them), so that
+    /// sorting 10,000 rows with many equal fills compares numbers, not names.
+    fn rank_names(&mut self, rows: &[RouteRow]) {
+        let same = self.ranked.len() == rows.len()
+            && self.ranked.iter().zip(rows).all(|((name, slug), row)| {
+                Arc::ptr_eq(name, &row.name) && Arc::ptr_eq(slug, &row.slug)
+            });
+        if same {
+            return;
+        }
+        let mut by_name: Vec<(usize, &RouteRow)> = rows.iter().enumerate().collect();
+        by_name.sort_by(|&(i, a), &(j, b)| {
+            a.name
+                .cmp(&b.name)
+                .then(a.slug.cmp(&b.slug))
+                .then(i.cmp(&j))
+        });
+        self.name_rank = vec![0; rows.len()];
+        for (rank, &(i, _)) in by_name.iter().enumerate() {
+            if let Some(slot) = self.name_rank.get_mut(i) {
+                *slot = u32::try_from(rank).unwrap_or(u32::MAX);
+            }
+        }
+        self.ranked = rows
+            .iter()
+            .map(|row| (Arc::clone(&row.name), Arc::clone(&row.slug)))
+            .collect();
+    }
+
     /// Recomputes the filtered, sorted view of `rows`, keeping the selected route selected if
     /// it is still listed.
     pub fn recompute(&mut self, rows: &[RouteRow], page: usize) {
@@ -249,28 +288,25 @@ impl RoutesTable {
             .iter()
             .filter_map(|&i| rows.get(i).map(|row| (i, row)))
             .collect();
-        let by_name = |a: &RouteRow, b: &RouteRow| a.name.cmp(&b.name).then(a.slug.cmp(&b.slug));
+        self.rank_names(rows);
+        let rank = |i: usize| self.name_rank.get(i).copied().unwrap_or(u32::MAX);
+        let by_name = |i: usize, j: usize| rank(i).cmp(&rank(j));
         match self.sort {
             SortKey::Fill => keyed.sort_by(|&(i, a), &(j, b)| {
-                b.filled_pct
-                    .cmp(&a.filled_pct)
-                    .then_with(|| by_name(a, b))
-                    .then(i.cmp(&j))
+                b.filled_pct.cmp(&a.filled_pct).then_with(|| by_name(i, j))
             }),
             SortKey::Remaining => keyed.sort_by(|&(i, a), &(j, b)| {
                 a.minutes
                     .remaining
                     .cmp(&b.minutes.remaining)
-                    .then_with(|| by_name(a, b))
-                    .then(i.cmp(&j))
+                    .then_with(|| by_name(i, j))
             }),
-            SortKey::Name => keyed.sort_by(|&(i, a), &(j, b)| by_name(a, b).then(i.cmp(&j))),
-            SortKey::Trend => keyed.sort_by(|&(i, a), &(j, b)| {
+            SortKey::Name => keyed.sort_by(|&(i, _), &(j, _)| by_name(i, j)),
+            SortKey::Trend => keyed.sort_by(|&(i, _), &(j, _)| {
                 // `None` is less than any `Some`: descending puts it last.
                 self.trend_of(j)
                     .cmp(&self.trend_of(i))
-                    .then_with(|| by_name(a, b))
-                    .then(i.cmp(&j))
+                    .then_with(|| by_name(i, j))
             }),
         }
         self.order = keyed.iter().map(|&(i, _)| i).collect();
@@ -431,5 +467,27 @@ mod tests {
         assert_eq!(table.offset, 34);
         table.select(0, 10);
         assert_eq!((table.selected, table.offset), (0, 0));
+    }
+
+    #[test]
+    fn equal_fills_list_by_name_and_a_renamed_route_moves() {
+        let mut rows: Vec<RouteRow> = [
+            route("d", "Delta", "+4", 100, 50, 10, 1),
+            route("b", "Bravo", "+2", 100, 50, 10, 1),
+            route("c", "Charlie", "+3", 100, 50, 10, 1),
+            route("a", "Alpha", "+1", 100, 90, 10, 1),
+        ]
+        .iter()
+        .map(RouteRow::of)
+        .collect();
+        let mut table = RoutesTable::default();
+        table.recompute(&rows, 10);
+        assert_eq!(names(&table, &rows), ["Alpha", "Bravo", "Charlie", "Delta"]);
+        rows[0] = RouteRow::of(&route("d", "Aardvark", "+4", 100, 50, 10, 1));
+        table.recompute(&rows, 10);
+        assert_eq!(
+            names(&table, &rows),
+            ["Alpha", "Aardvark", "Bravo", "Charlie"]
+        );
     }
 }
