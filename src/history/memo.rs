@@ -7,6 +7,7 @@
 //! 10,000 hashings of a slug that looking every route up by name cost on each poll.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rusqlite::{Connection, params};
 
@@ -20,9 +21,11 @@ use crate::text::fit;
 pub struct Memo {
     /// Its row in `routes`.
     pub id: i64,
-    slug: String,
-    name: String,
-    dial_code: String,
+    /// Shared with the last report's route where the text is the same, so the next report's,
+    /// which shares it too, is compared by pointer.
+    slug: Arc<str>,
+    name: Arc<str>,
+    dial_code: Arc<str>,
     /// `None`: not in the last report recorded (or never given figures).
     pub last: Option<Figures>,
     /// The report (by count) that last listed it.
@@ -55,9 +58,9 @@ impl Memos {
     ) {
         self.push(Memo {
             id,
-            slug,
-            name,
-            dial_code,
+            slug: slug.into(),
+            name: name.into(),
+            dial_code: dial_code.into(),
             last,
             seen: 0,
         });
@@ -65,7 +68,7 @@ impl Memos {
 
     fn push(&mut self, memo: Memo) -> usize {
         let at = self.list.len();
-        self.by_slug.insert(memo.slug.clone(), at);
+        self.by_slug.insert(memo.slug.to_string(), at);
         self.list.push(memo);
         at
     }
@@ -93,6 +96,8 @@ impl Memos {
             .and_then(|at| Some(at).zip(self.list.get_mut(at)));
         let at = match found {
             Some((at, memo)) => {
+                // The same text: keep the report's, so the next poll's compares pointers.
+                memo.slug = Arc::clone(&route.route);
                 rename(conn, memo, route)?;
                 at
             }
@@ -104,9 +109,9 @@ impl Memos {
                 .execute(params![route.route, name, dial_code])?;
                 self.push(Memo {
                     id: conn.last_insert_rowid(),
-                    slug: route.route.to_string(),
-                    name,
-                    dial_code,
+                    slug: Arc::clone(&route.route),
+                    name: kept(name, &route.name),
+                    dial_code: kept(dial_code, &route.dial_code),
                     last: None,
                     seen: 0,
                 })
@@ -122,25 +127,38 @@ impl Memos {
     }
 
     /// Where the memo of `slug` is: first where the last report had its `place`.
-    fn find(&self, place: usize, slug: &str) -> Option<usize> {
+    fn find(&self, place: usize, slug: &Arc<str>) -> Option<usize> {
         let hint = self.by_place.get(place).copied();
-        hint.filter(|&at| self.list.get(at).is_some_and(|m| m.slug == slug))
-            .or_else(|| self.by_slug.get(slug).copied())
+        // `Arc`'s `==` compares the pointers first: the usual poll shares the last one's slugs.
+        hint.filter(|&at| self.list.get(at).is_some_and(|m| m.slug == *slug))
+            .or_else(|| self.by_slug.get(&**slug).copied())
     }
 }
 
 /// Brings the memo's name and dial code (and the file's) up to date with `route`'s; the usual
 /// poll compares the same safe strings without a copy.
 fn rename(conn: &Connection, memo: &mut Memo, route: &RouteCapacity) -> rusqlite::Result<()> {
-    if *memo.name == *route.name && *memo.dial_code == *route.dial_code {
+    if memo.name == route.name && memo.dial_code == route.dial_code {
+        // Equal, maybe as text only (a memo read from the file): the report's from now on.
+        memo.name = Arc::clone(&route.name);
+        memo.dial_code = Arc::clone(&route.dial_code);
         return Ok(());
     }
     let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
-    if memo.name != name || memo.dial_code != dial_code {
+    if *memo.name != *name || *memo.dial_code != *dial_code {
         conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
             .execute(params![memo.id, name, dial_code])?;
-        memo.name = name;
-        memo.dial_code = dial_code;
     }
+    memo.name = kept(name, &route.name);
+    memo.dial_code = kept(dial_code, &route.dial_code);
     Ok(())
+}
+
+/// `fitted`, the text kept of `text`: `text` itself (shared) when fitting left it as it was.
+fn kept(fitted: String, text: &Arc<str>) -> Arc<str> {
+    if *fitted == **text {
+        Arc::clone(text)
+    } else {
+        fitted.into()
+    }
 }
