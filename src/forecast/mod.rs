@@ -277,10 +277,24 @@ pub fn add_samples<'a>(
     at_ms: i64,
     routes: impl Iterator<Item = (&'a str, i64, i64)>,
 ) -> bool {
+    let routes: Vec<(&str, i64, i64)> = tracked(routes).collect();
+    // The usual poll adds nothing (it is closer than [`MIN_GAP`] to the last that did) and lists
+    // the routes the series has: then the series stays as it is, found without a new map. (A
+    // report listing a slug twice and missing another keeps that one's samples until the next
+    // report that adds, which drops them.)
+    let adds_nothing = routes.len() == series.len()
+        && routes.iter().all(|(slug, _, _)| {
+            series
+                .get(*slug)
+                .is_some_and(|samples| !adds_after(samples.last().map(|s| s.at_ms), at_ms))
+        });
+    if adds_nothing {
+        return false;
+    }
     let mut changed = false;
     let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
     let mut kept = Series::new();
-    for (slug, sold, total) in tracked(routes) {
+    for (slug, sold, total) in routes {
         let (slug, mut samples) = series
             .remove_entry(slug)
             .unwrap_or_else(|| (slug.to_owned(), Vec::new()));
@@ -593,5 +607,27 @@ mod tests {
         assert_eq!(full_in(Duration::from_secs(52 * 3600)), "~2 d 4 h");
         assert_eq!(window_text(Duration::from_secs(42)), "42 s");
         assert_eq!(window_text(Duration::from_secs(3900)), "1 h 5 min");
+    }
+
+    #[test]
+    fn a_poll_that_adds_nothing_leaves_the_series_and_one_without_a_route_drops_it() {
+        let mut s = Series::new();
+        let routes = |sold: i64| vec![("a", sold, 100), ("b", sold, 100)].into_iter();
+        assert!(add_samples(&mut s, T0, routes(1)));
+        let before = s.clone();
+        // 5 s later: closer than MIN_GAP to the newest sample, nothing added.
+        assert!(!add_samples(&mut s, T0 + 5_000, routes(2)));
+        assert_eq!(s, before);
+        // `b` no longer reported: dropped, though nothing is added.
+        assert!(add_samples(
+            &mut s,
+            T0 + 10_000,
+            vec![("a", 3, 100)].into_iter()
+        ));
+        assert_eq!(s.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(s["a"], before["a"]);
+        // A new route is added at once.
+        assert!(add_samples(&mut s, T0 + 15_000, routes(4)));
+        assert_eq!(s["b"].len(), 1);
     }
 }
