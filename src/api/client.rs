@@ -200,6 +200,12 @@ impl Client {
         &self.inner.display_url
     }
 
+    /// Says that this client will poll again and again (the poller's), so that it reads even
+    /// its first `/capacity` in the way that lets the next ones be skimmed.
+    pub fn polls_again(&self) {
+        self.inner.last_routes.polls_again();
+    }
+
     /// `GET /capacity`.
     pub async fn capacity(&self) -> Result<CapacityReport, ApiError> {
         self.get(Endpoint::Capacity).await

@@ -18,6 +18,8 @@ use std::borrow::Cow;
 use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -32,13 +34,22 @@ use crate::api::model::{
 /// What the last `/capacity` decoded leaves to the next: each route, by place, with the hash
 /// of its bytes (`None` when it was not hashed).
 ///
-/// A report is hashed only when there are routes of the last one to compare it with: the
-/// first of a run is decoded plainly, so a one-shot run (`--once`, `check`), which decodes
-/// one, does not pay for reading each route twice.
+/// A report is hashed only when there are routes of the last one to compare it with, or when
+/// the client was told it polls again ([`LastRoutes::polls_again`]): the first of a one-shot
+/// run (`--once`, `check`) is decoded plainly, so it does not pay for reading each route twice,
+/// while a dashboard's first is hashed, so that its second poll is skimmed too.
 #[derive(Default)]
 pub struct LastRoutes {
     routes: Mutex<Vec<(Option<Print>, RouteCapacity)>>,
     hasher: foldhash::fast::RandomState,
+    polls_again: AtomicBool,
+}
+
+impl LastRoutes {
+    /// Hashes even the first report (see the type's doc).
+    pub fn polls_again(&self) {
+        self.polls_again.store(true, Ordering::Relaxed);
+    }
 }
 
 impl std::fmt::Debug for LastRoutes {
@@ -95,7 +106,8 @@ pub fn decode(
         None => {
             let seed = ReportSeed {
                 last: &kept,
-                hasher: (!kept.is_empty()).then_some(&last.hasher),
+                hasher: (!kept.is_empty() || last.polls_again.load(Ordering::Relaxed))
+                    .then_some(&last.hasher),
                 redact,
             };
             match model::decode_seeded::<_, CapacityReport>(body, seed)? {
@@ -429,5 +441,30 @@ mod tests {
             .unwrap();
             assert_eq!(&*r.routes[0].name, "key ***");
         }
+    }
+
+    #[test]
+    fn a_poller_s_first_report_is_hashed_so_its_second_is_skimmed() {
+        let hashed = |last: &LastRoutes| {
+            let kept = last.routes.lock().unwrap();
+            kept.iter().all(|(print, _)| print.is_some())
+        };
+        let one_shot = LastRoutes::default();
+        decode(
+            body(&[("a", "Alpha", 10)]).as_bytes(),
+            &one_shot,
+            &mut no_key,
+        )
+        .unwrap();
+        assert!(
+            !hashed(&one_shot),
+            "a one-shot run's report is read plainly"
+        );
+        let poller = LastRoutes::default();
+        poller.polls_again();
+        let first = decode(body(&[("a", "Alpha", 10)]).as_bytes(), &poller, &mut no_key).unwrap();
+        assert!(hashed(&poller));
+        let second = decode(body(&[("a", "Alpha", 10)]).as_bytes(), &poller, &mut no_key).unwrap();
+        assert!(Arc::ptr_eq(&first.routes[0].name, &second.routes[0].name));
     }
 }
