@@ -78,11 +78,6 @@ impl Memos {
         self.list.iter_mut()
     }
 
-    /// The ids of every route remembered.
-    pub fn ids(&self) -> impl Iterator<Item = i64> + '_ {
-        self.list.iter().map(|m| m.id)
-    }
-
     /// The memo of `route`, listed at `place` in the report: made (a row of `routes`) when the
     /// route is new, its name and dial code brought up to date when they changed.
     pub fn of(

@@ -122,14 +122,26 @@ fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
     let (mut w, _) = h.writer().unwrap();
     // Three days, a report a minute, a sale every minute.
     let minutes = 3 * 24 * 60;
+    // And `b`, which never sells: its one row, however old, is its figures still.
     for m in 0..=minutes {
-        w.capacity(&report(t(m * 60), &[("a", m)])).unwrap();
+        w.capacity(&report(t(m * 60), &[("a", m), ("b", 7)]))
+            .unwrap();
     }
     let conn = w.conn();
+    let b_rows: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM route_samples s JOIN routes r ON r.id = s.route
+             WHERE r.slug = 'b'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(b_rows, 1);
     let newest = t(minutes * 60).timestamp_millis();
     let rows_between = |from_h: i64, to_h: i64| {
         conn.query_row(
-            "SELECT count(*) FROM route_samples WHERE at_ms > ?1 AND at_ms <= ?2",
+            "SELECT count(*) FROM route_samples s JOIN routes r ON r.id = s.route
+             WHERE r.slug = 'a' AND at_ms > ?1 AND at_ms <= ?2",
             [newest - to_h * 3_600_000, newest - from_h * 3_600_000],
             |r| r.get::<_, i64>(0),
         )
@@ -427,6 +439,8 @@ fn a_file_of_the_first_schema_is_read_as_it_is_and_moved_to_the_new_one_by_a_wri
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
     assert_eq!(version, db::SCHEMA_VERSION);
+    let indexed = "SELECT count(*) FROM sqlite_master WHERE name = 'samples_by_route_at'";
+    assert_eq!(count(w.conn(), indexed), 1, "thinning finds rows by time");
     assert_eq!(count(w.conn(), "SELECT count(*) FROM route_samples"), 4);
     assert_eq!(count(w.conn(), "SELECT count(*) FROM route_latest"), 2);
     assert_eq!(
@@ -521,4 +535,20 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
     )
     .unwrap();
     assert_eq!(reports, 25);
+}
+
+#[test]
+fn a_file_written_before_thinning_by_time_is_indexed_by_the_next_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    w.conn()
+        .execute_batch("DROP INDEX samples_by_route_at")
+        .unwrap();
+    drop(w);
+    let (w, warning) = h.writer().unwrap();
+    assert!(warning.is_none(), "{warning:?}");
+    let indexed = "SELECT count(*) FROM sqlite_master WHERE name = 'samples_by_route_at'";
+    assert_eq!(count(w.conn(), indexed), 1);
 }
