@@ -125,7 +125,7 @@ impl History {
         utilization: Option<&UtilizationReport>,
     ) -> io::Result<Recorded> {
         let (writer, warning) = self.writer().map_err(io::Error::other)?;
-        let mut writer = writer.thinning_every(write::ONE_SHOT_COMPACT_EVERY_MS);
+        let mut writer = writer.one_shot();
         let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
         let now_ms = capacity.generated_at.timestamp_millis();
         let (written, series) = std::thread::scope(|scope| {
