@@ -104,7 +104,6 @@ CREATE TABLE IF NOT EXISTS route_latest (
     ports_sold INTEGER,
     ports_total INTEGER
 );
-CREATE INDEX IF NOT EXISTS samples_by_route_at ON samples_by_route (at_ms);
 CREATE VIEW IF NOT EXISTS route_samples AS
     SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
       FROM samples_by_route
@@ -112,6 +111,10 @@ CREATE VIEW IF NOT EXISTS route_samples AS
     SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
       FROM samples_by_time;
 ";
+
+/// The index by time that thinning finds the rows aged into a tier with.
+const SAMPLES_BY_ROUTE_AT: &str =
+    "CREATE INDEX IF NOT EXISTS samples_by_route_at ON samples_by_route (at_ms)";
 
 /// Each route's last row of `samples_by_route` into `route_latest`, for the routes it has
 /// none for (a file moved from schema 1, an earlier captop's hour imported).
@@ -289,9 +292,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if schema_version(conn)? != SCHEMA_VERSION_1 {
         // A file of schema 2 written before thinning looked rows up by time: its index, made
         // once (under a second for a week at 10,000 routes), and readable by those captops too.
-        return conn.execute_batch(
-            "CREATE INDEX IF NOT EXISTS samples_by_route_at ON samples_by_route (at_ms)",
-        );
+        return conn.execute_batch(SAMPLES_BY_ROUTE_AT);
     }
     in_immediate(conn, || {
         if schema_version(conn)? != SCHEMA_VERSION_1 {
@@ -299,6 +300,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         }
         conn.execute_batch("ALTER TABLE route_samples RENAME TO samples_by_route")?;
         conn.execute_batch(SCHEMA_2)?;
+        conn.execute_batch(SAMPLES_BY_ROUTE_AT)?;
         conn.execute_batch(FILL_LATEST)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
     })
@@ -338,6 +340,7 @@ fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
     in_immediate(conn, || {
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(SCHEMA_2)?;
+        conn.execute_batch(SAMPLES_BY_ROUTE_AT)?;
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
             [origin],

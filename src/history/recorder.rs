@@ -205,28 +205,27 @@ fn run(
     (shared, seeded): &(Arc<Mutex<Shared>>, Arc<Notify>),
 ) {
     let sides = Sides { shared, seeded };
-    let lock = || sides.lock();
-    let seed = |series: Series| sides.seed(series);
     let (mut writer, mut is_seeded) = sides.open_early(history);
     let mut failing = false;
     while let Ok(job) = jobs.recv() {
         if writer.is_none() {
             match history.writer() {
                 Ok((w, warning)) => {
-                    lock()
+                    sides
+                        .lock()
                         .warnings
                         .extend(warning.map(|w| format!("history: {w}")));
                     writer = Some(w);
                 }
                 Err(e) => {
                     if !failing {
-                        lock().warnings.push(format!(
+                        sides.lock().warnings.push(format!(
                             "history: not recording ({}); the figures go on",
                             crate::text::fit(&e.to_string(), 160)
                         ));
                         // Nothing to read back: say so, so no one waits for it.
                         if !is_seeded {
-                            seed(Series::new());
+                            sides.seed(Series::new());
                             is_seeded = true;
                         }
                         failing = true;
@@ -243,7 +242,7 @@ fn run(
         if !is_seeded {
             // Before this report is written, so the seed is the past only.
             is_seeded = true;
-            seed(read::forecast_series(w.conn(), now_ms).unwrap_or_default());
+            sides.seed(read::forecast_series(w.conn(), now_ms).unwrap_or_default());
         }
         let result = match &job {
             Job::Capacity(r) => w.capacity(r),
@@ -252,7 +251,10 @@ fn run(
         match result {
             Ok(_) => {
                 if failing {
-                    lock().warnings.push("history: recording again".to_owned());
+                    sides
+                        .lock()
+                        .warnings
+                        .push("history: recording again".to_owned());
                     failing = false;
                 }
             }
@@ -263,7 +265,7 @@ fn run(
                     } else {
                         crate::text::fit(&e.to_string(), 160)
                     };
-                    lock().warnings.push(format!(
+                    sides.lock().warnings.push(format!(
                         "history: a report was not recorded ({why}); the figures go on, and \
                          recording resumes when it can"
                     ));

@@ -297,7 +297,7 @@ impl Writer {
         self.recent_rows += written as i64;
         drop((sample, latest));
         if self.moves_as_it_goes {
-            let moved = self.move_by_route(Some(at_ms - MOVE_AFTER_MS))?;
+            let moved = self.move_by_route(at_ms - MOVE_AFTER_MS)?;
             self.recent_rows = (self.recent_rows - moved).max(0);
         }
         Ok(Some(written))
@@ -359,18 +359,17 @@ impl Writer {
 
     /// Moves the rows of `samples_by_time` to `samples_by_route`, route by route.
     fn fold(&mut self) -> rusqlite::Result<()> {
-        self.move_by_route(None)?;
+        self.move_by_route(i64::MAX)?;
         self.recent_rows = 0;
         Ok(())
     }
 
-    /// Moves the rows of `samples_by_time` older than `before` (all of them: `None`) to
+    /// Moves the rows of `samples_by_time` older than `before` (all of them: `i64::MAX`) to
     /// `samples_by_route`; how many. Oldest first, so every row left kept by time is newer
     /// than those of its route kept by route. A report at a time, it is the rows of a report a
     /// minute before: a few pages, where moving ten minutes of them when the file is thinned
     /// touched a page for every route that changed (160 ms of CPU at once at 10,000 routes).
-    fn move_by_route(&mut self, before: Option<i64>) -> rusqlite::Result<i64> {
-        let before = before.unwrap_or(i64::MAX);
+    fn move_by_route(&mut self, before: i64) -> rusqlite::Result<i64> {
         let moved = self.conn.execute(
             "INSERT OR REPLACE INTO samples_by_route
                SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
