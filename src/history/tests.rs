@@ -147,7 +147,7 @@ fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
         )
         .unwrap()
     };
-    // The last 6 h: every minute (give or take the 10 minutes between thinnings).
+    // The last 6 h: every minute.
     assert!(
         (355..=361).contains(&rows_between(0, 6)),
         "{}",
@@ -174,7 +174,7 @@ fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
 }
 
 #[test]
-fn a_one_shot_run_thins_the_file_once_a_day_not_every_ten_minutes() {
+fn a_one_shot_run_thins_the_file_once_a_day_not_with_every_report() {
     let dir = tempfile::tempdir().unwrap();
     let h = History::new(dir.path(), "http://a/v1");
     let thinned = |h: &History| -> i64 {
@@ -197,11 +197,50 @@ fn a_one_shot_run_thins_the_file_once_a_day_not_every_ten_minutes() {
     h.record(&report(t(24 * 3600 + 60), &[("a", 1)]), None)
         .unwrap();
     assert_eq!(thinned(&h), t(24 * 3600 + 60).timestamp_millis());
-    // A running face's writer thins every 10 minutes.
+    // A running face's writer thins with every report.
     let (mut w, _) = h.writer().unwrap();
     w.capacity(&report(t(24 * 3600 + 12 * 60), &[("a", 2)]))
         .unwrap();
     assert_eq!(thinned(&h), t(24 * 3600 + 12 * 60).timestamp_millis());
+}
+
+#[test]
+fn thinning_with_every_report_keeps_the_rows_a_thinning_a_day_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = History::new(dir.path(), "http://a/v1");
+    let cron = History::new(dir.path(), "http://b/v1");
+    let (mut each, _) = running.writer().unwrap();
+    let mut daily = cron.writer().unwrap().0.one_shot();
+    // Two days, a report a minute, uneven sales on two routes, and more routes selling in
+    // every report than a running face thins a report at a time.
+    let busy: Vec<String> = (0..super::write::THIN_ROWS_PER_REPORT + 6)
+        .map(|i| format!("busy-{i}"))
+        .collect();
+    for m in 0..=2 * 24 * 60 {
+        let mut routes = vec![("a", m * m % 97), ("b", m / 7)];
+        routes.extend(busy.iter().map(|slug| (slug.as_str(), m)));
+        let r = report(t(m * 60), &routes);
+        each.capacity(&r).unwrap();
+        daily.capacity(&r).unwrap();
+    }
+    let rows = |conn: &rusqlite::Connection, before: i64| -> Vec<(String, i64, i64)> {
+        let mut stmt = conn
+            .prepare(
+                "SELECT r.slug, s.at_ms, s.minutes_sold FROM route_samples s
+                 JOIN routes r ON r.id = s.route WHERE s.at_ms < ?1 ORDER BY 1, 2",
+            )
+            .unwrap();
+        stmt.query_map([before], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    // The one-shot runs last thinned at two days: what had aged into a tier by then.
+    let before = t(2 * 24 * 3600).timestamp_millis() - 24 * 3_600_000;
+    let (kept, thinned_once) = (rows(each.conn(), before), rows(daily.conn(), before));
+    assert_eq!(kept, thinned_once);
+    // One row an hour of every route for that day.
+    assert_eq!(kept.len(), (2 + busy.len()) * 24);
 }
 
 #[test]
@@ -470,7 +509,7 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
     let h = History::new(dir.path(), "http://a/v1");
     let (mut w, _) = h.writer().unwrap();
     // 25 minutes, a report a minute, `a` selling every minute, `b` leaving at minute 20: the
-    // thinning every 10 minutes moves the rows by route, the last ones stay kept by time.
+    // writer moves the rows a minute old by route, the last ones stay kept by time.
     for m in 0..25 {
         let routes: &[(&str, i64)] = if m < 20 {
             &[("a", 10 * m), ("b", 5)]

@@ -16,6 +16,12 @@
 //! running, and for a one-shot run's in one pass route by route when the file is thinned or
 //! when they pass [`FOLD_ROWS`] (see [`super::db`]).
 //!
+//! Thinning drops a row once it is older than its tier's age and a later row of its route lies
+//! in the same step (5 minutes, an hour), so what is left of a step is its last row, however
+//! the thinnings fell. A face that keeps running thins with each report what aged since the one
+//! before: a few rows, where an hour's at once cost a third of a second of CPU at 10,000
+//! routes. `--once` and `check` thin once a day ([`ONE_SHOT_COMPACT_EVERY_MS`]).
+//!
 //! Several captops of one user and one service write the same file: a report not newer than
 //! the newest recorded is skipped (another captop recorded that moment), and the figures a row
 //! is compared with are read again whenever another process wrote (`PRAGMA data_version`), so
@@ -35,12 +41,9 @@ pub const FINE_MS: i64 = 24 * HOUR_MS;
 pub const FINE_STEP_MS: i64 = 5 * 60_000;
 /// The step of the oldest tier.
 pub const COARSE_STEP_MS: i64 = HOUR_MS;
-/// Service time between two thinnings, for the faces that keep running (the dashboard, the
-/// relay), on their recorder's thread.
-pub const COMPACT_EVERY_MS: i64 = 10 * 60_000;
 /// Service time between two thinnings by `--once` and `check`: a day. A one-shot run waits
 /// for its thinning, which at 10,000 routes costs more than the run itself; where a dashboard
-/// or a relay records the same service it thins every 10 minutes anyway, and a file written
+/// or a relay records the same service it thins with every report anyway, and a file written
 /// by cron jobs alone is thinned once a day (its dense tier holding a day more of polls).
 pub const ONE_SHOT_COMPACT_EVERY_MS: i64 = 24 * HOUR_MS;
 /// Rows of `samples_by_time` past which they are moved to `samples_by_route` before the next
@@ -51,6 +54,13 @@ pub const FOLD_ROWS: i64 = 100_000;
 /// Age, on the service's clock, at which a long-running writer moves a row from
 /// `samples_by_time` to `samples_by_route` ([`Writer::move_by_route`]).
 pub const MOVE_AFTER_MS: i64 = 60_000;
+/// Most rows of each tier a running face's report looks at: the rows of an instant that ages
+/// all at once (every route that changed in the last report of a 5-minute step, 24 hours on)
+/// are thinned over a few reports rather than by one, at about 50 µs a row (a page written).
+pub const THIN_ROWS_PER_REPORT: i64 = 64;
+/// Furthest a running face's thinning may lag behind a tier's age (service time) before it
+/// takes all that aged at once, so that a fast clock or a burst of rows cannot leave it behind.
+pub const THIN_LAG_MS: i64 = 10 * 60_000;
 /// Longest slug recorded; longer ones are not.
 pub const MAX_SLUG_BYTES: usize = 200;
 const HOUR_MS: i64 = 3_600_000;
@@ -58,6 +68,13 @@ const DAY_MS: i64 = 24 * HOUR_MS;
 
 /// A route's figures as a row holds them: minutes sold and total, ports sold and total.
 pub type Figures = [i64; 4];
+
+/// A place in the rows' order by time, `(at_ms, route)` (`samples_by_route_at`'s): how far a
+/// tier is thinned, the rows before it looked at.
+type Place = (i64, i64);
+
+/// The tiers thinned: the age at which a row enters one, and the step it then keeps one row of.
+const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_MS)];
 
 /// Appends a route's row (route, at_ms, the four figures) to `samples_by_time`.
 const WRITE_SAMPLE: &str = "INSERT OR REPLACE INTO samples_by_time VALUES (?2, ?1, ?3, ?4, ?5, ?6)";
@@ -89,11 +106,17 @@ pub struct Writer {
     reports: u64,
     /// Rows in `samples_by_time`, as of the last load and our writes since.
     recent_rows: i64,
+    /// When a one-shot writer thins next.
     next_compact_ms: Option<i64>,
-    compact_every_ms: i64,
     loaded: bool,
-    /// Whether each report moves the rows older than [`MOVE_AFTER_MS`] to `samples_by_route`.
-    moves_as_it_goes: bool,
+    /// Whether each report moves the rows older than [`MOVE_AFTER_MS`] to `samples_by_route`
+    /// and thins what aged since the report before (a face that keeps running); otherwise the
+    /// file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
+    as_it_goes: bool,
+    /// How far this writer thinned each of [`TIERS`]; `None` before its first thinning, which
+    /// starts at the whole step before the file's last (an earlier captop stopped at a step's
+    /// start) and after a failed write.
+    thinned_to: Option<[Place; 2]>,
 }
 
 impl Writer {
@@ -107,25 +130,19 @@ impl Writer {
             reports: 0,
             recent_rows: 0,
             next_compact_ms: None,
-            compact_every_ms: COMPACT_EVERY_MS,
             loaded: false,
-            moves_as_it_goes: true,
+            as_it_goes: true,
+            thinned_to: None,
         }
-    }
-
-    /// The same writer thinning at most every `every_ms` of service time
-    /// ([`ONE_SHOT_COMPACT_EVERY_MS`] for a one-shot run).
-    pub fn thinning_every(mut self, every_ms: i64) -> Writer {
-        self.compact_every_ms = every_ms.max(COMPACT_EVERY_MS);
-        self
     }
 
     /// The same writer for a one-shot run: its report's rows wait in `samples_by_time` for the
     /// next thinning (moving the rows of the runs before it, minutes apart, would be most of
-    /// its write; a face that keeps running moves them a report at a time).
+    /// its write; a face that keeps running moves them a report at a time), and it thins the
+    /// file at most once every [`ONE_SHOT_COMPACT_EVERY_MS`] of service time.
     pub fn one_shot(mut self) -> Writer {
-        self.moves_as_it_goes = false;
-        self.thinning_every(ONE_SHOT_COMPACT_EVERY_MS)
+        self.as_it_goes = false;
+        self
     }
 
     /// The connection, for reads between writes.
@@ -143,7 +160,7 @@ impl Writer {
             Err(e) if is_busy(&e) => Outcome::Busy,
             Err(e) => return Err(e),
         };
-        if matches!(outcome, Outcome::Written { .. }) {
+        if matches!(outcome, Outcome::Written { .. }) && !self.as_it_goes {
             self.compact_if_due(at_ms)?;
         }
         Ok(outcome)
@@ -216,6 +233,7 @@ impl Writer {
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 self.loaded = false;
+                self.thinned_to = None;
                 Err(e)
             }
         }
@@ -296,30 +314,23 @@ impl Writer {
         )?;
         self.recent_rows += written as i64;
         drop((sample, latest));
-        if self.moves_as_it_goes {
+        if self.as_it_goes {
             let moved = self.move_by_route(at_ms - MOVE_AFTER_MS)?;
             self.recent_rows = (self.recent_rows - moved).max(0);
+            self.compact(at_ms)?;
         }
         Ok(Some(written))
     }
 
-    /// Thins the rows that aged into a coarser tier since the last time, and drops those past
-    /// `keep_days`, at most every [`COMPACT_EVERY_MS`] (or the writer's own period) of service
-    /// time.
+    /// A one-shot writer's thinning: at most every [`ONE_SHOT_COMPACT_EVERY_MS`] of service
+    /// time, and a move of the rows kept by time when they pass [`FOLD_ROWS`] in between.
     fn compact_if_due(&mut self, now_ms: i64) -> rusqlite::Result<()> {
         let next = match self.next_compact_ms {
             Some(next) => next,
             // Kept in the file, so a `--once` every few minutes does not thin on every run.
             None => match self.compacted_at()? {
-                Some(last) => last + self.compact_every_ms,
-                None => {
-                    // A new file: nothing has aged yet; start counting from now.
-                    self.conn.execute(
-                        "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
-                        [now_ms.to_string()],
-                    )?;
-                    now_ms + self.compact_every_ms
-                }
+                Some(last) => last + ONE_SHOT_COMPACT_EVERY_MS,
+                None => now_ms,
             },
         };
         if now_ms < next {
@@ -333,7 +344,7 @@ impl Writer {
             }
             return Ok(());
         }
-        self.next_compact_ms = Some(now_ms + self.compact_every_ms);
+        self.next_compact_ms = Some(now_ms + ONE_SHOT_COMPACT_EVERY_MS);
         let outcome = self.in_transaction(|w| w.compact(now_ms).map(Some));
         match outcome {
             Err(e) if is_busy(&e) => Ok(()),
@@ -381,22 +392,46 @@ impl Writer {
         Ok(moved as i64)
     }
 
+    /// Thins the rows that aged into a coarser tier since the last thinning, and drops those
+    /// past `keep_days`. The file's first thinning only notes when it was.
     fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
-        // Thinning reads a route's rows in one range: all of them by route first.
-        self.fold()?;
-        let last = self.compacted_at()?.unwrap_or(0);
+        let Some(last) = self.compacted_at()? else {
+            // A new file: nothing has aged yet; start counting from now.
+            return self
+                .conn
+                .execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
+                    [now_ms.to_string()],
+                )
+                .map(drop);
+        };
+        if now_ms <= last {
+            return Ok(());
+        }
+        if !self.as_it_goes || self.thinned_to.is_none() {
+            // Thinning reads a route's rows in one range: all of them by route first. A face
+            // that keeps running moves its rows as it goes, after this first time (which takes
+            // those of its first report, most of whose routes changed since the file's last).
+            self.fold()?;
+        }
         let keep_ms = i64::from(self.keep_days) * DAY_MS;
-        // From the newest report back: each range is what aged into the tier since `last`.
-        let tiers = [
-            (now_ms - FINE_MS, last - FINE_MS, COARSE_STEP_MS),
-            (now_ms - DENSE_MS, last - DENSE_MS, FINE_STEP_MS),
-        ];
-        for (hi, lo, step) in tiers {
-            let (lo, hi) = (lo.div_euclid(step) * step, hi.div_euclid(step) * step);
-            if hi > lo {
-                self.thin(lo, hi, step)?;
+        let from = self
+            .thinned_to
+            .unwrap_or(TIERS.map(|(age, step)| ((last - age).div_euclid(step) * step, i64::MIN)));
+        let mut to = from;
+        for ((end, &start), (age, step)) in to.iter_mut().zip(&from).zip(TIERS) {
+            *end = self.thin_to(start, now_ms - age)?.max(start);
+            if *end > start {
+                self.thin(start, *end, step)?;
             }
         }
+        self.thinned_to = Some(to);
+        // Every row that aged into a tier before this instant is thinned.
+        let through = TIERS
+            .iter()
+            .zip(to)
+            .map(|((age, _), (at_ms, _))| at_ms + age)
+            .fold(now_ms, i64::min);
         let cutoff = now_ms - keep_ms;
         // Each route keeps its last row before the cutoff (its figures until the next). Only
         // routes with rows since the last cutoff applied can have one to drop: found by time.
@@ -422,34 +457,60 @@ impl Writer {
             .execute("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
         self.conn.execute(
             "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
-            [now_ms.to_string()],
+            [through.to_string()],
         )?;
         Ok(())
     }
 
-    /// Keeps the last row of each `step` in `lo..hi` (`lo` and `hi` whole steps), of each route
-    /// and of the reports. The rows are found by time (`samples_by_route_at`): the few that aged
-    /// into the tier, whatever the number of routes (route by route, 10,000 routes cost a third
-    /// of a second every 10 minutes, a spike in an idle dashboard's CPU).
-    fn thin(&mut self, lo: i64, hi: i64, step: i64) -> rusqlite::Result<()> {
+    /// Where to thin a tier to, from `from`, the rows aged into it being those before `aged`:
+    /// all of them, or for a running face at most [`THIN_ROWS_PER_REPORT`] while it lags less
+    /// than [`THIN_LAG_MS`].
+    fn thin_to(&self, from: Place, aged: i64) -> rusqlite::Result<Place> {
+        let all = (aged, i64::MIN);
+        if !self.as_it_goes || aged - from.0 > THIN_LAG_MS {
+            return Ok(all);
+        }
+        let next = self
+            .conn
+            .query_row(
+                "SELECT at_ms, route FROM samples_by_route
+                 WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3
+                 ORDER BY at_ms, route LIMIT 1 OFFSET ?4",
+                params![from.0, from.1, aged, THIN_ROWS_PER_REPORT],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        Ok(next.unwrap_or(all))
+    }
+
+    /// Drops the rows from `from` to before `to` that have a later row of their route in the
+    /// same `step`, and the reports' rows (`polls`, `utilization`) of those instants that have
+    /// a later one in it. The rows are found by time (`samples_by_route_at`) and each later row
+    /// by its route's key: the few that aged into the tier, whatever the number of routes
+    /// (route by route, 10,000 routes cost a third of a second every 10 minutes).
+    fn thin(&mut self, from: Place, to: Place, step: i64) -> rusqlite::Result<()> {
         self.conn.execute(
-            "DELETE FROM samples_by_route WHERE at_ms >= ?1 AND at_ms < ?2
-               AND at_ms <> (SELECT max(s.at_ms) FROM samples_by_route s
-                             WHERE s.route = samples_by_route.route
-                               AND s.at_ms >= max(?1, samples_by_route.at_ms
-                                     - (samples_by_route.at_ms % ?3 + ?3) % ?3)
-                               AND s.at_ms < min(?2, samples_by_route.at_ms
-                                     - (samples_by_route.at_ms % ?3 + ?3) % ?3 + ?3))",
-            params![lo, hi, step],
+            "DELETE FROM samples_by_route
+             WHERE (at_ms, route) >= (?1, ?2) AND (at_ms, route) < (?3, ?4)
+               AND EXISTS (SELECT 1 FROM samples_by_route s
+                           WHERE s.route = samples_by_route.route
+                             AND s.at_ms > samples_by_route.at_ms
+                             AND s.at_ms < samples_by_route.at_ms
+                                   - (samples_by_route.at_ms % ?5 + ?5) % ?5 + ?5)",
+            params![from.0, from.1, to.0, to.1, step],
         )?;
+        // The instants `to` is part way through are looked at again next time: no harm.
+        let until = if to.1 == i64::MIN { to.0 } else { to.0 + 1 };
         for table in ["polls", "utilization"] {
             self.conn.execute(
                 &format!(
                     "DELETE FROM {table} WHERE at_ms >= ?1 AND at_ms < ?2
-                       AND at_ms NOT IN (SELECT max(at_ms) FROM {table}
-                                         WHERE at_ms >= ?1 AND at_ms < ?2 GROUP BY at_ms / ?3)"
+                       AND EXISTS (SELECT 1 FROM {table} t
+                                   WHERE t.at_ms > {table}.at_ms
+                                     AND t.at_ms < {table}.at_ms
+                                           - ({table}.at_ms % ?3 + ?3) % ?3 + ?3)"
                 ),
-                params![lo, hi, step],
+                params![from.0, until, step],
             )?;
         }
         Ok(())
