@@ -61,6 +61,8 @@ pub const THIN_ROWS_PER_REPORT: i64 = 64;
 /// Furthest a running face's thinning may lag behind a tier's age (service time) before it
 /// takes all that aged at once, so that a fast clock or a burst of rows cannot leave it behind.
 pub const THIN_LAG_MS: i64 = 10 * 60_000;
+/// Prepared statements a writer's connection keeps ready, more than a report runs.
+const STATEMENTS_KEPT: usize = 40;
 /// Longest slug recorded; longer ones are not.
 pub const MAX_SLUG_BYTES: usize = 200;
 const HOUR_MS: i64 = 3_600_000;
@@ -122,6 +124,8 @@ pub struct Writer {
 impl Writer {
     /// A writer of `conn`, keeping `keep_days` days.
     pub fn new(conn: Connection, keep_days: u32) -> Writer {
+        // Room for every statement a report runs (about twenty), and those of the memos.
+        conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
         Writer {
             conn,
             keep_days: keep_days.max(1),
@@ -171,15 +175,14 @@ impl Writer {
         let at_ms = report.generated_at.timestamp_millis();
         let outcome = self.in_transaction(|w| {
             let newest: Option<i64> =
-                w.conn
-                    .query_row("SELECT max(at_ms) FROM utilization", [], |row| row.get(0))?;
+                w.one("SELECT max(at_ms) FROM utilization", [], |row| row.get(0))?;
             if newest.is_some_and(|n| at_ms <= n) {
                 return Ok(None);
             }
             let d = &report.daily_capacity_minutes;
             let u = &report.utilization;
             let s = &report.capacity_status;
-            w.conn.execute(
+            w.run(
                 "INSERT INTO utilization VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 params![
                     at_ms,
@@ -212,11 +215,9 @@ impl Writer {
         &mut self,
         write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<T>>,
     ) -> rusqlite::Result<Option<T>> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.run("BEGIN IMMEDIATE", [])?;
         let done = (|| {
-            let version: i64 = self
-                .conn
-                .pragma_query_value(None, "data_version", |row| row.get(0))?;
+            let version: i64 = self.one("PRAGMA data_version", [], |row| row.get(0))?;
             if !self.loaded || version != self.data_version {
                 self.load()?;
             }
@@ -224,10 +225,8 @@ impl Writer {
         })();
         match done {
             Ok(value) => {
-                self.conn.execute_batch("COMMIT")?;
-                self.data_version = self
-                    .conn
-                    .pragma_query_value(None, "data_version", |row| row.get(0))?;
+                self.run("COMMIT", [])?;
+                self.data_version = self.one("PRAGMA data_version", [], |row| row.get(0))?;
                 Ok(value)
             }
             Err(e) => {
@@ -266,9 +265,7 @@ impl Writer {
         report: &CapacityReport,
         at_ms: i64,
     ) -> rusqlite::Result<Option<usize>> {
-        let newest: Option<i64> =
-            self.conn
-                .query_row("SELECT max(at_ms) FROM polls", [], |row| row.get(0))?;
+        let newest: Option<i64> = self.one("SELECT max(at_ms) FROM polls", [], |row| row.get(0))?;
         if newest.is_some_and(|n| at_ms <= n) {
             return Ok(None);
         }
@@ -308,7 +305,7 @@ impl Writer {
                 written += 1;
             }
         }
-        self.conn.execute(
+        self.run(
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
@@ -360,8 +357,7 @@ impl Writer {
     /// An instant the file keeps in `meta` under `key`.
     fn meta_ms(&self, key: &str) -> rusqlite::Result<Option<i64>> {
         let value: Option<String> = self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+            .one("SELECT value FROM meta WHERE key = ?1", [key], |row| {
                 row.get(0)
             })
             .optional()?;
@@ -381,14 +377,13 @@ impl Writer {
     /// minute before: a few pages, where moving ten minutes of them when the file is thinned
     /// touched a page for every route that changed (160 ms of CPU at once at 10,000 routes).
     fn move_by_route(&mut self, before: i64) -> rusqlite::Result<i64> {
-        let moved = self.conn.execute(
+        let moved = self.run(
             "INSERT OR REPLACE INTO samples_by_route
                SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
                FROM samples_by_time WHERE at_ms < ?1 ORDER BY route, at_ms",
             [before],
         )?;
-        self.conn
-            .execute("DELETE FROM samples_by_time WHERE at_ms < ?1", [before])?;
+        self.run("DELETE FROM samples_by_time WHERE at_ms < ?1", [before])?;
         Ok(moved as i64)
     }
 
@@ -398,8 +393,7 @@ impl Writer {
         let Some(last) = self.compacted_at()? else {
             // A new file: nothing has aged yet; start counting from now.
             return self
-                .conn
-                .execute(
+                .run(
                     "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
                     [now_ms.to_string()],
                 )
@@ -437,7 +431,7 @@ impl Writer {
         // routes with rows since the last cutoff applied can have one to drop: found by time.
         let since = self.meta_ms("thinned_before_ms")?.unwrap_or(i64::MIN);
         if cutoff > since {
-            self.conn.execute(
+            self.run(
                 "DELETE FROM samples_by_route
                  WHERE route IN (SELECT DISTINCT route FROM samples_by_route
                                  WHERE at_ms >= ?1 AND at_ms < ?2)
@@ -446,16 +440,14 @@ impl Writer {
                                 WHERE s.route = samples_by_route.route AND s.at_ms < ?2)",
                 params![since, cutoff],
             )?;
-            self.conn.execute(
+            self.run(
                 "INSERT OR REPLACE INTO meta VALUES ('thinned_before_ms', ?1)",
                 [cutoff.to_string()],
             )?;
         }
-        self.conn
-            .execute("DELETE FROM polls WHERE at_ms < ?1", [cutoff])?;
-        self.conn
-            .execute("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
-        self.conn.execute(
+        self.run("DELETE FROM polls WHERE at_ms < ?1", [cutoff])?;
+        self.run("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
+        self.run(
             "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
             [through.to_string()],
         )?;
@@ -471,8 +463,7 @@ impl Writer {
             return Ok(all);
         }
         let next = self
-            .conn
-            .query_row(
+            .one(
                 "SELECT at_ms, route FROM samples_by_route
                  WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3
                  ORDER BY at_ms, route LIMIT 1 OFFSET ?4",
@@ -489,7 +480,7 @@ impl Writer {
     /// by its route's key: the few that aged into the tier, whatever the number of routes
     /// (route by route, 10,000 routes cost a third of a second every 10 minutes).
     fn thin(&mut self, from: Place, to: Place, step: i64) -> rusqlite::Result<()> {
-        self.conn.execute(
+        self.run(
             "DELETE FROM samples_by_route
              WHERE (at_ms, route) >= (?1, ?2) AND (at_ms, route) < (?3, ?4)
                AND EXISTS (SELECT 1 FROM samples_by_route s
@@ -501,21 +492,41 @@ impl Writer {
         )?;
         // The instants `to` is part way through are looked at again next time: no harm.
         let until = if to.1 == i64::MIN { to.0 } else { to.0 + 1 };
-        for table in ["polls", "utilization"] {
-            self.conn.execute(
-                &format!(
-                    "DELETE FROM {table} WHERE at_ms >= ?1 AND at_ms < ?2
-                       AND EXISTS (SELECT 1 FROM {table} t
-                                   WHERE t.at_ms > {table}.at_ms
-                                     AND t.at_ms < {table}.at_ms
-                                           - ({table}.at_ms % ?3 + ?3) % ?3 + ?3)"
-                ),
-                params![from.0, until, step],
-            )?;
+        for thin_reports in [THIN_POLLS, THIN_UTILIZATION] {
+            self.run(thin_reports, params![from.0, until, step])?;
         }
         Ok(())
     }
+
+    /// Runs `sql` through the connection's cache of prepared statements: a running face writes
+    /// the same twenty statements with every report, and preparing them anew each time was a
+    /// tenth of its writing.
+    fn run(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+        self.conn.prepare_cached(sql)?.execute(params)
+    }
+
+    /// The first row of `sql`, as `row` maps it, prepared through the same cache.
+    fn one<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.conn.prepare_cached(sql)?.query_row(params, row)
+    }
 }
+
+/// Drops the reports (`polls`) from `?1` to before `?2` that have a later one in their `?3` step.
+const THIN_POLLS: &str = "
+DELETE FROM polls WHERE at_ms >= ?1 AND at_ms < ?2
+  AND EXISTS (SELECT 1 FROM polls t
+              WHERE t.at_ms > polls.at_ms AND t.at_ms < polls.at_ms - (polls.at_ms % ?3 + ?3) % ?3 + ?3)";
+/// The same for the `/utilization` reports.
+const THIN_UTILIZATION: &str = "
+DELETE FROM utilization WHERE at_ms >= ?1 AND at_ms < ?2
+  AND EXISTS (SELECT 1 FROM utilization t
+              WHERE t.at_ms > utilization.at_ms
+                AND t.at_ms < utilization.at_ms - (utilization.at_ms % ?3 + ?3) % ?3 + ?3)";
 
 /// Whether SQLite gave up waiting for another writer.
 fn is_busy(e: &rusqlite::Error) -> bool {

@@ -332,10 +332,16 @@ impl App {
         if !a_day {
             return Vec::new();
         }
+        // A trend for each route with samples (a thousand at most), then each row's found by
+        // hash: looking up each of 10,000 rows in the ordered map cost a millisecond a sample.
+        let by_slug: std::collections::HashMap<&str, i32> = series
+            .iter()
+            .filter_map(|(slug, samples)| Some((slug.as_str(), days::trend(samples)?)))
+            .collect();
         self.store()
             .rows()
             .iter()
-            .map(|row| series.get(&*row.slug).and_then(|s| days::trend(s)))
+            .map(|row| by_slug.get(&*row.slug).copied())
             .collect()
     }
 

@@ -4,10 +4,14 @@
 //! only in the header: at 10,000 routes, laying out the routes table's forty lines cell by cell
 //! (graphemes, widths, styles) was the largest part of drawing a frame. [`set_line`] keeps, row
 //! by row of the screen, the last line set there and the cells it made; when the same line is
-//! set at the same place over the same blank cells, it copies those cells instead. The result
-//! is the same cells `Buffer::set_line` makes, so rendering stays a pure function of the state:
-//! this only remembers one.
+//! set at the same place over the same blank cells, it copies those cells instead.
+//! [`set_keyed`] goes one step further for a line made from a few values (a route's row): when
+//! the values are those of the last frame, the line is not even made. The result is the same
+//! cells `Buffer::set_line` makes, so rendering stays a pure function of the state: this only
+//! remembers one.
 
+use std::any::Any;
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use ratatui::buffer::{Buffer, Cell};
@@ -17,8 +21,16 @@ use ratatui::text::{Line, Span};
 struct Painted {
     x: u16,
     width: u16,
-    line: Line<'static>,
+    made: Made,
     cells: Vec<Cell>,
+}
+
+/// What the cells of a [`Painted`] row were made from.
+enum Made {
+    /// A line given whole ([`set_line`]).
+    Line(Line<'static>),
+    /// The values a line was made from ([`set_keyed`]).
+    Key(Box<dyn Any>),
 }
 
 thread_local! {
@@ -29,26 +41,57 @@ thread_local! {
 /// What `buf.set_line(x, y, line, width)` does, copying the cells the last frame made when it
 /// set the same line at the same place over the same blank cells.
 pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, width: u16) {
+    paint(buf, (x, y, width), |made| match made {
+        Some(Made::Line(last)) if last == line => None,
+        _ => Some((Cow::Borrowed(line), Made::Line(owned(line)))),
+    });
+}
+
+/// What `buf.set_line(x, y, &make(&key), width)` does, copying the cells the last frame made
+/// when it set a line of an equal `key` at the same place over the same blank cells: then
+/// `make` is not called. The line must be made from `key` alone.
+pub fn set_keyed<'a, K: PartialEq + 'static>(
+    buf: &mut Buffer,
+    (x, y, width): (u16, u16, u16),
+    key: K,
+    make: impl FnOnce(&K) -> Line<'a>,
+) {
+    paint(buf, (x, y, width), |made| match made {
+        Some(Made::Key(last)) if last.downcast_ref::<K>() == Some(&key) => None,
+        _ => Some((Cow::Owned(make(&key)), Made::Key(Box::new(key)))),
+    });
+}
+
+/// Sets row `y` from `x` over `width` cells: `fresh` is shown what the last frame's cells there
+/// were made from, and answers `None` to have them copied (when the cells are blank), or the
+/// line to set and what it was made from.
+fn paint<'l, 'a: 'l>(
+    buf: &mut Buffer,
+    (x, y, width): (u16, u16, u16),
+    fresh: impl FnOnce(Option<&Made>) -> Option<(Cow<'l, Line<'a>>, Made)>,
+) {
     let end = x.saturating_add(width);
     let blank = (x..end).all(|cx| buf.cell((cx, y)).is_none_or(|c| *c == Cell::EMPTY));
-    if !blank {
-        buf.set_line(x, y, line, width);
-        return;
-    }
     ROWS.with_borrow_mut(|rows| {
         let slot = usize::from(y);
-        if let Some(Some(last)) = rows.get(slot)
-            && (last.x, last.width) == (x, width)
-            && last.line == *line
-        {
-            for (cx, cell) in (x..end).zip(&last.cells) {
-                if let Some(to) = buf.cell_mut((cx, y)) {
-                    to.clone_from(cell);
+        let last = rows
+            .get(slot)
+            .and_then(Option::as_ref)
+            .filter(|last| blank && (last.x, last.width) == (x, width));
+        let Some((line, made)) = fresh(last.map(|last| &last.made)) else {
+            if let Some(last) = last {
+                for (cx, cell) in (x..end).zip(&last.cells) {
+                    if let Some(to) = buf.cell_mut((cx, y)) {
+                        to.clone_from(cell);
+                    }
                 }
             }
             return;
+        };
+        buf.set_line(x, y, &line, width);
+        if !blank {
+            return;
         }
-        buf.set_line(x, y, line, width);
         let cells = (x..end)
             .map(|cx| buf.cell((cx, y)).cloned().unwrap_or(Cell::EMPTY))
             .collect();
@@ -59,7 +102,7 @@ pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, width: u16) {
             *row = Some(Painted {
                 x,
                 width,
-                line: owned(line),
+                made,
                 cells,
             });
         }
@@ -110,6 +153,30 @@ mod tests {
             set_line(&mut copied, 1, 1, &l, width);
             assert_eq!(copied, plain, "{text} {color:?} {width}");
         }
+    }
+
+    #[test]
+    fn a_keyed_line_is_made_again_only_when_its_key_changes() {
+        let area = Rect::new(0, 0, 20, 2);
+        let mut made = 0;
+        for (key, width) in [(1, 20), (1, 20), (2, 20), (2, 12), (2, 12)] {
+            let mut copied = Buffer::empty(area);
+            let make = |k: &i32| {
+                made += 1;
+                line(&format!("row {k}"), Color::Cyan)
+            };
+            set_keyed(&mut copied, (1, 1, width), key, make);
+            let mut plain = Buffer::empty(area);
+            plain.set_line(1, 1, &line(&format!("row {key}"), Color::Cyan), width);
+            assert_eq!(copied, plain, "{key} {width}");
+        }
+        assert_eq!(made, 3, "made for the first frame, a new key, a new width");
+        // A line given whole at the same place is never taken for the keyed one.
+        let mut whole = Buffer::empty(area);
+        set_line(&mut whole, 1, 1, &Line::raw(""), 12);
+        let mut plain = Buffer::empty(area);
+        plain.set_line(1, 1, &Line::raw(""), 12);
+        assert_eq!(whole, plain);
     }
 
     #[test]

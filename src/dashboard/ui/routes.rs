@@ -18,6 +18,9 @@ use super::routes_columns::{
 };
 use super::theme::Theme;
 use crate::dashboard::app::{App, SortKey};
+use std::sync::Arc;
+
+use crate::api::model::{MinutesCapacity, PortCapacity};
 use crate::store::{Change, RouteRow};
 use crate::text::{pad, pad_left, thousands};
 
@@ -175,9 +178,17 @@ fn draw_rows(
         for (n, &(index, row)) in visible.iter().enumerate() {
             let y = inner.y + 1 + n as u16;
             let selected = offset + n == app.routes.selected;
-            let trend = app.routes.trend_of(index);
-            let line = row_line(columns, app, theme, (row, trend), selected);
-            super::painted::set_line(frame.buffer_mut(), inner.x, y, &line, inner.width);
+            let look = RowLook::of(
+                columns,
+                app,
+                theme,
+                (row, app.routes.trend_of(index)),
+                selected,
+            );
+            let at = (inner.x, y, inner.width);
+            super::painted::set_keyed(frame.buffer_mut(), at, look, |look| {
+                look.line(columns, app, theme)
+            });
             if selected {
                 frame.buffer_mut().set_style(
                     Rect {
@@ -357,47 +368,85 @@ fn figures(
     }
 }
 
-fn row_line(
-    columns: &Columns,
-    app: &App,
-    theme: &Theme,
-    (row, trend): (&RouteRow, Option<i32>),
+/// Everything a route's line in the table is made from, the clock's part included (its
+/// change, its time to full): equal from one frame to the next, the line is the same, and the
+/// frame copies its cells ([`super::painted::set_keyed`]).
+#[derive(PartialEq)]
+struct RowLook {
+    theme: Theme,
+    thresholds: crate::store::Thresholds,
+    cols: Vec<(Col, u16)>,
+    name: Arc<str>,
+    dial_code: Arc<str>,
+    filled_pct: u8,
+    minutes: MinutesCapacity,
+    ports: PortCapacity,
+    change: Option<Change>,
+    full_in: String,
+    trend: Option<i32>,
     selected: bool,
-) -> Line<'static> {
-    let pointer = if selected {
-        theme.glyphs().pointer
-    } else {
-        " "
-    };
-    let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
-    let change = app.store().change_of(&row.slug, app.now);
-    let full_in = app
-        .store()
-        .forecast(&row.slug)
-        .and_then(|f| f.left(app.store().service_now(app.now)))
-        .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
-    let name_style = if change.is_some_and(|c| c.is_purchase()) {
-        theme.highlight()
-    } else {
-        theme.text()
-    };
-    figures(
-        columns,
-        app,
-        theme,
-        &mut spans,
-        (
-            &row.name,
-            &row.dial_code,
-            row.filled_pct,
-            &row.minutes,
-            &row.ports,
-            &full_in,
-        ),
-        (change, trend),
-        name_style,
-    );
-    Line::from(spans)
+}
+
+impl RowLook {
+    fn of(
+        columns: &Columns,
+        app: &App,
+        theme: &Theme,
+        (row, trend): (&RouteRow, Option<i32>),
+        selected: bool,
+    ) -> RowLook {
+        let full_in = app
+            .store()
+            .forecast(&row.slug)
+            .and_then(|f| f.left(app.store().service_now(app.now)))
+            .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
+        RowLook {
+            theme: *theme,
+            thresholds: app.options.thresholds,
+            cols: columns.cols.clone(),
+            name: Arc::clone(&row.name),
+            dial_code: Arc::clone(&row.dial_code),
+            filled_pct: row.filled_pct,
+            minutes: row.minutes,
+            ports: row.ports,
+            change: app.store().change_of(&row.slug, app.now),
+            full_in,
+            trend,
+            selected,
+        }
+    }
+
+    /// The route's line, from these values alone.
+    fn line(&self, columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
+        let pointer = if self.selected {
+            theme.glyphs().pointer
+        } else {
+            " "
+        };
+        let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
+        let name_style = if self.change.is_some_and(|c| c.is_purchase()) {
+            theme.highlight()
+        } else {
+            theme.text()
+        };
+        figures(
+            columns,
+            app,
+            theme,
+            &mut spans,
+            (
+                &self.name,
+                &self.dial_code,
+                self.filled_pct,
+                &self.minutes,
+                &self.ports,
+                &self.full_in,
+            ),
+            (self.change, self.trend),
+            name_style,
+        );
+        Line::from(spans)
+    }
 }
 
 fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {

@@ -15,7 +15,7 @@ use crate::dashboard::app::UiOptions;
 use crate::store::{Level, LogKind};
 
 /// Styles and symbols for one run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Theme {
     /// Whether colours are on.
     pub color: bool,
