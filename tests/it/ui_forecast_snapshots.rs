@@ -98,3 +98,57 @@ fn detail_view_shows_rate_window_and_sell_out() {
     );
     snap("forecast_detail", &term);
 }
+
+#[test]
+fn a_route_with_nothing_left_reads_full_not_a_time() {
+    // Lagos has 2,800 minutes left and sells 400 a minute: at the eighth poll, none.
+    let base = Instant::now();
+    let mut app = App::new(UiOptions::default(), t(0), base);
+    let mut routes = routes();
+    routes[0] = route("ng-lagos", "Lagos", "+234", 103_600, 100_800, 40, 34);
+    for i in 0..8u64 {
+        let at = i as i64 * 60;
+        app.set_clock(t(at), base + Duration::from_secs(at as u64));
+        poll(&mut app, i + 1, at, routes.clone());
+        let r = &mut routes[0];
+        r.capacity_minutes.sold += 400;
+        r.capacity_minutes.remaining -= 400;
+        r.filled_pct = r.capacity_minutes.sold * 100 / r.capacity_minutes.total;
+    }
+    let lagos = app
+        .store()
+        .rows()
+        .iter()
+        .find(|r| &*r.slug == "ng-lagos")
+        .unwrap();
+    assert_eq!(lagos.minutes.remaining, 0);
+    assert!(
+        app.store().forecast("ng-lagos").is_some(),
+        "it still has a pace"
+    );
+    let text = screen(&draw(&mut app, 160, 30));
+    let row = text.lines().find(|l| l.contains("Lagos")).unwrap();
+    assert!(
+        row.trim_end_matches('│').trim_end().ends_with("full"),
+        "{row}"
+    );
+    assert!(!row.contains("< 1 min"), "{row}");
+
+    app.update(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
+    while app.selected_row().unwrap().slug.as_ref() != "ng-lagos" {
+        app.update(Event::Key(KeyEvent::new(
+            KeyCode::Char('j'),
+            KeyModifiers::NONE,
+        )));
+    }
+    app.update(Event::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    let detail = screen(&draw(&mut app, 80, 24));
+    let sales = detail.lines().find(|l| l.contains("min/h")).unwrap();
+    assert!(
+        sales.contains("(8 samples)  full ") && !sales.contains("full in"),
+        "{sales}"
+    );
+}

@@ -176,7 +176,9 @@ fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
         ),
         Span::styled(basis(f, theme.glyphs().dot), theme.muted()),
     ];
-    if let Some(left) = f.left(app.store().service_now(app.now)) {
+    if row.minutes.remaining <= 0 {
+        spans.push(Span::styled("  full", theme.highlight()));
+    } else if let Some(left) = f.left(app.store().service_now(app.now)) {
         spans.push(Span::styled("  full in ", theme.muted()));
         spans.push(Span::styled(full_in(left), theme.highlight()));
     }

@@ -395,11 +395,15 @@ impl RowLook {
         (row, trend): (&RouteRow, Option<i32>),
         selected: bool,
     ) -> RowLook {
-        let full_in = app
-            .store()
-            .forecast(&row.slug)
-            .and_then(|f| f.left(app.store().service_now(app.now)))
-            .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
+        // A route with no minutes left is full now, whatever its pace said it would be.
+        let full_in = if row.minutes.remaining <= 0 {
+            "full".to_owned()
+        } else {
+            app.store()
+                .forecast(&row.slug)
+                .and_then(|f| f.left(app.store().service_now(app.now)))
+                .map_or_else(|| "—".to_owned(), crate::forecast::full_in)
+        };
         RowLook {
             theme: *theme,
             thresholds: app.options.thresholds,
