@@ -133,6 +133,12 @@ fn a_route_with_nothing_left_reads_full_not_a_time() {
         "{row}"
     );
     assert!(!row.contains("< 1 min"), "{row}");
+    let overview = captop::dashboard::desk::ServiceLine::of(&app, None);
+    assert!(
+        overview.soonest.is_none(),
+        "not the soonest to sell out: {:?}",
+        overview.soonest
+    );
 
     app.update(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
     while app.selected_row().unwrap().slug.as_ref() != "ng-lagos" {

@@ -81,9 +81,11 @@ impl ServiceLine {
             .max_by_key(|row| row.filled_pct)
             .map(|row| (Arc::clone(&row.name), row.filled_pct));
         let forecasts = store.forecasts();
+        // Among the routes with minutes left: a full one has sold out, it is not about to.
         let soonest = store
             .rows()
             .iter()
+            .filter(|row| row.minutes.remaining > 0)
             .filter_map(|row| {
                 let at = forecasts.get(&*row.slug)?.sells_out_at?;
                 Some((Arc::clone(&row.name), at))
