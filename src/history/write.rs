@@ -364,6 +364,15 @@ impl Writer {
         Ok(value.and_then(|v| v.parse().ok()))
     }
 
+    /// Keeps the instant `at_ms` in `meta` under `key`, as [`Writer::meta_ms`] reads it.
+    fn set_meta_ms(&self, key: &str, at_ms: i64) -> rusqlite::Result<()> {
+        self.run(
+            "INSERT OR REPLACE INTO meta VALUES (?1, ?2)",
+            params![key, at_ms.to_string()],
+        )
+        .map(drop)
+    }
+
     /// Moves the rows of `samples_by_time` to `samples_by_route`, route by route.
     fn fold(&mut self) -> rusqlite::Result<()> {
         self.move_by_route(i64::MAX)?;
@@ -392,12 +401,7 @@ impl Writer {
     fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
         let Some(last) = self.compacted_at()? else {
             // A new file: nothing has aged yet; start counting from now.
-            return self
-                .run(
-                    "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
-                    [now_ms.to_string()],
-                )
-                .map(drop);
+            return self.set_meta_ms("compacted_at_ms", now_ms);
         };
         if now_ms <= last {
             return Ok(());
@@ -440,18 +444,11 @@ impl Writer {
                                 WHERE s.route = samples_by_route.route AND s.at_ms < ?2)",
                 params![since, cutoff],
             )?;
-            self.run(
-                "INSERT OR REPLACE INTO meta VALUES ('thinned_before_ms', ?1)",
-                [cutoff.to_string()],
-            )?;
+            self.set_meta_ms("thinned_before_ms", cutoff)?;
         }
         self.run("DELETE FROM polls WHERE at_ms < ?1", [cutoff])?;
         self.run("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
-        self.run(
-            "INSERT OR REPLACE INTO meta VALUES ('compacted_at_ms', ?1)",
-            [through.to_string()],
-        )?;
-        Ok(())
+        self.set_meta_ms("compacted_at_ms", through)
     }
 
     /// Where to thin a tier to, from `from`, the rows aged into it being those before `aged`:
