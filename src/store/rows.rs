@@ -68,6 +68,12 @@ impl RouteRow {
         }
     }
 
+    /// Whether the route has minutes left to sell: one that has none is full now, whatever its
+    /// sales pace projected (that sell-out is behind it).
+    pub fn has_minutes_left(&self) -> bool {
+        self.minutes.remaining > 0
+    }
+
     /// The rows of `report`, reusing the strings of `last` (the last poll's rows) route by
     /// route, by position: the usual poll lists the same routes in the same order.
     pub fn all(report: &CapacityReport, last: &[RouteRow]) -> Vec<Self> {

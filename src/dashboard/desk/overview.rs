@@ -85,7 +85,7 @@ impl ServiceLine {
         let soonest = store
             .rows()
             .iter()
-            .filter(|row| row.minutes.remaining > 0)
+            .filter(|row| row.has_minutes_left())
             .filter_map(|row| {
                 let at = forecasts.get(&*row.slug)?.sells_out_at?;
                 Some((Arc::clone(&row.name), at))

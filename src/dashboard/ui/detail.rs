@@ -176,7 +176,7 @@ fn forecast(app: &App, row: &RouteRow, theme: &Theme) -> Option<Line<'static>> {
         ),
         Span::styled(basis(f, theme.glyphs().dot), theme.muted()),
     ];
-    if row.minutes.remaining <= 0 {
+    if !row.has_minutes_left() {
         spans.push(Span::styled("  full", theme.highlight()));
     } else if let Some(left) = f.left(app.store().service_now(app.now)) {
         spans.push(Span::styled("  full in ", theme.muted()));

@@ -395,8 +395,7 @@ impl RowLook {
         (row, trend): (&RouteRow, Option<i32>),
         selected: bool,
     ) -> RowLook {
-        // A route with no minutes left is full now, whatever its pace said it would be.
-        let full_in = if row.minutes.remaining <= 0 {
+        let full_in = if !row.has_minutes_left() {
             "full".to_owned()
         } else {
             app.store()
