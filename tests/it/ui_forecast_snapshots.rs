@@ -49,6 +49,16 @@ fn session() -> App {
     app
 }
 
+/// Goes to the top of the table, down to route `slug` with `j`, and opens its detail view.
+fn open_detail(app: &mut App, slug: &str) {
+    let key = |code| Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
+    app.update(key(KeyCode::Home));
+    while app.selected_row().unwrap().slug.as_ref() != slug {
+        app.update(key(KeyCode::Char('j')));
+    }
+    app.update(key(KeyCode::Enter));
+}
+
 #[test]
 fn full_in_column_when_width_allows() {
     let mut app = session();
@@ -79,17 +89,7 @@ fn full_in_column_when_width_allows() {
 #[test]
 fn detail_view_shows_rate_window_and_sell_out() {
     let mut app = session();
-    app.update(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
-    while app.selected_row().unwrap().slug.as_ref() != "in-mumbai" {
-        app.update(Event::Key(KeyEvent::new(
-            KeyCode::Char('j'),
-            KeyModifiers::NONE,
-        )));
-    }
-    app.update(Event::Key(KeyEvent::new(
-        KeyCode::Enter,
-        KeyModifiers::NONE,
-    )));
+    open_detail(&mut app, "in-mumbai");
     let term = draw(&mut app, 80, 24);
     let text = screen(&term);
     assert!(
@@ -140,17 +140,7 @@ fn a_route_with_nothing_left_reads_full_not_a_time() {
         overview.soonest
     );
 
-    app.update(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
-    while app.selected_row().unwrap().slug.as_ref() != "ng-lagos" {
-        app.update(Event::Key(KeyEvent::new(
-            KeyCode::Char('j'),
-            KeyModifiers::NONE,
-        )));
-    }
-    app.update(Event::Key(KeyEvent::new(
-        KeyCode::Enter,
-        KeyModifiers::NONE,
-    )));
+    open_detail(&mut app, "ng-lagos");
     let detail = screen(&draw(&mut app, 80, 24));
     let sales = detail.lines().find(|l| l.contains("min/h")).unwrap();
     assert!(
