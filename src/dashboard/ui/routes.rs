@@ -5,6 +5,8 @@
 //! costs. Columns drop, least useful first, when the terminal is narrow ([`super::routes_columns`]
 //! chooses them and their widths).
 
+use std::sync::Arc;
+
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
@@ -17,10 +19,8 @@ use super::routes_columns::{
     Col, Columns, GAP, PCT, POINTER, change_text, choose_columns, ports_text,
 };
 use super::theme::Theme;
-use crate::dashboard::app::{App, SortKey};
-use std::sync::Arc;
-
 use crate::api::model::{MinutesCapacity, PortCapacity};
+use crate::dashboard::app::{App, SortKey};
 use crate::store::{Change, RouteRow};
 use crate::text::{pad, pad_left, thousands};
 
