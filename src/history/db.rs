@@ -15,7 +15,8 @@
 //! utilization      (at_ms PRIMARY KEY, date, minutes_run_today, daily_sold, daily_active,
 //!                   daily_paused, utilized, available, pct, active_ports, paused_ports,
 //!                   provisioning_ports)
-//! meta             (key PRIMARY KEY, value)        -- origin, keep_days
+//! forecast_frames  (at_ms PRIMARY KEY, routes)    -- the forecasts' samples, ready to read
+//! meta             (key PRIMARY KEY, value)        -- origin, keep_days, instants of upkeep
 //! ```
 //!
 //! Why two tables of change points: a report where every route changed adds a row per route.
@@ -341,6 +342,8 @@ fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(SCHEMA_2)?;
         conn.execute_batch(SAMPLES_BY_ROUTE_AT)?;
+        conn.execute_batch(super::frames::TABLE)?;
+        super::frames::start(conn)?;
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
             [origin],

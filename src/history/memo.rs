@@ -73,6 +73,12 @@ impl Memos {
         at
     }
 
+    /// The first `n` routes the file knows (ids ascending: loaded in id order, and a new
+    /// route's id is above every other's).
+    pub fn first(&self, n: usize) -> impl Iterator<Item = &Memo> {
+        self.list.iter().take(n)
+    }
+
     /// Every route remembered.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Memo> {
         self.list.iter_mut()

@@ -16,6 +16,7 @@
 
 pub mod db;
 pub mod export;
+pub mod frames;
 pub mod legacy;
 mod memo;
 pub mod past;
@@ -46,6 +47,50 @@ pub struct Recorded {
     pub series: Series,
     /// Set when the file was damaged and started afresh: the one-line warning to show.
     pub warning: Option<String>,
+}
+
+/// A history file opened for a one-shot run ([`History::prepare`]).
+#[derive(Debug)]
+pub struct Prepared {
+    writer: Writer,
+    /// The forecasts' samples up to the newest report recorded when it was opened.
+    series: Series,
+    newest_ms: Option<i64>,
+    /// Set when the file was damaged and started afresh: the one-line warning to show.
+    pub warning: Option<String>,
+}
+
+impl Prepared {
+    /// Every route's samples for the forecasts as of `capacity`, its own included. Read again
+    /// when another captop recorded a newer report than this one since (rare: the samples are
+    /// then those up to this report's instant, as if read after it).
+    pub fn series_with(&mut self, capacity: &CapacityReport) -> io::Result<Series> {
+        let at_ms = capacity.generated_at.timestamp_millis();
+        let mut series = if self.newest_ms.is_some_and(|newest| newest > at_ms) {
+            read::forecast_series(self.writer.conn(), at_ms).map_err(sqlite)?
+        } else {
+            std::mem::take(&mut self.series)
+        };
+        crate::forecast::add_report(&mut series, capacity);
+        Ok(series)
+    }
+
+    /// Writes the reports (the first thinning of the day with them, when it is due).
+    pub fn write(
+        mut self,
+        capacity: &CapacityReport,
+        utilization: Option<&UtilizationReport>,
+    ) -> io::Result<()> {
+        self.writer.capacity(capacity).map_err(sqlite)?;
+        if let Some(utilization) = utilization {
+            self.writer.utilization(utilization).map_err(sqlite)?;
+        }
+        Ok(())
+    }
+}
+
+fn sqlite(e: rusqlite::Error) -> io::Error {
+    io::Error::other(e.to_string())
 }
 
 /// The history file of one service.
@@ -105,10 +150,21 @@ impl History {
     pub fn writer(&self) -> Result<(Writer, Option<String>), OpenError> {
         let opened = db::open(&self.path, &self.origin)?;
         let mut warning = opened.warning;
-        if let Err(e) = import_legacy(&opened.conn, &self.legacy_path, &self.origin) {
+        let imported = match import_legacy(&opened.conn, &self.legacy_path, &self.origin) {
+            Ok(imported) => imported,
+            Err(e) => {
+                warning.get_or_insert(format!(
+                    "the earlier forecast history {} was not imported ({})",
+                    self.legacy_path.display(),
+                    crate::text::fit(&e.to_string(), 100)
+                ));
+                false
+            }
+        };
+        // Without them the forecasts are read from the change points: slower, not wrong.
+        if let Err(e) = frames::ensure(&opened.conn, imported) {
             warning.get_or_insert(format!(
-                "the earlier forecast history {} was not imported ({})",
-                self.legacy_path.display(),
+                "the history's forecast frames were not made ({})",
                 crate::text::fit(&e.to_string(), 100)
             ));
         }
@@ -116,38 +172,42 @@ impl History {
     }
 
     /// Records a pair of reports and returns every route's samples for the forecasts: what
-    /// `--once` and `check` do, once (thinning the file at most once a day of service time,
-    /// [`write::ONE_SHOT_COMPACT_EVERY_MS`]). The samples are read on a second connection while
-    /// the reports are written, the reports' own added to them.
+    /// `--once` and `check` do, once ([`History::prepare`], then [`Prepared::write`]).
     pub fn record(
         &self,
         capacity: &CapacityReport,
         utilization: Option<&UtilizationReport>,
     ) -> io::Result<Recorded> {
+        let mut prepared = self.prepare()?;
+        let series = prepared.series_with(capacity)?;
+        let warning = prepared.warning.take();
+        prepared.write(capacity, utilization)?;
+        Ok(Recorded { series, warning })
+    }
+
+    /// Opens the file for a one-shot run before its reports come: the writer with every
+    /// route's last figures loaded, and the forecasts' samples up to the newest report
+    /// recorded. `--once` does this while it fetches, so that once the reports are in, only
+    /// their rows are left to write.
+    pub fn prepare(&self) -> io::Result<Prepared> {
         let (writer, warning) = self.writer().map_err(io::Error::other)?;
         let mut writer = writer.one_shot();
-        let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
-        let now_ms = capacity.generated_at.timestamp_millis();
-        let (written, series) = std::thread::scope(|scope| {
-            let read = scope.spawn(|| -> io::Result<Series> {
-                let conn = self.reader().map_err(io::Error::other)?;
-                let conn = conn.ok_or_else(|| io::Error::other("the history file is gone"))?;
-                read::forecast_series(&conn, now_ms).map_err(sqlite)
-            });
-            let written = writer.capacity(capacity).and_then(|_| match utilization {
-                Some(utilization) => writer.utilization(utilization).map(drop),
-                None => Ok(()),
-            });
-            let series = read
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("reading the history failed")));
-            (written, series)
-        });
-        written.map_err(sqlite)?;
-        let mut series = series?;
-        // Read before or after the reports were written: with their samples either way.
-        crate::forecast::add_report(&mut series, capacity);
-        Ok(Recorded { series, warning })
+        // One thread for both: the reports' fetch and decoding keep the other core busy (the
+        // samples read on a connection and a thread of their own made the run no shorter).
+        writer.load_routes().map_err(sqlite)?;
+        let newest_ms = read::span(writer.conn())
+            .map_err(sqlite)?
+            .map(|(_, newest)| newest);
+        let series = match newest_ms {
+            Some(newest) => read::forecast_series(writer.conn(), newest).map_err(sqlite)?,
+            None => Series::new(),
+        };
+        Ok(Prepared {
+            writer,
+            series,
+            newest_ms,
+            warning,
+        })
     }
 
     /// Opens the file read-only; `Ok(None)` when there is none yet.
@@ -156,12 +216,12 @@ impl History {
     }
 }
 
-/// Reads an earlier captop's JSON file into the database, then removes it. Its samples carry
-/// only minutes, so their ports are left unknown (NULL): they feed the forecasts, not the
-/// figures at an instant.
-fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::Result<()> {
+/// Reads an earlier captop's JSON file into the database, then removes it; whether there was
+/// one. Its samples carry only minutes, so their ports are left unknown (NULL): they feed the
+/// forecasts, not the figures at an instant.
+fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::Result<bool> {
     let Some(series) = legacy::read(path, origin)? else {
-        return Ok(());
+        return Ok(false);
     };
     let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
     let imported = (|| {
@@ -196,7 +256,7 @@ fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::
         let _ = conn.execute_batch("ROLLBACK");
         return Err(sqlite(e));
     }
-    std::fs::remove_file(path)
+    std::fs::remove_file(path).map(|()| true)
 }
 
 #[cfg(test)]

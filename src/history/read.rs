@@ -31,11 +31,41 @@ pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
 
 /// The samples the forecasts start from: for the first [`MAX_ROUTES`] routes recorded, one a
 /// hour (the last report of each hour) over the [`FORECAST_DAYS`] before `now_ms`, then one
-/// per [`crate::forecast::MIN_GAP`] over the last hour.
+/// per [`crate::forecast::MIN_GAP`] over the last hour. Read from the frames kept for it
+/// ([`super::frames`]) when they hold every report of that time, else from the change points.
 pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Series> {
     let from = now_ms - FORECAST_DAYS * 24 * HOUR_MS;
+    let routes = first_routes(conn)?;
+    let samples = match super::frames::series(conn, &routes, from, now_ms)? {
+        Some(samples) => samples,
+        None => changes_series(conn, &routes, from, now_ms)?.1,
+    };
+    Ok(routes
+        .into_iter()
+        .zip(samples)
+        .filter(|(_, samples)| !samples.is_empty())
+        .map(|((_, slug), samples)| (slug, samples))
+        .collect())
+}
+
+/// The first [`MAX_ROUTES`] routes recorded: id and slug, ids ascending.
+pub fn first_routes(conn: &Connection) -> rusqlite::Result<Vec<(i64, String)>> {
+    let mut routes = conn.prepare_cached("SELECT id, slug FROM routes ORDER BY id LIMIT ?1")?;
+    routes
+        .query_map([MAX_ROUTES as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect()
+}
+
+/// The forecasts' samples of `routes` from `from` to `now_ms` as the change points give them:
+/// the instants (the last report of each hour, then of each gap in the last hour) and each
+/// route's samples at them, in the order of `routes`.
+pub fn changes_series(
+    conn: &Connection,
+    routes: &[(i64, String)],
+    from: i64,
+    now_ms: i64,
+) -> rusqlite::Result<(Vec<i64>, Vec<Vec<Sample>>)> {
     let gap = i64::try_from(crate::forecast::MIN_GAP.as_millis()).unwrap_or(30_000);
-    // The instants: the last report of each hour, then of each gap in the last hour.
     let mut instants: Vec<i64> = Vec::new();
     {
         let mut stmt = conn.prepare(
@@ -43,38 +73,34 @@ pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Serie
              GROUP BY CASE WHEN at_ms >= ?3 THEN at_ms / ?4 + 1000000000000 ELSE at_ms / ?5 END
              ORDER BY 1",
         )?;
-        let rows = stmt.query_map(params![from, now_ms, now_ms - HOUR_MS, gap, HOUR_MS], |r| {
-            r.get(0)
-        })?;
+        // The last hour begins at a gap's start, so that no gap is cut in two.
+        let hour_ago = now_ms - HOUR_MS;
+        let last_hour = hour_ago - hour_ago.rem_euclid(gap);
+        let rows = stmt.query_map(params![from, now_ms, last_hour, gap, HOUR_MS], |r| r.get(0))?;
         for at in rows {
             instants.push(at?);
         }
     }
-    let mut series = Series::new();
     let Some(&first) = instants.first() else {
-        return Ok(series);
+        return Ok((instants, routes.iter().map(|_| Vec::new()).collect()));
     };
-    let mut routes = conn.prepare("SELECT id, slug FROM routes ORDER BY id LIMIT ?1")?;
-    let routes: Vec<(i64, String)> = routes
-        .query_map([MAX_ROUTES as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
     let last_id = routes.last().map_or(0, |(id, _)| *id);
     let recent = recent_by_route(conn, now_ms, last_id)?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
-    for (id, slug) in routes {
+    let mut samples = Vec::with_capacity(routes.len());
+    for (id, _) in routes {
         let changes: Vec<(i64, Option<(i64, i64)>)> =
-            changes_of(&mut by_route, id, (first, now_ms), &recent)?
+            changes_of(&mut by_route, *id, (first, now_ms), &recent)?
                 .into_iter()
                 .map(|(at_ms, [sold, total, _, _])| (at_ms, sold.zip(total)))
                 .collect();
-        let samples: Vec<Sample> = values_at(&changes, &instants)
-            .map(|(at_ms, (sold, total))| Sample { at_ms, sold, total })
-            .collect();
-        if !samples.is_empty() {
-            series.insert(slug, samples);
-        }
+        samples.push(
+            values_at(&changes, &instants)
+                .map(|(at_ms, (sold, total))| Sample { at_ms, sold, total })
+                .collect(),
+        );
     }
-    Ok(series)
+    Ok((instants, samples))
 }
 
 /// A row's four figures as stored: minutes sold and total, ports sold and total, each `None`

@@ -35,7 +35,7 @@ pub async fn run(
                 let _ = super::write_out(&text, stdout, stderr);
                 return super::check::Status::Unknown.code();
             }
-            match super::draw(options, &origin, &mut store, stderr) {
+            match super::draw(options, &origin, &mut store, None, stderr) {
                 Ok(text) => super::write_out(&text, stdout, stderr),
                 Err(why) => {
                     let _ = writeln!(stderr, "captop: {why}");

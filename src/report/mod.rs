@@ -15,7 +15,7 @@ use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
 use crate::cli::Format;
-use crate::forecast::Series;
+use crate::history::Prepared;
 use crate::history::past::PastSource;
 use crate::poll::one_shot::OneShot;
 use crate::store::Store;
@@ -72,62 +72,78 @@ impl OnceOptions {
     }
 }
 
-/// Adds the report to the history and returns every route's samples, to seed the store's
-/// forecasts; trouble with the file is a warning (the line to print on stderr), never a
-/// failure.
-///
-/// Synchronous: it runs once the reports are in, beside the drawing of what needs no forecast,
-/// on a thread of its own ([`draw`]).
-fn keep_history(
-    history: &crate::history::History,
-    capacity: &CapacityReport,
-    utilization: Option<&UtilizationReport>,
-) -> (Option<Series>, Option<String>) {
-    match history.record(capacity, utilization) {
-        Ok(recorded) => (
-            Some(recorded.series),
-            recorded
-                .warning
-                .map(|w| format!("captop: warning: {}", sanitize(&w))),
-        ),
-        Err(e) => (
-            None,
-            Some(format!(
-                "captop: warning: could not keep the forecast history: {}",
-                sanitize(&e.to_string())
-            )),
-        ),
+/// The history file of a one-shot run, opened on a thread of its own while the reports are
+/// fetched ([`crate::history::History::prepare`]): every route's last figures and the
+/// forecasts' samples are read by the time the reports are in.
+struct Opening(std::thread::JoinHandle<std::io::Result<Prepared>>);
+
+impl Opening {
+    /// Starts opening `history` (none: nothing to open).
+    fn start(history: Option<&crate::history::History>) -> Option<Opening> {
+        let history = history?.clone();
+        let thread = std::thread::Builder::new().name("history".to_owned());
+        thread.spawn(move || history.prepare()).ok().map(Opening)
+    }
+
+    /// The opened file, or the warning line saying why there is none.
+    fn join(self) -> Result<Prepared, String> {
+        let why = match self.0.join() {
+            Ok(Ok(prepared)) => return Ok(prepared),
+            Ok(Err(e)) => e.to_string(),
+            // The thread only reads and writes a file; should it panic all the same, the
+            // report is still drawn, without forecasts.
+            Err(_) => "it could not be opened".to_owned(),
+        };
+        Err(format!(
+            "captop: warning: could not keep the forecast history: {}",
+            sanitize(&why)
+        ))
     }
 }
 
-/// Seeds the store's forecasts from the history while `early` draws what needs none of them;
-/// the history's warning goes to `stderr`.
+/// Adds the reports to the history and seeds the store's forecasts from it, while `early`
+/// draws what needs none of them; the history's warning goes to `stderr`. The reports are
+/// written on a second thread meanwhile: the drawing and the forecasts' fit do not wait for
+/// the file.
 fn with_history<T: Send>(
     store: &mut Store,
-    history: Option<&crate::history::History>,
+    opening: Option<Opening>,
     stderr: &mut dyn Write,
     early: impl FnOnce(&Store) -> T + Send,
 ) -> T {
-    let (Some(history), Some(capacity)) = (history, store.capacity().report().cloned()) else {
+    let (Some(opening), Some(capacity)) = (opening, store.capacity().report().cloned()) else {
         return early(store);
     };
+    let mut prepared = match opening.join() {
+        Ok(prepared) => prepared,
+        Err(line) => {
+            let _ = writeln!(stderr, "{line}");
+            return early(store);
+        }
+    };
     let utilization = store.utilization().report().cloned();
-    let (drawn, (series, warning)) = std::thread::scope(|scope| {
-        let side = scope.spawn(|| keep_history(history, &capacity, utilization.as_deref()));
+    let warning = prepared.warning.take();
+    let (series, unread) = match prepared.series_with(&capacity) {
+        Ok(series) => (Some(series), None),
+        Err(e) => (None, Some(e)),
+    };
+    let (drawn, written) = std::thread::scope(|scope| {
+        let side = scope.spawn(|| prepared.write(&capacity, utilization.as_deref()));
         let drawn = early(store);
-        // The thread only reads and writes a file; should it panic all the same, the report
-        // is still drawn, without forecasts.
-        let kept = side.join().unwrap_or_else(|_| {
-            let line = "captop: warning: the forecasts could not be made".to_owned();
-            (None, Some(line))
-        });
-        (drawn, kept)
+        if let Some(series) = series {
+            store.seed_forecasts(series);
+        }
+        let written = side
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("writing it failed")));
+        (drawn, written)
     });
-    if let Some(line) = warning {
-        let _ = writeln!(stderr, "{line}");
-    }
-    if let Some(series) = series {
-        store.seed_forecasts(series);
+    let failed = unread.into_iter().chain(written.err());
+    let lines = warning
+        .into_iter()
+        .chain(failed.map(|e| format!("could not keep the forecast history: {e}")));
+    for line in lines {
+        let _ = writeln!(stderr, "captop: warning: {}", sanitize(&line));
     }
     drawn
 }
@@ -139,11 +155,12 @@ fn draw(
     options: &OnceOptions,
     base_url: &str,
     store: &mut Store,
+    opening: Option<Opening>,
     stderr: &mut dyn Write,
 ) -> Result<String, String> {
     let format = options.format;
     let style = options.style;
-    let early = with_history(store, options.past.recorded(), stderr, |store| {
+    let early = with_history(store, opening, stderr, |store| {
         let (capacity, utilization) = reports_of(store)?;
         Ok::<_, String>(match format {
             Format::Json => Some(json::render_head(capacity, utilization).map_err(encode)?),
@@ -251,10 +268,11 @@ pub async fn report_text(
     options: &OnceOptions,
     stderr: &mut dyn Write,
 ) -> Result<String, String> {
+    let opening = Opening::start(options.past.recorded());
     let (capacity, utilization) = fetch(client, budget, client.timeout()).await?;
     let mut store = store_of(options, capacity, utilization);
     seed_days(client, &options.past, &mut store, stderr).await;
-    draw(options, client.base_url(), &mut store, stderr)
+    draw(options, client.base_url(), &mut store, opening, stderr)
 }
 
 /// Seeds the forecasts from the days Prometheus holds (`[history] source = "prometheus"`), or
@@ -310,6 +328,7 @@ pub async fn check_evaluation(
     stderr: &mut dyn Write,
 ) -> Result<check::Evaluation, String> {
     let deadline = client.timeout();
+    let opening = Opening::start(options.past.recorded());
     let fetched = tokio::time::timeout(deadline, fetch(client, budget, deadline / 2)).await;
     let (capacity, utilization) = fetched.map_err(|_| {
         format!(
@@ -319,7 +338,7 @@ pub async fn check_evaluation(
     })??;
     let mut store = store_of(options, capacity, utilization);
     seed_days(client, &options.past, &mut store, stderr).await;
-    with_history(&mut store, options.past.recorded(), stderr, |_| ());
+    with_history(&mut store, opening, stderr, |_| ());
     check::evaluate_store(&store, &options.thresholds)
         .ok_or_else(|| "the figures were fetched but not taken".to_owned())
 }

@@ -82,11 +82,13 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
             ],
             dir.path(),
         );
-        // Damage the history: the next run warns, starts afresh, and still prints.
+        // Damage the history, the file and its write-ahead log (a one-shot run leaves the log
+        // for the next writer): the next run warns, starts afresh, and still prints.
         let state = dir.path().join("state");
         for entry in std::fs::read_dir(&state).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "sqlite3") {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".sqlite3") || name.ends_with(".sqlite3-wal") {
                 std::fs::write(&path, b"{\"version\": 1, \"routes\": [tr").unwrap();
             }
         }
