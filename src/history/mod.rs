@@ -5,8 +5,9 @@
 //! ```text
 //! $XDG_STATE_HOME/captop/history-<hash of the base URL>.sqlite3   (CAPTOP_STATE_DIR overrides)
 //!        ▲ Recorder (a thread of its own: the store's reports, written as they come)
-//!        │ History::record (--once, check: one report, then the forecasts' samples)
-//!        ▼ read: the forecasts' samples, the figures at an instant, exports
+//!        │ History::prepare (--once, check: opened while the reports are fetched), then
+//!        │   Prepared::write (their rows)
+//!        ▼ read: the forecasts' samples (frames.rs), the figures at an instant, exports
 //! ```
 //!
 //! The file is mode 0600 in a 0700 directory, and refused when another user could write
