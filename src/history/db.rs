@@ -322,8 +322,25 @@ fn read_schema_1_as_2(conn: &Connection) -> rusqlite::Result<()> {
     )
 }
 
+/// An instant the file keeps in `meta` under `key` (when it was thinned, from when its forecast
+/// frames are whole).
+pub fn meta_ms(conn: &Connection, key: &str) -> rusqlite::Result<Option<i64>> {
+    let value: Option<String> = conn
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key], |row| row.get(0))
+        .optional()?;
+    Ok(value.and_then(|v| v.parse().ok()))
+}
+
+/// Keeps the instant `at_ms` in `meta` under `key`, as [`meta_ms`] reads it.
+pub fn set_meta_ms(conn: &Connection, key: &str, at_ms: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("INSERT OR REPLACE INTO meta VALUES (?1, ?2)")?
+        .execute(rusqlite::params![key, at_ms.to_string()])
+        .map(drop)
+}
+
 /// Runs `work` in an immediate transaction: committed when it succeeds, rolled back when not.
-fn in_immediate(
+pub fn in_immediate(
     conn: &Connection,
     work: impl FnOnce() -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {

@@ -22,8 +22,9 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
+use super::db;
 use super::read::{self, FORECAST_DAYS};
 use crate::forecast::{MAX_ROUTES, Sample};
 
@@ -124,7 +125,7 @@ pub fn series(
     if frames_from > from_ms || newest_frame != newest_report {
         return Ok(None);
     }
-    let mut samples: Vec<Vec<Sample>> = routes.iter().map(|_| Vec::new()).collect();
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); routes.len()];
     let mut stmt = conn.prepare_cached(
         "SELECT at_ms, routes FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2
          ORDER BY at_ms",
@@ -156,24 +157,12 @@ pub fn series(
 /// From when the frames hold every report; `None` when the file has no frames (an earlier
 /// captop made it and no writer of this one has opened it yet).
 fn frames_from(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    let value: Option<String> = conn
-        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
-        .query_row([FROM_KEY], |row| row.get(0))
-        .optional()?;
-    Ok(value.and_then(|v| v.parse().ok()))
+    db::meta_ms(conn, FROM_KEY)
 }
 
 /// Notes that a new file has every report's frame, from the start.
 pub fn start(conn: &Connection) -> rusqlite::Result<()> {
-    set_from(conn, i64::MIN)
-}
-
-fn set_from(conn: &Connection, at_ms: i64) -> rusqlite::Result<()> {
-    conn.execute(
-        "INSERT OR REPLACE INTO meta VALUES (?1, ?2)",
-        params![FROM_KEY, at_ms.to_string()],
-    )
-    .map(drop)
+    db::set_meta_ms(conn, FROM_KEY, i64::MIN)
 }
 
 /// Makes the frames from the change points when the file has none yet (written by an earlier
@@ -185,20 +174,12 @@ pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
     if !again && frames_from(conn)?.is_some() {
         return Ok(());
     }
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let done = (|| {
+    db::in_immediate(conn, || {
         if !again && frames_from(conn)?.is_some() {
             return Ok(()); // Another process made them meanwhile.
         }
         rebuild(conn)
-    })();
-    match done {
-        Ok(()) => conn.execute_batch("COMMIT"),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
+    })
 }
 
 /// The frames of the reports of the last [`FORECAST_DAYS`], as the change points give them.
@@ -224,7 +205,7 @@ fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
     for (at_ms, entries) in frames {
         insert.execute(params![at_ms, encode(entries.into_iter())])?;
     }
-    set_from(conn, from)
+    db::set_meta_ms(conn, FROM_KEY, from)
 }
 
 #[cfg(test)]

@@ -82,7 +82,7 @@ pub fn changes_series(
         }
     }
     let Some(&first) = instants.first() else {
-        return Ok((instants, routes.iter().map(|_| Vec::new()).collect()));
+        return Ok((instants, vec![Vec::new(); routes.len()]));
     };
     let last_id = routes.last().map_or(0, |(id, _)| *id);
     let recent = recent_by_route(conn, now_ms, last_id)?;

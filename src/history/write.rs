@@ -400,23 +400,14 @@ impl Writer {
         self.meta_ms("compacted_at_ms")
     }
 
-    /// An instant the file keeps in `meta` under `key`.
+    /// An instant the file keeps in `meta` under `key` ([`super::db::meta_ms`]).
     fn meta_ms(&self, key: &str) -> rusqlite::Result<Option<i64>> {
-        let value: Option<String> = self
-            .one("SELECT value FROM meta WHERE key = ?1", [key], |row| {
-                row.get(0)
-            })
-            .optional()?;
-        Ok(value.and_then(|v| v.parse().ok()))
+        super::db::meta_ms(&self.conn, key)
     }
 
-    /// Keeps the instant `at_ms` in `meta` under `key`, as [`Writer::meta_ms`] reads it.
+    /// Keeps the instant `at_ms` in `meta` under `key`.
     fn set_meta_ms(&self, key: &str, at_ms: i64) -> rusqlite::Result<()> {
-        self.run(
-            "INSERT OR REPLACE INTO meta VALUES (?1, ?2)",
-            params![key, at_ms.to_string()],
-        )
-        .map(drop)
+        super::db::set_meta_ms(&self.conn, key, at_ms)
     }
 
     /// Moves the rows of `samples_by_time` to `samples_by_route`, route by route.

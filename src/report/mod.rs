@@ -85,19 +85,13 @@ impl Opening {
         thread.spawn(move || history.prepare()).ok().map(Opening)
     }
 
-    /// The opened file, or the warning line saying why there is none.
-    fn join(self) -> Result<Prepared, String> {
-        let why = match self.0.join() {
-            Ok(Ok(prepared)) => return Ok(prepared),
-            Ok(Err(e)) => e.to_string(),
-            // The thread only reads and writes a file; should it panic all the same, the
-            // report is still drawn, without forecasts.
-            Err(_) => "it could not be opened".to_owned(),
-        };
-        Err(format!(
-            "captop: warning: could not keep the forecast history: {}",
-            sanitize(&why)
-        ))
+    /// The opened file, or why there is none.
+    fn join(self) -> std::io::Result<Prepared> {
+        // The thread only reads and writes a file; should it panic all the same, the report is
+        // still drawn, without forecasts.
+        self.0
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("it could not be opened")))
     }
 }
 
@@ -116,8 +110,8 @@ fn with_history<T: Send>(
     };
     let mut prepared = match opening.join() {
         Ok(prepared) => prepared,
-        Err(line) => {
-            let _ = writeln!(stderr, "{line}");
+        Err(e) => {
+            warn_history(stderr, &format!("could not keep the forecast history: {e}"));
             return early(store);
         }
     };
@@ -143,9 +137,14 @@ fn with_history<T: Send>(
         .into_iter()
         .chain(failed.map(|e| format!("could not keep the forecast history: {e}")));
     for line in lines {
-        let _ = writeln!(stderr, "captop: warning: {}", sanitize(&line));
+        warn_history(stderr, &line);
     }
     drawn
+}
+
+/// A warning about the history file, on one line of `stderr`.
+fn warn_history(stderr: &mut dyn Write, line: &str) {
+    let _ = writeln!(stderr, "captop: warning: {}", sanitize(line));
 }
 
 /// The report as `format` draws it from the store, or why it could not be encoded. The
