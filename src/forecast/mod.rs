@@ -330,15 +330,23 @@ fn thin(samples: &mut Vec<Sample>, at_ms: i64, keep_ms: i64) {
     let days_ms = i64::try_from(KEEP_DAYS.as_millis()).unwrap_or(i64::MAX);
     let dense_from = at_ms.saturating_sub(keep_ms);
     let hour = |s: &Sample| s.at_ms.div_euclid(3_600_000);
-    let mut i = 0;
-    let next_hours: Vec<Option<i64>> = (0..samples.len())
-        .map(|i| samples.get(i + 1).map(hour))
-        .collect();
-    samples.retain(|s| {
-        let next = next_hours.get(i).copied().flatten();
-        i += 1;
-        at_ms.saturating_sub(s.at_ms) <= days_ms && (s.at_ms >= dense_from || next != Some(hour(s)))
-    });
+    // In place, each sample judged against the one after it as it was (a copy of the next
+    // hours per route per sample added was most of the thinning).
+    let mut kept = 0;
+    for i in 0..samples.len() {
+        let (Some(&s), next) = (samples.get(i), samples.get(i + 1).map(hour)) else {
+            break;
+        };
+        if at_ms.saturating_sub(s.at_ms) <= days_ms
+            && (s.at_ms >= dense_from || next != Some(hour(&s)))
+        {
+            if let Some(slot) = samples.get_mut(kept) {
+                *slot = s;
+            }
+            kept += 1;
+        }
+    }
+    samples.truncate(kept);
 }
 
 /// Adds `older` samples (read back from the history file) before each route's own, for the

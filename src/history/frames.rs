@@ -125,7 +125,17 @@ pub fn series(
     if frames_from > from_ms || newest_frame != newest_report {
         return Ok(None);
     }
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); routes.len()];
+    // Each route's samples in one allocation, with room for the report about to be added: at
+    // 1,000 routes, growing them one push at a time was a quarter of the read.
+    let frames: i64 = conn
+        .prepare_cached("SELECT count(*) FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2")?
+        .query_row(params![from_ms, now_ms], |row| row.get(0))?;
+    // A damaged file's count is not trusted further than two weeks of hours and an hour of steps.
+    let most = usize::try_from((FORECAST_DAYS + 1) * 24 + 2 * 120).unwrap_or(0);
+    let room = usize::try_from(frames).unwrap_or(0).min(most) + 1;
+    let mut samples: Vec<Vec<Sample>> = (0..routes.len())
+        .map(|_| Vec::with_capacity(room))
+        .collect();
     let mut stmt = conn.prepare_cached(
         "SELECT at_ms, routes FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2
          ORDER BY at_ms",
