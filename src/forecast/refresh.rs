@@ -5,13 +5,19 @@
 //! one to every route (1,000 of them, every [`super::MIN_GAP`]), while only the few that sold
 //! or released minutes since moved. So a day-shaped forecast whose route's newest sample has
 //! the same figures as the one before it stands, for up to [`STANDS_FOR_MS`] of the service's
-//! clock and never past the end of its UTC hour (where the pace of the hour now changes): over
-//! those minutes only the level of today's sales so far drifts, by the share of an hour they
-//! are, and the next sale refits it at once. The line over the last hour (less than
+//! clock: over those minutes only the level of today's sales so far drifts, by the share of an
+//! hour they are, and the next sale refits it at once. The line over the last hour (less than
 //! a day of history) is cheap and always fitted again. When a route's stand ends is offset by
 //! route, so the refits of unmoved routes spread over the polls rather than landing together.
+//!
+//! A new UTC hour changes the pace of the hour, so a stand ends within [`STANDS_FOR_MS`] after
+//! it too, at the same offset by route: the hour's refits spread over its first minutes. (Ending
+//! every stand at the hour itself refitted all 1,000 routes on its first poll, the costliest 30
+//! seconds of an idle dashboard's hour.) Until then, an unmoved route's pace now is the last
+//! hour's; its sell-out time, walked forward from the same figures, barely moves.
 
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 
 use super::hourly::HOUR_MS;
 use super::{Forecasts, Series, for_route, for_series};
@@ -64,14 +70,16 @@ pub fn refresh(series: &Series, forecasts: &mut Forecasts, due: &mut Due) {
 }
 
 /// When a forecast fitted at `at_ms` is next due if its route does not move: within
-/// [`STANDS_FOR_MS`], offset by a hash of the slug, and at the next UTC hour at the latest.
+/// [`STANDS_FOR_MS`], and within as long after the next UTC hour's start, both offset by the
+/// same hash of the slug.
 fn next_due(slug: &str, at_ms: i64) -> i64 {
-    let hash = slug
-        .bytes()
-        .fold(0_u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    // Mixed well enough that slugs differing in their last letter land minutes apart.
+    let mut hasher = std::hash::DefaultHasher::new();
+    slug.hash(&mut hasher);
+    let hash = hasher.finish();
     let offset = i64::try_from(hash % STANDS_FOR_MS.unsigned_abs()).unwrap_or(0);
     let next_hour = (at_ms.div_euclid(HOUR_MS) + 1) * HOUR_MS;
-    (at_ms + STANDS_FOR_MS - offset).min(next_hour)
+    (at_ms + STANDS_FOR_MS - offset).min(next_hour + STANDS_FOR_MS - 1 - offset)
 }
 
 #[cfg(test)]
@@ -105,6 +113,30 @@ mod tests {
             });
         }
         samples
+    }
+
+    #[test]
+    fn the_refits_a_new_hour_calls_for_spread_over_its_first_minutes() {
+        let hour = 500 * HOUR_MS;
+        let fitted = hour - 10_000;
+        let dues: Vec<i64> = (0..200)
+            .map(|i| next_due(&format!("route-{i}"), fitted))
+            .collect();
+        assert!(
+            dues.iter()
+                .all(|&d| d > fitted && d <= fitted + STANDS_FOR_MS)
+        );
+        assert!(
+            dues.iter().all(|&d| d < hour + STANDS_FOR_MS),
+            "a stand outlives the hour by less than its length"
+        );
+        // The first report of each 30 s refits a tenth of them, not all at once.
+        let mut per_step = BTreeMap::<i64, usize>::new();
+        for d in &dues {
+            *per_step.entry(d.div_euclid(30_000)).or_default() += 1;
+        }
+        assert!(per_step.len() >= 9, "{per_step:?}");
+        assert!(per_step.values().all(|&n| n <= 50), "{per_step:?}");
     }
 
     #[test]
