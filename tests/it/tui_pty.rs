@@ -1,6 +1,7 @@
 //! End to end: the real `captop --demo` in a real pseudo-terminal (100×30), its screen read
-//! back through a terminal emulator. Checks that the dashboard appears, keys work, and that the
-//! terminal is handed back on quit, on SIGTERM and when the terminal hangs up.
+//! back through a terminal emulator. Checks that the dashboard appears, keys work, a resized
+//! window is drawn whole at its new size, and that the terminal is handed back on quit, on
+//! SIGTERM and when the terminal hangs up.
 //!
 //! Every wait is a deadline loop on what the screen shows; the only time limits asserted are
 //! "it ended within N seconds".
@@ -59,6 +60,35 @@ fn dashboard_appears_help_opens_and_q_exits_cleanly() {
     assert!(status.success(), "exit status {status:?}");
     s.drain();
     s.assert_restored();
+}
+
+#[test]
+fn a_resized_window_is_drawn_whole_at_its_new_size_both_ways() {
+    let (mut s, _home) = start_demo();
+    wait_for_dashboard(&mut s);
+    // At each size the key hints are on its last row, and the routes table's bottom border
+    // just above them ends in its last column.
+    let fits = |s: &Pty, cols: u16, rows: u16| {
+        let border = s.row(rows - 2);
+        s.row(rows - 1).contains("q quit")
+            && border.trim_end().ends_with('╯')
+            && border.trim_end().chars().count() == usize::from(cols)
+    };
+    for (cols, rows) in [(80, 24), (120, 36)] {
+        s.resize(cols, rows);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !fits(&s, cols, rows) {
+            assert!(
+                Instant::now() < deadline,
+                "not redrawn at {cols}×{rows}; screen:\n{}",
+                s.screen()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    s.send(b"q");
+    let status = s.wait_exit(EXIT_WITHIN).expect("captop ended after q");
+    assert!(status.success(), "exit status {status:?}");
 }
 
 #[test]

@@ -169,6 +169,26 @@ impl Pty {
         }
     }
 
+    /// Resizes the terminal to `cols`×`rows`, as a window resized by its user: the process
+    /// gets SIGWINCH, and the emulator reading the screen takes the new size.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        self.master
+            .as_ref()
+            .expect("pty open")
+            .resize(size)
+            .expect("resize the pty");
+        self.output().parser.set_size(
+            NonZeroU16::new(rows).expect("rows > 0"),
+            NonZeroU16::new(cols).expect("cols > 0"),
+        );
+    }
+
     /// Types `bytes`.
     pub fn send(&mut self, bytes: &[u8]) {
         let w = self.writer.as_mut().expect("pty writer open");

@@ -94,6 +94,7 @@ pub async fn run(
             drop(tx);
             desk.set_clock(Utc::now(), Instant::now());
             if let Ok((w, h)) = terminal::size() {
+                let _ = guard.resize(w, h);
                 desk.update(Event::Resize(w, h));
             }
             let exit = match started {
@@ -201,6 +202,11 @@ async fn event_loop(
             let actions = match input {
                 Input::End(exit) => return Ok(exit),
                 Input::App(event) => {
+                    if let Event::Resize(w, h) = event
+                        && guard.resize(w, h).is_err()
+                    {
+                        return Ok(Exit::HangUp);
+                    }
                     let tick = matches!(event, Event::Tick);
                     let actions = desk.update(event);
                     if tick {

@@ -8,9 +8,10 @@ use std::io::{self, Write};
 use std::sync::Once;
 
 use anyhow::Context;
-use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::{cursor, execute, terminal};
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::dashboard::desk::Desk;
 
@@ -20,6 +21,11 @@ const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1006h";
 const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
 
 /// Puts the terminal into dashboard mode and takes it out again when dropped.
+///
+/// The frame's size is the one the dashboard was told of ([`TerminalGuard::resize`], from each
+/// resize event), not asked of the terminal on every frame: crossterm asks by opening
+/// `/dev/tty`, an open, an ioctl and a close per frame, for a size that changes only when the
+/// window does.
 pub struct TerminalGuard {
     terminal: Terminal<CrosstermBackend<io::Stdout>>,
 }
@@ -37,7 +43,11 @@ impl TerminalGuard {
             restore();
             return Err(err).context("cannot set up the terminal");
         }
-        match Terminal::new(CrosstermBackend::new(io::stdout())) {
+        let (w, h) = terminal::size().unwrap_or((80, 24));
+        let options = TerminalOptions {
+            viewport: Viewport::Fixed(Rect::new(0, 0, w, h)),
+        };
+        match Terminal::with_options(CrosstermBackend::new(io::stdout()), options) {
             Ok(terminal) => Ok(TerminalGuard { terminal }),
             Err(err) => {
                 restore();
@@ -48,6 +58,15 @@ impl TerminalGuard {
 }
 
 impl TerminalGuard {
+    /// The window is now `w` × `h`: the next frame is drawn whole at that size.
+    pub fn resize(&mut self, w: u16, h: u16) -> io::Result<()> {
+        let area = Rect::new(0, 0, w, h);
+        if self.terminal.get_frame().area() == area {
+            return Ok(());
+        }
+        self.terminal.resize(area)
+    }
+
     /// Draws `desk` (the renderer only reads it).
     pub fn draw(&mut self, desk: &Desk) -> io::Result<()> {
         self.terminal
