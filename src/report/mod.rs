@@ -75,23 +75,34 @@ impl OnceOptions {
 /// The history file of a one-shot run, opened on a thread of its own while the reports are
 /// fetched ([`crate::history::History::prepare`]): every route's last figures and the
 /// forecasts' samples are read by the time the reports are in.
-struct Opening(std::thread::JoinHandle<std::io::Result<Prepared>>);
+enum Opening {
+    /// The thread opening it.
+    Thread(std::thread::JoinHandle<std::io::Result<Prepared>>),
+    /// No thread could be started: said as the history's warning, the report drawn without.
+    Unstarted(std::io::Error),
+}
 
 impl Opening {
     /// Starts opening `history` (none: nothing to open).
     fn start(history: Option<&crate::history::History>) -> Option<Opening> {
         let history = history?.clone();
         let thread = std::thread::Builder::new().name("history".to_owned());
-        thread.spawn(move || history.prepare()).ok().map(Opening)
+        Some(match thread.spawn(move || history.prepare()) {
+            Ok(thread) => Opening::Thread(thread),
+            Err(e) => Opening::Unstarted(e),
+        })
     }
 
     /// The opened file, or why there is none.
     fn join(self) -> std::io::Result<Prepared> {
-        // The thread only reads and writes a file; should it panic all the same, the report is
-        // still drawn, without forecasts.
-        self.0
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("it could not be opened")))
+        match self {
+            // The thread only reads and writes a file; should it panic all the same, the
+            // report is still drawn, without forecasts.
+            Opening::Thread(thread) => thread
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("it could not be opened"))),
+            Opening::Unstarted(e) => Err(e),
+        }
     }
 }
 
