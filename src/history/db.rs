@@ -322,6 +322,15 @@ fn read_schema_1_as_2(conn: &Connection) -> rusqlite::Result<()> {
     )
 }
 
+/// The forecast frames' table ([`super::frames`]), made by every captop that writes (an earlier
+/// captop leaves it alone).
+pub const FRAMES_TABLE: &str =
+    "CREATE TABLE IF NOT EXISTS forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL)";
+/// The `meta` key of the instant from which every report has its frame.
+pub const FRAMES_FROM_KEY: &str = "frames_from_ms";
+/// [`FRAMES_FROM_KEY`] of a file whose every report has its frame, from the start.
+pub const FRAMES_WHOLE: i64 = i64::MIN;
+
 /// An instant the file keeps in `meta` under `key` (when it was thinned, from when its forecast
 /// frames are whole).
 pub fn meta_ms(conn: &Connection, key: &str) -> rusqlite::Result<Option<i64>> {
@@ -359,8 +368,8 @@ fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(SCHEMA_2)?;
         conn.execute_batch(SAMPLES_BY_ROUTE_AT)?;
-        conn.execute_batch(super::frames::TABLE)?;
-        super::frames::start(conn)?;
+        conn.execute_batch(FRAMES_TABLE)?;
+        set_meta_ms(conn, FRAMES_FROM_KEY, FRAMES_WHOLE)?;
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
             [origin],

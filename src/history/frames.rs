@@ -10,7 +10,7 @@
 //! Each recorded report writes its frame and drops the frames before it in the same
 //! [`STEP_MS`]; frames older than an hour keep the last of each hour, and none is kept past
 //! [`FORECAST_DAYS`] and a day. That is the shape of the samples the forecasts are made from
-//! ([`super::read::forecast_series`]): every half minute over the last hour, hourly before.
+//! ([`forecast_series`]): every half minute over the last hour, hourly before.
 //!
 //! The frames are made from the change points and can always be made again from them: a file
 //! of an earlier captop, or one with an earlier captop's hour imported, has them rebuilt once
@@ -26,19 +26,13 @@ use rusqlite::{Connection, params};
 
 use super::db;
 use super::read::{self, FORECAST_DAYS};
-use crate::forecast::{MAX_ROUTES, Sample};
+use crate::forecast::hourly::{DAY_MS, HOUR_MS};
+use crate::forecast::{MAX_ROUTES, Sample, Series};
 
-/// The table, made by every captop that writes (an earlier captop leaves it alone).
-pub const TABLE: &str =
-    "CREATE TABLE IF NOT EXISTS forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL)";
 /// The step of the last hour's frames: one kept per step (the last), as the forecasts sample.
 pub const STEP_MS: i64 = 30_000;
-const HOUR_MS: i64 = 3_600_000;
-const DAY_MS: i64 = 24 * HOUR_MS;
 /// Bytes a route takes in a frame.
 const ROUTE_BYTES: usize = 24;
-/// The `meta` key of the instant from which every report has its frame.
-const FROM_KEY: &str = "frames_from_ms";
 
 /// A route's figures in a frame: its id in `routes`, minutes sold and total.
 pub type Entry = (i64, i64, i64);
@@ -104,10 +98,24 @@ pub fn write(
     Ok(aged - aged.rem_euclid(HOUR_MS) - HOUR_MS)
 }
 
+/// The samples the forecasts start from: for the first [`MAX_ROUTES`] routes recorded, one an
+/// hour (the last report of each hour) over the [`FORECAST_DAYS`] before `now_ms`, then one
+/// per [`crate::forecast::MIN_GAP`] over the last hour. Read from the frames when they hold
+/// every report of that time, else from the change points ([`read::changes_series`]).
+pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Series> {
+    let from = now_ms - FORECAST_DAYS * DAY_MS;
+    let routes = read::first_routes(conn)?;
+    let samples = match series(conn, &routes, from, now_ms)? {
+        Some(samples) => samples,
+        None => read::changes_series(conn, &routes, from, now_ms)?.1,
+    };
+    Ok(read::by_slug(routes, samples))
+}
+
 /// The forecasts' samples of `routes` (id and slug, ids ascending) from `from_ms` to `now_ms`,
 /// read from the frames; `None` when the frames do not hold every report of that time (an
 /// earlier captop wrote, or `from_ms` is before the file's frames begin).
-pub fn series(
+fn series(
     conn: &Connection,
     routes: &[(i64, String)],
     from_ms: i64,
@@ -130,8 +138,9 @@ pub fn series(
     let frames: i64 = conn
         .prepare_cached("SELECT count(*) FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2")?
         .query_row(params![from_ms, now_ms], |row| row.get(0))?;
-    // A damaged file's count is not trusted further than two weeks of hours and an hour of steps.
-    let most = usize::try_from((FORECAST_DAYS + 1) * 24 + 2 * 120).unwrap_or(0);
+    // A damaged file's count is not trusted further than the frames kept: the days' hours,
+    // and twice an hour of steps.
+    let most = usize::try_from((FORECAST_DAYS + 1) * 24 + 2 * HOUR_MS / STEP_MS).unwrap_or(0);
     let room = usize::try_from(frames).unwrap_or(0).min(most) + 1;
     let mut samples: Vec<Vec<Sample>> = (0..routes.len())
         .map(|_| Vec::with_capacity(room))
@@ -167,12 +176,7 @@ pub fn series(
 /// From when the frames hold every report; `None` when the file has no frames (an earlier
 /// captop made it and no writer of this one has opened it yet).
 fn frames_from(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    db::meta_ms(conn, FROM_KEY)
-}
-
-/// Notes that a new file has every report's frame, from the start.
-pub fn start(conn: &Connection) -> rusqlite::Result<()> {
-    db::set_meta_ms(conn, FROM_KEY, i64::MIN)
+    db::meta_ms(conn, db::FRAMES_FROM_KEY)
 }
 
 /// Makes the frames from the change points when the file has none yet (written by an earlier
@@ -180,7 +184,7 @@ pub fn start(conn: &Connection) -> rusqlite::Result<()> {
 /// imported): once, in one transaction; about the time of one read of them from the change
 /// points (50 ms for a week at 1,000 routes).
 pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
-    conn.execute_batch(TABLE)?;
+    conn.execute_batch(db::FRAMES_TABLE)?;
     if !again && frames_from(conn)?.is_some() {
         return Ok(());
     }
@@ -197,7 +201,7 @@ fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM forecast_frames", [])?;
     let newest: Option<i64> = conn.query_row("SELECT max(at_ms) FROM polls", [], |r| r.get(0))?;
     let Some(newest) = newest else {
-        return start(conn);
+        return db::set_meta_ms(conn, db::FRAMES_FROM_KEY, db::FRAMES_WHOLE);
     };
     let from = newest - FORECAST_DAYS * DAY_MS;
     let routes = read::first_routes(conn)?;
@@ -215,7 +219,7 @@ fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
     for (at_ms, entries) in frames {
         insert.execute(params![at_ms, encode(entries.into_iter())])?;
     }
-    db::set_meta_ms(conn, FROM_KEY, from)
+    db::set_meta_ms(conn, db::FRAMES_FROM_KEY, from)
 }
 
 #[cfg(test)]
@@ -261,12 +265,7 @@ mod tests {
         let routes = read::first_routes(conn).unwrap();
         let from = now_ms - FORECAST_DAYS * DAY_MS;
         let (_, samples) = read::changes_series(conn, &routes, from, now_ms).unwrap();
-        routes
-            .into_iter()
-            .zip(samples)
-            .filter(|(_, s)| !s.is_empty())
-            .map(|((_, slug), s)| (slug, s))
-            .collect()
+        read::by_slug(routes, samples)
     }
 
     #[test]
@@ -291,7 +290,7 @@ mod tests {
             let w = once.as_mut().unwrap_or(&mut running);
             w.capacity(r).unwrap();
             let now = r.generated_at.timestamp_millis();
-            let series = read::forecast_series(w.conn(), now).unwrap();
+            let series = forecast_series(w.conn(), now).unwrap();
             assert!(
                 series == from_changes(w.conn(), now),
                 "at {} s, one-shot {one_shot}",
@@ -308,7 +307,7 @@ mod tests {
             })
             .unwrap();
         assert!((120..=125).contains(&frames), "{frames} frames");
-        let series = read::forecast_series(w.conn(), t(5 * 3600).timestamp_millis()).unwrap();
+        let series = forecast_series(w.conn(), t(5 * 3600).timestamp_millis()).unwrap();
         assert_eq!(
             series["b"].last().unwrap().sold,
             53,
@@ -336,7 +335,7 @@ mod tests {
             .unwrap();
         drop(w);
         let reader = h.reader().unwrap().unwrap();
-        assert_eq!(read::forecast_series(&reader, now).unwrap(), expected);
+        assert_eq!(forecast_series(&reader, now).unwrap(), expected);
         let (mut w, warning) = h.writer().unwrap();
         assert!(warning.is_none(), "{warning:?}");
         let frames: i64 = w
@@ -344,7 +343,7 @@ mod tests {
             .query_row("SELECT count(*) FROM forecast_frames", [], |r| r.get(0))
             .unwrap();
         assert!(frames > 100, "{frames} frames made");
-        assert_eq!(read::forecast_series(w.conn(), now).unwrap(), expected);
+        assert_eq!(forecast_series(w.conn(), now).unwrap(), expected);
         // A report an earlier captop recorded (no frame): the change points, which have it.
         w.conn()
             .execute_batch(&format!(
@@ -353,13 +352,13 @@ mod tests {
                 now + 20_000
             ))
             .unwrap();
-        let series = read::forecast_series(w.conn(), now + 20_000).unwrap();
+        let series = forecast_series(w.conn(), now + 20_000).unwrap();
         assert_eq!(series["a"].last().unwrap().sold, 9999);
         // This captop's next report has its frame: the frames again.
         w.capacity(&hours[601]).unwrap();
         let at = hours[601].generated_at.timestamp_millis();
         assert_eq!(
-            read::forecast_series(w.conn(), at).unwrap(),
+            forecast_series(w.conn(), at).unwrap(),
             from_changes(w.conn(), at)
         );
     }

@@ -11,10 +11,12 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, params};
 
-use super::write::Figures;
 use crate::api::model::RouteCapacity;
 // Sanitized and cut: the text the file keeps of a server's name or dial code.
 use crate::text::fit;
+
+/// A route's figures as a row holds them: minutes sold and total, ports sold and total.
+pub type Figures = [i64; 4];
 
 /// What the writer remembers of a route.
 #[derive(Debug)]

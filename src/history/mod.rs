@@ -68,7 +68,7 @@ impl Prepared {
     pub fn series_with(&mut self, capacity: &CapacityReport) -> io::Result<Series> {
         let at_ms = capacity.generated_at.timestamp_millis();
         let mut series = if self.newest_ms.is_some_and(|newest| newest > at_ms) {
-            read::forecast_series(self.writer.conn(), at_ms).map_err(sqlite)?
+            frames::forecast_series(self.writer.conn(), at_ms).map_err(sqlite)?
         } else {
             std::mem::take(&mut self.series)
         };
@@ -200,7 +200,7 @@ impl History {
             .map_err(sqlite)?
             .map(|(_, newest)| newest);
         let series = match newest_ms {
-            Some(newest) => read::forecast_series(writer.conn(), newest).map_err(sqlite)?,
+            Some(newest) => frames::forecast_series(writer.conn(), newest).map_err(sqlite)?,
             None => Series::new(),
         };
         Ok(Prepared {

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use super::export::rfc3339;
-use super::{History, read};
+use super::{History, frames, read};
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::store::{Store, Thresholds};
 
@@ -72,7 +72,7 @@ pub fn past_store(
         )
     })?;
     let then = capacity.generated_at;
-    let series = read::forecast_series(&conn, then.timestamp_millis()).map_err(sqlite)?;
+    let series = frames::forecast_series(&conn, then.timestamp_millis()).map_err(sqlite)?;
     Ok(Past {
         store: store_of(capacity, utilization, series, thresholds, received_at),
         asked_ms: at_ms,

@@ -13,9 +13,9 @@ use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
     Totals, Utilization, UtilizationReport,
 };
+use crate::forecast::hourly::HOUR_MS;
 use crate::forecast::{MAX_ROUTES, Sample, Series};
 
-const HOUR_MS: i64 = 3_600_000;
 /// Days of samples the forecasts are given.
 pub const FORECAST_DAYS: i64 = 14;
 
@@ -29,23 +29,14 @@ pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
     })
 }
 
-/// The samples the forecasts start from: for the first [`MAX_ROUTES`] routes recorded, one a
-/// hour (the last report of each hour) over the [`FORECAST_DAYS`] before `now_ms`, then one
-/// per [`crate::forecast::MIN_GAP`] over the last hour. Read from the frames kept for it
-/// ([`super::frames`]) when they hold every report of that time, else from the change points.
-pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Series> {
-    let from = now_ms - FORECAST_DAYS * 24 * HOUR_MS;
-    let routes = first_routes(conn)?;
-    let samples = match super::frames::series(conn, &routes, from, now_ms)? {
-        Some(samples) => samples,
-        None => changes_series(conn, &routes, from, now_ms)?.1,
-    };
-    Ok(routes
+/// The samples of `routes` (in their order) by slug, leaving out the routes with none.
+pub fn by_slug(routes: Vec<(i64, String)>, samples: Vec<Vec<Sample>>) -> Series {
+    routes
         .into_iter()
         .zip(samples)
         .filter(|(_, samples)| !samples.is_empty())
         .map(|((_, slug), samples)| (slug, samples))
-        .collect())
+        .collect()
 }
 
 /// The first [`MAX_ROUTES`] routes recorded: id and slug, ids ascending.

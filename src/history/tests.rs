@@ -493,7 +493,7 @@ fn a_file_of_the_first_schema_is_read_as_it_is_and_moved_to_the_new_one_by_a_wri
         Outcome::Written { rows: 1 },
         "b comes back"
     );
-    let series = read::forecast_series(w.conn(), t(180).timestamp_millis()).unwrap();
+    let series = frames::forecast_series(w.conn(), t(180).timestamp_millis()).unwrap();
     let sold: Vec<i64> = series["a"].iter().map(|s| s.sold).collect();
     assert_eq!(sold, [100, 200, 200, 200]);
     drop(w);
@@ -538,7 +538,7 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
             "at minute {m}"
         );
     }
-    let series = read::forecast_series(conn, t(24 * 60).timestamp_millis()).unwrap();
+    let series = frames::forecast_series(conn, t(24 * 60).timestamp_millis()).unwrap();
     let a: Vec<i64> = series["a"].iter().map(|s| s.sold).collect();
     assert_eq!(a, (0..25).map(|m| 10 * m).collect::<Vec<_>>());
     assert_eq!(series["b"].len(), 20);

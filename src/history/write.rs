@@ -34,6 +34,7 @@ use super::frames;
 use super::memo::Memos;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::MAX_ROUTES;
+use crate::forecast::hourly::{DAY_MS, HOUR_MS};
 
 /// Rows younger than this keep every report.
 pub const DENSE_MS: i64 = 6 * HOUR_MS;
@@ -67,11 +68,6 @@ pub const THIN_LAG_MS: i64 = 10 * 60_000;
 const STATEMENTS_KEPT: usize = 40;
 /// Longest slug recorded; longer ones are not.
 pub const MAX_SLUG_BYTES: usize = 200;
-const HOUR_MS: i64 = 3_600_000;
-const DAY_MS: i64 = 24 * HOUR_MS;
-
-/// A route's figures as a row holds them: minutes sold and total, ports sold and total.
-pub type Figures = [i64; 4];
 
 /// A place in the rows' order by time, `(at_ms, route)` (`samples_by_route_at`'s): how far a
 /// tier is thinned, the rows before it looked at.

@@ -110,11 +110,11 @@ impl Opening {
 /// draws what needs none of them; the history's warning goes to `stderr`. The reports are
 /// written on a second thread meanwhile: the drawing and the forecasts' fit do not wait for
 /// the file.
-fn with_history<T: Send>(
+fn with_history<T>(
     store: &mut Store,
     opening: Option<Opening>,
     stderr: &mut dyn Write,
-    early: impl FnOnce(&Store) -> T + Send,
+    early: impl FnOnce(&Store) -> T,
 ) -> T {
     let (Some(opening), Some(capacity)) = (opening, store.capacity().report().cloned()) else {
         return early(store);
