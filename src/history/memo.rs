@@ -38,7 +38,8 @@ pub struct Memo {
 #[derive(Debug, Default)]
 pub struct Memos {
     list: Vec<Memo>,
-    by_slug: HashMap<String, usize>,
+    /// Keyed by the memo's own slug, shared.
+    by_slug: HashMap<Arc<str>, usize>,
     /// The memo of the route at each place of the last report.
     by_place: Vec<usize>,
 }
@@ -49,16 +50,11 @@ impl Memos {
         *self = Memos::default();
     }
 
-    /// Remembers a route read back from the file.
-    pub fn load(
-        &mut self,
-        id: i64,
-        slug: String,
-        name: String,
-        dial_code: String,
-        last: Option<Figures>,
-    ) {
-        self.push(Memo {
+    /// Remembers a route read back from the file. Routes are read in id order, which is the
+    /// order the reports first listed them in, so each is first looked for at its place in
+    /// that order.
+    pub fn load(&mut self, id: i64, [slug, name, dial_code]: [&str; 3], last: Option<Figures>) {
+        let at = self.push(Memo {
             id,
             slug: slug.into(),
             name: name.into(),
@@ -66,11 +62,12 @@ impl Memos {
             last,
             seen: 0,
         });
+        self.by_place.push(at);
     }
 
     fn push(&mut self, memo: Memo) -> usize {
         let at = self.list.len();
-        self.by_slug.insert(memo.slug.to_string(), at);
+        self.by_slug.insert(Arc::clone(&memo.slug), at);
         self.list.push(memo);
         at
     }

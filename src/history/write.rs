@@ -287,8 +287,10 @@ impl Writer {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let last = super::read::figures_of(row, 4)?;
+            // Read in place: the memo's shared text is the one copy made.
+            let text = |i: usize| row.get_ref(i)?.as_str().map_err(rusqlite::Error::from);
             self.routes
-                .load(row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, last);
+                .load(row.get(0)?, [text(1)?, text(2)?, text(3)?], last);
         }
         self.loaded = true;
         Ok(())
