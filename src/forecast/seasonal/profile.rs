@@ -35,6 +35,21 @@ impl Profile {
             .unwrap_or(0.0)
     }
 
+    /// Expected minutes before each hour of a weekday (`[0]`) and a weekend day (`[1]`), from
+    /// midnight: `[t][h]` is the sum of hours `0..h`, as the walk forward sells them (an hour
+    /// below zero sells none).
+    pub(super) fn sums_to(&self) -> [[f64; 25]; 2] {
+        self.pace.map(|day| {
+            let mut sums = [0.0; 25];
+            let mut sum = 0.0;
+            for (to, pace) in sums.iter_mut().skip(1).zip(day) {
+                sum += pace.max(0.0);
+                *to = sum;
+            }
+            sums
+        })
+    }
+
     /// Expected minutes in a day (weekday and weekend averaged).
     pub(super) fn daily(&self) -> f64 {
         self.pace.iter().flatten().sum::<f64>() / 2.0
