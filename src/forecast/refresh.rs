@@ -29,6 +29,31 @@ pub const STANDS_FOR_MS: i64 = 5 * 60_000;
 /// When each route's forecast is due to be fitted again, on the service's clock (UNIX ms).
 pub type Due = BTreeMap<String, i64>;
 
+/// Samples with every route's forecast fitted anew and when each is next due: what a store
+/// takes in when it is seeded, made without the store so that it can be made beside the
+/// store's readers.
+#[derive(Debug, Default)]
+pub struct Fitted {
+    /// Every route's samples.
+    pub series: Series,
+    /// Their forecasts.
+    pub forecasts: Forecasts,
+    /// When each is next due.
+    pub due: Due,
+}
+
+impl Fitted {
+    /// Fits every route of `series`.
+    pub fn of(series: Series) -> Fitted {
+        let mut fitted = Fitted {
+            series,
+            ..Fitted::default()
+        };
+        refit_all(&fitted.series, &mut fitted.forecasts, &mut fitted.due);
+        fitted
+    }
+}
+
 /// Fits every route's forecast anew (the samples were seeded or replaced), and spreads when
 /// each is next due.
 pub fn refit_all(series: &Series, forecasts: &mut Forecasts, due: &mut Due) {

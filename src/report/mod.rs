@@ -108,8 +108,8 @@ impl Opening {
 
 /// Adds the reports to the history and seeds the store's forecasts from it, while `early`
 /// draws what needs none of them; the history's warning goes to `stderr`. The reports are
-/// written on a second thread meanwhile: the drawing and the forecasts' fit do not wait for
-/// the file.
+/// written and the forecasts fitted on threads of their own meanwhile: the three need only
+/// the reports, and none waits for another.
 fn with_history<T>(
     store: &mut Store,
     opening: Option<Opening>,
@@ -132,17 +132,21 @@ fn with_history<T>(
         Ok(series) => (Some(series), None),
         Err(e) => (None, Some(e)),
     };
-    let (drawn, written) = std::thread::scope(|scope| {
+    let shared: &Store = store;
+    let (drawn, fitted, written) = std::thread::scope(|scope| {
         let side = scope.spawn(|| prepared.write(&capacity, utilization.as_deref()));
-        let drawn = early(store);
-        if let Some(series) = series {
-            store.seed_forecasts(series);
-        }
+        let fitting = series.map(|series| scope.spawn(move || shared.fitted_with(series)));
+        let drawn = early(shared);
+        // A fit that panicked leaves the report without forecasts.
+        let fitted = fitting.and_then(|fitting| fitting.join().ok());
         let written = side
             .join()
             .unwrap_or_else(|_| Err(std::io::Error::other("writing it failed")));
-        (drawn, written)
+        (drawn, fitted, written)
     });
+    if let Some(fitted) = fitted {
+        store.take_fitted(fitted);
+    }
     let failed = unread.into_iter().chain(written.err());
     let lines = warning
         .into_iter()

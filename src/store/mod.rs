@@ -39,6 +39,7 @@ use chrono::{DateTime, Utc};
 
 use crate::api::ApiError;
 use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::forecast::refresh::Fitted;
 use crate::format::{Precision, age, duration, thousands};
 use crate::poll::{PollEvent, ScheduleStatus};
 use crate::text::{fit, sanitize};
@@ -360,16 +361,26 @@ impl Store {
 
     /// Starts the forecasts' samples from those kept by earlier runs (the history file).
     pub fn seed_forecasts(&mut self, series: crate::forecast::Series) {
-        crate::forecast::merge_older(&mut self.forecast_series, series);
-        self.refit();
+        let fitted = self.fitted_with(series);
+        self.take_fitted(fitted);
     }
 
-    /// Fits every route's forecast to its samples: with [`Store::refresh_forecasts`], the one
-    /// place forecasts are made.
-    fn refit(&mut self) {
+    /// What [`Store::seed_forecasts`] makes of `older` samples: the store's own after them,
+    /// every route fitted anew (with [`Store::refresh_forecasts`], the one place forecasts are
+    /// made). It leaves the store as it is, so a one-shot run fits while it draws the reports
+    /// from the same store, then takes them in ([`Store::take_fitted`]).
+    pub fn fitted_with(&self, older: crate::forecast::Series) -> Fitted {
+        let mut series = self.forecast_series.clone();
+        crate::forecast::merge_older(&mut series, older);
+        Fitted::of(series)
+    }
+
+    /// Takes in the samples and forecasts of [`Store::fitted_with`].
+    pub fn take_fitted(&mut self, fitted: Fitted) {
         self.series_version += 1;
-        let (series, due) = (&self.forecast_series, &mut self.forecasts_due);
-        crate::forecast::refresh::refit_all(series, &mut self.forecasts, due);
+        self.forecast_series = fitted.series;
+        self.forecasts = fitted.forecasts;
+        self.forecasts_due = fitted.due;
     }
 
     /// Fits again the forecasts of the routes whose samples moved (see
