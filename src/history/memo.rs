@@ -38,8 +38,12 @@ pub struct Memo {
 #[derive(Debug, Default)]
 pub struct Memos {
     list: Vec<Memo>,
-    /// Keyed by the memo's own slug, shared.
+    /// Keyed by the memo's own slug, shared; made only when a route is not found at its place
+    /// (the usual report finds every route there), and then brought up to date with the memos
+    /// pushed since ([`Memos::indexed`]).
     by_slug: HashMap<Arc<str>, usize>,
+    /// How many memos of `list`, from the first, `by_slug` holds.
+    indexed: usize,
     /// The memo of the route at each place of the last report.
     by_place: Vec<usize>,
 }
@@ -66,10 +70,8 @@ impl Memos {
     }
 
     fn push(&mut self, memo: Memo) -> usize {
-        let at = self.list.len();
-        self.by_slug.insert(Arc::clone(&memo.slug), at);
         self.list.push(memo);
-        at
+        self.list.len() - 1
     }
 
     /// The first `n` routes the file knows (ids ascending: loaded in id order, and a new
@@ -127,11 +129,17 @@ impl Memos {
     }
 
     /// Where the memo of `slug` is: first where the last report had its `place`.
-    fn find(&self, place: usize, slug: &Arc<str>) -> Option<usize> {
+    fn find(&mut self, place: usize, slug: &Arc<str>) -> Option<usize> {
         let hint = self.by_place.get(place).copied();
         // `Arc`'s `==` compares the pointers first: the usual poll shares the last one's slugs.
-        hint.filter(|&at| self.list.get(at).is_some_and(|m| m.slug == *slug))
-            .or_else(|| self.by_slug.get(&**slug).copied())
+        if let Some(at) = hint.filter(|&at| self.list.get(at).is_some_and(|m| m.slug == *slug)) {
+            return Some(at);
+        }
+        for (at, memo) in self.list.iter().enumerate().skip(self.indexed) {
+            self.by_slug.insert(Arc::clone(&memo.slug), at);
+        }
+        self.indexed = self.list.len();
+        self.by_slug.get(&**slug).copied()
     }
 }
 

@@ -93,6 +93,41 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
 }
 
 #[test]
+fn a_writer_that_loaded_the_routes_finds_them_moved_listed_twice_new_or_renamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    w.capacity(&report(t(0), &[("a", 1), ("b", 2), ("c", 3)]))
+        .unwrap();
+    drop(w);
+    // A one-shot run's writer: every route read back before its report.
+    let mut w = h.writer().unwrap().0.one_shot();
+    w.load_routes().unwrap();
+    // `c` moved to the front, `b` listed twice (the first counts), `d` new, `a` renamed.
+    let mut next = report(t(60), &[("c", 3), ("b", 5), ("b", 9), ("d", 1), ("a", 1)]);
+    next.routes[4].name = "Route A".into();
+    assert_eq!(w.capacity(&next).unwrap(), Outcome::Written { rows: 2 });
+    let (cap, _) = read::figures_at(w.conn(), t(60).timestamp_millis(), 120_000)
+        .unwrap()
+        .unwrap();
+    let sold: Vec<(&str, i64, &str)> = cap
+        .routes
+        .iter()
+        .map(|r| (&*r.route, r.capacity_minutes.sold, &*r.name))
+        .collect();
+    assert_eq!(
+        sold,
+        [
+            ("a", 1, "Route A"),
+            ("b", 5, "Route b"),
+            ("c", 3, "Route c"),
+            ("d", 1, "Route d")
+        ]
+    );
+    assert_eq!(count(w.conn(), "SELECT count(*) FROM routes"), 4);
+}
+
+#[test]
 fn forecasts_get_their_samples_back_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let h = History::new(dir.path(), "http://a/v1");
