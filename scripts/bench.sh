@@ -24,7 +24,9 @@
 # a captop watching it all along would have kept it (examples/demo_with_history.rs): every
 # dashboard run starts from a copy of that history, and `--once` runs both with a copy (the
 # state dir a cron job keeps, its figures newer than the history's) and with no history at
-# all, side by side, the table giving the ratio.
+# all, side by side, the table giving the ratio. The service and the history recorded for the
+# fixed server share one simulated start (`--sim-start`, the minute the run began), so that
+# history is the same past the service's figures carry on from, as a cron job's would be.
 # Finally it runs $BENCH_RELAY (default scripts/relay-bench.sh, RELAY_SECONDS a run) when that
 # file is executable, and prints the relay's own table after this one: `captop serve` under 50,
 # 200 and 1,000 readers at 12 and 10,000 routes (BENCH_RELAY= skips it).
@@ -166,8 +168,9 @@ for n in $ROUTES; do
   if [ "$HISTORY_DAYS" != 0 ]; then
     echo "  recording $HISTORY_DAYS days of the service's past…" >&2
     DEMO_HISTORY=$(mktemp -d "$WORK/history.XXXXXX")
+    SIM_START=$(date -u +%Y-%m-%dT%H:%M:00Z)
     start_server demo "$WITH_HISTORY" --state-dir "$DEMO_HISTORY" --days "$HISTORY_DAYS" \
-      --routes "$n" --api-key $KEY --rate-limit 1000000
+      --routes "$n" --api-key $KEY --rate-limit 1000000 --sim-start "$SIM_START"
   else
     start_server demo "$CAPTOP" demo-server --routes "$n" --api-key $KEY --rate-limit 1000000
   fi
@@ -181,7 +184,7 @@ for n in $ROUTES; do
   if [ "$HISTORY_DAYS" != 0 ]; then
     FIXED_HISTORY=$(mktemp -d "$WORK/history.XXXXXX")
     "$WITH_HISTORY" --state-dir "$FIXED_HISTORY" --days "$HISTORY_DAYS" --routes "$n" \
-      --api-key $KEY --record-for "$fixed"
+      --api-key $KEY --sim-start "$SIM_START" --record-for "$fixed"
     R[$n,history_mb]=$(du -sk "$FIXED_HISTORY" | awk '{ printf "%.1f", $1 / 1024 }')
     # Figures newer than that history, as a cron job's next run sees: the demo's bodies again,
     # served at the same address (the history is the base URL's).
