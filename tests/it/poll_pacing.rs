@@ -226,8 +226,14 @@ async fn a_429_from_one_port_leaves_a_dashboard_of_another_port_at_its_pace() {
         .into_iter()
         .filter(|r| r.status == 429)
         .collect();
-    assert_eq!(limited_429s.len(), 2, "the forced 429 came back");
-    let last_429 = (limited_429s[1].at - t0).as_secs_f64();
+    // Two are forced: a poll's pair, or only the second of a pair whose first was answered
+    // before the order came (the dashboard then holds off, and the other is never asked).
+    assert!(
+        (1..=2).contains(&limited_429s.len()),
+        "the forced 429 came back {} times",
+        limited_429s.len()
+    );
+    let last_429 = (limited_429s[limited_429s.len() - 1].at - t0).as_secs_f64();
     assert!(
         metered(&held_log)
             .iter()
