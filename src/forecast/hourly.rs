@@ -181,15 +181,7 @@ pub fn sell_out(
     refill: Option<Refill>,
     pace: impl Fn(i64) -> f64,
 ) -> Option<i64> {
-    walk(
-        start_ms,
-        remaining,
-        horizon_ms,
-        refill,
-        pace,
-        |_, _| None,
-        |_, _| {},
-    )
+    sell_out_by_days(start_ms, remaining, horizon_ms, refill, pace, |_, _| None)
 }
 
 /// [`sell_out`] for a pace whose sums over parts of a UTC day are known: `day_pace(day, hours)`

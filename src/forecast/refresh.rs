@@ -32,7 +32,7 @@ pub type Due = BTreeMap<String, i64>;
 /// Samples with every route's forecast fitted anew and when each is next due: what a store
 /// takes in when it is seeded, made without the store so that it can be made beside the
 /// store's readers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Fitted {
     /// Every route's samples.
     pub series: Series,
@@ -43,25 +43,21 @@ pub struct Fitted {
 }
 
 impl Fitted {
-    /// Fits every route of `series`.
+    /// Fits every route of `series` anew (the samples were seeded or replaced), and spreads
+    /// when each is next due.
     pub fn of(series: Series) -> Fitted {
-        let mut fitted = Fitted {
+        let forecasts = for_series(&series);
+        let due = series
+            .iter()
+            .filter_map(|(slug, samples)| {
+                let newest = samples.last()?;
+                Some((slug.clone(), next_due(slug, newest.at_ms)))
+            })
+            .collect();
+        Fitted {
             series,
-            ..Fitted::default()
-        };
-        refit_all(&fitted.series, &mut fitted.forecasts, &mut fitted.due);
-        fitted
-    }
-}
-
-/// Fits every route's forecast anew (the samples were seeded or replaced), and spreads when
-/// each is next due.
-pub fn refit_all(series: &Series, forecasts: &mut Forecasts, due: &mut Due) {
-    *forecasts = for_series(series);
-    due.clear();
-    for (slug, samples) in series {
-        if let Some(newest) = samples.last() {
-            due.insert(slug.clone(), next_due(slug, newest.at_ms));
+            forecasts,
+            due,
         }
     }
 }
@@ -169,8 +165,11 @@ mod tests {
         let mut series = Series::new();
         series.insert("a".to_owned(), route(&[]));
         series.insert("b".to_owned(), route(&[]));
-        let (mut forecasts, mut due) = (Forecasts::new(), Due::new());
-        refit_all(&series, &mut forecasts, &mut due);
+        let Fitted {
+            mut forecasts,
+            mut due,
+            ..
+        } = Fitted::of(series.clone());
         assert!(forecasts["a"].day_shaped && forecasts["b"].day_shaped);
         let first = forecasts.clone();
         // 30 s on: `a` sold, `b` did not.
