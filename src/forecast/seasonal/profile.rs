@@ -58,35 +58,29 @@ impl Profile {
 
 /// The winsorised profile of the observed hours before `current`, or `None` when too few sold.
 pub(super) fn profile(hours: &HourlySales, current: i64) -> Option<Profile> {
-    // Each hour of the day's observed paces, and the day type of each.
-    let mut by_hour: [Vec<(f64, bool)>; 24] = Default::default();
-    for hour in hours.first_hour..current {
-        if let (Some(pace), Some(slot)) =
-            (hours.pace(hour), by_hour.get_mut(hourly::hour_of_day(hour)))
-        {
-            slot.push((pace, hourly::is_weekend(hour)));
-        }
-    }
-    let selling = by_hour.iter().flatten().filter(|(p, _)| *p > 0.0).count();
-    let all: Vec<f64> = by_hour.iter().flatten().map(|(p, _)| *p).collect();
-    if selling < MIN_SALE_HOURS || all.is_empty() {
+    let grouped = by_hour_of_day(hours, current);
+    let selling = grouped.values.iter().filter(|(p, _)| *p > 0.0).count();
+    if selling < MIN_SALE_HOURS || grouped.values.is_empty() {
         return None;
     }
-    let mean_pace = all.iter().sum::<f64>() / all.len() as f64;
+    let mean_pace =
+        grouped.values.iter().map(|(p, _)| *p).sum::<f64>() / grouped.values.len() as f64;
     let mut pace = [[0.0; 24]; 2];
     let mut cap = [0.0; 24];
     // Per hour: cap, pooled mean, and each day type's (sum, count).
     let mut pooled = [0.0; 24];
     let mut typed = [[(0.0, 0.0); 24]; 2];
-    for (h, values) in by_hour.iter().enumerate() {
-        let mut sorted: Vec<f64> = values.iter().map(|(p, _)| *p).collect();
+    // Two buffers for every hour's sort, rather than two of each hour's own.
+    let (mut sorted, mut deviations) = (Vec::new(), Vec::new());
+    for h in 0..24 {
+        let values = grouped.hour(h);
+        sorted.clear();
+        sorted.extend(values.iter().map(|(p, _)| *p));
         sorted.sort_by(f64::total_cmp);
         let median = quantile(&sorted, 0.5).unwrap_or(0.0);
-        let deviations: Vec<f64> = {
-            let mut d: Vec<f64> = sorted.iter().map(|v| (v - median).abs()).collect();
-            d.sort_by(f64::total_cmp);
-            d
-        };
+        deviations.clear();
+        deviations.extend(sorted.iter().map(|v| (v - median).abs()));
+        deviations.sort_by(f64::total_cmp);
         let spread = (1.4826 * quantile(&deviations, 0.5).unwrap_or(0.0))
             .max(0.5 * median)
             .max(0.5 * mean_pace);
@@ -129,6 +123,60 @@ pub(super) fn profile(hours: &HourlySales, current: i64) -> Option<Profile> {
         }
     }
     Some(Profile { pace, cap })
+}
+
+/// The observed paces before `current` and their day types (weekend or not), grouped by hour
+/// of day, oldest first within each hour: one buffer and where each hour's part starts.
+struct ByHourOfDay {
+    values: Vec<(f64, bool)>,
+    /// `starts[h]..starts[h + 1]` is hour of day `h`'s part of `values`.
+    starts: [usize; 25],
+}
+
+impl ByHourOfDay {
+    /// Hour of day `h`'s paces.
+    fn hour(&self, h: usize) -> &[(f64, bool)] {
+        let (Some(&from), Some(&to)) = (self.starts.get(h), self.starts.get(h + 1)) else {
+            return &[];
+        };
+        self.values.get(from..to).unwrap_or_default()
+    }
+}
+
+/// The observed hours of `hours` before `current`, grouped by hour of day (a counting sort,
+/// which keeps each hour's days in order).
+fn by_hour_of_day(hours: &HourlySales, current: i64) -> ByHourOfDay {
+    let observed: Vec<(usize, f64, bool)> = (hours.first_hour..current)
+        .filter_map(|hour| {
+            let pace = hours.pace(hour)?;
+            Some((hourly::hour_of_day(hour), pace, hourly::is_weekend(hour)))
+        })
+        .collect();
+    let mut starts = [0; 25];
+    for &(h, _, _) in &observed {
+        if let Some(next) = starts.get_mut(h + 1) {
+            *next += 1;
+        }
+    }
+    for h in 1..25 {
+        let before = starts.get(h - 1).copied().unwrap_or(0);
+        if let Some(start) = starts.get_mut(h) {
+            *start += before;
+        }
+    }
+    let mut next = starts;
+    let mut values = vec![(0.0, false); observed.len()];
+    for (h, pace, weekend) in observed {
+        let slot = next.get_mut(h).and_then(|at| {
+            let slot = values.get_mut(*at);
+            *at += 1;
+            slot
+        });
+        if let Some(slot) = slot {
+            *slot = (pace, weekend);
+        }
+    }
+    ByHourOfDay { values, starts }
 }
 
 /// The `q` quantile of sorted values, linearly interpolated.
