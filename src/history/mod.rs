@@ -62,18 +62,17 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Every route's samples for the forecasts as of `capacity`, its own included. Read again
-    /// when another captop recorded a newer report than this one since (rare: the samples are
-    /// then those up to this report's instant, as if read after it).
-    pub fn series_with(&mut self, capacity: &CapacityReport) -> io::Result<Series> {
+    /// Every route's samples for the forecasts recorded up to `capacity`, for the caller to add
+    /// the report's own to ([`crate::forecast::add_report`]). Read again when another captop
+    /// recorded a newer report than this one since (rare: the samples are then those up to
+    /// this report's instant, as if read after it).
+    pub fn series_before(&mut self, capacity: &CapacityReport) -> io::Result<Series> {
         let at_ms = capacity.generated_at.timestamp_millis();
-        let mut series = if self.newest_ms.is_some_and(|newest| newest > at_ms) {
-            frames::forecast_series(self.writer.conn(), at_ms).map_err(sqlite)?
+        if self.newest_ms.is_some_and(|newest| newest > at_ms) {
+            frames::forecast_series(self.writer.conn(), at_ms).map_err(sqlite)
         } else {
-            std::mem::take(&mut self.series)
-        };
-        crate::forecast::add_report(&mut series, capacity);
-        Ok(series)
+            Ok(std::mem::take(&mut self.series))
+        }
     }
 
     /// Writes the reports (the first thinning of the day with them, when it is due).
@@ -180,7 +179,8 @@ impl History {
         utilization: Option<&UtilizationReport>,
     ) -> io::Result<Recorded> {
         let mut prepared = self.prepare()?;
-        let series = prepared.series_with(capacity)?;
+        let mut series = prepared.series_before(capacity)?;
+        crate::forecast::add_report(&mut series, capacity);
         let warning = prepared.warning.take();
         prepared.write(capacity, utilization)?;
         Ok(Recorded { series, warning })

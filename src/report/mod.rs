@@ -128,14 +128,20 @@ fn with_history<T>(
     };
     let utilization = store.utilization().report().cloned();
     let warning = prepared.warning.take();
-    let (series, unread) = match prepared.series_with(&capacity) {
+    let (series, unread) = match prepared.series_before(&capacity) {
         Ok(series) => (Some(series), None),
         Err(e) => (None, Some(e)),
     };
     let shared: &Store = store;
     let (drawn, fitted, written) = std::thread::scope(|scope| {
         let side = scope.spawn(|| prepared.write(&capacity, utilization.as_deref()));
-        let fitting = series.map(|series| scope.spawn(move || shared.fitted_with(series)));
+        let fitting = series.map(|mut series| {
+            let capacity = &capacity;
+            scope.spawn(move || {
+                crate::forecast::add_report(&mut series, capacity);
+                shared.fitted_with(series)
+            })
+        });
         let drawn = early(shared);
         // A fit that panicked leaves the report without forecasts.
         let fitted = fitting.and_then(|fitting| fitting.join().ok());
