@@ -164,16 +164,15 @@ fn by_hour_of_day(hours: &HourlySales, current: i64) -> ByHourOfDay {
             *start += before;
         }
     }
+    // Where each hour's next value goes.
     let mut next = starts;
     let mut values = vec![(0.0, false); observed.len()];
     for (h, pace, weekend) in observed {
-        let slot = next.get_mut(h).and_then(|at| {
-            let slot = values.get_mut(*at);
+        if let Some(at) = next.get_mut(h) {
+            if let Some(slot) = values.get_mut(*at) {
+                *slot = (pace, weekend);
+            }
             *at += 1;
-            slot
-        });
-        if let Some(slot) = slot {
-            *slot = (pace, weekend);
         }
     }
     ByHourOfDay { values, starts }
