@@ -262,3 +262,5 @@ fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod thinning_tests;

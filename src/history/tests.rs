@@ -1,5 +1,4 @@
-//! The history file against the real SQLite: change points in and values out, tiers, the
-//! days kept, two writers, an earlier captop's JSON file, and files that are not ours.
+//! The history file against the real SQLite: change points in and values out, two writers, an earlier captop's JSON file, and files that are not ours.
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -12,7 +11,7 @@ use super::*;
 use crate::api::model::CapacityReport;
 use crate::fixtures::{route, t};
 
-fn report(at: DateTime<Utc>, routes: &[(&str, i64)]) -> CapacityReport {
+pub(super) fn report(at: DateTime<Utc>, routes: &[(&str, i64)]) -> CapacityReport {
     CapacityReport {
         generated_at: at,
         unit_notes: None,
@@ -34,7 +33,7 @@ fn report(at: DateTime<Utc>, routes: &[(&str, i64)]) -> CapacityReport {
     }
 }
 
-fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
+pub(super) fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
@@ -148,134 +147,6 @@ fn forecasts_get_their_samples_back_after_a_restart() {
     );
     let forecasts = crate::forecast::for_series(&series);
     assert!(forecasts.contains_key("a") && !forecasts.contains_key("b"));
-}
-
-#[test]
-fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1").keeping_days(2);
-    let (mut w, _) = h.writer().unwrap();
-    // Three days, a report a minute, a sale every minute.
-    let minutes = 3 * 24 * 60;
-    // And `b`, which never sells: its one row, however old, is its figures still.
-    for m in 0..=minutes {
-        w.capacity(&report(t(m * 60), &[("a", m), ("b", 7)]))
-            .unwrap();
-    }
-    let conn = w.conn();
-    let b_rows: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM route_samples s JOIN routes r ON r.id = s.route
-             WHERE r.slug = 'b'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(b_rows, 1);
-    let newest = t(minutes * 60).timestamp_millis();
-    let rows_between = |from_h: i64, to_h: i64| {
-        conn.query_row(
-            "SELECT count(*) FROM route_samples s JOIN routes r ON r.id = s.route
-             WHERE r.slug = 'a' AND at_ms > ?1 AND at_ms <= ?2",
-            [newest - to_h * 3_600_000, newest - from_h * 3_600_000],
-            |r| r.get::<_, i64>(0),
-        )
-        .unwrap()
-    };
-    // The last 6 h: every minute.
-    assert!(
-        (355..=361).contains(&rows_between(0, 6)),
-        "{}",
-        rows_between(0, 6)
-    );
-    // 6 h to 24 h: one per 5 minutes.
-    let fine = rows_between(7, 24);
-    assert!((200..=206).contains(&fine), "{fine}");
-    // 24 h to 48 h: one an hour.
-    let coarse = rows_between(25, 48);
-    assert!((22..=24).contains(&coarse), "{coarse}");
-    // Beyond two days only the last row before the cutoff stays, as the value until the next.
-    assert_eq!(rows_between(49, 24 * 10), 0);
-    assert_eq!(rows_between(48, 24 * 10), 1);
-    let cutoff = newest - 48 * 3_600_000;
-    let polls_old: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM polls WHERE at_ms < ?1",
-            [cutoff],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(polls_old, 0);
-}
-
-#[test]
-fn a_one_shot_run_thins_the_file_once_a_day_not_with_every_report() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let thinned = |h: &History| -> i64 {
-        let conn = h.reader().unwrap().unwrap();
-        conn.query_row(
-            "SELECT value FROM meta WHERE key = 'compacted_at_ms'",
-            [],
-            |r| r.get::<_, String>(0),
-        )
-        .unwrap()
-        .parse()
-        .unwrap()
-    };
-    // A cron job every 15 minutes for 23 hours: the first instant, never thinned since.
-    for m in (0..23 * 60).step_by(15) {
-        h.record(&report(t(m * 60), &[("a", m)]), None).unwrap();
-    }
-    assert_eq!(thinned(&h), t(0).timestamp_millis());
-    // A day on: thinned, by the run of that instant.
-    h.record(&report(t(24 * 3600 + 60), &[("a", 1)]), None)
-        .unwrap();
-    assert_eq!(thinned(&h), t(24 * 3600 + 60).timestamp_millis());
-    // A running face's writer thins with every report.
-    let (mut w, _) = h.writer().unwrap();
-    w.capacity(&report(t(24 * 3600 + 12 * 60), &[("a", 2)]))
-        .unwrap();
-    assert_eq!(thinned(&h), t(24 * 3600 + 12 * 60).timestamp_millis());
-}
-
-#[test]
-fn thinning_with_every_report_keeps_the_rows_a_thinning_a_day_keeps() {
-    let dir = tempfile::tempdir().unwrap();
-    let running = History::new(dir.path(), "http://a/v1");
-    let cron = History::new(dir.path(), "http://b/v1");
-    let (mut each, _) = running.writer().unwrap();
-    let mut daily = cron.writer().unwrap().0.one_shot();
-    // Two days, a report a minute, uneven sales on two routes, and more routes selling in
-    // every report than a running face thins a report at a time.
-    let busy: Vec<String> = (0..super::write::THIN_ROWS_PER_REPORT + 6)
-        .map(|i| format!("busy-{i}"))
-        .collect();
-    for m in 0..=2 * 24 * 60 {
-        let mut routes = vec![("a", m * m % 97), ("b", m / 7)];
-        routes.extend(busy.iter().map(|slug| (slug.as_str(), m)));
-        let r = report(t(m * 60), &routes);
-        each.capacity(&r).unwrap();
-        daily.capacity(&r).unwrap();
-    }
-    let rows = |conn: &rusqlite::Connection, before: i64| -> Vec<(String, i64, i64)> {
-        let mut stmt = conn
-            .prepare(
-                "SELECT r.slug, s.at_ms, s.minutes_sold FROM route_samples s
-                 JOIN routes r ON r.id = s.route WHERE s.at_ms < ?1 ORDER BY 1, 2",
-            )
-            .unwrap();
-        stmt.query_map([before], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
-    // The one-shot runs last thinned at two days: what had aged into a tier by then.
-    let before = t(2 * 24 * 3600).timestamp_millis() - 24 * 3_600_000;
-    let (kept, thinned_once) = (rows(each.conn(), before), rows(daily.conn(), before));
-    assert_eq!(kept, thinned_once);
-    // One row an hour of every route for that day.
-    assert_eq!(kept.len(), (2 + busy.len()) * 24);
 }
 
 #[test]

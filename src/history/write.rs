@@ -18,9 +18,10 @@
 //!
 //! Thinning drops a row once it is older than its tier's age and a later row of its route lies
 //! in the same step (5 minutes, an hour), so what is left of a step is its last row, however
-//! the thinnings fell. A face that keeps running thins with each report what aged since the one
-//! before: a few rows, where an hour's at once cost a third of a second of CPU at 10,000
-//! routes. `--once` and `check` thin once a day ([`ONE_SHOT_COMPACT_EVERY_MS`]).
+//! the thinnings fell. A face that keeps running thins with each report a share of the rows
+//! that aged and wait ([`thinning`]): a few rows, where an hour's at once cost a third of a
+//! second of CPU at 10,000 routes. `--once` and `check` thin once a day
+//! ([`ONE_SHOT_COMPACT_EVERY_MS`]).
 //!
 //! Several captops of one user and one service write the same file: a report not newer than
 //! the newest recorded is skipped (another captop recorded that moment), and the figures a row
@@ -28,13 +29,16 @@
 //! no sample is written twice. A writer that finds the file busy for [`super::db::BUSY_TIMEOUT`]
 //! skips its sample rather than wait.
 
-use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
+pub mod thinning;
 
+use rusqlite::{Connection, ErrorCode, params};
+
+use self::thinning::Thinning;
 use super::frames;
 use super::memo::Memos;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::MAX_ROUTES;
-use crate::forecast::hourly::{DAY_MS, HOUR_MS};
+use crate::forecast::hourly::HOUR_MS;
 
 /// Rows younger than this keep every report.
 pub const DENSE_MS: i64 = 6 * HOUR_MS;
@@ -57,24 +61,10 @@ pub const FOLD_ROWS: i64 = 100_000;
 /// Age, on the service's clock, at which a long-running writer moves a row from
 /// `samples_by_time` to `samples_by_route` ([`Writer::move_by_route`]).
 pub const MOVE_AFTER_MS: i64 = 60_000;
-/// Most rows of each tier a running face's report looks at: the rows of an instant that ages
-/// all at once (every route that changed in the last report of a 5-minute step, 24 hours on)
-/// are thinned over a few reports rather than by one, at about 50 µs a row (a page written).
-pub const THIN_ROWS_PER_REPORT: i64 = 64;
-/// Furthest a running face's thinning may lag behind a tier's age (service time) before it
-/// takes all that aged at once, so that a fast clock or a burst of rows cannot leave it behind.
-pub const THIN_LAG_MS: i64 = 10 * 60_000;
 /// Prepared statements a writer's connection keeps ready, more than a report runs.
 const STATEMENTS_KEPT: usize = 40;
 /// Longest slug recorded; longer ones are not.
 pub const MAX_SLUG_BYTES: usize = 200;
-
-/// A place in the rows' order by time, `(at_ms, route)` (`samples_by_route_at`'s): how far a
-/// tier is thinned, the rows before it looked at.
-type Place = (i64, i64);
-
-/// The tiers thinned: the age at which a row enters one, and the step it then keeps one row of.
-const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_MS)];
 
 /// Appends a route's row (route, at_ms, the four figures) to `samples_by_time`.
 const WRITE_SAMPLE: &str = "INSERT OR REPLACE INTO samples_by_time VALUES (?2, ?1, ?3, ?4, ?5, ?6)";
@@ -113,10 +103,8 @@ pub struct Writer {
     /// and thins what aged since the report before (a face that keeps running); otherwise the
     /// file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
     as_it_goes: bool,
-    /// How far this writer thinned each of [`TIERS`]; `None` before its first thinning, which
-    /// starts at the whole step before the file's last (an earlier captop stopped at a step's
-    /// start) and after a failed write.
-    thinned_to: Option<[Place; 2]>,
+    /// How far this writer thinned, and what it left waiting.
+    thinning: Thinning,
     /// From where the next report thins the forecast frames ([`frames::write`]): all of them
     /// for a new writer, and after a failed write.
     frames_thinned_from: i64,
@@ -137,7 +125,7 @@ impl Writer {
             next_compact_ms: None,
             loaded: false,
             as_it_goes: true,
-            thinned_to: None,
+            thinning: Thinning::default(),
             frames_thinned_from: i64::MIN,
         }
     }
@@ -245,7 +233,7 @@ impl Writer {
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 self.loaded = false;
-                self.thinned_to = None;
+                self.thinning.restart();
                 self.frames_thinned_from = i64::MIN;
                 Err(e)
             }
@@ -276,6 +264,7 @@ impl Writer {
     /// Reads every route and its last row, and how many rows wait to move by route.
     fn load(&mut self) -> rusqlite::Result<()> {
         self.routes.clear();
+        self.thinning.recount();
         self.recent_rows =
             self.conn
                 .query_row("SELECT count(*) FROM samples_by_time", [], |row| row.get(0))?;
@@ -431,105 +420,6 @@ impl Writer {
         Ok(moved as i64)
     }
 
-    /// Thins the rows that aged into a coarser tier since the last thinning, and drops those
-    /// past `keep_days`. The file's first thinning only notes when it was.
-    fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
-        let Some(last) = self.compacted_at()? else {
-            // A new file: nothing has aged yet; start counting from now.
-            return self.set_meta_ms("compacted_at_ms", now_ms);
-        };
-        if now_ms <= last {
-            return Ok(());
-        }
-        if !self.as_it_goes || self.thinned_to.is_none() {
-            // Thinning reads a route's rows in one range: all of them by route first. A face
-            // that keeps running moves its rows as it goes, after this first time (which takes
-            // those of its first report, most of whose routes changed since the file's last).
-            self.fold()?;
-        }
-        let keep_ms = i64::from(self.keep_days) * DAY_MS;
-        let from = self
-            .thinned_to
-            .unwrap_or(TIERS.map(|(age, step)| ((last - age).div_euclid(step) * step, i64::MIN)));
-        let mut to = from;
-        for ((end, &start), (age, step)) in to.iter_mut().zip(&from).zip(TIERS) {
-            *end = self.thin_to(start, now_ms - age)?.max(start);
-            if *end > start {
-                self.thin(start, *end, step)?;
-            }
-        }
-        self.thinned_to = Some(to);
-        // Every row that aged into a tier before this instant is thinned.
-        let through = TIERS
-            .iter()
-            .zip(to)
-            .map(|((age, _), (at_ms, _))| at_ms + age)
-            .fold(now_ms, i64::min);
-        let cutoff = now_ms - keep_ms;
-        // Each route keeps its last row before the cutoff (its figures until the next). Only
-        // routes with rows since the last cutoff applied can have one to drop: found by time.
-        let since = self.meta_ms("thinned_before_ms")?.unwrap_or(i64::MIN);
-        if cutoff > since {
-            self.run(
-                "DELETE FROM samples_by_route
-                 WHERE route IN (SELECT DISTINCT route FROM samples_by_route
-                                 WHERE at_ms >= ?1 AND at_ms < ?2)
-                   AND at_ms < ?2
-                   AND at_ms < (SELECT max(s.at_ms) FROM samples_by_route s
-                                WHERE s.route = samples_by_route.route AND s.at_ms < ?2)",
-                params![since, cutoff],
-            )?;
-            self.set_meta_ms("thinned_before_ms", cutoff)?;
-        }
-        self.run("DELETE FROM polls WHERE at_ms < ?1", [cutoff])?;
-        self.run("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
-        self.set_meta_ms("compacted_at_ms", through)
-    }
-
-    /// Where to thin a tier to, from `from`, the rows aged into it being those before `aged`:
-    /// all of them, or for a running face at most [`THIN_ROWS_PER_REPORT`] while it lags less
-    /// than [`THIN_LAG_MS`].
-    fn thin_to(&self, from: Place, aged: i64) -> rusqlite::Result<Place> {
-        let all = (aged, i64::MIN);
-        if !self.as_it_goes || aged - from.0 > THIN_LAG_MS {
-            return Ok(all);
-        }
-        let next = self
-            .one(
-                "SELECT at_ms, route FROM samples_by_route
-                 WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3
-                 ORDER BY at_ms, route LIMIT 1 OFFSET ?4",
-                params![from.0, from.1, aged, THIN_ROWS_PER_REPORT],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()?;
-        Ok(next.unwrap_or(all))
-    }
-
-    /// Drops the rows from `from` to before `to` that have a later row of their route in the
-    /// same `step`, and the reports' rows (`polls`, `utilization`) of those instants that have
-    /// a later one in it. The rows are found by time (`samples_by_route_at`) and each later row
-    /// by its route's key: the few that aged into the tier, whatever the number of routes
-    /// (route by route, 10,000 routes cost a third of a second every 10 minutes).
-    fn thin(&mut self, from: Place, to: Place, step: i64) -> rusqlite::Result<()> {
-        self.run(
-            "DELETE FROM samples_by_route
-             WHERE (at_ms, route) >= (?1, ?2) AND (at_ms, route) < (?3, ?4)
-               AND EXISTS (SELECT 1 FROM samples_by_route s
-                           WHERE s.route = samples_by_route.route
-                             AND s.at_ms > samples_by_route.at_ms
-                             AND s.at_ms < samples_by_route.at_ms
-                                   - (samples_by_route.at_ms % ?5 + ?5) % ?5 + ?5)",
-            params![from.0, from.1, to.0, to.1, step],
-        )?;
-        // The instants `to` is part way through are looked at again next time: no harm.
-        let until = if to.1 == i64::MIN { to.0 } else { to.0 + 1 };
-        for thin_reports in [THIN_POLLS, THIN_UTILIZATION] {
-            self.run(thin_reports, params![from.0, until, step])?;
-        }
-        Ok(())
-    }
-
     /// Runs `sql` through the connection's cache of prepared statements: a running face writes
     /// the same twenty statements with every report, and preparing them anew each time was a
     /// tenth of its writing.
@@ -547,18 +437,6 @@ impl Writer {
         self.conn.prepare_cached(sql)?.query_row(params, row)
     }
 }
-
-/// Drops the reports (`polls`) from `?1` to before `?2` that have a later one in their `?3` step.
-const THIN_POLLS: &str = "
-DELETE FROM polls WHERE at_ms >= ?1 AND at_ms < ?2
-  AND EXISTS (SELECT 1 FROM polls t
-              WHERE t.at_ms > polls.at_ms AND t.at_ms < polls.at_ms - (polls.at_ms % ?3 + ?3) % ?3 + ?3)";
-/// The same for the `/utilization` reports.
-const THIN_UTILIZATION: &str = "
-DELETE FROM utilization WHERE at_ms >= ?1 AND at_ms < ?2
-  AND EXISTS (SELECT 1 FROM utilization t
-              WHERE t.at_ms > utilization.at_ms
-                AND t.at_ms < utilization.at_ms - (utilization.at_ms % ?3 + ?3) % ?3 + ?3)";
 
 /// Whether SQLite gave up waiting for another writer.
 fn is_busy(e: &rusqlite::Error) -> bool {

@@ -1,0 +1,175 @@
+//! The history file's tiers against the real SQLite: old rows thinned by tier and dropped
+//! after the days kept, by a one-shot run once a day or by a running face as it goes, spread
+//! over its reports.
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use super::tests::{count, report};
+use super::*;
+use crate::fixtures::t;
+
+#[test]
+fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1").keeping_days(2);
+    let (mut w, _) = h.writer().unwrap();
+    // Three days, a report a minute, a sale every minute.
+    let minutes = 3 * 24 * 60;
+    // And `b`, which never sells: its one row, however old, is its figures still.
+    for m in 0..=minutes {
+        w.capacity(&report(t(m * 60), &[("a", m), ("b", 7)]))
+            .unwrap();
+    }
+    let conn = w.conn();
+    let b_rows: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM route_samples s JOIN routes r ON r.id = s.route
+             WHERE r.slug = 'b'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(b_rows, 1);
+    let newest = t(minutes * 60).timestamp_millis();
+    let rows_between = |from_h: i64, to_h: i64| {
+        conn.query_row(
+            "SELECT count(*) FROM route_samples s JOIN routes r ON r.id = s.route
+             WHERE r.slug = 'a' AND at_ms > ?1 AND at_ms <= ?2",
+            [newest - to_h * 3_600_000, newest - from_h * 3_600_000],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
+    };
+    // The last 6 h: every minute.
+    assert!(
+        (355..=361).contains(&rows_between(0, 6)),
+        "{}",
+        rows_between(0, 6)
+    );
+    // 6 h to 24 h: one per 5 minutes.
+    let fine = rows_between(7, 24);
+    assert!((200..=206).contains(&fine), "{fine}");
+    // 24 h to 48 h: one an hour.
+    let coarse = rows_between(25, 48);
+    assert!((22..=24).contains(&coarse), "{coarse}");
+    // Beyond two days only the last row before the cutoff stays, as the value until the next.
+    assert_eq!(rows_between(49, 24 * 10), 0);
+    assert_eq!(rows_between(48, 24 * 10), 1);
+    let cutoff = newest - 48 * 3_600_000;
+    let polls_old: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM polls WHERE at_ms < ?1",
+            [cutoff],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(polls_old, 0);
+}
+
+#[test]
+fn a_one_shot_run_thins_the_file_once_a_day_not_with_every_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let thinned = |h: &History| -> i64 {
+        let conn = h.reader().unwrap().unwrap();
+        conn.query_row(
+            "SELECT value FROM meta WHERE key = 'compacted_at_ms'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap()
+        .parse()
+        .unwrap()
+    };
+    // A cron job every 15 minutes for 23 hours: the first instant, never thinned since.
+    for m in (0..23 * 60).step_by(15) {
+        h.record(&report(t(m * 60), &[("a", m)]), None).unwrap();
+    }
+    assert_eq!(thinned(&h), t(0).timestamp_millis());
+    // A day on: thinned, by the run of that instant.
+    h.record(&report(t(24 * 3600 + 60), &[("a", 1)]), None)
+        .unwrap();
+    assert_eq!(thinned(&h), t(24 * 3600 + 60).timestamp_millis());
+    // A running face's writer thins with every report.
+    let (mut w, _) = h.writer().unwrap();
+    w.capacity(&report(t(24 * 3600 + 12 * 60), &[("a", 2)]))
+        .unwrap();
+    assert_eq!(thinned(&h), t(24 * 3600 + 12 * 60).timestamp_millis());
+}
+
+#[test]
+fn thinning_with_every_report_keeps_the_rows_a_thinning_a_day_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = History::new(dir.path(), "http://a/v1");
+    let cron = History::new(dir.path(), "http://b/v1");
+    let (mut each, _) = running.writer().unwrap();
+    let mut daily = cron.writer().unwrap().0.one_shot();
+    // Two days, a report a minute, uneven sales on two routes, and seventy routes selling in
+    // every report: a running face spreads their thinning over the next reports, a few
+    // minutes behind.
+    let busy: Vec<String> = (0..70).map(|i| format!("busy-{i}")).collect();
+    let routes = |m: i64| {
+        let mut routes = vec![("a", m * m % 97), ("b", m / 7)];
+        routes.extend(busy.iter().map(|slug| (slug.as_str(), m)));
+        routes
+    };
+    let end = 2 * 24 * 60;
+    for m in 0..=end {
+        let r = report(t(m * 60), &routes(m));
+        each.capacity(&r).unwrap();
+        daily.capacity(&r).unwrap();
+    }
+    // Ten minutes on, nothing sold, the running face has caught up.
+    for m in end + 1..=end + 10 {
+        each.capacity(&report(t(m * 60), &routes(end))).unwrap();
+    }
+    let rows = |conn: &rusqlite::Connection, before: i64| -> Vec<(String, i64, i64)> {
+        let mut stmt = conn
+            .prepare(
+                "SELECT r.slug, s.at_ms, s.minutes_sold FROM route_samples s
+                 JOIN routes r ON r.id = s.route WHERE s.at_ms < ?1 ORDER BY 1, 2",
+            )
+            .unwrap();
+        stmt.query_map([before], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    // The one-shot runs last thinned at two days: what had aged into a tier by then.
+    let before = t(2 * 24 * 3600).timestamp_millis() - 24 * 3_600_000;
+    let (kept, thinned_once) = (rows(each.conn(), before), rows(daily.conn(), before));
+    assert_eq!(kept, thinned_once);
+    // One row an hour of every route for that day.
+    assert_eq!(kept.len(), (2 + busy.len()) * 24);
+}
+
+#[test]
+fn the_rows_of_an_instant_that_age_together_are_thinned_over_the_reports_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    // 300 routes sold at one instant and again a minute later, in the same 5-minute step:
+    // the first rows go when they are 6 hours old.
+    let slugs: Vec<String> = (0..300).map(|i| format!("r-{i}")).collect();
+    let sold = |n: i64| -> Vec<(&str, i64)> { slugs.iter().map(|s| (s.as_str(), n)).collect() };
+    w.capacity(&report(t(0), &sold(1))).unwrap();
+    w.capacity(&report(t(60), &sold(2))).unwrap();
+    let first = t(0).timestamp_millis();
+    let left = |w: &Writer| {
+        let sql = format!("SELECT count(*) FROM route_samples WHERE at_ms = {first}");
+        count(w.conn(), &sql)
+    };
+    let six_hours = 6 * 3600;
+    w.capacity(&report(t(six_hours - 10), &sold(2))).unwrap();
+    assert_eq!(left(&w), 300);
+    // A report every 5 seconds: each takes its share of what waits, 5 s of 5 minutes.
+    let mut after = vec![];
+    for s in (six_hours + 5..=six_hours + 5 * 60).step_by(5) {
+        w.capacity(&report(t(s), &sold(2))).unwrap();
+        after.push(left(&w));
+    }
+    // (The first thinned the share of 15 s: the report before it was 15 s older.)
+    assert_eq!(after[..3], [285, 280, 275], "{after:?}");
+    // All of them within the 5 minutes, the rows of the minute after waiting beside them.
+    assert_eq!(after[59], 0, "{after:?}");
+}

@@ -1,0 +1,234 @@
+//! Thinning a history file's old rows by tier (the table in [`super`]), and how a running face
+//! spreads that work over its reports.
+//!
+//! A tier is thinned in the rows' order by time, from where the last thinning stopped (a
+//! [`Place`]) to the rows that have aged into it. A one-shot run takes all of them. A running
+//! face takes, with each report, the share of the rows waiting that the service time since its
+//! report before is of [`THIN_SPREAD_MS`], so that the rows of one instant (the 5-minute steps
+//! of a recorded past, the last report of a step 24 hours on) are spread over the reports of
+//! the next minutes rather than all thinned by the first. It counts what waits once, then only
+//! the rows that aged since, minus those it took ([`Waiting`]).
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{COARSE_STEP_MS, DENSE_MS, FINE_MS, FINE_STEP_MS, Writer};
+use crate::forecast::hourly::DAY_MS;
+
+/// Service time over which a running face spreads the thinning of what aged into a tier: each
+/// report looks at the share of the rows waiting that the time since the report before is of
+/// this. A row costs about 50 µs (a page written); the rows of an instant that ages all at
+/// once, 64 a report at 10,000 routes as the face thinned before, were the only minutes of an
+/// idle dashboard over 0.3 % of a core, every 5 minutes of the service's clock.
+pub const THIN_SPREAD_MS: i64 = FINE_STEP_MS;
+/// Furthest a running face's thinning may lag behind a tier's age (service time) before it
+/// takes all that aged at once, so that a fast clock or a burst of rows cannot leave it behind.
+pub const THIN_LAG_MS: i64 = 10 * 60_000;
+/// Most rows a running face counts as waiting in a tier at once: the count's cost is bounded.
+const WAITING_COUNTED: i64 = 1_000_000;
+
+/// A place in the rows' order by time, `(at_ms, route)` (`samples_by_route_at`'s): how far a
+/// tier is thinned, the rows before it looked at.
+pub type Place = (i64, i64);
+
+/// The tiers thinned: the age at which a row enters one, and the step it then keeps one row of.
+const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_MS)];
+
+/// The rows of a tier a running face left waiting: from `from`, those before `aged`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Waiting {
+    from: Place,
+    aged: i64,
+    rows: i64,
+}
+
+/// How far a writer has thinned, kept between its reports.
+#[derive(Debug, Default)]
+pub struct Thinning {
+    /// How far each of [`TIERS`] is thinned; `None` before the writer's first thinning, which
+    /// starts at the whole step before the file's last (an earlier captop stopped at a step's
+    /// start), and after a failed write.
+    to: Option<[Place; 2]>,
+    /// The report it last thinned with (service time, UNIX ms).
+    at: Option<i64>,
+    /// What each tier left waiting; `None` when it must be counted again.
+    waiting: [Option<Waiting>; 2],
+}
+
+impl Thinning {
+    /// Starts again from the file (a write failed and was rolled back).
+    pub fn restart(&mut self) {
+        *self = Thinning::default();
+    }
+
+    /// Counts again what waits (another process wrote).
+    pub fn recount(&mut self) {
+        self.waiting = [None; 2];
+    }
+
+    /// Whether the writer thinned since it opened the file, or since a failed write.
+    pub fn started(&self) -> bool {
+        self.to.is_some()
+    }
+}
+
+impl Writer {
+    /// Thins the rows that aged into a coarser tier since the last thinning, and drops those
+    /// past `keep_days`. The file's first thinning only notes when it was.
+    pub(super) fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
+        let Some(last) = self.compacted_at()? else {
+            // A new file: nothing has aged yet; start counting from now.
+            return self.set_meta_ms("compacted_at_ms", now_ms);
+        };
+        if now_ms <= last {
+            return Ok(());
+        }
+        if !self.as_it_goes || !self.thinning.started() {
+            // Thinning reads a route's rows in one range: all of them by route first. A face
+            // that keeps running moves its rows as it goes, after this first time (which takes
+            // those of its first report, most of whose routes changed since the file's last).
+            self.fold()?;
+        }
+        let keep_ms = i64::from(self.keep_days) * DAY_MS;
+        let from = (self.thinning.to)
+            .unwrap_or(TIERS.map(|(age, step)| ((last - age).div_euclid(step) * step, i64::MIN)));
+        let passed = now_ms - self.thinning.at.unwrap_or(last);
+        let mut to = from;
+        for (tier, ((end, &start), (age, step))) in to.iter_mut().zip(&from).zip(TIERS).enumerate()
+        {
+            *end = self.thin_to(tier, start, now_ms - age, passed)?.max(start);
+            if *end > start {
+                self.thin(start, *end, step)?;
+            }
+        }
+        self.thinning.to = Some(to);
+        self.thinning.at = Some(now_ms);
+        // Every row that aged into a tier before this instant is thinned.
+        let through = TIERS
+            .iter()
+            .zip(to)
+            .map(|((age, _), (at_ms, _))| at_ms + age)
+            .fold(now_ms, i64::min);
+        let cutoff = now_ms - keep_ms;
+        // Each route keeps its last row before the cutoff (its figures until the next). Only
+        // routes with rows since the last cutoff applied can have one to drop: found by time.
+        let since = self.meta_ms("thinned_before_ms")?.unwrap_or(i64::MIN);
+        if cutoff > since {
+            self.run(
+                "DELETE FROM samples_by_route
+                 WHERE route IN (SELECT DISTINCT route FROM samples_by_route
+                                 WHERE at_ms >= ?1 AND at_ms < ?2)
+                   AND at_ms < ?2
+                   AND at_ms < (SELECT max(s.at_ms) FROM samples_by_route s
+                                WHERE s.route = samples_by_route.route AND s.at_ms < ?2)",
+                params![since, cutoff],
+            )?;
+            self.set_meta_ms("thinned_before_ms", cutoff)?;
+        }
+        self.run("DELETE FROM polls WHERE at_ms < ?1", [cutoff])?;
+        self.run("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
+        self.set_meta_ms("compacted_at_ms", through)
+    }
+
+    /// Where to thin `tier` to, from `from`, the rows aged into it being those before `aged`:
+    /// all of them, or for a running face, while it lags less than [`THIN_LAG_MS`], the share
+    /// of them that `passed` (service time since its last thinning) is of [`THIN_SPREAD_MS`].
+    fn thin_to(
+        &mut self,
+        tier: usize,
+        from: Place,
+        aged: i64,
+        passed: i64,
+    ) -> rusqlite::Result<Place> {
+        let all = (aged, i64::MIN);
+        let none_left = Some(Waiting {
+            from: all,
+            aged,
+            rows: 0,
+        });
+        let Some(waiting) = self.thinning.waiting.get_mut(tier) else {
+            return Ok(all);
+        };
+        if !self.as_it_goes || aged - from.0 > THIN_LAG_MS || passed >= THIN_SPREAD_MS {
+            *waiting = none_left;
+            return Ok(all);
+        }
+        // What it left waiting and what aged since; or all of it counted afresh.
+        let known = waiting.take().filter(|w| w.from == from && w.aged <= aged);
+        let rows = match known {
+            Some(w) => w.rows + self.rows_waiting((w.aged, i64::MIN), aged)?,
+            None => self.rows_waiting(from, aged)?,
+        };
+        // Rounded up: a row a report at least, while any waits.
+        let share = (rows * passed.max(0) + THIN_SPREAD_MS - 1) / THIN_SPREAD_MS;
+        let next = if share >= rows {
+            None
+        } else {
+            self.one(
+                "SELECT at_ms, route FROM samples_by_route
+                 WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3
+                 ORDER BY at_ms, route LIMIT 1 OFFSET ?4",
+                params![from.0, from.1, aged, share],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?
+        };
+        let left = match next {
+            Some(next) => Some(Waiting {
+                from: next,
+                aged,
+                rows: rows - share,
+            }),
+            None => none_left,
+        };
+        if let Some(waiting) = self.thinning.waiting.get_mut(tier) {
+            *waiting = left;
+        }
+        Ok(next.unwrap_or(all))
+    }
+
+    /// The rows from `from` to before `aged`, counted up to [`WAITING_COUNTED`].
+    fn rows_waiting(&self, from: Place, aged: i64) -> rusqlite::Result<i64> {
+        self.one(
+            "SELECT count(*) FROM (SELECT 1 FROM samples_by_route
+                                   WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3 LIMIT ?4)",
+            params![from.0, from.1, aged, WAITING_COUNTED],
+            |row| row.get(0),
+        )
+    }
+
+    /// Drops the rows from `from` to before `to` that have a later row of their route in the
+    /// same `step`, and the reports' rows (`polls`, `utilization`) of those instants that have
+    /// a later one in it. The rows are found by time (`samples_by_route_at`) and each later row
+    /// by its route's key: the few that aged into the tier, whatever the number of routes
+    /// (route by route, 10,000 routes cost a third of a second every 10 minutes).
+    fn thin(&mut self, from: Place, to: Place, step: i64) -> rusqlite::Result<()> {
+        self.run(
+            "DELETE FROM samples_by_route
+             WHERE (at_ms, route) >= (?1, ?2) AND (at_ms, route) < (?3, ?4)
+               AND EXISTS (SELECT 1 FROM samples_by_route s
+                           WHERE s.route = samples_by_route.route
+                             AND s.at_ms > samples_by_route.at_ms
+                             AND s.at_ms < samples_by_route.at_ms
+                                   - (samples_by_route.at_ms % ?5 + ?5) % ?5 + ?5)",
+            params![from.0, from.1, to.0, to.1, step],
+        )?;
+        // The instants `to` is part way through are looked at again next time: no harm.
+        let until = if to.1 == i64::MIN { to.0 } else { to.0 + 1 };
+        for thin_reports in [THIN_POLLS, THIN_UTILIZATION] {
+            self.run(thin_reports, params![from.0, until, step])?;
+        }
+        Ok(())
+    }
+}
+
+/// Drops the reports (`polls`) from `?1` to before `?2` that have a later one in their `?3` step.
+const THIN_POLLS: &str = "
+DELETE FROM polls WHERE at_ms >= ?1 AND at_ms < ?2
+  AND EXISTS (SELECT 1 FROM polls t
+              WHERE t.at_ms > polls.at_ms AND t.at_ms < polls.at_ms - (polls.at_ms % ?3 + ?3) % ?3 + ?3)";
+/// The same for the `/utilization` reports.
+const THIN_UTILIZATION: &str = "
+DELETE FROM utilization WHERE at_ms >= ?1 AND at_ms < ?2
+  AND EXISTS (SELECT 1 FROM utilization t
+              WHERE t.at_ms > utilization.at_ms
+                AND t.at_ms < utilization.at_ms - (utilization.at_ms % ?3 + ?3) % ?3 + ?3)";
