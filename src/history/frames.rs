@@ -3,8 +3,9 @@
 //! hundred rows rather than a hundred thousand change points.
 //!
 //! ```sql
-//! forecast_frames (at_ms PRIMARY KEY, routes BLOB)  -- per route (id order): id, sold, total
-//! meta frames_from_ms                               -- the frames are whole from this instant on
+//! forecast_frames_packed (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
+//!                                                         -- gap, sold, total, as varints
+//! meta packed_frames_from_ms                              -- whole from this instant on
 //! ```
 //!
 //! Each recorded report writes its frame and drops the frames before it in the same
@@ -17,11 +18,18 @@
 //! ([`ensure`]); a report recorded by an earlier captop (which writes none) leaves the newest
 //! frame older than the newest report, and the forecasts are read from the change points until
 //! a report with its frame is recorded. Why a blob: 1,000 routes × a week of hours read as rows
-//! cost 46 ms at 0.35 µs a row; as a blob a frame is one row. Each route takes 24 bytes, three
-//! little-endian `i64`s, about 24 kB a frame: 10 MB for two weeks, read a week at a time.
+//! cost 46 ms at 0.35 µs a row; as a blob a frame is one row. Why varints: a route took 24 bytes
+//! as three little-endian `i64`s, 24 kB a frame, written with every report (six pages of the
+//! write-ahead log) and read a week at a time (7 MB at 10,000 routes); the gap from the id
+//! before, the minutes sold and the total take 1, 3 and 3 bytes of the demo's figures.
+//!
+//! The frames of earlier captops (`forecast_frames`, fixed-width) are dropped when these are
+//! first made, with their `meta` key: an earlier captop that writes the file again makes its own
+//! anew, and neither reads the other's.
 
 use std::collections::BTreeMap;
 
+use integer_encoding::VarInt;
 use rusqlite::{Connection, params};
 
 use super::db;
@@ -31,38 +39,54 @@ use crate::forecast::{MAX_ROUTES, Sample, Series};
 
 /// The step of the last hour's frames: one kept per step (the last), as the forecasts sample.
 pub const STEP_MS: i64 = 30_000;
-/// Bytes a route takes in a frame.
-const ROUTE_BYTES: usize = 24;
+/// Bytes a frame of 1,000 routes of the demo's figures takes, about: room made at once.
+const FRAME_BYTES: usize = 7_000;
 
 /// A route's figures in a frame: its id in `routes`, minutes sold and total.
 pub type Entry = (i64, i64, i64);
 
-/// A frame of `entries` (ids ascending).
+/// A frame of `entries` (ids ascending): for each, the gap from the id before (from 0), the
+/// minutes sold and the total, as varints.
 pub fn encode(entries: impl Iterator<Item = Entry>) -> Vec<u8> {
-    let mut blob = Vec::with_capacity(MAX_ROUTES * ROUTE_BYTES);
+    let mut blob = Vec::with_capacity(FRAME_BYTES);
+    let mut before = 0;
+    let mut varint = [0; 10];
     for (id, sold, total) in entries {
-        for n in [id, sold, total] {
-            blob.extend_from_slice(&n.to_le_bytes());
+        for n in [id.wrapping_sub(before), sold, total] {
+            let len = n.encode_var(&mut varint);
+            blob.extend_from_slice(varint.get(..len).unwrap_or_default());
         }
+        before = id;
     }
     blob
 }
 
-/// The entries of a frame; `None` when its length is not a whole number of entries (a damaged
-/// file: the caller reads the change points instead).
-pub fn decode(blob: &[u8]) -> Option<impl Iterator<Item = Entry> + '_> {
-    let whole = blob.len().is_multiple_of(ROUTE_BYTES);
-    whole.then(|| {
-        blob.chunks_exact(ROUTE_BYTES).map(|entry| {
-            let n = |at: usize| {
-                entry
-                    .get(at..at + 8)
-                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                    .map_or(0, i64::from_le_bytes)
-            };
-            (n(0), n(8), n(16))
-        })
+/// The entries of a frame, in order; a `None` ends them where the frame does not decode (a
+/// damaged file: the caller reads the change points instead).
+pub fn decode(blob: &[u8]) -> impl Iterator<Item = Option<Entry>> + '_ {
+    let mut rest = blob;
+    let mut id = 0i64;
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        if rest.is_empty() || failed {
+            return None;
+        }
+        let entry = next_entry(&mut rest, &mut id);
+        failed = entry.is_none();
+        Some(entry)
     })
+}
+
+/// The entry at the start of `rest`, which then starts after it.
+fn next_entry(rest: &mut &[u8], id: &mut i64) -> Option<Entry> {
+    let mut next = || {
+        let (n, len) = i64::decode_var(rest)?;
+        *rest = rest.get(len..)?;
+        Some(n)
+    };
+    let (gap, sold, total) = (next()?, next()?, next()?);
+    *id = id.wrapping_add(gap);
+    Some((*id, sold, total))
 }
 
 /// Writes the frame of the report at `at_ms` and thins the frames: the earlier ones of its step
@@ -75,23 +99,23 @@ pub fn write(
     thinned_from: i64,
 ) -> rusqlite::Result<i64> {
     let step_start = at_ms - at_ms.rem_euclid(STEP_MS);
-    conn.prepare_cached("DELETE FROM forecast_frames WHERE at_ms >= ?1 AND at_ms < ?2")?
+    conn.prepare_cached("DELETE FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms < ?2")?
         .execute(params![step_start, at_ms])?;
-    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames VALUES (?1, ?2)")?
+    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames_packed VALUES (?1, ?2)")?
         .execute(params![at_ms, frame])?;
     // Over an hour old, from the start of a step: as the forecasts' samples are read.
     let hour_ago = at_ms - HOUR_MS;
     let aged = hour_ago - hour_ago.rem_euclid(STEP_MS);
     conn.prepare_cached(
-        "DELETE FROM forecast_frames WHERE at_ms >= ?1 AND at_ms < ?2
-           AND EXISTS (SELECT 1 FROM forecast_frames f
-                       WHERE f.at_ms > forecast_frames.at_ms AND f.at_ms < ?2
-                         AND f.at_ms < forecast_frames.at_ms
-                               - (forecast_frames.at_ms % ?3 + ?3) % ?3 + ?3)",
+        "DELETE FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms < ?2
+           AND EXISTS (SELECT 1 FROM forecast_frames_packed f
+                       WHERE f.at_ms > forecast_frames_packed.at_ms AND f.at_ms < ?2
+                         AND f.at_ms < forecast_frames_packed.at_ms
+                               - (forecast_frames_packed.at_ms % ?3 + ?3) % ?3 + ?3)",
     )?
     .execute(params![thinned_from, aged, HOUR_MS])?;
     let kept_from = at_ms - (FORECAST_DAYS + 1) * DAY_MS;
-    conn.prepare_cached("DELETE FROM forecast_frames WHERE at_ms < ?1")?
+    conn.prepare_cached("DELETE FROM forecast_frames_packed WHERE at_ms < ?1")?
         .execute([kept_from])?;
     // The hour before the one `aged` is in keeps its last frame before `aged`, which the next
     // hour's first frame to age may replace.
@@ -128,7 +152,7 @@ fn series(
         .prepare_cached("SELECT max(at_ms) FROM polls WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
     let newest_frame: Option<i64> = conn
-        .prepare_cached("SELECT max(at_ms) FROM forecast_frames WHERE at_ms <= ?1")?
+        .prepare_cached("SELECT max(at_ms) FROM forecast_frames_packed WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
     if frames_from > from_ms || newest_frame != newest_report {
         return Ok(None);
@@ -136,7 +160,9 @@ fn series(
     // Each route's samples in one allocation, with room for the report about to be added: at
     // 1,000 routes, growing them one push at a time was a quarter of the read.
     let frames: i64 = conn
-        .prepare_cached("SELECT count(*) FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2")?
+        .prepare_cached(
+            "SELECT count(*) FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms <= ?2",
+        )?
         .query_row(params![from_ms, now_ms], |row| row.get(0))?;
     // A damaged file's count is not trusted further than the frames kept: the days' hours,
     // and twice an hour of steps.
@@ -146,19 +172,19 @@ fn series(
         .map(|_| Vec::with_capacity(room))
         .collect();
     let mut stmt = conn.prepare_cached(
-        "SELECT at_ms, routes FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2
+        "SELECT at_ms, routes FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms <= ?2
          ORDER BY at_ms",
     )?;
     let mut rows = stmt.query(params![from_ms, now_ms])?;
     while let Some(row) = rows.next()? {
         let at_ms: i64 = row.get(0)?;
         let blob = row.get_ref(1)?.as_blob()?;
-        let Some(entries) = decode(blob) else {
-            return Ok(None);
-        };
         // Both in id order: one walk down the routes per frame.
         let mut place = 0;
-        for (id, sold, total) in entries {
+        for entry in decode(blob) {
+            let Some((id, sold, total)) = entry else {
+                return Ok(None);
+            };
             while routes.get(place).is_some_and(|(known, _)| *known < id) {
                 place += 1;
             }
@@ -182,7 +208,7 @@ fn frames_from(conn: &Connection) -> rusqlite::Result<Option<i64>> {
 /// Makes the frames from the change points when the file has none yet (written by an earlier
 /// captop) or when `again` (reports were just added without frames, an earlier captop's hour
 /// imported): once, in one transaction; about the time of one read of them from the change
-/// points (50 ms for a week at 1,000 routes).
+/// points (50 ms for a week at 1,000 routes). An earlier captop's fixed-width frames go then.
 pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
     conn.execute_batch(db::FRAMES_TABLE)?;
     if !again && frames_from(conn)?.is_some() {
@@ -198,7 +224,8 @@ pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
 
 /// The frames of the reports of the last [`FORECAST_DAYS`], as the change points give them.
 fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM forecast_frames", [])?;
+    conn.execute_batch(db::DROP_FIXED_WIDTH_FRAMES)?;
+    conn.execute("DELETE FROM forecast_frames_packed", [])?;
     let newest: Option<i64> = conn.query_row("SELECT max(at_ms) FROM polls", [], |r| r.get(0))?;
     let Some(newest) = newest else {
         return db::set_meta_ms(conn, db::FRAMES_FROM_KEY, db::FRAMES_WHOLE);
@@ -215,7 +242,8 @@ fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
             }
         }
     }
-    let mut insert = conn.prepare("INSERT OR REPLACE INTO forecast_frames VALUES (?1, ?2)")?;
+    let mut insert =
+        conn.prepare("INSERT OR REPLACE INTO forecast_frames_packed VALUES (?1, ?2)")?;
     for (at_ms, entries) in frames {
         insert.execute(params![at_ms, encode(entries.into_iter())])?;
     }
@@ -272,10 +300,15 @@ mod tests {
     fn a_frame_reads_back_as_written_and_a_cut_one_not_at_all() {
         let entries = [(1, 10, 100), (7, -3, i64::MAX), (1_000, 0, 0)];
         let blob = encode(entries.into_iter());
-        assert_eq!(blob.len(), 3 * ROUTE_BYTES);
-        assert_eq!(decode(&blob).unwrap().collect::<Vec<_>>(), entries);
-        assert!(decode(&blob[..blob.len() - 1]).is_none());
-        assert_eq!(decode(&[]).unwrap().count(), 0);
+        // Gaps 1, 6 and 993; the largest total takes ten bytes, the other figures one or two.
+        assert_eq!(blob.len(), (1 + 1 + 2) + (1 + 1 + 10) + (2 + 1 + 1));
+        let all: Vec<_> = entries.into_iter().map(Some).collect();
+        assert_eq!(decode(&blob).collect::<Vec<_>>(), all);
+        // Cut in the last entry's figures, or in the ten bytes of the largest: it ends there.
+        let cut: Vec<_> = decode(&blob[..blob.len() - 1]).collect();
+        assert_eq!(cut, [all[0], all[1], None]);
+        assert_eq!(decode(&blob[..10]).collect::<Vec<_>>(), [all[0], None]);
+        assert_eq!(decode(&[]).count(), 0);
     }
 
     #[test]
@@ -302,7 +335,7 @@ mod tests {
         let (w, _) = h.writer().unwrap();
         let frames = w
             .conn()
-            .query_row("SELECT count(*) FROM forecast_frames", [], |r| {
+            .query_row("SELECT count(*) FROM forecast_frames_packed", [], |r| {
                 r.get::<_, i64>(0)
             })
             .unwrap();
@@ -327,10 +360,13 @@ mod tests {
         }
         let now = hours[599].generated_at.timestamp_millis();
         let expected = from_changes(w.conn(), now);
-        // An earlier captop knows no frames: they are made again when this one opens the file.
+        // An earlier captop knows no frames, or only its fixed-width ones: these are made again
+        // when this one opens the file, and those dropped.
         w.conn()
             .execute_batch(
-                "DROP TABLE forecast_frames; DELETE FROM meta WHERE key = 'frames_from_ms'",
+                "DROP TABLE forecast_frames_packed; DELETE FROM meta WHERE key = 'packed_frames_from_ms';
+                 CREATE TABLE forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
+                 INSERT INTO meta VALUES ('frames_from_ms', '0');",
             )
             .unwrap();
         drop(w);
@@ -340,9 +376,21 @@ mod tests {
         assert!(warning.is_none(), "{warning:?}");
         let frames: i64 = w
             .conn()
-            .query_row("SELECT count(*) FROM forecast_frames", [], |r| r.get(0))
+            .query_row("SELECT count(*) FROM forecast_frames_packed", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert!(frames > 100, "{frames} frames made");
+        let fixed_width: i64 = w
+            .conn()
+            .query_row(
+                "SELECT (SELECT count(*) FROM sqlite_schema WHERE name = 'forecast_frames')
+                      + (SELECT count(*) FROM meta WHERE key = 'frames_from_ms')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(fixed_width, 0);
         assert_eq!(forecast_series(w.conn(), now).unwrap(), expected);
         // A report an earlier captop recorded (no frame): the change points, which have it.
         w.conn()
