@@ -1,6 +1,6 @@
 //! The forecasts' samples kept ready to read: a frame per report, holding the minutes sold and
-//! total of the first [`MAX_ROUTES`] routes, so that a `--once` reads a week of them as a few
-//! hundred rows rather than a hundred thousand change points.
+//! total of the first [`crate::forecast::MAX_ROUTES`] routes, so that a `--once` reads a week of
+//! them as a few hundred rows rather than a hundred thousand change points.
 //!
 //! ```sql
 //! forecast_frames_packed (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
@@ -35,7 +35,7 @@ use rusqlite::{Connection, params};
 use super::db;
 use super::read::{self, FORECAST_DAYS};
 use crate::forecast::hourly::{DAY_MS, HOUR_MS};
-use crate::forecast::{MAX_ROUTES, Sample, Series};
+use crate::forecast::{Sample, Series};
 
 /// The step of the last hour's frames: one kept per step (the last), as the forecasts sample.
 pub const STEP_MS: i64 = 30_000;
@@ -122,9 +122,9 @@ pub fn write(
     Ok(aged - aged.rem_euclid(HOUR_MS) - HOUR_MS)
 }
 
-/// The samples the forecasts start from: for the first [`MAX_ROUTES`] routes recorded, one an
-/// hour (the last report of each hour) over the [`FORECAST_DAYS`] before `now_ms`, then one
-/// per [`crate::forecast::MIN_GAP`] over the last hour. Read from the frames when they hold
+/// The samples the forecasts start from: for the first [`crate::forecast::MAX_ROUTES`] routes
+/// recorded, one an hour (the last report of each hour) over the [`FORECAST_DAYS`] before
+/// `now_ms`, then one per [`crate::forecast::MIN_GAP`] over the last hour. Read from the frames when they hold
 /// every report of that time, else from the change points ([`read::changes_series`]).
 pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Series> {
     let from = now_ms - FORECAST_DAYS * DAY_MS;
