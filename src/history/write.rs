@@ -18,10 +18,9 @@
 //!
 //! Thinning drops a row once it is older than its tier's age and a later row of its route lies
 //! in the same step (5 minutes, an hour), so what is left of a step is its last row, however
-//! the thinnings fell. A face that keeps running thins with each report a share of the rows
-//! that aged and wait ([`thinning`]): a few rows, where an hour's at once cost a third of a
-//! second of CPU at 10,000 routes. `--once` and `check` thin once a day
-//! ([`ONE_SHOT_COMPACT_EVERY_MS`]).
+//! the thinnings fell. A face that keeps running thins with each report what aged since the one
+//! before ([`thinning`]): a few rows, where an hour's at once cost a third of a second of CPU at
+//! 10,000 routes. `--once` and `check` thin once a day ([`ONE_SHOT_COMPACT_EVERY_MS`]).
 //!
 //! Several captops of one user and one service write the same file: a report not newer than
 //! the newest recorded is skipped (another captop recorded that moment), and the figures a row
@@ -264,7 +263,6 @@ impl Writer {
     /// Reads every route and its last row, and how many rows wait to move by route.
     fn load(&mut self) -> rusqlite::Result<()> {
         self.routes.clear();
-        self.thinning.recount();
         self.recent_rows =
             self.conn
                 .query_row("SELECT count(*) FROM samples_by_time", [], |row| row.get(0))?;

@@ -3,28 +3,28 @@
 //!
 //! A tier is thinned in the rows' order by time, from where the last thinning stopped (a
 //! [`Place`]) to the rows that have aged into it. A one-shot run takes all of them. A running
-//! face takes, with each report, the share of the rows waiting that the service time since its
-//! report before is of [`THIN_SPREAD_MS`], so that the rows of one instant (the 5-minute steps
-//! of a recorded past, the last report of a step 24 hours on) are spread over the reports of
-//! the next minutes rather than all thinned by the first. It counts what waits once, then only
-//! the rows that aged since, minus those it took ([`Waiting`]).
+//! face takes at most [`THIN_ROWS_PER_REPORT`] with each report, so that the rows of one instant
+//! (the 5-minute steps of a recorded past, the last report of a step 24 hours on) are thinned
+//! over a few reports rather than by one.
+//!
+//! Tried and not kept: a share of what waits with each report, the share of 5 minutes that
+//! passed since the report before (about 20 rows a 5-s report rather than 64 for 80 s then
+//! none). The worst 30 s of an idle dashboard at 10,000 routes were no better, side by side in
+//! two 25-minute runs, and every 30 s cost 3 ms more: nearly every report ran the thinning's
+//! three statements and a count, where most ran none.
 
 use rusqlite::{OptionalExtension, params};
 
 use super::{COARSE_STEP_MS, DENSE_MS, FINE_MS, FINE_STEP_MS, Writer};
 use crate::forecast::hourly::DAY_MS;
 
-/// Service time over which a running face spreads the thinning of what aged into a tier: each
-/// report looks at the share of the rows waiting that the time since the report before is of
-/// this. A row costs about 50 µs (a page written); the rows of an instant that ages all at
-/// once, 64 a report at 10,000 routes as the face thinned before, were the only minutes of an
-/// idle dashboard over 0.3 % of a core, every 5 minutes of the service's clock.
-pub const THIN_SPREAD_MS: i64 = FINE_STEP_MS;
+/// Most rows of each tier a running face's report looks at: the rows of an instant that ages
+/// all at once (every route that changed in the last report of a 5-minute step, 24 hours on)
+/// are thinned over a few reports rather than by one, at about 50 µs a row (a page written).
+pub const THIN_ROWS_PER_REPORT: i64 = 64;
 /// Furthest a running face's thinning may lag behind a tier's age (service time) before it
 /// takes all that aged at once, so that a fast clock or a burst of rows cannot leave it behind.
 pub const THIN_LAG_MS: i64 = 10 * 60_000;
-/// Most rows a running face counts as waiting in a tier at once: the count's cost is bounded.
-const WAITING_COUNTED: i64 = 1_000_000;
 
 /// A place in the rows' order by time, `(at_ms, route)` (`samples_by_route_at`'s): how far a
 /// tier is thinned, the rows before it looked at.
@@ -33,14 +33,6 @@ pub type Place = (i64, i64);
 /// The tiers thinned: the age at which a row enters one, and the step it then keeps one row of.
 const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_MS)];
 
-/// The rows of a tier a running face left waiting: from `from`, those before `aged`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Waiting {
-    from: Place,
-    aged: i64,
-    rows: i64,
-}
-
 /// How far a writer has thinned, kept between its reports.
 #[derive(Debug, Default)]
 pub struct Thinning {
@@ -48,21 +40,12 @@ pub struct Thinning {
     /// starts at the whole step before the file's last (an earlier captop stopped at a step's
     /// start), and after a failed write.
     to: Option<[Place; 2]>,
-    /// The report it last thinned with (service time, UNIX ms).
-    at: Option<i64>,
-    /// What each tier left waiting; `None` when it must be counted again.
-    waiting: [Option<Waiting>; 2],
 }
 
 impl Thinning {
     /// Starts again from the file (a write failed and was rolled back).
     pub fn restart(&mut self) {
         *self = Thinning::default();
-    }
-
-    /// Counts again what waits (another process wrote).
-    pub fn recount(&mut self) {
-        self.waiting = [None; 2];
     }
 
     /// Whether the writer thinned since it opened the file, or since a failed write.
@@ -91,17 +74,14 @@ impl Writer {
         let keep_ms = i64::from(self.keep_days) * DAY_MS;
         let from = (self.thinning.to)
             .unwrap_or(TIERS.map(|(age, step)| ((last - age).div_euclid(step) * step, i64::MIN)));
-        let passed = now_ms - self.thinning.at.unwrap_or(last);
         let mut to = from;
-        for (tier, ((end, &start), (age, step))) in to.iter_mut().zip(&from).zip(TIERS).enumerate()
-        {
-            *end = self.thin_to(tier, start, now_ms - age, passed)?.max(start);
+        for ((end, &start), (age, step)) in to.iter_mut().zip(&from).zip(TIERS) {
+            *end = self.thin_to(start, now_ms - age)?.max(start);
             if *end > start {
                 self.thin(start, *end, step)?;
             }
         }
         self.thinning.to = Some(to);
-        self.thinning.at = Some(now_ms);
         // Every row that aged into a tier before this instant is thinned.
         let through = TIERS
             .iter()
@@ -129,71 +109,24 @@ impl Writer {
         self.set_meta_ms("compacted_at_ms", through)
     }
 
-    /// Where to thin `tier` to, from `from`, the rows aged into it being those before `aged`:
-    /// all of them, or for a running face, while it lags less than [`THIN_LAG_MS`], the share
-    /// of them that `passed` (service time since its last thinning) is of [`THIN_SPREAD_MS`].
-    fn thin_to(
-        &mut self,
-        tier: usize,
-        from: Place,
-        aged: i64,
-        passed: i64,
-    ) -> rusqlite::Result<Place> {
+    /// Where to thin a tier to, from `from`, the rows aged into it being those before `aged`:
+    /// all of them, or for a running face at most [`THIN_ROWS_PER_REPORT`] while it lags less
+    /// than [`THIN_LAG_MS`].
+    fn thin_to(&self, from: Place, aged: i64) -> rusqlite::Result<Place> {
         let all = (aged, i64::MIN);
-        let none_left = Some(Waiting {
-            from: all,
-            aged,
-            rows: 0,
-        });
-        let Some(waiting) = self.thinning.waiting.get_mut(tier) else {
-            return Ok(all);
-        };
-        if !self.as_it_goes || aged - from.0 > THIN_LAG_MS || passed >= THIN_SPREAD_MS {
-            *waiting = none_left;
+        if !self.as_it_goes || aged - from.0 > THIN_LAG_MS {
             return Ok(all);
         }
-        // What it left waiting and what aged since; or all of it counted afresh.
-        let known = waiting.take().filter(|w| w.from == from && w.aged <= aged);
-        let rows = match known {
-            Some(w) => w.rows + self.rows_waiting((w.aged, i64::MIN), aged)?,
-            None => self.rows_waiting(from, aged)?,
-        };
-        // Rounded up: a row a report at least, while any waits.
-        let share = (rows * passed.max(0) + THIN_SPREAD_MS - 1) / THIN_SPREAD_MS;
-        let next = if share >= rows {
-            None
-        } else {
-            self.one(
+        let next = self
+            .one(
                 "SELECT at_ms, route FROM samples_by_route
                  WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3
                  ORDER BY at_ms, route LIMIT 1 OFFSET ?4",
-                params![from.0, from.1, aged, share],
+                params![from.0, from.1, aged, THIN_ROWS_PER_REPORT],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
-            .optional()?
-        };
-        let left = match next {
-            Some(next) => Some(Waiting {
-                from: next,
-                aged,
-                rows: rows - share,
-            }),
-            None => none_left,
-        };
-        if let Some(waiting) = self.thinning.waiting.get_mut(tier) {
-            *waiting = left;
-        }
+            .optional()?;
         Ok(next.unwrap_or(all))
-    }
-
-    /// The rows from `from` to before `aged`, counted up to [`WAITING_COUNTED`].
-    fn rows_waiting(&self, from: Place, aged: i64) -> rusqlite::Result<i64> {
-        self.one(
-            "SELECT count(*) FROM (SELECT 1 FROM samples_by_route
-                                   WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3 LIMIT ?4)",
-            params![from.0, from.1, aged, WAITING_COUNTED],
-            |row| row.get(0),
-        )
     }
 
     /// Drops the rows from `from` to before `to` that have a later row of their route in the
