@@ -102,7 +102,7 @@ pub struct Writer {
     /// and thins what aged since the report before (a face that keeps running); otherwise the
     /// file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
     as_it_goes: bool,
-    /// How far this writer thinned, and what it left waiting.
+    /// How far this writer thinned each tier.
     thinning: Thinning,
     /// From where the next report thins the forecast frames ([`frames::write`]): all of them
     /// for a new writer, and after a failed write.
