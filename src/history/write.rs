@@ -32,7 +32,7 @@ pub mod thinning;
 
 use rusqlite::{Connection, ErrorCode, params};
 
-use self::thinning::Thinning;
+use self::thinning::Place;
 use super::frames;
 use super::memo::Memos;
 use crate::api::model::{CapacityReport, UtilizationReport};
@@ -102,8 +102,10 @@ pub struct Writer {
     /// and thins what aged since the report before (a face that keeps running); otherwise the
     /// file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
     as_it_goes: bool,
-    /// How far this writer thinned each tier.
-    thinning: Thinning,
+    /// How far this writer thinned each of [`thinning::TIERS`]; `None` before its first
+    /// thinning, which starts at the whole step before the file's last (an earlier captop
+    /// stopped at a step's start), and after a failed write.
+    thinned_to: Option<[Place; 2]>,
     /// From where the next report thins the forecast frames ([`frames::write`]): all of them
     /// for a new writer, and after a failed write.
     frames_thinned_from: i64,
@@ -124,7 +126,7 @@ impl Writer {
             next_compact_ms: None,
             loaded: false,
             as_it_goes: true,
-            thinning: Thinning::default(),
+            thinned_to: None,
             frames_thinned_from: i64::MIN,
         }
     }
@@ -232,7 +234,7 @@ impl Writer {
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 self.loaded = false;
-                self.thinning.restart();
+                self.thinned_to = None;
                 self.frames_thinned_from = i64::MIN;
                 Err(e)
             }

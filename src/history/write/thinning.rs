@@ -32,28 +32,7 @@ pub const THIN_LAG_MS: i64 = 10 * 60_000;
 pub type Place = (i64, i64);
 
 /// The tiers thinned: the age at which a row enters one, and the step it then keeps one row of.
-const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_MS)];
-
-/// How far a writer has thinned, kept between its reports.
-#[derive(Debug, Default)]
-pub struct Thinning {
-    /// How far each of [`TIERS`] is thinned; `None` before the writer's first thinning, which
-    /// starts at the whole step before the file's last (an earlier captop stopped at a step's
-    /// start), and after a failed write.
-    to: Option<[Place; 2]>,
-}
-
-impl Thinning {
-    /// Starts again from the file (a write failed and was rolled back).
-    pub fn restart(&mut self) {
-        *self = Thinning::default();
-    }
-
-    /// Whether the writer thinned since it opened the file, or since a failed write.
-    pub fn started(&self) -> bool {
-        self.to.is_some()
-    }
-}
+pub(super) const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_MS)];
 
 impl Writer {
     /// Thins the rows that aged into a coarser tier since the last thinning, and drops those
@@ -66,14 +45,15 @@ impl Writer {
         if now_ms <= last {
             return Ok(());
         }
-        if !self.as_it_goes || !self.thinning.started() {
+        if !self.as_it_goes || self.thinned_to.is_none() {
             // Thinning reads a route's rows in one range: all of them by route first. A face
             // that keeps running moves its rows as it goes, after this first time (which takes
             // those of its first report, most of whose routes changed since the file's last).
             self.fold()?;
         }
         let keep_ms = i64::from(self.keep_days) * DAY_MS;
-        let from = (self.thinning.to)
+        let from = self
+            .thinned_to
             .unwrap_or(TIERS.map(|(age, step)| ((last - age).div_euclid(step) * step, i64::MIN)));
         let mut to = from;
         for ((end, &start), (age, step)) in to.iter_mut().zip(&from).zip(TIERS) {
@@ -82,7 +62,7 @@ impl Writer {
                 self.thin(start, *end, step)?;
             }
         }
-        self.thinning.to = Some(to);
+        self.thinned_to = Some(to);
         // Every row that aged into a tier before this instant is thinned.
         let through = TIERS
             .iter()
