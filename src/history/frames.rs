@@ -20,8 +20,8 @@
 //! a report with its frame is recorded. Why a blob: 1,000 routes × a week of hours read as rows
 //! cost 46 ms at 0.35 µs a row; as a blob a frame is one row. Why varints: a route took 24 bytes
 //! as three little-endian `i64`s, 24 kB a frame, written with every report (six pages of the
-//! write-ahead log) and read a week at a time (7 MB at 10,000 routes); the gap from the id
-//! before, the minutes sold and the total take 1, 3 and 3 bytes of the demo's figures.
+//! write-ahead log) and read a week at a time (4.3 MB); the gap from the id before, the minutes
+//! sold and the total take 1, 3 and 3 bytes of the demo's figures (8.9 kB a frame).
 //!
 //! The frames of earlier captops (`forecast_frames`, fixed-width) are dropped when these are
 //! first made, with their `meta` key: an earlier captop that writes the file again makes its own
@@ -40,7 +40,7 @@ use crate::forecast::{Sample, Series};
 /// The step of the last hour's frames: one kept per step (the last), as the forecasts sample.
 pub const STEP_MS: i64 = 30_000;
 /// Bytes a frame of 1,000 routes of the demo's figures takes, about: room made at once.
-const FRAME_BYTES: usize = 7_000;
+const FRAME_BYTES: usize = 9_000;
 
 /// A route's figures in a frame: its id in `routes`, minutes sold and total.
 pub type Entry = (i64, i64, i64);
@@ -66,13 +66,14 @@ pub fn encode(entries: impl Iterator<Item = Entry>) -> Vec<u8> {
 pub fn decode(blob: &[u8]) -> impl Iterator<Item = Option<Entry>> + '_ {
     let mut rest = blob;
     let mut id = 0i64;
-    let mut failed = false;
     std::iter::from_fn(move || {
-        if rest.is_empty() || failed {
+        if rest.is_empty() {
             return None;
         }
         let entry = next_entry(&mut rest, &mut id);
-        failed = entry.is_none();
+        if entry.is_none() {
+            rest = &[];
+        }
         Some(entry)
     })
 }
@@ -124,8 +125,9 @@ pub fn write(
 
 /// The samples the forecasts start from: for the first [`crate::forecast::MAX_ROUTES`] routes
 /// recorded, one an hour (the last report of each hour) over the [`FORECAST_DAYS`] before
-/// `now_ms`, then one per [`crate::forecast::MIN_GAP`] over the last hour. Read from the frames when they hold
-/// every report of that time, else from the change points ([`read::changes_series`]).
+/// `now_ms`, then one per [`crate::forecast::MIN_GAP`] over the last hour. Read from the frames
+/// when they hold every report of that time, else from the change points
+/// ([`read::changes_series`]).
 pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Series> {
     let from = now_ms - FORECAST_DAYS * DAY_MS;
     let routes = read::first_routes(conn)?;
