@@ -3,26 +3,39 @@
 //!
 //! A tier is thinned in the rows' order by time, from where the last thinning stopped (a
 //! [`Place`]) to the rows that have aged into it. A one-shot run takes all of them. A running
-//! face takes at most [`THIN_ROWS_PER_REPORT`] with each report, so that the rows of one instant
-//! (the 5-minute steps of a recorded past, the last report of a step 24 hours on) are thinned
-//! over a few reports rather than by one.
+//! face takes [`THIN_ROWS_PER_REPORT`] with each report, and as many again for every
+//! [`THIN_CATCH_UP_MS`] it lags behind the tier's age, so that the rows of one instant (the
+//! 5-minute steps of a recorded past, the last report of a step 24 hours on) are thinned over
+//! most of the next 5 minutes, and a burst is caught up on smoothly, without counting what
+//! waits. It keeps up with 80 rows a report (16 at no lag, 80 at [`THIN_LAG_MS`]); past that
+//! lag it takes all that aged at once.
 //!
-//! Tried and not kept: a share of what waits with each report, the share of 5 minutes that
-//! passed since the report before (about 20 rows a 5-s report rather than 64 for 80 s, then
-//! none). Recording 6 hours of 5-s polls at 10,000 routes after 2 days of 5-minute ones, the
-//! writer's cost per 30 s was the same: mean 11.6 and 11.9 ms against 12.4 and 11.0, 99th
-//! percentile 23.2 and 22.2 against 23.5 and 21.6. It ran a count and the thinning's three
-//! statements with nearly every report, where most ran none.
+//! Why spread them at all: each row looked at reads its route's page of the file, and on a host
+//! that reclaims memory it has not touched for a minute (these VMs page out such file pages)
+//! those pages are gone from the page cache, so each costs a read from the disk, about 30 µs of
+//! CPU against 2. At 64 rows a report, the rows of one instant made one 80-s stretch of every 5
+//! minutes the history thread's heaviest: its worst 30 s took 34.6 ms, against 27.1 ms at 16
+//! rows and 16 more for every 5 minutes of lag, side by side over 7 minutes (this catches up
+//! twice as fast, so that twice the routes keep up). In a loop that records reports back to
+//! back, where every page stays cached, the two cost the same (the spread tried before, which
+//! counted what waits with each report, measured only there and was not kept).
 
 use rusqlite::{OptionalExtension, params};
 
 use super::{COARSE_STEP_MS, DENSE_MS, FINE_MS, FINE_STEP_MS, Writer};
 use crate::forecast::hourly::DAY_MS;
 
-/// Most rows of each tier a running face's report looks at: the rows of an instant that ages
-/// all at once (every route that changed in the last report of a 5-minute step, 24 hours on)
-/// are thinned over a few reports rather than by one, at about 50 µs a row (a page written).
-pub const THIN_ROWS_PER_REPORT: i64 = 64;
+/// Rows of each tier a running face's report looks at while it keeps up: the rows of one
+/// instant that ages all at once (the 5-minute steps of a recorded past, the last report of a
+/// step 24 hours on, about 1,100 at 10,000 routes) are spread over most of the next 5 minutes
+/// rather than bunched into one or two 30-s stretches. A row looked at costs a page of the
+/// file, and a page not read for a minute may have left the page cache (a host that reclaims
+/// cold memory, as these VMs do), when reading it costs about 30 µs of CPU rather than 2.
+pub const THIN_ROWS_PER_REPORT: i64 = 16;
+/// Lag (service time) for each of which a running face's report looks at
+/// [`THIN_ROWS_PER_REPORT`] more rows: the rows of one instant at 10,000 routes go in about 40
+/// reports (3.4 minutes), at most 38 a report.
+pub const THIN_CATCH_UP_MS: i64 = FINE_STEP_MS / 2;
 /// Furthest a running face's thinning may lag behind a tier's age (service time) before it
 /// takes all that aged at once, so that a fast clock or a burst of rows cannot leave it behind.
 pub const THIN_LAG_MS: i64 = 10 * 60_000;
@@ -91,19 +104,21 @@ impl Writer {
     }
 
     /// Where to thin a tier to, from `from`, the rows aged into it being those before `aged`:
-    /// all of them, or for a running face at most [`THIN_ROWS_PER_REPORT`] while it lags less
-    /// than [`THIN_LAG_MS`].
+    /// all of them, or for a running face [`THIN_ROWS_PER_REPORT`] and as many again for every
+    /// [`THIN_CATCH_UP_MS`] it lags, while it lags less than [`THIN_LAG_MS`].
     fn thin_to(&self, from: Place, aged: i64) -> rusqlite::Result<Place> {
         let all = (aged, i64::MIN);
-        if !self.as_it_goes || aged - from.0 > THIN_LAG_MS {
+        let lag = aged - from.0;
+        if !self.as_it_goes || lag > THIN_LAG_MS {
             return Ok(all);
         }
+        let rows = THIN_ROWS_PER_REPORT + THIN_ROWS_PER_REPORT * lag.max(0) / THIN_CATCH_UP_MS;
         let next = self
             .one(
                 "SELECT at_ms, route FROM samples_by_route
                  WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3
                  ORDER BY at_ms, route LIMIT 1 OFFSET ?4",
-                params![from.0, from.1, aged, THIN_ROWS_PER_REPORT],
+                params![from.0, from.1, aged, rows],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()?;
