@@ -7,7 +7,8 @@
 //! really ran out within [`ALARM_GRACE`] of the hour (the forecast benchmark's rule, as a
 //! page would be judged). The **error** of a forecast is |predicted − actual| over the time
 //! from the hour to the actual sell-out, taken where both exist. A route that never ran out
-//! in the stored days gives alarms to judge (all false) but no error.
+//! in the stored days gives alarms to judge (all false) but no error; the hours a route was
+//! already sold out are not scored (nothing was left to forecast).
 
 use std::time::Duration;
 
@@ -56,11 +57,14 @@ pub fn backtest(samples: &[Sample]) -> Backtest {
         let (past, future) = samples.split_at(upto);
         hour += HOUR_MS;
         let Some(now) = past.last() else { continue };
+        if is_full(now) {
+            // Nothing left to sell, so nothing to forecast: a route that stayed full for hours
+            // would otherwise score each of them as a sell-out forecast "now" against the next
+            // sample that found it full, an error of exactly 100 % and an alarm come true.
+            continue;
+        }
         out.hours += 1;
-        let actual = future
-            .iter()
-            .find(|s| s.total > 0 && s.sold >= s.total)
-            .map(|s| s.at_ms);
+        let actual = future.iter().find(|s| is_full(s)).map(|s| s.at_ms);
         let predicted = for_route(past)
             .and_then(|f| f.sells_out_at)
             .map(|at| at.timestamp_millis());
@@ -81,6 +85,11 @@ pub fn backtest(samples: &[Sample]) -> Backtest {
     errors.sort_by(f64::total_cmp);
     out.median_error = errors.get(errors.len() / 2).copied();
     out
+}
+
+/// Whether a sample found the route sold out.
+fn is_full(s: &Sample) -> bool {
+    s.total > 0 && s.sold >= s.total
 }
 
 #[cfg(test)]
@@ -109,6 +118,17 @@ mod tests {
         let b = backtest(&samples);
         assert!(b.hours > 10, "{b:?}");
         assert!(b.alarms >= 5, "{b:?}");
+        assert_eq!(b.came_true, b.alarms, "{b:?}");
+        assert!(b.median_error.unwrap() < 0.1, "{b:?}");
+    }
+
+    #[test]
+    fn the_hours_a_route_stays_full_are_not_scored() {
+        // Out at hour 30 of 72: the five hours before it with a day behind them are forecasts,
+        // the 42 after have nothing left to sell.
+        let samples = steady(1_000, 30_000, 72);
+        let b = backtest(&samples);
+        assert_eq!(b.hours, 5, "{b:?}");
         assert_eq!(b.came_true, b.alarms, "{b:?}");
         assert!(b.median_error.unwrap() < 0.1, "{b:?}");
     }
