@@ -10,8 +10,11 @@
 //!
 //! A frame is complete when every `--expect` text is on the emulated screen (vt100). The
 //! window starts one second after that frame, so start-up is not counted as idle, or
-//! `--settle SECS` later still, to measure a dashboard whose histories have filled. Prints one
-//! line of `name=value` pairs; exits 1 if the frame never completes within `--patience`.
+//! `--settle SECS` later still, to measure a dashboard whose histories have filled. A window of
+//! more than 30 s is also sampled every second, thread by thread (`/proc/PID/task/*/schedstat`,
+//! nanoseconds), for every 30-s window within it: the mean, the worst, how many went over 0.3 %
+//! of a core, and the history thread's share. Prints one line of `name=value` pairs; exits 1 if
+//! the frame never completes within `--patience`.
 //! The environment (key, config, runtime dir) is the caller's.
 
 use std::io::{Read, Write};
@@ -143,22 +146,83 @@ fn spawn_reader(
     })
 }
 
-/// CPU, terminal bytes and memory over the idle window, as `name=value` pairs.
+/// CPU time on the processor so far, in nanoseconds, of all of `pid`'s threads and of those
+/// named `*history*` (the history writer): the first field of each `/proc/PID/task/TID/schedstat`.
+fn thread_cpu_ns(pid: u32) -> anyhow::Result<(u64, u64)> {
+    let (mut all, mut history) = (0, 0);
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let dir = task?.path();
+        // A thread may end between the listing and the read.
+        let Ok(stat) = std::fs::read_to_string(dir.join("schedstat")) else {
+            continue;
+        };
+        let ns: u64 = stat.split_whitespace().next().unwrap_or("0").parse()?;
+        all += ns;
+        let name = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if name.contains("history") {
+            history += ns;
+        }
+    }
+    Ok((all, history))
+}
+
+/// Every 30-s window of a run sampled each second (`(all, history)` ns so far): the mean and the
+/// worst window's CPU of the process, the windows over 0.3 % of a core (90 ms), and the history
+/// thread's mean and worst window, as `name=value` pairs.
+fn windows_30s(samples: &[(u64, u64)]) -> String {
+    let windows: Vec<(f64, f64)> = samples
+        .iter()
+        .zip(samples.iter().skip(30))
+        .map(|(a, b)| {
+            let ms = |x: u64, y: u64| y.saturating_sub(x) as f64 / 1e6;
+            (ms(a.0, b.0), ms(a.1, b.1))
+        })
+        .collect();
+    if windows.is_empty() {
+        return String::new();
+    }
+    let n = windows.len() as f64;
+    let worst = |f: fn(&(f64, f64)) -> f64| windows.iter().map(f).fold(0.0, f64::max);
+    let mean = |f: fn(&(f64, f64)) -> f64| windows.iter().map(f).sum::<f64>() / n;
+    format!(
+        " windows_30s={} mean_30s_ms={:.1} worst_30s_ms={:.1} over_0_3pct={} history_mean_30s_ms={:.1} history_worst_30s_ms={:.1}",
+        windows.len(),
+        mean(|w| w.0),
+        worst(|w| w.0),
+        windows.iter().filter(|w| w.0 > 90.0).count(),
+        mean(|w| w.1),
+        worst(|w| w.1),
+    )
+}
+
+/// CPU, terminal bytes and memory over the idle window, as `name=value` pairs; with a window
+/// of more than 30 s, also every 30-s window within it (CPU sampled each second, per thread).
 fn idle_window(opts: &Opts, pid: u32, seen: &(Mutex<Seen>, Condvar)) -> anyhow::Result<String> {
     std::thread::sleep(Duration::from_secs_f64(1.0 + opts.settle));
     let bytes_before = seen.0.lock().map(|s| s.bytes).unwrap_or(0);
     let ticks_before = cpu_ticks(pid)?;
     let window_start = Instant::now();
-    std::thread::sleep(Duration::from_secs_f64(opts.window));
+    let mut per_second = vec![thread_cpu_ns(pid)?];
+    let end = window_start + Duration::from_secs_f64(opts.window);
+    for second in 1u32.. {
+        let next = window_start + Duration::from_secs(u64::from(second));
+        if next > end {
+            break;
+        }
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        per_second.push(thread_cpu_ns(pid)?);
+    }
+    std::thread::sleep(end.saturating_duration_since(Instant::now()));
     let ticks = cpu_ticks(pid)? - ticks_before;
     let elapsed = window_start.elapsed().as_secs_f64();
     let bytes = seen.0.lock().map(|s| s.bytes).unwrap_or(0) - bytes_before;
     let cpu_pct = ticks as f64 / opts.clk_tck / elapsed * 100.0;
     Ok(format!(
-        " cpu_pct={cpu_pct:.3} cpu_ticks={ticks} window_s={elapsed:.1} bytes_per_min={:.0} vmhwm_kb={} vmrss_kb={}",
+        " cpu_pct={cpu_pct:.3} cpu_ticks={ticks} window_s={elapsed:.1} bytes_per_min={:.0} vmhwm_kb={} vmrss_kb={}{}",
         bytes as f64 / elapsed * 60.0,
         status_kb(pid, "VmHWM")?,
         status_kb(pid, "VmRSS")?,
+        windows_30s(&per_second),
     ))
 }
 
