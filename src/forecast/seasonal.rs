@@ -238,7 +238,9 @@ impl Model {
             )
         };
         let sells_out_at_ms = walk(1.0);
-        let window_ms = sells_out_at_ms.and_then(|at| {
+        // A route with nothing left is full now, not likely full: no window around the instant.
+        let to_come = sells_out_at_ms.filter(|_| self.remaining() > 0.0);
+        let window_ms = to_come.and_then(|at| {
             let span = usize::try_from((at - newest.at_ms).div_euclid(HOUR_MS) + 1).ok()?;
             let (low, high) = analogue_quantiles(
                 &self.hours,
@@ -453,6 +455,18 @@ mod tests {
         };
         assert!((at(3) - at(10)).abs() < 1.0, "{path:?}");
         assert!(at(2) > at(3) && at(12) < at(10), "{path:?}");
+    }
+
+    #[test]
+    fn a_route_with_nothing_left_is_full_now_with_no_likely_window() {
+        // The varying days that give a window below, but every minute sold by 21:00.
+        let level = |h: i64| 1.0 + 0.25 * ((h / 24) as f64 * 2.3).sin();
+        let sales = move |h: i64| (curve(h % 24) as f64 * level(h)).round() as i64;
+        let (s, now) = at_nine_pm(|sold| sold, sales);
+        let f = day_shaped(&s, now).unwrap();
+        assert_eq!((f.sells_out_at_ms, f.window_ms), (Some(now), None), "{f:?}");
+        let (s, now) = at_nine_pm(|sold| sold + 4000, sales);
+        assert!(day_shaped(&s, now).unwrap().window_ms.is_some());
     }
 
     #[test]
