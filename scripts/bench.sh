@@ -57,36 +57,8 @@ WITH_HISTORY=$TARGET/release/examples/demo_with_history
 HISTORY_DAYS=${HISTORY_DAYS:-0}
 CLK_TCK=$(getconf CLK_TCK)
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# Starts a server in the background; sets URL to its base URL once it says it.
-start_server() { # name, command...
-  local name=$1; shift
-  "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-  PIDS+=($!)
-  # Up to 10 minutes: recording days of past at 10,000 routes takes minutes.
-  for _ in $(seq 12000); do
-    if grep -q '^base URL: ' "$WORK/$name.out" 2>/dev/null; then
-      URL=$(sed -n 's/^base URL: //p' "$WORK/$name.out")
-      return
-    fi
-    sleep 0.05
-  done
-  echo "bench: $name did not start: $(cat "$WORK/$name.err")" >&2
-  exit 1
-}
-stop_last_server() {
-  local last=$((${#PIDS[@]} - 1))
-  kill "${PIDS[$last]}" 2>/dev/null || true
-  wait "${PIDS[$last]}" 2>/dev/null || true
-  PIDS=("${PIDS[@]:0:$last}")
-}
+# WORK (removed on exit, with the servers), start_server, stop_last_server, thousands.
+source scripts/lib/harness.sh
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 now_ms() { echo "${EPOCHREALTIME/./}" | awk '{ printf "%.3f", $1 / 1000 }'; }
@@ -135,7 +107,6 @@ dashboard() { # base URL, window, expected routes label → dashboard_cost's lin
     --expect "Routes $3 " --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
 }
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
-thousands() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 
 # The most routes whose /capacity body fits the limit: measured per route at 1,000, with 3 %
 # to spare for longer names, then checked.

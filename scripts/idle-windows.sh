@@ -31,28 +31,15 @@ cargo build --quiet --release --bin captop --example dashboard_cost --example de
 A=${CAPTOP_BIN_A:-$TARGET/release/captop}
 B=${CAPTOP_BIN_B:-}
 
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# WORK (removed on exit, with the servers), start_server, thousands.
+source scripts/lib/harness.sh
 
 echo "recording $HISTORY_DAYS days of a $ROUTES-route service's past up to $SIM_START…" >&2
 mkdir -m 700 "$WORK/history"
-"$TARGET/release/examples/demo_with_history" --state-dir "$WORK/history" --days "$HISTORY_DAYS" \
-  --routes "$ROUTES" --api-key $KEY --rate-limit 1000000 --sim-start "$SIM_START" \
-  >"$WORK/demo.out" 2>"$WORK/demo.err" &
-PIDS+=($!)
-for _ in $(seq 12000); do
-  grep -q '^base URL: ' "$WORK/demo.out" 2>/dev/null && break
-  sleep 0.05
-done
-URL=$(sed -n 's/^base URL: //p' "$WORK/demo.out")
-[ -n "$URL" ] || { echo "idle-windows: the service did not start: $(cat "$WORK/demo.err")" >&2; exit 1; }
+start_server demo "$TARGET/release/examples/demo_with_history" --state-dir "$WORK/history" \
+  --days "$HISTORY_DAYS" --routes "$ROUTES" --api-key $KEY --rate-limit 1000000 --sim-start "$SIM_START"
 
-label=$(echo "$ROUTES" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+label=$(thousands "$ROUTES")
 dashboard() { # name, captop binary
   local dir=$WORK/$1
   mkdir -p "$dir" && mkdir -m 700 "$dir/state" && cp -a "$WORK/history/." "$dir/state/"
@@ -64,9 +51,10 @@ dashboard() { # name, captop binary
 echo "$MINUTES minutes of idle dashboards…" >&2
 if [ -n "$B" ]; then
   dashboard a "$A" >"$WORK/a.line" &
+  first=$!
   sleep 1
   dashboard b "$B" >"$WORK/b.line"
-  wait %1 2>/dev/null || wait
+  wait "$first"
   echo "A $A: $(cat "$WORK/a.line")"
   echo "B $B: $(cat "$WORK/b.line")"
 else

@@ -17,36 +17,31 @@ cargo build --release --quiet --bin captop --example relay_load
 target=${CARGO_TARGET_DIR:-target}/release
 captop=$target/captop
 load=$target/examples/relay_load
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# WORK (removed on exit, with the processes in PIDS).
+source scripts/lib/harness.sh
 ulimit -n 65536 2>/dev/null || true
 
 token=bench-reader-token-0123456789
-printf '%s\n' "$token" >"$work/tokens"
-chmod 600 "$work/tokens"
+printf '%s\n' "$token" >"$WORK/tokens"
+chmod 600 "$WORK/tokens"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 for routes in 12 10000; do
     demo_port=$(free_port)
     "$captop" demo-server --listen "127.0.0.1:$demo_port" --routes "$routes" --api-key bench-upstream-key-000 \
-        >"$work/demo.out" 2>&1 &
-    pids+=($!)
-    printf 'bench-upstream-key-000\n' >"$work/key"
-    chmod 600 "$work/key"
+        >"$WORK/demo.out" 2>&1 &
+    PIDS+=($!)
+    printf 'bench-upstream-key-000\n' >"$WORK/key"
+    chmod 600 "$WORK/key"
     relay_port=$(free_port)
     sleep 0.5
-    HOME=$work XDG_RUNTIME_DIR=$work CAPTOP_CONFIG=/dev/null "$captop" serve \
-        --base-url "http://127.0.0.1:$demo_port/v1" --api-key-file "$work/key" \
-        --token-file "$work/tokens" --listen "127.0.0.1:$relay_port" --interval 5 \
-        2>"$work/relay.log" &
+    HOME=$WORK XDG_RUNTIME_DIR=$WORK CAPTOP_CONFIG=/dev/null "$captop" serve \
+        --base-url "http://127.0.0.1:$demo_port/v1" --api-key-file "$WORK/key" \
+        --token-file "$WORK/tokens" --listen "127.0.0.1:$relay_port" --interval 5 \
+        2>"$WORK/relay.log" &
     relay=$!
-    pids+=("$relay")
+    PIDS+=("$relay")
     until curl -sf "http://127.0.0.1:$relay_port/ready" >/dev/null; do sleep 0.2; done
     size=$(curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$relay_port/v1/capacity" | wc -c)
     msize=$(curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$relay_port/metrics" | wc -c)
@@ -59,6 +54,6 @@ for routes in 12 10000; do
     done
     kill "$relay"
     wait "$relay" || true
-    kill "${pids[0]}" 2>/dev/null || true
-    pids=()
+    kill "${PIDS[0]}" 2>/dev/null || true
+    PIDS=()
 done
