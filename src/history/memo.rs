@@ -7,6 +7,7 @@
 //! 10,000 hashings of a slug that looking every route up by name cost on each poll.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use rusqlite::{Connection, params};
@@ -26,12 +27,27 @@ pub struct Memo {
     /// Shared with the last report's route where the text is the same, so the next report's,
     /// which shares it too, is compared by pointer.
     slug: Arc<str>,
-    name: Arc<str>,
-    dial_code: Arc<str>,
+    texts: Texts,
     /// `None`: not in the last report recorded (or never given figures).
     pub last: Option<Figures>,
     /// The report (by count) that last listed it.
     pub seen: u64,
+}
+
+/// A route's name and dial code as the writer knows them.
+#[derive(Debug)]
+enum Texts {
+    /// As the file holds them, known by their hash ([`stored_texts`]): what a writer reads
+    /// back, where making two strings of each of 10,000 routes, to compare each once, was a
+    /// fifth of a one-shot run's loading.
+    Stored(u64),
+    /// The last report's, shared with it.
+    Shared { name: Arc<str>, dial_code: Arc<str> },
+}
+
+/// The hash a [`Memo`] read back from the file knows a route's name and dial code by.
+pub fn stored_texts(name: &[u8], dial_code: &[u8]) -> u64 {
+    foldhash::fast::FixedState::default().hash_one((name, dial_code))
 }
 
 /// Every route the file knows, by slug and by its place in the last report.
@@ -57,12 +73,12 @@ impl Memos {
     /// Remembers a route read back from the file. Routes are read in id order, which is the
     /// order the reports first listed them in, so each is first looked for at its place in
     /// that order.
-    pub fn load(&mut self, id: i64, [slug, name, dial_code]: [&str; 3], last: Option<Figures>) {
+    /// `texts` is the [`stored_texts`] of its name and dial code.
+    pub fn load(&mut self, id: i64, slug: &str, texts: u64, last: Option<Figures>) {
         let at = self.push(Memo {
             id,
             slug: slug.into(),
-            name: name.into(),
-            dial_code: dial_code.into(),
+            texts: Texts::Stored(texts),
             last,
             seen: 0,
         });
@@ -112,8 +128,10 @@ impl Memos {
                 self.push(Memo {
                     id: conn.last_insert_rowid(),
                     slug: Arc::clone(&route.route),
-                    name: kept(name, &route.name),
-                    dial_code: kept(dial_code, &route.dial_code),
+                    texts: Texts::Shared {
+                        name: kept(name, &route.name),
+                        dial_code: kept(dial_code, &route.dial_code),
+                    },
                     last: None,
                     seen: 0,
                 })
@@ -146,20 +164,42 @@ impl Memos {
 /// Brings the memo's name and dial code (and the file's) up to date with `route`'s; the usual
 /// poll compares the same safe strings without a copy.
 fn rename(conn: &Connection, memo: &mut Memo, route: &RouteCapacity) -> rusqlite::Result<()> {
-    if memo.name == route.name && memo.dial_code == route.dial_code {
+    if memo.texts.are(&route.name, &route.dial_code) {
         // Equal, maybe as text only (a memo read from the file): the report's from now on.
-        memo.name = Arc::clone(&route.name);
-        memo.dial_code = Arc::clone(&route.dial_code);
+        memo.texts = Texts::Shared {
+            name: Arc::clone(&route.name),
+            dial_code: Arc::clone(&route.dial_code),
+        };
         return Ok(());
     }
     let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
-    if *memo.name != *name || *memo.dial_code != *dial_code {
+    if !memo.texts.are(&name, &dial_code) {
         conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
             .execute(params![memo.id, name, dial_code])?;
     }
-    memo.name = kept(name, &route.name);
-    memo.dial_code = kept(dial_code, &route.dial_code);
+    memo.texts = Texts::Shared {
+        name: kept(name, &route.name),
+        dial_code: kept(dial_code, &route.dial_code),
+    };
     Ok(())
+}
+
+impl Texts {
+    /// Whether they are `name` and `dial_code` (compared by pointer first when shared).
+    fn are(&self, name: &str, dial_code: &str) -> bool {
+        match self {
+            Texts::Stored(hash) => *hash == stored_texts(name.as_bytes(), dial_code.as_bytes()),
+            Texts::Shared {
+                name: known,
+                dial_code: known_code,
+            } => same(known, name) && same(known_code, dial_code),
+        }
+    }
+}
+
+/// Whether `known` is `text`: the same string (the usual poll's) or equal ones.
+fn same(known: &Arc<str>, text: &str) -> bool {
+    std::ptr::eq(Arc::as_ptr(known), text) || **known == *text
 }
 
 /// `fitted`, the text kept of `text`: `text` itself (shared) when fitting left it as it was.

@@ -276,10 +276,12 @@ impl Writer {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let last = super::read::figures_of(row, 4)?;
-            // Read in place: the memo's shared text is the one copy made.
-            let text = |i: usize| row.get_ref(i)?.as_str().map_err(rusqlite::Error::from);
-            self.routes
-                .load(row.get(0)?, [text(1)?, text(2)?, text(3)?], last);
+            // Read in place: the memo's shared slug is the one copy made, and of the name and
+            // dial code only a hash is kept.
+            let bytes = |i: usize| row.get_ref(i)?.as_bytes().map_err(rusqlite::Error::from);
+            let slug = row.get_ref(1)?.as_str()?;
+            let texts = super::memo::stored_texts(bytes(2)?, bytes(3)?);
+            self.routes.load(row.get(0)?, slug, texts, last);
         }
         self.loaded = true;
         Ok(())
