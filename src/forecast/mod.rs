@@ -291,29 +291,65 @@ pub fn add_samples<'a>(
     if adds_nothing {
         return false;
     }
-    let mut changed = false;
     let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
+    if lists_the_same_routes(series, &routes) {
+        // The usual poll that adds: each route's samples grow where they are, with no map
+        // made anew.
+        for (slug, sold, total) in routes {
+            if let Some(samples) = series.get_mut(slug) {
+                add_sample(samples, Sample { at_ms, sold, total }, keep_ms);
+            }
+        }
+        return true;
+    }
+    let mut changed = false;
     let mut kept = Series::new();
     for (slug, sold, total) in routes {
+        if kept.contains_key(slug) {
+            continue; // A slug listed twice: the first counts, as in the history file.
+        }
         let (slug, mut samples) = series
             .remove_entry(slug)
             .unwrap_or_else(|| (slug.to_owned(), Vec::new()));
-        // Thinned only when a sample comes, every [`MIN_GAP`]: between, the few samples that
-        // age out of the dense window wait for it (thinning all 1,000 routes' days on every
-        // 5-s poll was a tenth of an idle dashboard's CPU).
-        if adds_after(samples.last().map(|last| last.at_ms), at_ms) {
-            samples.push(Sample { at_ms, sold, total });
-            changed = true;
-            thin(&mut samples, at_ms, keep_ms);
-            let extra = samples.len().saturating_sub(MAX_SAMPLES_PER_ROUTE);
-            samples.drain(..extra);
-        }
+        changed |= add_sample(&mut samples, Sample { at_ms, sold, total }, keep_ms);
         kept.insert(slug, samples);
     }
     // Routes no longer reported are dropped.
     changed |= !series.is_empty();
     *series = kept;
     changed
+}
+
+/// Whether `routes` are the routes of `series`, each once.
+fn lists_the_same_routes(series: &Series, routes: &[(&str, i64, i64)]) -> bool {
+    if routes.len() != series.len()
+        || routes
+            .iter()
+            .any(|(slug, _, _)| !series.contains_key(*slug))
+    {
+        return false;
+    }
+    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
+        routes.len(),
+        foldhash::fast::RandomState::default(),
+    );
+    routes.iter().all(|(slug, _, _)| seen.insert(*slug))
+}
+
+/// Adds `sample` to a route's `samples` when it is [`MIN_GAP`] newer than the newest, and thins
+/// them; whether it was added. Thinned only when a sample comes, every [`MIN_GAP`]: between,
+/// the few samples that age out of the dense window wait for it (thinning all 1,000 routes'
+/// days on every 5-s poll was a tenth of an idle dashboard's CPU).
+fn add_sample(samples: &mut Vec<Sample>, sample: Sample, keep_ms: i64) -> bool {
+    let newest = samples.last().map(|last| last.at_ms);
+    if !adds_after(newest, sample.at_ms) {
+        return false;
+    }
+    samples.push(sample);
+    thin(samples, sample.at_ms, keep_ms);
+    let extra = samples.len().saturating_sub(MAX_SAMPLES_PER_ROUTE);
+    samples.drain(..extra);
+    true
 }
 
 /// Whether a report generated at `at_ms` adds a sample to a series whose newest sample is from
@@ -326,27 +362,50 @@ pub fn adds_after(newest_ms: Option<i64>, at_ms: i64) -> bool {
 
 /// Keeps every sample of the last `keep_ms` before `at_ms`, the last of each UTC hour before
 /// that, and nothing older than [`KEEP_DAYS`].
+///
+/// What comes before the first pair of samples in one hour is kept as it is without being
+/// moved: the usual route's whole past, thinned so already by the sample before or by the
+/// history's frames. Finding that pair takes a look at each sample; judging and moving every
+/// sample of every route's fortnight, with each sample added, was most of the adding.
 fn thin(samples: &mut Vec<Sample>, at_ms: i64, keep_ms: i64) {
     let days_ms = i64::try_from(KEEP_DAYS.as_millis()).unwrap_or(i64::MAX);
+    let too_old = samples.partition_point(|s| at_ms.saturating_sub(s.at_ms) > days_ms);
+    samples.drain(..too_old);
     let dense_from = at_ms.saturating_sub(keep_ms);
     let hour = |s: &Sample| s.at_ms.div_euclid(3_600_000);
-    // In place, each sample judged against the one after it as it was (a copy of the next
-    // hours per route per sample added was most of the thinning).
-    let mut kept = 0;
-    for i in 0..samples.len() {
+    let dense = samples.partition_point(|s| s.at_ms < dense_from);
+    let start =
+        first_of_a_pair_in_one_hour(samples.get(..=dense).unwrap_or(samples)).unwrap_or(dense);
+    // In place, each sample judged against the one after it as it was.
+    let mut kept = start;
+    for i in start..dense {
         let (Some(&s), next) = (samples.get(i), samples.get(i + 1).map(hour)) else {
             break;
         };
-        if at_ms.saturating_sub(s.at_ms) <= days_ms
-            && (s.at_ms >= dense_from || next != Some(hour(&s)))
-        {
+        if next != Some(hour(&s)) {
             if let Some(slot) = samples.get_mut(kept) {
                 *slot = s;
             }
             kept += 1;
         }
     }
-    samples.truncate(kept);
+    if kept < dense {
+        samples.copy_within(dense.., kept);
+        samples.truncate(samples.len() - (dense - kept));
+    }
+}
+
+/// The index of the first sample followed by one of the same UTC hour, if any (the samples in
+/// time order), with one division a sample.
+fn first_of_a_pair_in_one_hour(samples: &[Sample]) -> Option<usize> {
+    let mut hour_ends = i64::MIN;
+    for (i, s) in samples.iter().enumerate() {
+        if s.at_ms < hour_ends {
+            return i.checked_sub(1);
+        }
+        hour_ends = (s.at_ms.div_euclid(3_600_000) + 1).saturating_mul(3_600_000);
+    }
+    None
 }
 
 /// Adds `older` samples (read back from the history file) before each route's own, for the
@@ -464,6 +523,7 @@ mod tests {
     use super::*;
 
     const MIN: i64 = 60_000;
+    const HOUR: i64 = 3_600_000;
     /// 2026-11-22 23:00 UTC.
     const T0: i64 = 1_795_388_400_000;
 
@@ -637,5 +697,96 @@ mod tests {
         // A new route is added at once.
         assert!(add_samples(&mut s, T0 + 15_000, routes(4)));
         assert_eq!(s["b"].len(), 1);
+    }
+
+    #[test]
+    fn samples_thinned_as_they_come_are_those_thinned_at_once() {
+        // Irregular polls over 16 days, a gap of 5 hours on the second: one route's samples,
+        // added a report at a time.
+        let at = |i: i64| T0 + i * 37_000 + (i % 7) * 3_000 + if i > 3_000 { 5 * HOUR } else { 0 };
+        let mut s = Series::new();
+        let mut accepted: Vec<Sample> = Vec::new();
+        for i in 0..38_000 {
+            let sample = Sample {
+                at_ms: at(i),
+                sold: i,
+                total: 10_000_000,
+            };
+            if adds_after(accepted.last().map(|s| s.at_ms), sample.at_ms) {
+                accepted.push(sample);
+            }
+            add_samples(
+                &mut s,
+                sample.at_ms,
+                vec![("a", sample.sold, sample.total)].into_iter(),
+            );
+        }
+        // The rule, applied to every sample at once.
+        let newest = accepted.last().unwrap().at_ms;
+        let keep = i64::try_from(KEEP.as_millis()).unwrap();
+        let days = i64::try_from(KEEP_DAYS.as_millis()).unwrap();
+        let hour = |ms: i64| ms.div_euclid(HOUR);
+        let expected: Vec<Sample> = accepted
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                let next = accepted.get(i + 1).map(|n| hour(n.at_ms));
+                newest - s.at_ms <= days
+                    && (s.at_ms >= newest - keep || next != Some(hour(s.at_ms)))
+            })
+            .map(|(_, s)| *s)
+            .collect();
+        assert!(expected.len() > 14 * 24, "{}", expected.len());
+        assert_eq!(s["a"], expected);
+    }
+
+    #[test]
+    fn a_dense_past_handed_in_is_thinned_with_the_next_sample() {
+        // Three days of a sample a minute, as a Prometheus range query gives them, then a
+        // report: the past is thinned to the last of each hour, the last hour kept whole.
+        let past: Vec<Sample> = (0..3 * 24 * 60)
+            .map(|i| Sample {
+                at_ms: T0 + i * MIN,
+                sold: i,
+                total: 10_000_000,
+            })
+            .collect();
+        let mut s = Series::from([("a".to_owned(), past.clone())]);
+        let now = T0 + 3 * 24 * 60 * MIN;
+        assert!(add_samples(
+            &mut s,
+            now,
+            vec![("a", 5, 10_000_000)].into_iter()
+        ));
+        let hour = |ms: i64| ms.div_euclid(HOUR);
+        let mut all = past;
+        all.push(Sample {
+            at_ms: now,
+            sold: 5,
+            total: 10_000_000,
+        });
+        let expected: Vec<Sample> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, x)| {
+                let next = all.get(i + 1).map(|n| hour(n.at_ms));
+                x.at_ms >= now - HOUR || next != Some(hour(x.at_ms))
+            })
+            .map(|(_, x)| *x)
+            .collect();
+        assert_eq!(expected.len(), 3 * 24 + 60);
+        assert_eq!(s["a"], expected);
+    }
+
+    #[test]
+    fn a_route_listed_twice_counts_once_and_one_no_longer_listed_is_dropped() {
+        let mut s = Series::new();
+        let both = vec![("a", 1, 100), ("b", 1, 100)];
+        assert!(add_samples(&mut s, T0, both.into_iter()));
+        // As many routes as the series has, all known, but `a` twice: `b` is dropped.
+        let twice = vec![("a", 2, 100), ("a", 3, 100)];
+        assert!(add_samples(&mut s, T0 + 60_000, twice.into_iter()));
+        assert_eq!(s.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(s["a"].iter().map(|x| x.sold).collect::<Vec<_>>(), [1, 2]);
     }
 }
