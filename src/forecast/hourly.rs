@@ -144,6 +144,26 @@ impl HourlySales {
         (covered >= MIN_COVERED).then(|| self.sold.get(i).map_or(0.0, |s| s / covered.min(1.0)))
     }
 
+    /// The hours `from..to` in order, each with its hour of the day, its day type and its pace
+    /// ([`HourlySales::pace`]): the hour of the day and the day type are counted forward from
+    /// the first rather than worked out of each index, which was most of the profile's cost.
+    pub fn hours(&self, from: i64, to: i64) -> impl Iterator<Item = Hour> + '_ {
+        let (mut of_day, mut weekend) = (hour_of_day(from), is_weekend(from));
+        (from..to).map(move |index| {
+            let hour = Hour {
+                of_day,
+                weekend,
+                pace: self.pace(index),
+            };
+            of_day += 1;
+            if of_day == 24 {
+                of_day = 0;
+                weekend = is_weekend(index + 1);
+            }
+            hour
+        })
+    }
+
     /// Minutes sold and share covered of an hour (zeros outside the buckets).
     pub fn raw(&self, hour: i64) -> (f64, f64) {
         self.slot(hour).map_or((0.0, 0.0), |i| {
@@ -158,6 +178,17 @@ impl HourlySales {
     pub fn observed_hours(&self) -> usize {
         self.covered.iter().filter(|&&c| c >= MIN_COVERED).count()
     }
+}
+
+/// An hour of [`HourlySales::hours`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hour {
+    /// Its hour of the day, 0..24 ([`hour_of_day`]).
+    pub of_day: usize,
+    /// Whether it falls on a weekend ([`is_weekend`]).
+    pub weekend: bool,
+    /// Its pace, when observed.
+    pub pace: Option<f64>,
 }
 
 /// `sold` going back to a base level at the same hour every day (daily contracts ending), as
@@ -325,6 +356,34 @@ mod tests {
         assert!(is_weekend(hour_index(MONDAY + 5 * DAY_MS)));
         assert!(is_weekend(hour_index(MONDAY + 7 * DAY_MS - 1)));
         assert!(!is_weekend(hour_index(MONDAY + 7 * DAY_MS)));
+    }
+
+    #[test]
+    fn hours_counted_forward_are_those_worked_out_of_each_index() {
+        // Nine days of samples from a Thursday 13:00, read from before the first bucket to
+        // after the last: across midnights, a weekend and the buckets' ends.
+        let first = MONDAY + 3 * DAY_MS + 13 * HOUR_MS;
+        let samples: Vec<Sample> = (0..9 * 24 * 4)
+            .filter(|i| i % 37 != 5) // a few gaps
+            .map(|i| Sample {
+                at_ms: first + i * 15 * 60_000,
+                sold: i * 3,
+                total: 100_000,
+            })
+            .collect();
+        let h = HourlySales::of(&samples, 0);
+        let (from, to) = (h.first_hour - 30, h.last_hour() + 30);
+        let counted: Vec<Hour> = h.hours(from, to).collect();
+        let worked_out: Vec<Hour> = (from..to)
+            .map(|index| Hour {
+                of_day: hour_of_day(index),
+                weekend: is_weekend(index),
+                pace: h.pace(index),
+            })
+            .collect();
+        assert_eq!(counted, worked_out);
+        assert!(counted.iter().any(|hour| hour.weekend));
+        assert!(counted.iter().any(|hour| hour.pace.is_none()));
     }
 
     #[test]

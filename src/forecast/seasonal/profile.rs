@@ -2,7 +2,7 @@
 //! type), today's level against it, and how long a day's level persists into the next days
 //! (see the parent module's doc for the reasons).
 
-use super::super::hourly::{self, HourlySales};
+use super::super::hourly::{self, Hour, HourlySales};
 use super::{CAP_SPREADS, LEVEL_PRIOR_DAYS, MIN_SALE_HOURS, WEEK_SPLIT_DAYS};
 
 /// Weight, in days, of the pooled profile in each day type's profile.
@@ -33,6 +33,17 @@ impl Profile {
             .get(hourly::hour_of_day(hour))
             .copied()
             .unwrap_or(0.0)
+    }
+
+    /// [`Profile::at`] of an hour of [`HourlySales::hours`].
+    fn at_hour(&self, hour: &Hour) -> f64 {
+        let day = self.pace.get(usize::from(hour.weekend));
+        day.and_then(|d| d.get(hour.of_day)).copied().unwrap_or(0.0)
+    }
+
+    /// [`Profile::cap`] of an hour of [`HourlySales::hours`].
+    fn cap_of(&self, hour: &Hour) -> f64 {
+        self.cap.get(hour.of_day).copied().unwrap_or(0.0)
     }
 
     /// Expected minutes before each hour of a weekday (`[0]`) and a weekend day (`[1]`), from
@@ -146,11 +157,9 @@ impl ByHourOfDay {
 /// The observed hours of `hours` before `current`, grouped by hour of day (a counting sort,
 /// which keeps each hour's days in order).
 fn by_hour_of_day(hours: &HourlySales, current: i64) -> ByHourOfDay {
-    let observed: Vec<(usize, f64, bool)> = (hours.first_hour..current)
-        .filter_map(|hour| {
-            let pace = hours.pace(hour)?;
-            Some((hourly::hour_of_day(hour), pace, hourly::is_weekend(hour)))
-        })
+    let observed: Vec<(usize, f64, bool)> = hours
+        .hours(hours.first_hour, current)
+        .filter_map(|hour| Some((hour.of_day, hour.pace?, hour.weekend)))
         .collect();
     let mut starts = [0; 25];
     for &(h, _, _) in &observed {
@@ -199,10 +208,10 @@ pub(super) fn level(
 ) -> f64 {
     let day_start = until.div_euclid(24) * 24;
     let (mut seen, mut expected) = (0.0, 0.0);
-    for hour in day_start.max(hours.first_hour)..until {
-        if let Some(pace) = hours.pace(hour) {
-            seen += pace.min(profile.cap(hour));
-            expected += profile.at(hour);
+    for hour in hours.hours(day_start.max(hours.first_hour), until) {
+        if let Some(pace) = hour.pace {
+            seen += pace.min(profile.cap_of(&hour));
+            expected += profile.at_hour(&hour);
         }
     }
     if partial_ms.is_some() {
@@ -258,10 +267,10 @@ pub(super) fn persistence(hours: &HourlySales, profile: &Profile, current: i64) 
     let levels: Vec<Option<f64>> = (first_day..today)
         .map(|day| {
             let (mut seen, mut expected, mut observed) = (0.0, 0.0, 0);
-            for hour in day * 24..(day + 1) * 24 {
-                if let Some(pace) = hours.pace(hour) {
-                    seen += pace.min(profile.cap(hour));
-                    expected += profile.at(hour);
+            for hour in hours.hours(day * 24, (day + 1) * 24) {
+                if let Some(pace) = hour.pace {
+                    seen += pace.min(profile.cap_of(&hour));
+                    expected += profile.at_hour(&hour);
                     observed += 1;
                 }
             }
