@@ -142,11 +142,7 @@ fn window_line(
     if end > from {
         marks.push_str(if to.is_some() { close } else { glyphs.beyond });
     }
-    let clock = |ms: i64| {
-        chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
-            .map_or_else(String::new, |at| at.format("%H:%M").to_string())
-    };
-    let text = format!("likely full {}{}{}", clock(early), glyphs.dash, clock(late));
+    let text = likely_text(early, late, glyphs.dash);
     let lead = usize::from(GUTTER + from);
     let spans = if text.width() < lead {
         vec![
@@ -161,6 +157,22 @@ fn window_line(
         ]
     };
     Some(Line::from(spans))
+}
+
+/// `likely full 15:10–19:40` (UTC), the late end marked `+1d` (or more) when it falls on a
+/// later day than the early one: `likely full 04:40–00:15 +1d`, not a window that seems to
+/// end before it starts.
+fn likely_text(early_ms: i64, late_ms: i64, dash: &str) -> String {
+    let clock = |ms: i64| {
+        chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
+            .map_or_else(String::new, |at| at.format("%H:%M").to_string())
+    };
+    let days_later = late_ms.div_euclid(days::DAY_MS) - early_ms.div_euclid(days::DAY_MS);
+    let late = match days_later {
+        1.. => format!("{} +{days_later}d", clock(late_ms)),
+        _ => clock(late_ms),
+    };
+    format!("likely full {}{dash}{late}", clock(early_ms))
 }
 
 /// `fill over the last 24 h: 41–84 %` (`… + forecast: …` with hours ahead), and on the
@@ -302,6 +314,23 @@ mod tests {
         assert_eq!(bar_height(Point::Empty, range, 32), Some(0));
         let flat = Some((50.0, 50.0));
         assert_eq!(bar_height(Point::Fill(50.0), flat, 32), Some(32));
+    }
+
+    #[test]
+    fn a_likely_window_past_midnight_says_on_which_day_it_ends() {
+        let at = |h: i64, m: i64| NOON + h * HOUR_MS + m * 60_000;
+        assert_eq!(
+            likely_text(at(3, 10), at(7, 40), "–"),
+            "likely full 15:10–19:40"
+        );
+        assert_eq!(
+            likely_text(at(16, 39), at(36, 15), "-"),
+            "likely full 04:39-00:15 +1d"
+        );
+        assert_eq!(
+            likely_text(at(-2, 0), at(60, 0), "–"),
+            "likely full 10:00–00:00 +3d"
+        );
     }
 
     #[test]
