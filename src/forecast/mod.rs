@@ -372,7 +372,7 @@ fn thin(samples: &mut Vec<Sample>, at_ms: i64, keep_ms: i64) {
     let too_old = samples.partition_point(|s| at_ms.saturating_sub(s.at_ms) > days_ms);
     samples.drain(..too_old);
     let dense_from = at_ms.saturating_sub(keep_ms);
-    let hour = |s: &Sample| s.at_ms.div_euclid(3_600_000);
+    let hour = |s: &Sample| hourly::hour_index(s.at_ms);
     let dense = samples.partition_point(|s| s.at_ms < dense_from);
     let start =
         first_of_a_pair_in_one_hour(samples.get(..=dense).unwrap_or(samples)).unwrap_or(dense);
@@ -403,7 +403,7 @@ fn first_of_a_pair_in_one_hour(samples: &[Sample]) -> Option<usize> {
         if s.at_ms < hour_ends {
             return i.checked_sub(1);
         }
-        hour_ends = (s.at_ms.div_euclid(3_600_000) + 1).saturating_mul(3_600_000);
+        hour_ends = (hourly::hour_index(s.at_ms) + 1).saturating_mul(hourly::HOUR_MS);
     }
     None
 }
@@ -699,6 +699,26 @@ mod tests {
         assert_eq!(s["b"].len(), 1);
     }
 
+    /// `samples` (time-ordered) as thinning keeps them, the rule applied to them all at once:
+    /// every sample of the last [`KEEP`] before the newest, the last of each UTC hour before
+    /// that, none older than [`KEEP_DAYS`].
+    fn thinned_at_once(samples: &[Sample]) -> Vec<Sample> {
+        let newest = samples.last().unwrap().at_ms;
+        let keep = i64::try_from(KEEP.as_millis()).unwrap();
+        let days = i64::try_from(KEEP_DAYS.as_millis()).unwrap();
+        let hour = |ms: i64| ms.div_euclid(HOUR);
+        samples
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                let next = samples.get(i + 1).map(|n| hour(n.at_ms));
+                newest - s.at_ms <= days
+                    && (s.at_ms >= newest - keep || next != Some(hour(s.at_ms)))
+            })
+            .map(|(_, s)| *s)
+            .collect()
+    }
+
     #[test]
     fn samples_thinned_as_they_come_are_those_thinned_at_once() {
         // Irregular polls over 16 days, a gap of 5 hours on the second: one route's samples,
@@ -721,21 +741,7 @@ mod tests {
                 vec![("a", sample.sold, sample.total)].into_iter(),
             );
         }
-        // The rule, applied to every sample at once.
-        let newest = accepted.last().unwrap().at_ms;
-        let keep = i64::try_from(KEEP.as_millis()).unwrap();
-        let days = i64::try_from(KEEP_DAYS.as_millis()).unwrap();
-        let hour = |ms: i64| ms.div_euclid(HOUR);
-        let expected: Vec<Sample> = accepted
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| {
-                let next = accepted.get(i + 1).map(|n| hour(n.at_ms));
-                newest - s.at_ms <= days
-                    && (s.at_ms >= newest - keep || next != Some(hour(s.at_ms)))
-            })
-            .map(|(_, s)| *s)
-            .collect();
+        let expected = thinned_at_once(&accepted);
         assert!(expected.len() > 14 * 24, "{}", expected.len());
         assert_eq!(s["a"], expected);
     }
@@ -758,22 +764,13 @@ mod tests {
             now,
             vec![("a", 5, 10_000_000)].into_iter()
         ));
-        let hour = |ms: i64| ms.div_euclid(HOUR);
         let mut all = past;
         all.push(Sample {
             at_ms: now,
             sold: 5,
             total: 10_000_000,
         });
-        let expected: Vec<Sample> = all
-            .iter()
-            .enumerate()
-            .filter(|(i, x)| {
-                let next = all.get(i + 1).map(|n| hour(n.at_ms));
-                x.at_ms >= now - HOUR || next != Some(hour(x.at_ms))
-            })
-            .map(|(_, x)| *x)
-            .collect();
+        let expected = thinned_at_once(&all);
         assert_eq!(expected.len(), 3 * 24 + 60);
         assert_eq!(s["a"], expected);
     }

@@ -38,8 +38,8 @@ pub struct Memo {
 #[derive(Debug)]
 enum Texts {
     /// As the file holds them, known by their hash ([`stored_texts`]): what a writer reads
-    /// back, where making two strings of each of 10,000 routes, to compare each once, was a
-    /// fifth of a one-shot run's loading.
+    /// back, where making two strings of each of 10,000 routes, to compare each once, was an
+    /// eighth of a one-shot run's loading.
     Stored(u64),
     /// The last report's, shared with it.
     Shared { name: Arc<str>, dial_code: Arc<str> },

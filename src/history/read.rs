@@ -385,7 +385,7 @@ pub fn figures_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Opt
 
 /// The four figures of a row from column `first` on, as stored.
 fn stored_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Stored> {
-    // Read in place: `Row::get`'s conversion took five times as long, for every route loaded.
+    // Read in place, without `Row::get`'s conversion: a writer loads 10,000 routes' figures.
     let figure = |i: usize| -> rusqlite::Result<Option<i64>> {
         Ok(row.get_ref(first + i)?.as_i64_or_null()?)
     };

@@ -21,29 +21,33 @@ pub(super) struct Profile {
 impl Profile {
     /// Expected minutes in the hour `hour` (an index).
     pub(super) fn at(&self, hour: i64) -> f64 {
-        let day = self.pace.get(usize::from(hourly::is_weekend(hour)));
-        day.and_then(|d| d.get(hourly::hour_of_day(hour)))
-            .copied()
-            .unwrap_or(0.0)
+        self.expected(hourly::is_weekend(hour), hourly::hour_of_day(hour))
     }
 
     /// The cap of the hour `hour` (an index).
     pub(super) fn cap(&self, hour: i64) -> f64 {
-        self.cap
-            .get(hourly::hour_of_day(hour))
-            .copied()
-            .unwrap_or(0.0)
+        self.cap_at(hourly::hour_of_day(hour))
     }
 
     /// [`Profile::at`] of an hour of [`HourlySales::hours`].
     fn at_hour(&self, hour: &Hour) -> f64 {
-        let day = self.pace.get(usize::from(hour.weekend));
-        day.and_then(|d| d.get(hour.of_day)).copied().unwrap_or(0.0)
+        self.expected(hour.weekend, hour.of_day)
     }
 
     /// [`Profile::cap`] of an hour of [`HourlySales::hours`].
     fn cap_of(&self, hour: &Hour) -> f64 {
-        self.cap.get(hour.of_day).copied().unwrap_or(0.0)
+        self.cap_at(hour.of_day)
+    }
+
+    /// Expected minutes in hour of day `of_day` of a weekend day or a weekday.
+    fn expected(&self, weekend: bool, of_day: usize) -> f64 {
+        let day = self.pace.get(usize::from(weekend));
+        day.and_then(|d| d.get(of_day)).copied().unwrap_or(0.0)
+    }
+
+    /// The cap of hour of day `of_day`.
+    fn cap_at(&self, of_day: usize) -> f64 {
+        self.cap.get(of_day).copied().unwrap_or(0.0)
     }
 
     /// Expected minutes before each hour of a weekday (`[0]`) and a weekend day (`[1]`), from
