@@ -475,7 +475,12 @@ impl Store {
             .any(crate::api::validate::is_of_a_route);
         let rows = &self.rows;
         let broken = crate::api::validate::capacity_warnings_since(&report, now, |i, route| {
-            rows_clean && rows.get(i).is_some_and(|row| row.is_of(route))
+            use crate::api::validate::Seen;
+            match rows.get(i) {
+                Some(row) if rows_clean && row.is_of(route) => Seen::Route,
+                Some(row) if rows_clean && row.has_slug_of(route) => Seen::Slug,
+                _ => Seen::No,
+            }
         });
         self.warn_rules("/capacity", &broken, now);
         self.broken_rules.0 = broken;

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use unicode_width::UnicodeWidthStr;
+
 use crate::api::model::{
     CapacityReport, MinutesCapacity, PortCapacity, RouteCapacity, UtilizationReport,
 };
@@ -28,6 +30,9 @@ pub struct RouteRow {
     pub ports: PortCapacity,
     /// Lower-case name, slug and dial code, for the filter.
     search_key: Arc<str>,
+    /// The cells the name and the dial code take, measured once (the table sizes its columns
+    /// by the rows it shows, every frame).
+    cells: (u16, u16),
 }
 
 impl RouteRow {
@@ -37,7 +42,9 @@ impl RouteRow {
         let name = fitted(&route.name, 64);
         let dial_code = fitted(&route.dial_code, 16);
         let search_key = format!("{name}\u{0}{slug}\u{0}{dial_code}").to_lowercase();
+        let cells = |text: &str| u16::try_from(text.width()).unwrap_or(u16::MAX);
         RouteRow {
+            cells: (cells(&name), cells(&dial_code)),
             filled_pct: route.filled_pct.clamp(0, 100) as u8,
             minutes: route.capacity_minutes,
             ports: route.ports,
@@ -130,6 +137,22 @@ impl RouteRow {
             && Arc::ptr_eq(&self.slug, &route.route)
             && Arc::ptr_eq(&self.name, &route.name)
             && Arc::ptr_eq(&self.dial_code, &route.dial_code)
+    }
+
+    /// Whether the row's slug is the very one `route` was read with (the decoder keeps the
+    /// last poll's slug at a place where it is the same): the same slug at the same place.
+    pub fn has_slug_of(&self, route: &RouteCapacity) -> bool {
+        Arc::ptr_eq(&self.slug, &route.route)
+    }
+
+    /// The cells the name takes on screen.
+    pub fn name_cells(&self) -> u16 {
+        self.cells.0
+    }
+
+    /// The cells the dial code takes on screen.
+    pub fn dial_code_cells(&self) -> u16 {
+        self.cells.1
     }
 
     /// Whether the name, slug or dial code contains `needle`, which must be lower case.

@@ -12,28 +12,44 @@ use crate::text::{self, thousands};
 
 /// [`capacity_warnings`](super::capacity_warnings) with the clock given, for tests.
 pub fn capacity_warnings_at(r: &CapacityReport, now: DateTime<Utc>) -> Vec<Warning> {
-    capacity_warnings_since(r, now, |_, _| false)
+    capacity_warnings_since(r, now, |_, _| Seen::No)
 }
 
-/// [`capacity_warnings_at`] of a report whose routes `known` says are, at their place, those of
-/// a report before it that broke no rule of a route: those are not checked again, and when every
-/// route is, neither are the slugs for duplicates (the same slugs at the same places). What a
-/// dashboard polling 10,000 mostly unchanged routes would otherwise check again every 5 s.
+/// What a report that broke no rule of a route says of the route at one place of the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// Another slug was there, or none: the route is checked, and so are the slugs.
+    No,
+    /// The same slug, with other figures: the route is checked, the slug is not.
+    Slug,
+    /// The same route, figures and all: nothing is checked again.
+    Route,
+}
+
+/// [`capacity_warnings_at`] of a report of whose routes `seen` says what a report before it,
+/// which broke no rule of a route, had at their place: a route seen whole is not checked again,
+/// and when every place holds a slug seen there, neither are the slugs for duplicates (the same
+/// slugs at the same places). What a dashboard polling 10,000 routes, a few of them selling,
+/// would otherwise check again every 5 s.
 pub fn capacity_warnings_since(
     r: &CapacityReport,
     now: DateTime<Utc>,
-    known: impl Fn(usize, &RouteCapacity) -> bool,
+    seen: impl Fn(usize, &RouteCapacity) -> Seen,
 ) -> Vec<Warning> {
     let mut out = Vec::new();
     check_generated_at(r.generated_at, now, &mut out);
-    let mut all_known = true;
+    let mut all_slugs_seen = true;
     for (i, route) in r.routes.iter().enumerate() {
-        if !known(i, route) {
-            all_known = false;
-            check_route(i, route, &mut out);
+        match seen(i, route) {
+            Seen::Route => {}
+            Seen::Slug => check_route(i, route, &mut out),
+            Seen::No => {
+                all_slugs_seen = false;
+                check_route(i, route, &mut out);
+            }
         }
     }
-    if !all_known {
+    if !all_slugs_seen {
         check_duplicate_slugs(r, &mut out);
     }
     check_totals(r, &mut out);

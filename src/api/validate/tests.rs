@@ -431,17 +431,36 @@ fn routes_known_clean_are_not_checked_again_but_the_rest_are() {
         "{all:?}"
     );
     // Said to be known (as a dashboard says of routes unchanged since a clean report): skipped.
-    let skipped = capacity_warnings_since(&r, now(), |i, _| i == 0);
+    let seen = |i| if i == 0 { Seen::Route } else { Seen::No };
+    let skipped = capacity_warnings_since(&r, now(), |i, _| seen(i));
     assert!(!skipped.iter().any(is_of_a_route), "{skipped:?}");
     // The totals are checked whatever the routes.
     r.totals.routes = Some(99);
-    let totals = capacity_warnings_since(&r, now(), |_, _| true);
+    let totals = capacity_warnings_since(&r, now(), |_, _| Seen::Route);
     assert!(totals.iter().any(|w| w.path == "totals"), "{totals:?}");
     // A duplicate slug among routes not all known is found.
     let mut dup = capacity();
     let slug = dup.routes[0].route.clone();
     dup.routes[1].route = slug;
-    let found = capacity_warnings_since(&dup, now(), |i, _| i == 0);
+    let found = capacity_warnings_since(&dup, now(), |i, _| seen(i));
+    assert!(
+        found.iter().any(|w| w.message.contains("duplicate")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn routes_whose_slugs_were_seen_at_their_place_are_checked_but_not_for_duplicates() {
+    let mut r = capacity();
+    r.routes[1].capacity_minutes.sold = r.routes[1].capacity_minutes.total + 1;
+    // The same slugs at the same places as a clean report: their figures are still checked.
+    let w = capacity_warnings_since(&r, now(), |_, _| Seen::Slug);
+    assert!(w.iter().any(|w| w.path.starts_with("routes[1]")), "{w:?}");
+    // A slug not seen at its place has every slug checked for duplicates.
+    let mut dup = capacity();
+    dup.routes[1].route = dup.routes[0].route.clone();
+    let seen = |i| if i == 1 { Seen::No } else { Seen::Slug };
+    let found = capacity_warnings_since(&dup, now(), |i, _| seen(i));
     assert!(
         found.iter().any(|w| w.message.contains("duplicate")),
         "{found:?}"
