@@ -13,7 +13,8 @@
 //! relay keeps its alerts from those (they fire, stay and resolve), where the dashboard acts
 //! on the rises alone; both read one detector, so they never disagree on what a route is.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -123,7 +124,7 @@ const QUIET: RouteState = RouteState {
 pub struct Watcher {
     thresholds: crate::store::Thresholds,
     within: Option<Duration>,
-    routes: Option<Vec<(String, RouteState)>>,
+    routes: Option<Vec<(Arc<str>, RouteState)>>,
     service_up: Option<bool>,
     /// The latest failure's one-line reason, while the service is down.
     down_reason: String,
@@ -166,31 +167,40 @@ impl Watcher {
             && states
                 .iter()
                 .zip(&report.routes)
-                .all(|((slug, _), r)| **slug == *r.route);
+                .all(|((slug, _), r)| Arc::ptr_eq(slug, &r.route) || **slug == *r.route);
         if !in_place {
-            let old: HashMap<String, RouteState> = states.drain(..).collect();
+            let old: HashMap<Arc<str>, RouteState> = states.drain(..).collect();
             states = report
                 .routes
                 .iter()
                 .map(|r| {
                     let before = old.get(&*r.route).copied().unwrap_or(QUIET);
-                    (r.route.to_string(), before)
+                    (Arc::clone(&r.route), before)
                 })
                 .collect();
         }
+        // The few routes forecast to sell out within the horizon, found among the forecasts
+        // (a thousand at most) rather than each of 10,000 routes looked up in their map.
+        let soon: HashSet<&str> = forecasts
+            .iter()
+            .filter(|(_, f)| {
+                self.within.is_some_and(|within| {
+                    f.sells_out_at.is_some_and(|at| {
+                        (at - report.generated_at)
+                            .to_std()
+                            .is_ok_and(|left| left <= within)
+                    })
+                })
+            })
+            .map(|(slug, _)| slug.as_str())
+            .collect();
         for ((_, state), r) in states.iter_mut().zip(&report.routes) {
             let before = *state;
             let sells_out_at = || forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
             let now = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: super::rows::is_sold_out(r),
-                soon: self.within.is_some_and(|within| {
-                    sells_out_at().is_some_and(|at| {
-                        (at - report.generated_at)
-                            .to_std()
-                            .is_ok_and(|left| left <= within)
-                    })
-                }),
+                soon: !soon.is_empty() && soon.contains(&*r.route),
             };
             *state = now;
             if baseline || now == before {
