@@ -208,11 +208,7 @@ fn fill_history(
     level: Style,
     theme: &Theme,
 ) {
-    let history: Option<Vec<u8>> = app
-        .store()
-        .route_history()
-        .of(&row.slug)
-        .map(|fills| fills.iter().copied().collect());
+    let history: Option<Vec<u8>> = app.store().route_history().of(&row.slug);
     if let Some(history) = history.filter(|_| rest.height >= 2) {
         let label_area = Rect { height: 1, ..rest };
         frame.render_widget(
