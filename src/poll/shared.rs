@@ -204,9 +204,11 @@ impl SharedBudget {
             }
             let answer = f(&mut state);
             let bytes = serde_json::to_vec(&state).map_err(io::Error::other)?;
+            // Written over the old state, then cut to its length: the file keeps its block,
+            // where emptying it first had the file system free and find one every request.
             file.seek(SeekFrom::Start(0))?;
-            file.set_len(0)?;
             file.write_all(&bytes)?;
+            file.set_len(bytes.len() as u64)?;
             file.flush()?;
             Ok(answer)
         })();
