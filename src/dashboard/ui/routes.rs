@@ -5,6 +5,7 @@
 //! costs. Columns drop, least useful first, when the terminal is narrow ([`super::routes_columns`]
 //! chooses them and their widths).
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use ratatui::Frame;
@@ -282,7 +283,7 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
         }
     };
     let mut spans = vec![Span::raw(" ".repeat(usize::from(POINTER)))];
-    for &(col, w) in &columns.cols {
+    for &(col, w) in columns.cols.iter() {
         let w = usize::from(w);
         let text = match col {
             Col::Name => pad(&marked("Name", SortKey::Name), w),
@@ -322,7 +323,7 @@ fn figures(
 ) {
     let (name, dial, pct, minutes, ports, full_in) = fig;
     let level_style = theme.level(app.options.thresholds.level(f64::from(pct)));
-    for &(col, w) in &columns.cols {
+    for &(col, w) in columns.cols.iter() {
         if col != Col::Name {
             push_gap(spans);
         }
@@ -375,7 +376,7 @@ fn figures(
 struct RowLook {
     theme: Theme,
     thresholds: crate::store::Thresholds,
-    cols: Vec<(Col, u16)>,
+    cols: Rc<[(Col, u16)]>,
     name: Arc<str>,
     dial_code: Arc<str>,
     filled_pct: u8,
@@ -406,7 +407,7 @@ impl RowLook {
         RowLook {
             theme: *theme,
             thresholds: app.options.thresholds,
-            cols: columns.cols.clone(),
+            cols: Rc::clone(&columns.cols),
             name: Arc::clone(&row.name),
             dial_code: Arc::clone(&row.dial_code),
             filled_pct: row.filled_pct,

@@ -5,7 +5,7 @@
 //! whole list. The "Full in" and "Trend" columns are shown only when some route has a
 //! forecast, or a day of history.
 
-use unicode_width::UnicodeWidthStr;
+use std::rc::Rc;
 
 use crate::dashboard::app::App;
 use crate::store::{Change, RouteRow};
@@ -66,8 +66,9 @@ const FULL_IN_W: u16 = 12;
 const TREND_W: u16 = 7;
 
 /// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
+/// Shared: each row's look keeps them, to know its cells were laid out for the same columns.
 pub(super) struct Columns {
-    pub(super) cols: Vec<(Col, u16)>,
+    pub(super) cols: Rc<[(Col, u16)]>,
 }
 
 impl Columns {
@@ -105,10 +106,10 @@ fn natural_width(col: Col, app: &App, visible: &[&RouteRow]) -> u16 {
         Col::Name => NAME_MIN,
         Col::Dial => visible
             .iter()
-            .map(|r| r.dial_code.width())
+            .map(|r| r.dial_code_cells())
             .max()
             .unwrap_or(0)
-            .clamp(4, 8) as u16,
+            .clamp(4, 8),
         Col::Fill => GAUGE_MIN,
         Col::Left => num(t.minutes.remaining, "Min left ↓"),
         Col::Sold => num(t.minutes.sold, "Min sold"),
@@ -165,10 +166,10 @@ pub(super) fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Co
     // Names get what the longest visible one needs (up to 40 cells), not more.
     let longest = visible
         .iter()
-        .map(|r| r.name.width())
+        .map(|r| r.name_cells())
         .max()
         .unwrap_or(0)
-        .clamp(16, 40) as u16;
+        .clamp(16, 40);
     grow(&mut chosen, &mut spare, Col::Fill, 10);
     grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
     let forecasts = app.store().has_forecasts();
