@@ -102,15 +102,17 @@ impl Effects {
         Some(&self.past).filter(|p| p.is_some())
     }
 
-    /// Between polls: takes the relay's alerts when they have come.
-    pub fn on_tick(&mut self, store: &mut Store) {
-        self.take_relay_alerts(store);
+    /// Between polls: takes the relay's alerts when they have come. Returns whether the store
+    /// changed.
+    pub fn on_tick(&mut self, store: &mut Store) -> bool {
+        self.take_relay_alerts(store)
     }
 
     /// Takes the relay's answer about its alerts, if it came, and asks again after a poll.
-    fn take_relay_alerts(&mut self, store: &mut Store) {
+    /// Returns whether the store changed.
+    fn take_relay_alerts(&mut self, store: &mut Store) -> bool {
         let RelayAlerts::Asked(rx) = &mut self.relay_alerts else {
-            return;
+            return false;
         };
         let now = chrono::Utc::now();
         match rx.try_recv() {
@@ -129,9 +131,13 @@ impl Effects {
                 store.warn(&format!("relay alerts: {why}"), now);
                 self.relay_alerts = RelayAlerts::Idle;
             }
-            Err(oneshot::error::TryRecvError::Empty) => {}
-            Err(oneshot::error::TryRecvError::Closed) => self.relay_alerts = RelayAlerts::Idle,
+            Err(oneshot::error::TryRecvError::Empty) => return false,
+            Err(oneshot::error::TryRecvError::Closed) => {
+                self.relay_alerts = RelayAlerts::Idle;
+                return false;
+            }
         }
+        true
     }
 
     /// After a poll behind a relay: asks for its alerts unless an answer is still to come.

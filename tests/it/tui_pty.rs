@@ -66,11 +66,12 @@ fn dashboard_appears_help_opens_and_q_exits_cleanly() {
 fn a_resized_window_is_drawn_whole_at_its_new_size_both_ways() {
     let (mut s, _home) = start_demo();
     wait_for_dashboard(&mut s);
-    // At each size the key hints are on its last row, and the routes table's bottom border
-    // just above them ends in its last column.
+    // At each size the header is on the first row, the key hints on the last, and the routes
+    // table's bottom border just above them ends in its last column.
     let fits = |s: &Pty, cols: u16, rows: u16| {
         let border = s.row(rows - 2);
-        s.row(rows - 1).contains("q quit")
+        s.row(0).contains("captop")
+            && s.row(rows - 1).contains("q quit")
             && border.trim_end().ends_with('╯')
             && border.trim_end().chars().count() == usize::from(cols)
     };
@@ -86,6 +87,47 @@ fn a_resized_window_is_drawn_whole_at_its_new_size_both_ways() {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+    s.send(b"q");
+    let status = s.wait_exit(EXIT_WITHIN).expect("captop ended after q");
+    assert!(status.success(), "exit status {status:?}");
+}
+
+#[test]
+fn the_ticks_count_down_in_the_header_and_a_key_redraws_the_whole_frame() {
+    let (mut s, _home) = start_demo();
+    wait_for_dashboard(&mut s);
+    // The countdown to the next poll moves every second, drawn by ticks of the header alone.
+    let countdown = |s: &Pty| {
+        let header = s.row(0);
+        header
+            .rfind("next ")
+            .map(|at| header[at..].trim_end().to_owned())
+    };
+    let first = countdown(&s);
+    assert!(
+        first.is_some(),
+        "no countdown in the header:\n{}",
+        s.screen()
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while countdown(&s) == first {
+        assert!(
+            Instant::now() < deadline,
+            "the countdown stood still:\n{}",
+            s.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A key after those ticks: the frame is drawn whole, its first and last lines kept.
+    s.send(b"?");
+    s.wait_for("help over a whole frame", |sc| {
+        let rows: Vec<&str> = sc.lines().collect();
+        sc.contains("refresh now")
+            && rows.first().is_some_and(|r| r.contains("captop"))
+            && rows.last().is_some_and(|r| r.contains("Esc"))
+    });
+    s.send(b"\x1b");
+    s.wait_for("help closed", |sc| !sc.contains("refresh now"));
     s.send(b"q");
     let status = s.wait_exit(EXIT_WITHIN).expect("captop ended after q");
     assert!(status.success(), "exit status {status:?}");

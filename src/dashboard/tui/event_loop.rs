@@ -197,6 +197,10 @@ async fn event_loop(
         while let Ok(more) = rx.try_recv() {
             batch.push(more);
         }
+        // Ticks that change nothing but the clock may draw the frame's clock lines alone.
+        let mut clock_only = batch
+            .iter()
+            .all(|input| matches!(input, Input::App(Event::Tick)));
         for input in batch {
             desk.set_clock(Utc::now(), Instant::now());
             let actions = match input {
@@ -211,8 +215,10 @@ async fn event_loop(
                     let actions = desk.update(event);
                     if tick {
                         for (i, side) in sides.iter_mut().enumerate() {
-                            if let (Some((effects, _)), Some(app)) = (side, desk.app_mut(i)) {
-                                effects.on_tick(app.store_mut());
+                            if let (Some((effects, _)), Some(app)) = (side, desk.app_mut(i))
+                                && effects.on_tick(app.store_mut())
+                            {
+                                clock_only = false;
                             }
                         }
                     }
@@ -231,33 +237,47 @@ async fn event_loop(
                 }
             };
             for (i, action) in actions {
-                let Some(Some((effects, commands))) = sides.get(i) else {
-                    if action == Action::Quit {
-                        return Ok(Exit::Quit);
-                    }
-                    continue;
-                };
-                match action {
-                    Action::Quit => return Ok(Exit::Quit),
-                    // The poller coalesces repeated presses; if it is gone the dashboard
-                    // ends through `PollerGone` anyway.
-                    Action::Poll(cmd) => {
-                        let _ = commands.send(cmd);
-                    }
-                    Action::Travel(at) => {
-                        if let (Some(past), Some(app)) = (effects.past(), desk.app_mut(i)) {
-                            let thresholds = app.options.thresholds;
-                            spawn_travel(past.clone(), at, thresholds, (i, travel.clone()));
-                        }
-                    }
+                if let Some(exit) = act(action, (i, desk, sides), travel) {
+                    return Ok(exit);
                 }
             }
         }
         desk.set_clock(Utc::now(), Instant::now());
-        if guard.draw(desk).is_err() {
+        let drawn = if clock_only {
+            guard.draw_tick(desk)
+        } else {
+            guard.draw(desk)
+        };
+        if drawn.is_err() {
             return Ok(Exit::HangUp);
         }
     }
+}
+
+/// Does what service `i`'s dashboard asked for; how the loop ends, when it does.
+fn act(
+    action: Action,
+    (i, desk, sides): (usize, &mut Desk, &Sides),
+    travel: &mpsc::UnboundedSender<Input>,
+) -> Option<Exit> {
+    let Some(Some((effects, commands))) = sides.get(i) else {
+        return (action == Action::Quit).then_some(Exit::Quit);
+    };
+    match action {
+        Action::Quit => return Some(Exit::Quit),
+        // The poller coalesces repeated presses; if it is gone the dashboard ends through
+        // `PollerGone` anyway.
+        Action::Poll(cmd) => {
+            let _ = commands.send(cmd);
+        }
+        Action::Travel(at) => {
+            if let (Some(past), Some(app)) = (effects.past(), desk.app_mut(i)) {
+                let thresholds = app.options.thresholds;
+                spawn_travel(past.clone(), at, thresholds, (i, travel.clone()));
+            }
+        }
+    }
+    None
 }
 
 /// Reads the figures of `at` from `past` and sends them back into the loop's input as

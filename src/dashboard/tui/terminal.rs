@@ -8,12 +8,14 @@ use std::io::{self, Write};
 use std::sync::Once;
 
 use anyhow::Context;
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::{cursor, execute, terminal};
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::dashboard::desk::Desk;
+use crate::dashboard::ui::still::{self, Still};
 
 /// Mouse reporting: button events (which include the wheel) in SGR encoding. Not `?1003`
 /// (any motion), which would wake the loop on every mouse move.
@@ -26,8 +28,16 @@ const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
 /// resize event), not asked of the terminal on every frame: crossterm asks by opening
 /// `/dev/tty`, an open, an ioctl and a close per frame, for a size that changes only when the
 /// window does.
+///
+/// The first and last lines are the guard's own: every frame draws them apart from the rest,
+/// which ratatui draws, and a tick where the rest stands still draws them alone
+/// ([`crate::dashboard::ui::still`]).
 pub struct TerminalGuard {
     terminal: Terminal<CrosstermBackend<io::Stdout>>,
+    /// The first and last lines as the screen shows them (`None`: blank, after a clear).
+    edges: [Option<Buffer>; 2],
+    /// What moved with the clock in the rest of the last whole frame (`None`: draw it whole).
+    still: Option<Still>,
 }
 
 impl TerminalGuard {
@@ -48,7 +58,11 @@ impl TerminalGuard {
             viewport: Viewport::Fixed(Rect::new(0, 0, w, h)),
         };
         match Terminal::with_options(CrosstermBackend::new(io::stdout()), options) {
-            Ok(terminal) => Ok(TerminalGuard { terminal }),
+            Ok(terminal) => Ok(TerminalGuard {
+                terminal,
+                edges: [None, None],
+                still: None,
+            }),
             Err(err) => {
                 restore();
                 Err(err).context("cannot set up the terminal")
@@ -64,14 +78,59 @@ impl TerminalGuard {
         if self.terminal.get_frame().area() == area {
             return Ok(());
         }
+        // Resizing clears the screen, the first and last lines with it.
+        self.edges = [None, None];
+        self.still = None;
         self.terminal.resize(area)
     }
 
-    /// Draws `desk` (the renderer only reads it).
+    /// Draws `desk` whole (the renderer only reads it).
     pub fn draw(&mut self, desk: &Desk) -> io::Result<()> {
-        self.terminal
-            .draw(|frame| crate::dashboard::ui::desk::render(frame, desk))
-            .map(|_| ())
+        let mut edges = None;
+        let area = self
+            .terminal
+            .draw(|frame| {
+                crate::dashboard::ui::desk::render(frame, desk);
+                edges = Some(still::take_edges(frame.buffer_mut()));
+            })?
+            .area;
+        if let Some(edges) = edges {
+            self.write_edges(edges)?;
+        }
+        self.still = Still::of(desk, area);
+        Ok(())
+    }
+
+    /// Draws `desk` after a tick that changed nothing but the clock: its first and last lines
+    /// alone while the rest stands still, else whole.
+    pub fn draw_tick(&mut self, desk: &Desk) -> io::Result<()> {
+        let area = self.terminal.get_frame().area();
+        let still = Still::of(desk, area);
+        if still.is_some()
+            && still == self.still
+            && let Some(edges) = still::edges(desk, area)
+        {
+            return self.write_edges(edges);
+        }
+        self.draw(desk)
+    }
+
+    /// Writes the cells of `edges` that differ from what the screen shows there.
+    fn write_edges(&mut self, edges: [Buffer; 2]) -> io::Result<()> {
+        let backend = self.terminal.backend_mut();
+        for (new, old) in edges.into_iter().zip(&mut self.edges) {
+            let blank;
+            let shown = match old {
+                Some(old) if old.area == new.area => &*old,
+                _ => {
+                    blank = Buffer::empty(new.area);
+                    &blank
+                }
+            };
+            backend.draw(shown.diff(&new).into_iter())?;
+            *old = Some(new);
+        }
+        Backend::flush(backend)
     }
 }
 

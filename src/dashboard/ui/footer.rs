@@ -1,10 +1,10 @@
 //! The footer line: why the last poll failed (with the figures' age), or the filter being typed,
 //! then as many of the key table's hints for the current mode as fit.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
@@ -12,7 +12,7 @@ use crate::dashboard::app::App;
 use crate::store::LogKind;
 
 /// Draws the footer into the one-line `area`.
-pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
     let mut left: Vec<Span<'static>> = vec![Span::raw(" ")];
     if app.routes.filter_editing {
@@ -67,5 +67,5 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         " ".repeat(width.saturating_sub(left_w + right_w).max(1)),
     ));
     spans.extend(right);
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    Paragraph::new(Line::from(spans)).render(area, buf);
 }

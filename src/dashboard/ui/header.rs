@@ -3,10 +3,10 @@
 //! drop from the right end of each side when the line is too narrow, the most useful ones
 //! kept.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::theme::Theme;
@@ -15,10 +15,10 @@ use crate::poll::Pause;
 use crate::store::LogKind;
 
 /// Draws the header into the one-line `area`.
-pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
     if let Some(travel) = app.travel() {
         let line = travel_line(app, travel, theme, usize::from(area.width));
-        frame.render_widget(Paragraph::new(line), area);
+        Paragraph::new(line).render(area, buf);
         return;
     }
     let dot = theme.glyphs().dot;
@@ -96,7 +96,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         " ".repeat(width.saturating_sub(lw + rw + 1).max(1)),
     ));
     spans.extend(right);
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    Paragraph::new(Line::from(spans)).render(area, buf);
 }
 
 /// ` captop  as of 2026-11-24 18:00 UTC (history)  · live is 08:12 UTC · L back to live`:

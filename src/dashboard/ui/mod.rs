@@ -19,6 +19,7 @@ pub mod palette;
 pub mod ports;
 pub mod routes;
 mod routes_columns;
+pub mod still;
 pub mod theme;
 pub mod utilization;
 
@@ -67,8 +68,8 @@ pub fn render_in(frame: &mut Frame<'_>, area: Rect, app: &App) {
         return;
     }
     let areas = layout(area, app.show_events);
-    header::render(frame, areas.header, app, &theme);
-    footer::render(frame, areas.footer, app, &theme);
+    header::render(frame.buffer_mut(), areas.header, app, &theme);
+    footer::render(frame.buffer_mut(), areas.footer, app, &theme);
     if !app.store().has_figures() {
         let body = Rect::new(
             area.x,

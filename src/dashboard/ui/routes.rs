@@ -60,18 +60,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
 
     let body_h = usize::from(crate::dashboard::layout::table_body_height(area));
-    let offset = app
-        .routes
-        .offset
-        .min(app.routes.view.len().saturating_sub(1));
-    let listed: Vec<(usize, &RouteRow)> = app
-        .routes
-        .view
-        .iter()
-        .skip(offset)
-        .take(body_h)
-        .filter_map(|&i| app.store().rows().get(i).map(|row| (i, row)))
-        .collect();
+    let (offset, listed) = listed(app, area);
     let visible: Vec<&RouteRow> = listed.iter().map(|&(_, row)| row).collect();
     let columns = choose_columns(inner.width, app, &visible);
     let buf = frame.buffer_mut();
@@ -90,6 +79,48 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     if app.routes.view.len() > body_h {
         scrollbar(frame, area, inner, app, theme, (body_h, offset));
     }
+}
+
+/// The rows the table in `area` lists, with their indices among the store's rows, and the
+/// place in the view of the first of them.
+fn listed(app: &App, area: Rect) -> (usize, Vec<(usize, &RouteRow)>) {
+    let body_h = usize::from(crate::dashboard::layout::table_body_height(area));
+    let offset = app
+        .routes
+        .offset
+        .min(app.routes.view.len().saturating_sub(1));
+    let listed = app
+        .routes
+        .view
+        .iter()
+        .skip(offset)
+        .take(body_h)
+        .filter_map(|&i| app.store().rows().get(i).map(|row| (i, row)))
+        .collect();
+    (offset, listed)
+}
+
+/// What the table in `area` shows that moves with the clock alone: each listed route's change
+/// (highlighted while recent) and time to full.
+pub(super) fn clock_bound(app: &App, area: Rect) -> Vec<(Option<Change>, String)> {
+    listed(app, area)
+        .1
+        .into_iter()
+        .map(|(_, row)| row_clock(app, row))
+        .collect()
+}
+
+/// A route's change, while it is recent, and its time to full, as of the app's clock.
+fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
+    let full_in = if !row.has_minutes_left() {
+        "full".to_owned()
+    } else {
+        app.store()
+            .forecast(&row.slug)
+            .and_then(|f| f.left(app.store().service_now(app.now)))
+            .map_or_else(|| "—".to_owned(), crate::forecast::full_in)
+    };
+    (app.store().change_of(&row.slug, app.now), full_in)
 }
 
 /// The panel: its title (count, sort, filter, age) and the position of the selection.
@@ -396,14 +427,7 @@ impl RowLook {
         (row, trend): (&RouteRow, Option<i32>),
         selected: bool,
     ) -> RowLook {
-        let full_in = if !row.has_minutes_left() {
-            "full".to_owned()
-        } else {
-            app.store()
-                .forecast(&row.slug)
-                .and_then(|f| f.left(app.store().service_now(app.now)))
-                .map_or_else(|| "—".to_owned(), crate::forecast::full_in)
-        };
+        let (change, full_in) = row_clock(app, row);
         RowLook {
             theme: *theme,
             thresholds: app.options.thresholds,
@@ -413,7 +437,7 @@ impl RowLook {
             filled_pct: row.filled_pct,
             minutes: row.minutes,
             ports: row.ports,
-            change: app.store().change_of(&row.slug, app.now),
+            change,
             full_in,
             trend,
             selected,

@@ -1,0 +1,121 @@
+//! Ticks that redraw the clock alone: walking a session's clock second by second, wherever
+//! `Still` is the same as a second before, the frame between its first and last lines is the
+//! same cell for cell (so a tick may leave it as it is), and the first and last lines drawn on
+//! their own are those of the whole frame.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::indexing_slicing)]
+
+use std::time::{Duration, Instant};
+
+use crate::support::frames::poll;
+use captop::api::model::RouteCapacity;
+use captop::api::{ApiError, Endpoint};
+use captop::dashboard::app::{App, Event, UiOptions};
+use captop::dashboard::desk::{Desk, Service};
+use captop::dashboard::ui::still::{Still, edges, take_edges};
+use captop::fixtures::{route, t};
+use captop::poll::PollEvent;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+const W: u16 = 120;
+const H: u16 = 40;
+
+/// Six polls a minute apart, two routes selling: highlights that fade and times to full.
+fn desk(base: Instant) -> Desk {
+    let mut app = App::new(UiOptions::default(), t(0), base);
+    let mut routes: Vec<RouteCapacity> = vec![
+        route("ng-lagos", "Lagos", "+234", 120_000, 100_800, 40, 34),
+        route("in-mumbai", "Mumbai", "+91", 360_000, 300_000, 96, 80),
+        route("au-sydney", "Sydney", "+61", 180_000, 9_000, 48, 2),
+    ];
+    app.update(Event::Resize(W, H));
+    for i in 0..6u64 {
+        let at = i as i64 * 60;
+        app.set_clock(t(at), base + Duration::from_secs(at as u64));
+        poll(&mut app, i + 1, at, routes.clone());
+        for (index, per_minute) in [(0, 400), (1, 1_000)] {
+            let r = &mut routes[index];
+            r.capacity_minutes.sold += per_minute;
+            r.capacity_minutes.remaining -= per_minute;
+            r.filled_pct = r.capacity_minutes.sold * 100 / r.capacity_minutes.total;
+        }
+    }
+    Desk::new(vec![Service {
+        name: "demo".into(),
+        app,
+        down: None,
+    }])
+}
+
+/// The whole frame of `desk` at `at` seconds, as the terminal would draw it.
+fn frame(desk: &mut Desk, base: Instant, at: i64) -> Buffer {
+    desk.set_clock(t(at), base + Duration::from_secs(at as u64));
+    let mut terminal = Terminal::new(TestBackend::new(W, H)).unwrap();
+    terminal
+        .draw(|f| captop::dashboard::ui::desk::render(f, desk))
+        .unwrap();
+    terminal.backend().buffer().clone()
+}
+
+/// Walks the clock from `from` for `seconds`; returns how many seconds kept `Still` and how
+/// many changed it, having checked each kept one.
+fn walk(desk: &mut Desk, base: Instant, from: i64, seconds: i64) -> (usize, usize) {
+    let area = Rect::new(0, 0, W, H);
+    let (mut kept, mut changed) = (0, 0);
+    let mut last: Option<(Option<Still>, Buffer)> = None;
+    for at in from..from + seconds {
+        let mut whole = frame(desk, base, at);
+        let still = Still::of(desk, area);
+        // The lines a tick draws on its own are those of the whole frame.
+        let alone = edges(desk, area).expect("one service's dashboard");
+        assert_eq!(
+            alone,
+            take_edges(&mut whole),
+            "first and last lines at {at} s"
+        );
+        if let Some((last_still, last_body)) = &last {
+            if still.is_some() && still == *last_still {
+                kept += 1;
+                assert_eq!(
+                    *last_body, whole,
+                    "the body moved at {at} s while what moves with the clock did not"
+                );
+            } else {
+                changed += 1;
+            }
+        }
+        last = Some((still, whole));
+    }
+    (kept, changed)
+}
+
+#[test]
+fn where_what_moves_with_the_clock_stands_still_so_does_the_body() {
+    let base = Instant::now();
+    let mut desk = desk(base);
+    // Twenty minutes after the last poll: the highlights fade, the times to full count down.
+    let (kept, changed) = walk(&mut desk, base, 300, 1_200);
+    assert!(kept > 1_000, "{kept} seconds kept, {changed} changed");
+    assert!(changed > 0, "the times to full never moved: {kept} kept");
+}
+
+#[test]
+fn a_stale_panel_counts_its_age_every_second_so_every_tick_draws_whole() {
+    let base = Instant::now();
+    let mut desk = desk(base);
+    let app = desk.app_mut(0).unwrap();
+    app.set_clock(t(320), base + Duration::from_secs(320));
+    app.update(Event::Poll(PollEvent::Utilization {
+        seq: 7,
+        received_at: t(320),
+        result: Err(ApiError::Timeout {
+            endpoint: Endpoint::Utilization,
+            after: Duration::from_secs(10),
+        }),
+    }));
+    let (kept, changed) = walk(&mut desk, base, 321, 30);
+    assert_eq!((kept, changed), (0, 29));
+}
