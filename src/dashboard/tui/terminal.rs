@@ -127,7 +127,10 @@ impl TerminalGuard {
                     &blank
                 }
             };
-            backend.draw(shown.diff(&new).into_iter())?;
+            let changed = shown.diff(&new);
+            if !changed.is_empty() {
+                backend.draw(changed.into_iter())?;
+            }
             *old = Some(new);
         }
         Backend::flush(backend)
