@@ -39,6 +39,7 @@ use chrono::{DateTime, Utc};
 
 use crate::api::ApiError;
 use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::api::validate;
 use crate::forecast::refresh::Fitted;
 use crate::format::{Precision, age, duration, thousands};
 use crate::poll::{PollEvent, ScheduleStatus};
@@ -125,10 +126,7 @@ pub struct Store {
     /// Reports not yet handed to the history (`None`: not kept).
     unrecorded: Option<Vec<Unrecorded>>,
     /// The rules of the spec the latest `/capacity` and `/utilization` reports break.
-    broken_rules: (
-        Vec<crate::api::validate::Warning>,
-        Vec<crate::api::validate::Warning>,
-    ),
+    broken_rules: (Vec<validate::Warning>, Vec<validate::Warning>),
     /// The sequence of the pairs given to [`Store::apply_pair`].
     one_shot_seq: u64,
     api_version: Option<String>,
@@ -340,7 +338,7 @@ impl Store {
 
     /// Every rule of the service's spec the latest reports break: `/capacity`'s, then
     /// `/utilization`'s.
-    pub fn broken_rules(&self) -> impl Iterator<Item = &crate::api::validate::Warning> {
+    pub fn broken_rules(&self) -> impl Iterator<Item = &validate::Warning> {
         self.broken_rules.0.iter().chain(&self.broken_rules.1)
     }
 
@@ -467,20 +465,12 @@ impl Store {
     ) {
         self.recover(Which::Capacity, received_at);
         // A route as it was at its place in the last report, which broke no rule of a route, is
-        // not checked again: most of 10,000 are, every poll.
-        let rows_clean = !self
-            .broken_rules
-            .0
-            .iter()
-            .any(crate::api::validate::is_of_a_route);
-        let rows = &self.rows;
-        let broken = crate::api::validate::capacity_warnings_since(&report, now, |i, route| {
-            use crate::api::validate::Seen;
-            match rows.get(i) {
-                Some(row) if rows_clean && row.is_of(route) => Seen::Route,
-                Some(row) if rows_clean && row.has_slug_of(route) => Seen::Slug,
-                _ => Seen::No,
-            }
+        // not checked again (most of 10,000 are, every poll), nor the same slugs for duplicates.
+        let clean = !self.broken_rules.0.iter().any(validate::is_of_a_route);
+        let rows = if clean { self.rows.as_slice() } else { &[] };
+        let broken = validate::capacity_warnings_since(&report, now, |i, route| {
+            rows.get(i)
+                .map_or(validate::Seen::No, |row| row.seen(route))
         });
         self.warn_rules("/capacity", &broken, now);
         self.broken_rules.0 = broken;
@@ -545,7 +535,7 @@ impl Store {
         now: DateTime<Utc>,
     ) {
         self.recover(Which::Utilization, received_at);
-        let broken = crate::api::validate::utilization_warnings_at(&report, now);
+        let broken = validate::utilization_warnings_at(&report, now);
         self.warn_rules("/utilization", &broken, now);
         self.broken_rules.1 = broken;
         let new_pct = utilization_pct(&report);
@@ -583,12 +573,7 @@ impl Store {
 
     /// The rules of the service's spec a usable report breaks, as one warning: the first, and
     /// how many more (`--once --format json` lists them all). Said again only when it changes.
-    fn warn_rules(
-        &mut self,
-        endpoint: &str,
-        broken: &[crate::api::validate::Warning],
-        now: DateTime<Utc>,
-    ) {
+    fn warn_rules(&mut self, endpoint: &str, broken: &[validate::Warning], now: DateTime<Utc>) {
         let Some(first) = broken.first() else {
             return;
         };

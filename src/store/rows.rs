@@ -8,6 +8,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::api::model::{
     CapacityReport, MinutesCapacity, PortCapacity, RouteCapacity, UtilizationReport,
 };
+use crate::api::validate::Seen;
 
 /// A route as the table shows it: sanitized strings, clamped percentage.
 ///
@@ -139,10 +140,18 @@ impl RouteRow {
             && Arc::ptr_eq(&self.dial_code, &route.dial_code)
     }
 
-    /// Whether the row's slug is the very one `route` was read with (the decoder keeps the
-    /// last poll's slug at a place where it is the same): the same slug at the same place.
-    pub fn has_slug_of(&self, route: &RouteCapacity) -> bool {
-        Arc::ptr_eq(&self.slug, &route.route)
+    /// What this row, the last clean report's at a place, says of `route` at that place in the
+    /// next: the same route ([`RouteRow::is_of`]), else the same slug when the row's is the very
+    /// string `route` was read with (the decoder keeps the last poll's slug where it is the
+    /// same), else nothing.
+    pub fn seen(&self, route: &RouteCapacity) -> Seen {
+        if self.is_of(route) {
+            Seen::Route
+        } else if Arc::ptr_eq(&self.slug, &route.route) {
+            Seen::Slug
+        } else {
+            Seen::No
+        }
     }
 
     /// The cells the name takes on screen.
