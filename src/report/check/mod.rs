@@ -125,7 +125,7 @@ pub fn evaluate_store(
 ) -> Option<Evaluation> {
     let capacity = store.capacity().report()?;
     let utilization = store.utilization().report()?;
-    let forecasts = store.forecasts();
+    let forecasts = crate::forecast::by_slug(store.forecasts());
     let sells_out_at = |r: &RouteCapacity| forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
     Some(evaluate(capacity, utilization, thresholds, &sells_out_at))
 }
