@@ -6,9 +6,9 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use crate::support::script;
 use captop::actions::{ActionsConfig, RunOutcome, Runner};
 use captop::poll::PollEvent;
 use captop::store::Store;
@@ -18,14 +18,12 @@ const HOSTILE: &str = "Evil $(touch PWNED1) `touch PWNED2`; touch PWNED3 | tee P
 
 /// A script that writes its arguments, one per line, and two variables, to files in `dir`.
 fn recorder(dir: &Path) -> std::path::PathBuf {
-    let script = dir.join("record.sh");
-    std::fs::write(
-        &script,
+    let path = dir.join("record.sh");
+    script(
+        &path,
         "#!/bin/sh\ncd \"$(dirname \"$0\")\"\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > args.txt\nprintf '%s' \"$CAPTOP_ROUTE_NAME\" > name.txt\nprintf '%s' \"$CAPTOP_EVENT $CAPTOP_FILLED_PCT\" > event.txt\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    );
+    path
 }
 
 fn hostile_event() -> captop::actions::ActionEvent {
@@ -128,8 +126,7 @@ async fn hanging_and_failing_commands_end_on_their_own() {
 
     let dir = tempfile::tempdir().unwrap();
     let slow = dir.path().join("slow.sh");
-    std::fs::write(&slow, "#!/bin/sh\nexec sleep 600\n").unwrap();
-    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script(&slow, "#!/bin/sh\nexec sleep 600\n");
     let killed = Runner::new(ActionsConfig {
         command: Some(vec![slow.to_string_lossy().into_owned()]),
         timeout: Some(0.3),
@@ -162,8 +159,7 @@ async fn hanging_and_failing_commands_end_on_their_own() {
 async fn at_most_a_few_run_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let slow = dir.path().join("slow.sh");
-    std::fs::write(&slow, "#!/bin/sh\nexec sleep 600\n").unwrap();
-    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script(&slow, "#!/bin/sh\nexec sleep 600\n");
     let runner = Runner::new(ActionsConfig {
         command: Some(vec![slow.to_string_lossy().into_owned()]),
         timeout: Some(1.0),

@@ -84,19 +84,16 @@ pub async fn wait_polls(server: &DemoServer, polls: usize) {
 /// Writes an executable script into `dir` that appends its arguments, one line a run, to
 /// `dir/notes`; returns the script's path and the notes' path.
 pub fn note_taker(dir: &Path) -> (String, std::path::PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(dir).unwrap();
     let notes = dir.join("notes");
     let script = dir.join("note.sh");
-    std::fs::write(
+    super::script(
         &script,
-        format!(
+        &format!(
             "#!/bin/sh\nprintf '%s %s %s\\n' \"$1\" \"$2\" \"$3\" >> '{}'\n",
             notes.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     (script.display().to_string(), notes)
 }
 

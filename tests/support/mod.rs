@@ -23,6 +23,23 @@ pub mod receiver;
 pub mod relay;
 pub mod scripted;
 
+/// Writes the executable script `text` at `path` through `sh`, not from this process: a file
+/// this process has open for writing is, for an instant, also open in any child another test
+/// forks then, and running it at that moment fails with "Text file busy".
+pub fn script(path: &std::path::Path, text: &str) {
+    let status = std::process::Command::new("/bin/sh")
+        .args([
+            "-c",
+            "printf '%s' \"$2\" > \"$1\" && chmod 755 \"$1\"",
+            "sh",
+        ])
+        .arg(path)
+        .arg(text)
+        .status()
+        .unwrap();
+    assert!(status.success(), "writing {}: {status}", path.display());
+}
+
 /// A profile (or keyring account) name no other test, thread or run uses: `{tag}-{pid}-{nanos}`.
 /// Keyring entries outlive the test process, so names must never collide across runs.
 pub fn unique_name(tag: &str) -> String {
