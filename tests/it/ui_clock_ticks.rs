@@ -7,14 +7,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::frames::poll;
+use crate::support::frames::{poll, utilization_timeout};
 use captop::api::model::RouteCapacity;
-use captop::api::{ApiError, Endpoint};
 use captop::dashboard::app::{App, Event, UiOptions};
 use captop::dashboard::desk::{Desk, Service};
 use captop::dashboard::ui::still::{Still, edges, take_edges};
 use captop::fixtures::{route, t};
-use captop::poll::PollEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -108,14 +106,7 @@ fn a_stale_panel_counts_its_age_every_second_so_every_tick_draws_whole() {
     let mut desk = desk(base);
     let app = desk.app_mut(0).unwrap();
     app.set_clock(t(320), base + Duration::from_secs(320));
-    app.update(Event::Poll(PollEvent::Utilization {
-        seq: 7,
-        received_at: t(320),
-        result: Err(ApiError::Timeout {
-            endpoint: Endpoint::Utilization,
-            after: Duration::from_secs(10),
-        }),
-    }));
+    app.update(utilization_timeout(7, 320));
     let (kept, changed) = walk(&mut desk, base, 321, 30);
     assert_eq!((kept, changed), (0, 29));
 }

@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::frames::utilization_timeout;
 use captop::api::model::RouteCapacity;
 use captop::api::{ApiError, Endpoint, RetryAfter};
 use captop::dashboard::app::{App, Event, UiOptions};
@@ -261,14 +262,7 @@ fn only_utilization_failing_shows_its_own_age() {
     let mut f = Fixture::demo().normal();
     f.at(15);
     f.capacity(4, 15, demo_routes());
-    f.send(Event::Poll(PollEvent::Utilization {
-        seq: 4,
-        received_at: t(15),
-        result: Err(ApiError::Timeout {
-            endpoint: Endpoint::Utilization,
-            after: Duration::from_secs(10),
-        }),
-    }));
+    f.send(utilization_timeout(4, 15));
     f.at(16);
     f.schedule(4, None);
     snap("utilization_stale", &f.draw(100, 30));

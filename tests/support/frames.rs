@@ -23,6 +23,18 @@ pub fn poll(app: &mut App, seq: u64, at: i64, routes: Vec<RouteCapacity>) {
     }));
 }
 
+/// Poll number `seq`'s `/utilization`, timed out after 10 s at `t(at)`.
+pub fn utilization_timeout(seq: u64, at: i64) -> Event {
+    Event::Poll(PollEvent::Utilization {
+        seq,
+        received_at: t(at),
+        result: Err(captop::api::ApiError::Timeout {
+            endpoint: captop::api::Endpoint::Utilization,
+            after: std::time::Duration::from_secs(10),
+        }),
+    })
+}
+
 /// `app` drawn on a `w`×`h` terminal, after it was told the size.
 pub fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
     app.update(Event::Resize(w, h));
