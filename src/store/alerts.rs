@@ -181,26 +181,27 @@ impl Watcher {
         }
         // The few routes forecast to sell out within the horizon, found among the forecasts
         // (a thousand at most) rather than each of 10,000 routes looked up in their map.
-        let soon: HashSet<&str> = forecasts
-            .iter()
-            .filter(|(_, f)| {
-                self.within.is_some_and(|within| {
+        let soon: HashSet<&str> = match self.within {
+            Some(within) => forecasts
+                .iter()
+                .filter(|(_, f)| {
                     f.sells_out_at.is_some_and(|at| {
                         (at - report.generated_at)
                             .to_std()
                             .is_ok_and(|left| left <= within)
                     })
                 })
-            })
-            .map(|(slug, _)| slug.as_str())
-            .collect();
+                .map(|(slug, _)| slug.as_str())
+                .collect(),
+            None => HashSet::new(),
+        };
         for ((_, state), r) in states.iter_mut().zip(&report.routes) {
             let before = *state;
             let sells_out_at = || forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
             let now = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: super::rows::is_sold_out(r),
-                soon: !soon.is_empty() && soon.contains(&*r.route),
+                soon: soon.contains(&*r.route),
             };
             *state = now;
             if baseline || now == before {
@@ -261,7 +262,6 @@ impl Watcher {
             if **slug != *r.route {
                 continue;
             }
-            let sells_out_at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
             let fill = if state.sold_out {
                 Some(EventKind::SoldOut)
             } else {
@@ -272,6 +272,11 @@ impl Watcher {
                 }
             };
             let soon = (state.soon && !state.sold_out).then_some(EventKind::SellsOutSoon);
+            if fill.is_none() && soon.is_none() {
+                continue;
+            }
+            // Looked up only for the few routes that stand, not each of 10,000.
+            let sells_out_at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
             for kind in fill.into_iter().chain(soon) {
                 standing.push(route_event(r, kind, sells_out_at, report.generated_at));
             }
