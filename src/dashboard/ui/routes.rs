@@ -123,6 +123,13 @@ fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
     (app.store().change_of(&row.slug, app.now), full_in)
 }
 
+/// The age in the panel's title: of `/capacity`'s figures, when it differs from
+/// `/utilization`'s or the last poll failed.
+pub(super) fn age(app: &App) -> Option<super::PanelAge> {
+    let store = app.store();
+    super::panel_age(app, store.capacity(), store.utilization())
+}
+
 /// The panel: its title (count, sort, filter, age) and the position of the selection.
 fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
     let glyphs = theme.glyphs();
@@ -155,8 +162,7 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
             theme.muted(),
         ));
     }
-    let (cap, util) = (app.store().capacity(), app.store().utilization());
-    if let Some(age) = super::panel_age(app, cap, util) {
+    if let Some(age) = age(app) {
         title.push(age.styled(theme));
     }
     let mut block = super::panel(Line::from(title), theme);

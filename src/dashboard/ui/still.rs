@@ -47,13 +47,9 @@ impl Still {
         if app.overlay != Overlay::None || !app.store().has_figures() {
             return None;
         }
-        let (cap, util) = (app.store().capacity(), app.store().utilization());
         Some(Still {
             area,
-            ages: [
-                super::panel_age(app, cap, util),
-                super::panel_age(app, util, cap),
-            ],
+            ages: [super::routes::age(app), super::utilization::age(app)],
             rows: super::routes::clock_bound(app, layout(area, app.show_events).routes),
         })
     }
