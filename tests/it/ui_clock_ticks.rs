@@ -7,12 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::frames::{poll, utilization_timeout};
-use captop::api::model::RouteCapacity;
-use captop::dashboard::app::{App, Event, UiOptions};
+use crate::support::frames::{selling_session, utilization_timeout};
+use captop::dashboard::app::Event;
 use captop::dashboard::desk::{Desk, Service};
 use captop::dashboard::ui::still::{Still, edges, take_edges};
-use captop::fixtures::{route, t};
+use captop::fixtures::t;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -21,26 +20,10 @@ use ratatui::layout::Rect;
 const W: u16 = 120;
 const H: u16 = 40;
 
-/// Six polls a minute apart, two routes selling: highlights that fade and times to full.
+/// The selling session (highlights that fade, times to full that count down) on one desk.
 fn desk(base: Instant) -> Desk {
-    let mut app = App::new(UiOptions::default(), t(0), base);
-    let mut routes: Vec<RouteCapacity> = vec![
-        route("ng-lagos", "Lagos", "+234", 120_000, 100_800, 40, 34),
-        route("in-mumbai", "Mumbai", "+91", 360_000, 300_000, 96, 80),
-        route("au-sydney", "Sydney", "+61", 180_000, 9_000, 48, 2),
-    ];
+    let mut app = selling_session(base);
     app.update(Event::Resize(W, H));
-    for i in 0..6u64 {
-        let at = i as i64 * 60;
-        app.set_clock(t(at), base + Duration::from_secs(at as u64));
-        poll(&mut app, i + 1, at, routes.clone());
-        for (index, per_minute) in [(0, 400), (1, 1_000)] {
-            let r = &mut routes[index];
-            r.capacity_minutes.sold += per_minute;
-            r.capacity_minutes.remaining -= per_minute;
-            r.filled_pct = r.capacity_minutes.sold * 100 / r.capacity_minutes.total;
-        }
-    }
     Desk::new(vec![Service {
         name: "demo".into(),
         app,

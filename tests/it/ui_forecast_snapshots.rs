@@ -6,47 +6,14 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::frames::{draw, poll, screen, snap};
-use captop::api::model::RouteCapacity;
+use crate::support::frames::{draw, poll, screen, selling_routes, selling_session, snap};
 use captop::dashboard::app::{App, Event, UiOptions};
 use captop::fixtures::{route, t};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-fn routes() -> Vec<RouteCapacity> {
-    vec![
-        route("ng-lagos", "Lagos", "+234", 120_000, 100_800, 40, 34),
-        route("gb-london", "London", "+44", 480_000, 398_400, 120, 100),
-        route("br-sao-paulo", "São Paulo", "+55", 300_000, 171_000, 80, 46),
-        route("in-mumbai", "Mumbai", "+91", 360_000, 300_000, 96, 80),
-        route("de-frankfurt", "Frankfurt", "+49", 200_000, 24_000, 50, 6),
-        route("au-sydney", "Sydney", "+61", 180_000, 9_000, 48, 2),
-    ]
-}
-
 /// Six polls a minute apart; Lagos sells 400 minutes a minute, Mumbai 1,000.
 fn session() -> App {
-    let base = Instant::now();
-    let mut app = App::new(
-        UiOptions {
-            service_label: "demo http://127.0.0.1:41234/v1".into(),
-            ..UiOptions::default()
-        },
-        t(0),
-        base,
-    );
-    let mut routes = routes();
-    for i in 0..6u64 {
-        let at = i as i64 * 60;
-        app.set_clock(t(at), base + Duration::from_secs(at as u64));
-        poll(&mut app, i + 1, at, routes.clone());
-        for (index, per_minute) in [(0, 400), (3, 1_000)] {
-            let r = &mut routes[index];
-            r.capacity_minutes.sold += per_minute;
-            r.capacity_minutes.remaining -= per_minute;
-            r.filled_pct = r.capacity_minutes.sold * 100 / r.capacity_minutes.total;
-        }
-    }
-    app
+    selling_session(Instant::now())
 }
 
 /// Goes to the top of the table, down to route `slug` with `j`, and opens its detail view.
@@ -104,7 +71,7 @@ fn a_route_with_nothing_left_reads_full_not_a_time() {
     // Lagos has 2,800 minutes left and sells 400 a minute: at the eighth poll, none.
     let base = Instant::now();
     let mut app = App::new(UiOptions::default(), t(0), base);
-    let mut routes = routes();
+    let mut routes = selling_routes();
     routes[0] = route("ng-lagos", "Lagos", "+234", 103_600, 100_800, 40, 34);
     for i in 0..8u64 {
         let at = i as i64 * 60;

@@ -1,9 +1,11 @@
 //! Frames of the dashboard drawn in memory for the snapshot tests: draw an `App` at a size,
 //! read the screen back as text, compare it with a snapshot in `snapshots/`.
 
+use std::time::{Duration, Instant};
+
 use captop::api::model::RouteCapacity;
-use captop::dashboard::app::{App, Event};
-use captop::fixtures::{capacity, t, utilization};
+use captop::dashboard::app::{App, Event, UiOptions};
+use captop::fixtures::{capacity, route, t, utilization};
 use captop::poll::PollEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -21,6 +23,44 @@ pub fn poll(app: &mut App, seq: u64, at: i64, routes: Vec<RouteCapacity>) {
         received_at: t(at),
         result: Ok(utilization(t(at), 60.0, 1_000)),
     }));
+}
+
+/// Six routes, two of which [`selling_session`] sells: Lagos (first) and Mumbai (fourth).
+pub fn selling_routes() -> Vec<RouteCapacity> {
+    vec![
+        route("ng-lagos", "Lagos", "+234", 120_000, 100_800, 40, 34),
+        route("gb-london", "London", "+44", 480_000, 398_400, 120, 100),
+        route("br-sao-paulo", "São Paulo", "+55", 300_000, 171_000, 80, 46),
+        route("in-mumbai", "Mumbai", "+91", 360_000, 300_000, 96, 80),
+        route("de-frankfurt", "Frankfurt", "+49", 200_000, 24_000, 50, 6),
+        route("au-sydney", "Sydney", "+61", 180_000, 9_000, 48, 2),
+    ]
+}
+
+/// A dashboard after six polls of [`selling_routes`] a minute apart, from `t(0)` (`base` its
+/// monotonic instant); Lagos sells 400 minutes a minute, Mumbai 1,000.
+pub fn selling_session(base: Instant) -> App {
+    let mut app = App::new(
+        UiOptions {
+            service_label: "demo http://127.0.0.1:41234/v1".into(),
+            ..UiOptions::default()
+        },
+        t(0),
+        base,
+    );
+    let mut routes = selling_routes();
+    for i in 0..6u64 {
+        let at = i as i64 * 60;
+        app.set_clock(t(at), base + Duration::from_secs(at as u64));
+        poll(&mut app, i + 1, at, routes.clone());
+        for (index, per_minute) in [(0, 400), (3, 1_000)] {
+            let r = &mut routes[index];
+            r.capacity_minutes.sold += per_minute;
+            r.capacity_minutes.remaining -= per_minute;
+            r.filled_pct = r.capacity_minutes.sold * 100 / r.capacity_minutes.total;
+        }
+    }
+    app
 }
 
 /// Poll number `seq`'s `/utilization`, timed out after 10 s at `t(at)`.
