@@ -495,14 +495,15 @@ pub fn for_series(series: &Series) -> Forecasts {
         return fit(&routes).into_iter().collect();
     }
     std::thread::scope(|scope| {
-        let parts: Vec<_> = routes
-            .chunks(routes.len().div_ceil(threads))
-            .map(|part| scope.spawn(move || fit(part)))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|part| part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+        let mut parts = routes.chunks(routes.len().div_ceil(threads));
+        // The first part on this thread: one thread fewer to start.
+        let first = parts.next().unwrap_or_default();
+        let others: Vec<_> = parts.map(|part| scope.spawn(move || fit(part))).collect();
+        let mut fitted = fit(first);
+        for part in others {
+            fitted.extend(part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        fitted.into_iter().collect()
     })
 }
 

@@ -15,13 +15,14 @@ use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
 use crate::cli::Format;
-use crate::history::Prepared;
 use crate::history::past::PastSource;
 use crate::poll::one_shot::OneShot;
 use crate::store::Store;
 use crate::text::sanitize;
+use beside::{Beside, with_history};
 
 pub mod at;
+mod beside;
 pub mod check;
 pub mod json;
 pub mod markdown;
@@ -72,102 +73,6 @@ impl OnceOptions {
     }
 }
 
-/// The history file of a one-shot run, opened on a thread of its own while the reports are
-/// fetched ([`crate::history::History::prepare`]): every route's last figures and the
-/// forecasts' samples are read by the time the reports are in.
-enum Opening {
-    /// The thread opening it.
-    Thread(std::thread::JoinHandle<std::io::Result<Prepared>>),
-    /// No thread could be started: said as the history's warning, the report drawn without.
-    Unstarted(std::io::Error),
-}
-
-impl Opening {
-    /// Starts opening `history` (none: nothing to open).
-    fn start(history: Option<&crate::history::History>) -> Option<Opening> {
-        let history = history?.clone();
-        let thread = std::thread::Builder::new().name("history".to_owned());
-        Some(match thread.spawn(move || history.prepare()) {
-            Ok(thread) => Opening::Thread(thread),
-            Err(e) => Opening::Unstarted(e),
-        })
-    }
-
-    /// The opened file, or why there is none.
-    fn join(self) -> std::io::Result<Prepared> {
-        match self {
-            // The thread only reads and writes a file; should it panic all the same, the
-            // report is still drawn, without forecasts.
-            Opening::Thread(thread) => thread
-                .join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("it could not be opened"))),
-            Opening::Unstarted(e) => Err(e),
-        }
-    }
-}
-
-/// Adds the reports to the history and seeds the store's forecasts from it, while `early`
-/// draws what needs none of them; the history's warning goes to `stderr`. The reports are
-/// written and the forecasts fitted on threads of their own meanwhile: the three need only
-/// the reports, and none waits for another.
-fn with_history<T>(
-    store: &mut Store,
-    opening: Option<Opening>,
-    stderr: &mut dyn Write,
-    early: impl FnOnce(&Store) -> T,
-) -> T {
-    let (Some(opening), Some(capacity)) = (opening, store.capacity().report().cloned()) else {
-        return early(store);
-    };
-    let mut prepared = match opening.join() {
-        Ok(prepared) => prepared,
-        Err(e) => {
-            warn_history(stderr, &format!("could not keep the forecast history: {e}"));
-            return early(store);
-        }
-    };
-    let utilization = store.utilization().report().cloned();
-    let warning = prepared.warning.take();
-    let (series, unread) = match prepared.series_before(&capacity) {
-        Ok(series) => (Some(series), None),
-        Err(e) => (None, Some(e)),
-    };
-    let shared: &Store = store;
-    let (drawn, fitted, written) = std::thread::scope(|scope| {
-        let side = scope.spawn(|| prepared.write(&capacity, utilization.as_deref()));
-        let fitting = series.map(|mut series| {
-            let capacity = &capacity;
-            scope.spawn(move || {
-                crate::forecast::add_report(&mut series, capacity);
-                shared.fitted_with(series)
-            })
-        });
-        let drawn = early(shared);
-        // A fit that panicked leaves the report without forecasts.
-        let fitted = fitting.and_then(|fitting| fitting.join().ok());
-        let written = side
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("writing it failed")));
-        (drawn, fitted, written)
-    });
-    if let Some(fitted) = fitted {
-        store.take_fitted(fitted);
-    }
-    let failed = unread.into_iter().chain(written.err());
-    let lines = warning
-        .into_iter()
-        .chain(failed.map(|e| format!("could not keep the forecast history: {e}")));
-    for line in lines {
-        warn_history(stderr, &line);
-    }
-    drawn
-}
-
-/// A warning about the history file, on one line of `stderr`.
-fn warn_history(stderr: &mut dyn Write, line: &str) {
-    let _ = writeln!(stderr, "captop: warning: {}", sanitize(line));
-}
-
 /// The report as `format` draws it from the store, or why it could not be encoded. The
 /// history file is read and written on a second thread meanwhile, and the validation warnings
 /// go to `stderr` in the formats that do not carry them.
@@ -175,37 +80,41 @@ fn draw(
     options: &OnceOptions,
     base_url: &str,
     store: &mut Store,
-    opening: Option<Opening>,
+    beside: Option<Beside>,
     stderr: &mut dyn Write,
 ) -> Result<String, String> {
     let format = options.format;
     let style = options.style;
-    let early = with_history(store, opening, stderr, |store| {
+    let early = with_history(store, beside, stderr, |store| {
         let (capacity, utilization) = reports_of(store)?;
         Ok::<_, String>(match format {
-            Format::Json => Some(json::render_head(capacity, utilization).map_err(encode)?),
+            Format::Json => Early::Json(
+                json::render_head(capacity, utilization).map_err(encode)?,
+                json::SlugOrder::of(capacity),
+            ),
             Format::Table | Format::Nagios => {
-                Some(render_table(capacity, utilization, base_url, style))
+                Early::Text(render_table(capacity, utilization, base_url, style))
             }
-            Format::Prometheus | Format::Markdown => None,
+            Format::Prometheus | Format::Markdown => Early::Later,
         })
     })?;
     let (capacity, utilization) = reports_of(store)?;
     let warnings: Vec<Warning> = store.broken_rules().cloned().collect();
-    match (format, early) {
-        (Format::Json, Some(head)) => {
-            let tail = json::render_tail(capacity, &warnings, store.forecasts()).map_err(encode)?;
+    match early {
+        Early::Json(head, order) => {
+            let forecasts = store.forecasts();
+            let tail = json::render_tail(capacity, &order, &warnings, forecasts).map_err(encode)?;
             json::join(head, &tail).map_err(encode)
         }
-        (_, Some(text)) => {
+        Early::Text(text) => {
             print_warnings(&warnings, stderr);
             Ok(text)
         }
-        (Format::Prometheus, None) => {
+        Early::Later if format == Format::Prometheus => {
             print_warnings(&warnings, stderr);
             Ok(prometheus::once_text(store))
         }
-        (_, None) => {
+        Early::Later => {
             print_warnings(&warnings, stderr);
             Ok(markdown::render(
                 capacity,
@@ -215,6 +124,16 @@ fn draw(
             ))
         }
     }
+}
+
+/// What [`draw`] draws while the history is read and the forecasts fitted.
+enum Early {
+    /// The JSON document's first half, and the order of its second half's routes.
+    Json(String, json::SlugOrder),
+    /// The whole text of a format without forecasts (the table, check mode's).
+    Text(String),
+    /// Nothing: the format draws the forecasts throughout.
+    Later,
 }
 
 /// The store of the pair just fetched, its rows judged against the table's thresholds.
@@ -288,11 +207,11 @@ pub async fn report_text(
     options: &OnceOptions,
     stderr: &mut dyn Write,
 ) -> Result<String, String> {
-    let opening = Opening::start(options.past.recorded());
+    let beside = Beside::start(options.past.recorded());
     let (capacity, utilization) = fetch(client, budget, client.timeout()).await?;
     let mut store = store_of(options, capacity, utilization);
     seed_days(client, &options.past, &mut store, stderr).await;
-    draw(options, client.base_url(), &mut store, opening, stderr)
+    draw(options, client.base_url(), &mut store, beside, stderr)
 }
 
 /// Seeds the forecasts from the days Prometheus holds (`[history] source = "prometheus"`), or
@@ -348,7 +267,7 @@ pub async fn check_evaluation(
     stderr: &mut dyn Write,
 ) -> Result<check::Evaluation, String> {
     let deadline = client.timeout();
-    let opening = Opening::start(options.past.recorded());
+    let beside = Beside::start(options.past.recorded());
     let fetched = tokio::time::timeout(deadline, fetch(client, budget, deadline / 2)).await;
     let (capacity, utilization) = fetched.map_err(|_| {
         format!(
@@ -358,7 +277,7 @@ pub async fn check_evaluation(
     })??;
     let mut store = store_of(options, capacity, utilization);
     seed_days(client, &options.past, &mut store, stderr).await;
-    with_history(&mut store, opening, stderr, |_| ());
+    with_history(&mut store, beside, stderr, |_| ());
     check::evaluate_store(&store, &options.thresholds)
         .ok_or_else(|| "the figures were fetched but not taken".to_owned())
 }

@@ -368,9 +368,7 @@ impl Store {
     /// made). It leaves the store as it is, so a one-shot run fits while it draws the reports
     /// from the same store, then takes them in ([`Store::take_fitted`]).
     pub fn fitted_with(&self, older: crate::forecast::Series) -> Fitted {
-        let mut series = self.forecast_series.clone();
-        crate::forecast::merge_older(&mut series, older);
-        Fitted::of(series)
+        Fitted::merging(self.forecast_series.clone(), older)
     }
 
     /// Takes in the samples and forecasts of [`Store::fitted_with`].

@@ -1,0 +1,169 @@
+//! The history file of a one-shot run (`--once`, `check`), worked on beside the fetch and the
+//! draw, so that a week of history adds as little as it can to the run:
+//!
+//! ```text
+//!  main     fetch ──────► store ► send ► draw ───────────► write the reports ► join ► forecasts drawn
+//!  history  open, read ─────────────────► hand the file back, fit ────────────────┘
+//! ```
+//!
+//! The thread opens the file and reads every route's last figures and the forecasts' samples
+//! while the reports are fetched ([`crate::history::History::prepare`]). Given the report and
+//! the store's own samples, it hands the file back and fits the forecasts, while the main
+//! thread draws what needs no forecast and then writes the reports into the file. On two cores
+//! both are busy from the fetch to the forecasts: the fit, the longest part, starts as soon as
+//! the report is in, and nothing else starts a thread meanwhile. (With the fit and the write on
+//! threads started after the read, the fit started a few milliseconds late and the draw
+//! waited for it.)
+
+use std::io;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use crate::api::model::CapacityReport;
+use crate::forecast::Series;
+use crate::forecast::refresh::Fitted;
+use crate::history::{History, Prepared};
+use crate::store::Store;
+
+/// The history file's thread of a one-shot run.
+pub(super) enum Beside {
+    /// The thread, and the ways to and from it.
+    Thread {
+        reports: SyncSender<Fit>,
+        file: Receiver<io::Result<Prepared>>,
+        thread: JoinHandle<Fitting>,
+    },
+    /// No thread could be started: said as the history's warning, the report drawn without.
+    Unstarted(io::Error),
+}
+
+/// What the thread fits from: the report and the store's own samples (the report's, and any a
+/// relay or Prometheus seeded the store with), which the file's come before.
+pub(super) struct Fit {
+    capacity: Arc<CapacityReport>,
+    own: Series,
+}
+
+/// What the thread gives back at the end.
+#[derive(Default)]
+pub(super) struct Fitting {
+    fitted: Option<Fitted>,
+    /// Why the samples were not read.
+    unread: Option<io::Error>,
+}
+
+impl Beside {
+    /// Starts opening `history` (none: nothing to open).
+    pub(super) fn start(history: Option<&History>) -> Option<Beside> {
+        let history = history?.clone();
+        let (reports, their_reports) = sync_channel(1);
+        let (their_file, file) = sync_channel(1);
+        let thread = std::thread::Builder::new().name("history".to_owned());
+        Some(
+            match thread.spawn(move || work(&history, &their_reports, &their_file)) {
+                Ok(thread) => Beside::Thread {
+                    reports,
+                    file,
+                    thread,
+                },
+                Err(e) => Beside::Unstarted(e),
+            },
+        )
+    }
+}
+
+/// The thread: opens and reads the file, then waits for the report; hands the file back and
+/// fits. Without a report (the fetch failed) it only closes the file.
+fn work(
+    history: &History,
+    reports: &Receiver<Fit>,
+    file: &SyncSender<io::Result<Prepared>>,
+) -> Fitting {
+    let prepared = history.prepare();
+    let Ok(Fit { capacity, own }) = reports.recv() else {
+        return Fitting::default();
+    };
+    let mut prepared = match prepared {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            let _ = file.send(Err(e));
+            return Fitting::default();
+        }
+    };
+    let series = prepared.series_before(&capacity);
+    let _ = file.send(Ok(prepared));
+    match series {
+        Ok(mut series) => {
+            crate::forecast::add_report(&mut series, &capacity);
+            Fitting {
+                fitted: Some(Fitted::merging(own, series)),
+                unread: None,
+            }
+        }
+        Err(e) => Fitting {
+            fitted: None,
+            unread: Some(e),
+        },
+    }
+}
+
+/// Adds the reports to the history and seeds the store's forecasts from it, while `early`
+/// draws what needs none of them (see the module doc); the history's warnings go to `stderr`.
+pub(super) fn with_history<T>(
+    store: &mut Store,
+    beside: Option<Beside>,
+    stderr: &mut dyn io::Write,
+    early: impl FnOnce(&Store) -> T,
+) -> T {
+    let (Some(beside), Some(capacity)) = (beside, store.capacity().report().cloned()) else {
+        return early(store);
+    };
+    let (reports, file, thread) = match beside {
+        Beside::Thread {
+            reports,
+            file,
+            thread,
+        } => (reports, file, thread),
+        Beside::Unstarted(e) => {
+            warn(stderr, &format!("could not keep the forecast history: {e}"));
+            return early(store);
+        }
+    };
+    let own = store.forecast_series().clone();
+    let fit = Fit {
+        capacity: Arc::clone(&capacity),
+        own,
+    };
+    // A thread that is gone says why when its file is asked for.
+    let _ = reports.send(fit);
+    drop(reports);
+    let drawn = early(store);
+    let mut lines = Vec::new();
+    let written = match file.recv() {
+        Ok(Ok(mut prepared)) => {
+            lines.extend(prepared.warning.take());
+            let utilization = store.utilization().report().cloned();
+            prepared.write(&capacity, utilization.as_deref())
+        }
+        Ok(Err(e)) => Err(e),
+        // The thread only reads and writes a file; should it panic all the same, the report is
+        // still drawn, without forecasts.
+        Err(_) => Err(io::Error::other("it could not be opened")),
+    };
+    let fitting = thread.join().unwrap_or_default();
+    if let Some(fitted) = fitting.fitted {
+        store.take_fitted(fitted);
+    }
+    let failed = fitting.unread.into_iter().chain(written.err());
+    lines.extend(failed.map(|e| format!("could not keep the forecast history: {e}")));
+    for line in lines {
+        warn(stderr, &line);
+    }
+    drawn
+}
+
+/// A warning about the history file, on one line of `stderr`.
+fn warn(stderr: &mut dyn io::Write, line: &str) {
+    let _ = writeln!(stderr, "captop: warning: {}", crate::text::sanitize(line));
+}
