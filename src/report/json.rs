@@ -146,8 +146,26 @@ pub fn render_json_with(
     join(head, &tail)
 }
 
+/// The first half of the document as [`join`] takes it: the text, and where its first
+/// character to escape is, found while the second half is still being made (the look at
+/// every byte of 4 MB is then not left for the end).
+#[derive(Debug, Clone)]
+pub struct HeadText {
+    text: String,
+    first_unsafe: Option<usize>,
+}
+
 /// The [`Head`] as a pretty-printed JSON object, for [`join`].
 pub fn render_head(
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+) -> Result<HeadText, serde_json::Error> {
+    let text = head_text(capacity, utilization)?;
+    let first_unsafe = first_unsafe(&text);
+    Ok(HeadText { text, first_unsafe })
+}
+
+fn head_text(
     capacity: &CapacityReport,
     utilization: &UtilizationReport,
 ) -> Result<String, serde_json::Error> {
@@ -197,8 +215,11 @@ fn utf8(bytes: Vec<u8>) -> Result<String, serde_json::Error> {
 /// Each half is a pretty-printed object: `{` and a line break, its fields indented one level,
 /// a line break and `}`. The head loses its closing line and the tail its opening one, and a
 /// comma joins them.
-pub fn join(head: String, tail: &str) -> Result<String, serde_json::Error> {
-    let mut out = head;
+pub fn join(head: HeadText, tail: &str) -> Result<String, serde_json::Error> {
+    let HeadText {
+        text: mut out,
+        first_unsafe: in_head,
+    } = head;
     let (Some(head_len), Some(tail_fields)) = (
         out.strip_suffix("\n}").map(str::len),
         tail.strip_prefix("{\n"),
@@ -209,8 +230,12 @@ pub fn join(head: String, tail: &str) -> Result<String, serde_json::Error> {
     };
     out.truncate(head_len);
     out.push_str(",\n");
+    // What the head's end loses is a line break and a brace: its first unsafe character, if
+    // any, is still there.
+    let in_tail = || first_unsafe(tail_fields).map(|at| out.len() + at);
+    let first = in_head.filter(|&at| at < head_len).or_else(in_tail);
     out.push_str(tail_fields);
-    let mut out = match first_unsafe(&out) {
+    let mut out = match first {
         // Nothing to escape (the usual report): no copy.
         None => out,
         Some(at) => escape_unsafe_in_json(&out, at),
@@ -327,6 +352,35 @@ mod tests {
         assert_eq!(doc["capacity"]["routes"][0]["name"], hostile);
     }
 
+    /// The head's first character to escape is found with the head; the join escapes from
+    /// there, or from the tail's first when the head has none.
+    #[test]
+    fn the_join_escapes_either_half() {
+        let half = |text: &str| HeadText {
+            text: text.to_owned(),
+            first_unsafe: first_unsafe(text),
+        };
+        let plain_tail = "{\n  \"b\": 2\n}";
+        let hostile_tail = "{\n  \"b\": \"\u{9b}\"\n}";
+        for (head, tail) in [
+            ("{\n  \"a\": 1\n}", hostile_tail),
+            ("{\n  \"a\": \"\u{202e}\"\n}", plain_tail),
+            ("{\n  \"a\": \"\u{202e}\"\n}", hostile_tail),
+        ] {
+            let joined = join(half(head), tail).unwrap();
+            assert!(
+                !joined
+                    .chars()
+                    .any(|c| c != '\n' && crate::text::is_unsafe(c)),
+                "{joined}"
+            );
+            let doc: serde_json::Value = serde_json::from_str(&joined).unwrap();
+            assert!(doc.get("a").is_some() && doc.get("b").is_some(), "{joined}");
+        }
+        let joined = join(half("{\n  \"a\": 1\n}"), plain_tail).unwrap();
+        assert_eq!(joined, "{\n  \"a\": 1,\n  \"b\": 2\n}\n");
+    }
+
     /// The halves, joined, are exactly the document serialized in one go.
     #[test]
     fn the_joined_halves_are_the_whole_document() {
@@ -350,7 +404,11 @@ mod tests {
         .unwrap();
         let joined = render_json(&capacity, &utilization, &warnings).unwrap();
         assert_eq!(joined, format!("{whole}\n"));
-        assert!(join("{}".to_owned(), "{}").is_err());
+        let head = HeadText {
+            text: "{}".to_owned(),
+            first_unsafe: None,
+        };
+        assert!(join(head, "{}").is_err());
     }
 
     #[test]

@@ -129,7 +129,7 @@ fn draw(
 /// What [`draw`] draws while the history is read and the forecasts fitted.
 enum Early {
     /// The JSON document's first half, and the order of its second half's routes.
-    Json(String, json::SlugOrder),
+    Json(json::HeadText, json::SlugOrder),
     /// The whole text of a format without forecasts (the table, check mode's).
     Text(String),
     /// Nothing: the format draws the forecasts throughout.
