@@ -13,7 +13,9 @@
 //! both are busy from the fetch to the forecasts: the fit, the longest part, starts as soon as
 //! the report is in, and nothing else starts a thread meanwhile. (With the fit and the write on
 //! threads started after the read, the fit started a few milliseconds late and the draw
-//! waited for it.)
+//! waited for it.) What a format draws of the forecasts (the JSON document's second half) is
+//! drawn on the thread too, as soon as they are fitted ([`Late`]), rather than after the join
+//! while the other core idles.
 
 use std::io;
 use std::sync::Arc;
@@ -21,8 +23,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use crate::api::model::CapacityReport;
-use crate::forecast::Series;
 use crate::forecast::refresh::Fitted;
+use crate::forecast::{Forecasts, Series};
 use crate::history::{History, Prepared};
 use crate::store::Store;
 
@@ -38,17 +40,26 @@ pub(super) enum Beside {
     Unstarted(io::Error),
 }
 
+/// What a format draws from the report and its forecasts, on the thread once they are fitted:
+/// its text, or why it could not be encoded.
+pub(super) type Late =
+    Box<dyn FnOnce(&CapacityReport, &Forecasts) -> Result<String, String> + Send>;
+
 /// What the thread fits from: the report and the store's own samples (the report's, and any a
-/// relay or Prometheus seeded the store with), which the file's come before.
+/// relay or Prometheus seeded the store with), which the file's come before; and what to draw
+/// from the forecasts.
 pub(super) struct Fit {
     capacity: Arc<CapacityReport>,
     own: Series,
+    late: Option<Late>,
 }
 
 /// What the thread gives back at the end.
 #[derive(Default)]
 pub(super) struct Fitting {
     fitted: Option<Fitted>,
+    /// What [`Late`] drew.
+    drawn: Option<Result<String, String>>,
     /// Why the samples were not read.
     unread: Option<io::Error>,
 }
@@ -81,7 +92,12 @@ fn work(
     file: &SyncSender<io::Result<Prepared>>,
 ) -> Fitting {
     let prepared = history.prepare();
-    let Ok(Fit { capacity, own }) = reports.recv() else {
+    let Ok(Fit {
+        capacity,
+        own,
+        late,
+    }) = reports.recv()
+    else {
         return Fitting::default();
     };
     let mut prepared = match prepared {
@@ -96,28 +112,33 @@ fn work(
     match series {
         Ok(mut series) => {
             crate::forecast::add_report(&mut series, &capacity);
+            let fitted = Fitted::merging(own, series);
             Fitting {
-                fitted: Some(Fitted::merging(own, series)),
+                drawn: late.map(|late| late(&capacity, &fitted.forecasts)),
+                fitted: Some(fitted),
                 unread: None,
             }
         }
         Err(e) => Fitting {
-            fitted: None,
             unread: Some(e),
+            ..Fitting::default()
         },
     }
 }
 
 /// Adds the reports to the history and seeds the store's forecasts from it, while `early`
-/// draws what needs none of them (see the module doc); the history's warnings go to `stderr`.
+/// draws what needs none of them and `late` what needs the forecasts (see the module doc); the
+/// history's warnings go to `stderr`. What `late` drew is `None` when it did not run (no
+/// history, or its samples could not be read): the caller then draws it from the store.
 pub(super) fn with_history<T>(
     store: &mut Store,
     beside: Option<Beside>,
     stderr: &mut dyn io::Write,
     early: impl FnOnce(&Store) -> T,
-) -> T {
+    late: Option<Late>,
+) -> (T, Option<Result<String, String>>) {
     let (Some(beside), Some(capacity)) = (beside, store.capacity().report().cloned()) else {
-        return early(store);
+        return (early(store), None);
     };
     let (reports, file, thread) = match beside {
         Beside::Thread {
@@ -127,13 +148,14 @@ pub(super) fn with_history<T>(
         } => (reports, file, thread),
         Beside::Unstarted(e) => {
             warn(stderr, &format!("could not keep the forecast history: {e}"));
-            return early(store);
+            return (early(store), None);
         }
     };
     let own = store.forecast_series().clone();
     let fit = Fit {
         capacity: Arc::clone(&capacity),
         own,
+        late,
     };
     // A thread that is gone says why when its file is asked for.
     let _ = reports.send(fit);
@@ -160,7 +182,7 @@ pub(super) fn with_history<T>(
     for line in lines {
         warn(stderr, &line);
     }
-    drawn
+    (drawn, fitting.drawn)
 }
 
 /// A warning about the history file, on one line of `stderr`.

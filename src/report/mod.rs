@@ -15,6 +15,7 @@ use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
 use crate::cli::Format;
+use crate::forecast::Forecasts;
 use crate::history::past::PastSource;
 use crate::poll::one_shot::OneShot;
 use crate::store::Store;
@@ -85,25 +86,43 @@ fn draw(
 ) -> Result<String, String> {
     let format = options.format;
     let style = options.style;
-    let early = with_history(store, beside, stderr, |store| {
-        let (capacity, utilization) = reports_of(store)?;
-        Ok::<_, String>(match format {
-            Format::Json => Early::Json(
-                json::render_head(capacity, utilization).map_err(encode)?,
-                json::SlugOrder::of(capacity),
-            ),
-            Format::Table | Format::Nagios => {
-                Early::Text(render_table(capacity, utilization, base_url, style))
-            }
-            Format::Prometheus | Format::Markdown => Early::Later,
-        })
-    })?;
-    let (capacity, utilization) = reports_of(store)?;
     let warnings: Vec<Warning> = store.broken_rules().cloned().collect();
+    let tail = |warnings: &[Warning], capacity: &CapacityReport, forecasts: &Forecasts| {
+        let order = json::SlugOrder::of(capacity);
+        json::render_tail(capacity, &order, warnings, forecasts).map_err(encode)
+    };
+    let late = (format == Format::Json).then(|| {
+        let warnings = warnings.clone();
+        Box::new(move |capacity: &CapacityReport, forecasts: &Forecasts| {
+            tail(&warnings, capacity, forecasts)
+        }) as beside::Late
+    });
+    let (early, drawn_late) = with_history(
+        store,
+        beside,
+        stderr,
+        |store| {
+            let (capacity, utilization) = reports_of(store)?;
+            Ok::<_, String>(match format {
+                Format::Json => {
+                    Early::Json(json::render_head(capacity, utilization).map_err(encode)?)
+                }
+                Format::Table | Format::Nagios => {
+                    Early::Text(render_table(capacity, utilization, base_url, style))
+                }
+                Format::Prometheus | Format::Markdown => Early::Later,
+            })
+        },
+        late,
+    );
+    let early = early?;
+    let (capacity, utilization) = reports_of(store)?;
     match early {
-        Early::Json(head, order) => {
-            let forecasts = store.forecasts();
-            let tail = json::render_tail(capacity, &order, &warnings, forecasts).map_err(encode)?;
+        Early::Json(head) => {
+            let tail = match drawn_late {
+                Some(drawn) => drawn?,
+                None => tail(&warnings, capacity, store.forecasts())?,
+            };
             json::join(head, &tail).map_err(encode)
         }
         Early::Text(text) => {
@@ -128,8 +147,8 @@ fn draw(
 
 /// What [`draw`] draws while the history is read and the forecasts fitted.
 enum Early {
-    /// The JSON document's first half, and the order of its second half's routes.
-    Json(json::HeadText, json::SlugOrder),
+    /// The JSON document's first half.
+    Json(json::HeadText),
     /// The whole text of a format without forecasts (the table, check mode's).
     Text(String),
     /// Nothing: the format draws the forecasts throughout.
@@ -277,7 +296,7 @@ pub async fn check_evaluation(
     })??;
     let mut store = store_of(options, capacity, utilization);
     seed_days(client, &options.past, &mut store, stderr).await;
-    with_history(&mut store, beside, stderr, |_| ());
+    with_history(&mut store, beside, stderr, |_| (), None);
     check::evaluate_store(&store, &options.thresholds)
         .ok_or_else(|| "the figures were fetched but not taken".to_owned())
 }
