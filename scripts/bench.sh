@@ -3,6 +3,8 @@
 #
 #   scripts/bench.sh                      # 12, 1,000, 10,000 routes and the most the body limit allows
 #   RUNS=20 WINDOW=120 scripts/bench.sh   # more runs, a longer idle window
+#   ONCE_RUNS=41 scripts/bench.sh         # more rounds of the `--once` contenders alone (quick
+#                                         # ones, whose medians move most with the machine)
 #   ROUTES="12 10000" scripts/bench.sh    # chosen sizes only
 #   SETTLE=600 ROUTES=10000 scripts/bench.sh        # the idle window after 10 minutes of polling
 #   CAPTOP_BIN=old/captop scripts/bench.sh          # another build of captop, same harness
@@ -35,6 +37,7 @@
 set -euo pipefail
 
 RUNS=${RUNS:-10}
+ONCE_RUNS=${ONCE_RUNS:-$RUNS}
 WINDOW=${WINDOW:-60}
 SETTLE=${SETTLE:-0}
 COLS=${COLS:-160}
@@ -169,7 +172,7 @@ for n in $ROUTES; do
 
   : >"$WORK/once" ; : >"$WORK/jq" ; : >"$WORK/curl" ; : >"$WORK/hist" ; : >"$WORK/bare"
   captop_once "$fixed" "$(fresh_runtime_dir)"; curl_jq "$fixed"; bare_curl "$fixed"   # warm the page cache
-  for i in $(seq "$RUNS"); do
+  for i in $(seq "$ONCE_RUNS"); do
     # Rotated: each contender starts the round in turn.
     read -r -a order <<<"$contenders"
     shift_by=$((i % ${#order[@]}))
@@ -233,7 +236,9 @@ _cpu() { printf "%.2f %%" "${R[$1,cpu]}"; }
 _mem() { echo "$(mb "${R[$1,hwm]}") / $(mb "${R[$1,rss]}")"; }
 _bytes() { awk -v b="${R[$1,bytes]}" 'BEGIN { printf "%.1f KB", b / 1000 }'; }
 
-header="| $(uname -n), $(nproc) cores, $RUNS runs |"
+runs="$RUNS runs"
+[ "$ONCE_RUNS" != "$RUNS" ] && runs="$ONCE_RUNS rounds of \`--once\`, $RUNS of the dashboard"
+header="| $(uname -n), $(nproc) cores, $runs |"
 rule="|---|"
 for n in $ROUTES; do header+=" $(thousands "$n") routes |"; rule+="---:|"; done
 echo "$header"
