@@ -108,6 +108,7 @@ dashboard() { # base URL, window, expected routes label → dashboard_cost's lin
   CAPTOP_RUNTIME_DIR="$dir/captop" CAPTOP_STATE_DIR="$dir/state" CAPTOP_CONFIG=/dev/null CAPTOP_API_KEY=$KEY \
     "$DASH" --cols "$COLS" --rows "$ROWS" --window "$2" --settle "$SETTLE" --clk-tck "$CLK_TCK" \
     --expect "Routes $3 " --expect "run today" -- "$CAPTOP" --base-url "$1" --interval 5
+  rm -rf "$dir"
 }
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
 
@@ -185,6 +186,9 @@ for n in $ROUTES; do
         jq) timed curl_jq "$fixed" >>"$WORK/jq" ;;
         curl) timed bare_curl "$fixed" >>"$WORK/curl" ;;
       esac
+      # Gone at once, so that the copies and files of the runs are not written back to the disk
+      # while later runs are timed (a round copies the week, 60 MB at 10,000 routes).
+      if [ -n "${dir:-}" ]; then rm -rf "$dir"; dir=""; fi
     done
   done
   stop_last_server
