@@ -46,17 +46,6 @@ impl Fitted {
     /// Fits every route of `series` anew (the samples were seeded or replaced), and spreads
     /// when each is next due.
     pub fn of(series: Series) -> Fitted {
-        Fitted::fit(series)
-    }
-
-    /// The `own` samples after the `older` ones (read back from a history: see
-    /// [`crate::forecast::merge_older`]), every route fitted anew.
-    pub fn merging(mut own: Series, older: Series) -> Fitted {
-        super::merge_older(&mut own, older);
-        Fitted::fit(own)
-    }
-
-    fn fit(series: Series) -> Fitted {
         let forecasts = for_series(&series);
         let due = series
             .iter()
@@ -70,6 +59,13 @@ impl Fitted {
             forecasts,
             due,
         }
+    }
+
+    /// The `own` samples after the `older` ones (read back from a history: see
+    /// [`crate::forecast::merge_older`]), every route fitted anew.
+    pub fn merging(mut own: Series, older: Series) -> Fitted {
+        super::merge_older(&mut own, older);
+        Fitted::of(own)
     }
 }
 

@@ -11,7 +11,7 @@
 //! the store's own samples, it hands the file back and fits the forecasts, while the main
 //! thread draws what needs no forecast and then writes the reports into the file. On two cores
 //! both are busy from the fetch to the forecasts: the fit, the longest part, starts as soon as
-//! the report is in, and nothing else starts a thread meanwhile. (With the fit and the write on
+//! the report is in, and no thread is started but the one the fit shares its routes with. (With the fit and the write on
 //! threads started after the read, the fit started a few milliseconds late and the draw
 //! waited for it.) What a format draws of the forecasts (the JSON document's second half) is
 //! drawn on the thread too, as soon as they are fitted ([`Late`]), rather than after the join

@@ -75,8 +75,8 @@ impl OnceOptions {
 }
 
 /// The report as `format` draws it from the store, or why it could not be encoded. The
-/// history file is read and written on a second thread meanwhile, and the validation warnings
-/// go to `stderr` in the formats that do not carry them.
+/// history file is read and the forecasts fitted on a second thread meanwhile ([`beside`]),
+/// and the validation warnings go to `stderr` in the formats that do not carry them.
 fn draw(
     options: &OnceOptions,
     base_url: &str,
