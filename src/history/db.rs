@@ -328,6 +328,10 @@ pub const FRAMES_TABLE: &str = "CREATE TABLE IF NOT EXISTS forecast_frames_packe
     at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL)";
 /// The `meta` key of the instant from which every report has its frame.
 pub const FRAMES_FROM_KEY: &str = "packed_frames_from_ms";
+/// The `meta` key of the instant before which the frames are thinned ([`super::frames::write`]):
+/// where the next writer's thinning starts, so that a `--once` thins only what aged since the
+/// writer before it rather than the whole week again.
+pub const FRAMES_THINNED_KEY: &str = "packed_frames_thinned_from_ms";
 /// Drops the frames of earlier captops, fixed-width, and the instant they were whole from (an
 /// earlier captop that writes the file again makes them anew from the change points).
 pub const DROP_FIXED_WIDTH_FRAMES: &str =
