@@ -64,6 +64,10 @@ CLK_TCK=$(getconf CLK_TCK)
 source scripts/lib/harness.sh
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+quartiles() { # numbers on stdin → "median (q1–q3)", each to 2 decimals
+  sort -g | awk '{ v[NR] = $1 } END {
+    printf "%.2f× (%.2f–%.2f)", v[int((NR + 1) / 2)], v[int((NR + 3) / 4)], v[int((3 * NR + 1) / 4)] }'
+}
 now_ms() { echo "${EPOCHREALTIME/./}" | awk '{ printf "%.3f", $1 / 1000 }'; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b - a }'; }
 
@@ -198,6 +202,10 @@ for n in $ROUTES; do
   if [ "$HISTORY_DAYS" != 0 ]; then
     R[$n,hist]=$(median <"$WORK/hist")
     R[$n,bare]=$(median <"$WORK/bare")
+    # The same ratio taken within each round, where both ran a moment apart: the machine's
+    # speed drifts by a fifth from one minute to the next here, and a ratio of medians mixes
+    # its fast and slow minutes. Median and quartiles of the rounds' ratios.
+    R[$n,paired]=$(paste "$WORK/hist" "$WORK/bare" | awk '{ print $1 / $2 }' | quartiles)
   fi
 
   label=$(thousands "$n")
@@ -235,6 +243,7 @@ _first() { ms "${R[$1,first]}"; }
 _hist() { ms "${R[$1,hist]}"; }
 _bare() { ms "${R[$1,bare]}"; }
 _r_hist() { ratio "${R[$1,hist]}" "${R[$1,bare]}"; }
+_paired() { echo "${R[$1,paired]}"; }
 _hist_mb() { echo "${R[$1,history_mb]} MB"; }
 _cpu() { printf "%.2f %%" "${R[$1,cpu]}"; }
 _mem() { echo "$(mb "${R[$1,hwm]}") / $(mb "${R[$1,rss]}")"; }
@@ -258,6 +267,7 @@ if [ "$HISTORY_DAYS" != 0 ]; then
   row "\`--once\` with no history (state dir unusable)" _bare
   row "\`--once\` with that history kept" _hist
   row "\`--once\` with ÷ with no history" _r_hist
+  row "the same, round by round: median (quartiles)" _paired
 fi
 with=""
 [ "$HISTORY_DAYS" != 0 ] && with=", with $HISTORY_DAYS days of history"
