@@ -6,11 +6,12 @@
 //! forecast_frames_packed (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
 //!                                                         -- gap, sold, total, as varints
 //! meta packed_frames_from_ms                              -- whole from this instant on
+//! meta packed_frames_thinned_from_ms                      -- thinned before this instant
 //! ```
 //!
 //! Each recorded report writes its frame and drops the frames before it in the same
-//! [`STEP_MS`]; frames older than an hour keep the last of each hour, and none is kept past
-//! [`FORECAST_DAYS`] and a day. That is the shape of the samples the forecasts are made from
+//! [`STEP_MS`]; frames older than an hour keep the last of each hour (thinned from where the
+//! writer before stopped, see [`write()`]), and none is kept past [`FORECAST_DAYS`] and a day. That is the shape of the samples the forecasts are made from
 //! ([`forecast_series`]): every half minute over the last hour, hourly before.
 //!
 //! The frames are made from the change points and can always be made again from them: a file
@@ -98,7 +99,8 @@ fn next_entry(rest: &mut &[u8], id: &mut i64) -> Option<Entry> {
 /// Frames are only ever added after the newest, so once thinned up to an instant, the frames
 /// before it stay so: a writer that starts where the last one stopped thins a few frames,
 /// where thinning the whole week again was 10 of the 24 million instructions of a `--once`'s
-/// write at 10,000 routes. [`rebuild`] forgets the instant, as its frames are all unthinned.
+/// write at 10,000 routes. Frames made again from the change points ([`ensure`]) start with no
+/// such instant, so the next writer thins them all.
 pub fn write(
     conn: &Connection,
     at_ms: i64,
