@@ -379,9 +379,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let h = History::new(dir.path(), "http://a/v1");
         let hours = five_hours();
-        for r in &hours[..800] {
+        // Each report by a `--once` of its own.
+        let record_once = |r: &CapacityReport| {
             h.writer().unwrap().0.one_shot().capacity(r).unwrap();
-        }
+        };
+        hours[..800].iter().for_each(record_once);
         let (w, _) = h.writer().unwrap();
         let (frames, thinned) = frames_and_thinned(w.conn());
         // Thinned up to the hour before the one an hour ago is in: from 2 h 20 min, the last
@@ -407,24 +409,14 @@ mod tests {
             )
             .unwrap();
         drop(w);
-        h.writer()
-            .unwrap()
-            .0
-            .one_shot()
-            .capacity(&hours[800])
-            .unwrap();
+        record_once(&hours[800]);
         let (w, _) = h.writer().unwrap();
         assert!(has_stray(w.conn()));
         w.conn()
             .execute("DELETE FROM meta WHERE key = ?1", [db::FRAMES_THINNED_KEY])
             .unwrap();
         drop(w);
-        h.writer()
-            .unwrap()
-            .0
-            .one_shot()
-            .capacity(&hours[801])
-            .unwrap();
+        record_once(&hours[801]);
         let (w, _) = h.writer().unwrap();
         assert!(!has_stray(w.conn()));
         // Made again from the change points: where the next writer starts is forgotten, and it
@@ -436,12 +428,7 @@ mod tests {
             "{frames} frames, {thinned:?}"
         );
         drop(w);
-        h.writer()
-            .unwrap()
-            .0
-            .one_shot()
-            .capacity(&hours[802])
-            .unwrap();
+        record_once(&hours[802]);
         let (w, _) = h.writer().unwrap();
         let (frames, thinned) = frames_and_thinned(w.conn());
         assert!(
