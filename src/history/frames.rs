@@ -11,8 +11,9 @@
 //!
 //! Each recorded report writes its frame and drops the frames before it in the same
 //! [`STEP_MS`]; frames older than an hour keep the last of each hour (thinned from where the
-//! writer before stopped, see [`write()`]), and none is kept past [`FORECAST_DAYS`] and a day. That is the shape of the samples the forecasts are made from
-//! ([`forecast_series`]): every half minute over the last hour, hourly before.
+//! report before stopped, see [`write()`]), and none is kept past [`FORECAST_DAYS`] and a day.
+//! That is the shape of the samples the forecasts are made from ([`forecast_series`]): every
+//! half minute over the last hour, hourly before.
 //!
 //! The frames are made from the change points and can always be made again from them: a file
 //! of an earlier captop, or one with an earlier captop's hour imported, has them rebuilt once
@@ -92,23 +93,17 @@ fn next_entry(rest: &mut &[u8], id: &mut i64) -> Option<Entry> {
 }
 
 /// Writes the frame of the report at `at_ms` and thins the frames: the earlier ones of its step
-/// go, and of those from `thinned_from` (or from where the file says the writer before stopped,
-/// if later) that are over an hour old, each hour keeps its last. Returns where the next
-/// report's thinning may start, and keeps it in the file for the next writer.
+/// go, and of those from where the report before stopped thinning (kept in the file, whichever
+/// captop wrote it) that are over an hour old, each hour keeps its last.
 ///
 /// Frames are only ever added after the newest, so once thinned up to an instant, the frames
 /// before it stay so: a writer that starts where the last one stopped thins a few frames,
-/// where thinning the whole week again was 10 of the 24 million instructions of a `--once`'s
-/// write at 10,000 routes. Frames made again from the change points ([`ensure`]) start with no
-/// such instant, so the next writer thins them all.
-pub fn write(
-    conn: &Connection,
-    at_ms: i64,
-    frame: &[u8],
-    thinned_from: i64,
-) -> rusqlite::Result<i64> {
-    let thinned_from =
-        thinned_from.max(db::meta_ms(conn, db::FRAMES_THINNED_KEY)?.unwrap_or(i64::MIN));
+/// where thinning the whole week again was 10.6 of the 26.6 million instructions of a
+/// `--once`'s write at 10,000 routes. Frames made again from the change points ([`ensure`])
+/// start with no such instant, so the next report thins them all; so does a failed write,
+/// rolled back with the instant it kept.
+pub fn write(conn: &Connection, at_ms: i64, frame: &[u8]) -> rusqlite::Result<()> {
+    let thinned_from = db::meta_ms(conn, db::FRAMES_THINNED_KEY)?.unwrap_or(i64::MIN);
     let step_start = at_ms - at_ms.rem_euclid(STEP_MS);
     conn.prepare_cached("DELETE FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms < ?2")?
         .execute(params![step_start, at_ms])?;
@@ -131,8 +126,7 @@ pub fn write(
     // The hour before the one `aged` is in keeps its last frame before `aged`, which the next
     // hour's first frame to age may replace.
     let next = aged - aged.rem_euclid(HOUR_MS) - HOUR_MS;
-    db::set_meta_ms(conn, db::FRAMES_THINNED_KEY, next)?;
-    Ok(next)
+    db::set_meta_ms(conn, db::FRAMES_THINNED_KEY, next)
 }
 
 /// The samples the forecasts start from: for the first [`crate::forecast::MAX_ROUTES`] routes

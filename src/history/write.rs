@@ -106,9 +106,6 @@ pub struct Writer {
     /// thinning, which starts at the whole step before the file's last (an earlier captop
     /// stopped at a step's start), and after a failed write.
     thinned_to: Option<[Place; 2]>,
-    /// From where the next report thins the forecast frames ([`frames::write`]): all of them
-    /// for a new writer, and after a failed write.
-    frames_thinned_from: i64,
 }
 
 impl Writer {
@@ -127,7 +124,6 @@ impl Writer {
             loaded: false,
             as_it_goes: true,
             thinned_to: None,
-            frames_thinned_from: i64::MIN,
         }
     }
 
@@ -235,7 +231,6 @@ impl Writer {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 self.loaded = false;
                 self.thinned_to = None;
-                self.frames_thinned_from = i64::MIN;
                 Err(e)
             }
         }
@@ -342,8 +337,7 @@ impl Writer {
                 .first(MAX_ROUTES)
                 .filter_map(|memo| memo.last.map(|[sold, total, ..]| (memo.id, sold, total))),
         );
-        self.frames_thinned_from =
-            frames::write(&self.conn, at_ms, &frame, self.frames_thinned_from)?;
+        frames::write(&self.conn, at_ms, &frame)?;
         self.recent_rows += written as i64;
         drop((sample, latest));
         if self.as_it_goes {
