@@ -357,21 +357,16 @@ impl Store {
         &self.forecasts
     }
 
-    /// Starts the forecasts' samples from those kept by earlier runs (the history file).
-    pub fn seed_forecasts(&mut self, series: crate::forecast::Series) {
-        let fitted = self.fitted_with(series);
-        self.take_fitted(fitted);
+    /// Starts the forecasts' samples from those kept by earlier runs (the history file): the
+    /// store's own after them, every route fitted anew ([`Fitted::merging`]; with
+    /// [`Store::refresh_forecasts`], the one place forecasts are made).
+    pub fn seed_forecasts(&mut self, older: crate::forecast::Series) {
+        let own = std::mem::take(&mut self.forecast_series);
+        self.take_fitted(Fitted::merging(own, older));
     }
 
-    /// What [`Store::seed_forecasts`] makes of `older` samples: the store's own after them,
-    /// every route fitted anew (with [`Store::refresh_forecasts`], the one place forecasts are
-    /// made). It leaves the store as it is, so a one-shot run fits while it draws the reports
-    /// from the same store, then takes them in ([`Store::take_fitted`]).
-    pub fn fitted_with(&self, older: crate::forecast::Series) -> Fitted {
-        Fitted::merging(self.forecast_series.clone(), older)
-    }
-
-    /// Takes in the samples and forecasts of [`Store::fitted_with`].
+    /// Takes in the samples and forecasts a one-shot run fitted beside its drawing
+    /// ([`Fitted::merging`] of the store's samples and the history's).
     pub fn take_fitted(&mut self, fitted: Fitted) {
         self.series_version += 1;
         self.forecast_series = fitted.series;
