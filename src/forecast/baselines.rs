@@ -32,15 +32,9 @@ fn horizon_ms() -> i64 {
     i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX)
 }
 
-fn upto(samples: &[Sample], now_ms: i64) -> &[Sample] {
-    samples
-        .get(..samples.partition_point(|s| s.at_ms <= now_ms))
-        .unwrap_or_default()
-}
-
 /// The straight line over the last hour ([`super::forecast`]): its sell-out time.
 pub fn line(samples: &[Sample], now_ms: i64) -> Option<i64> {
-    super::forecast(upto(samples, now_ms))?
+    super::forecast(super::up_to(samples, now_ms))?
         .sells_out_at
         .map(|at| at.timestamp_millis())
 }
@@ -50,7 +44,7 @@ pub fn line(samples: &[Sample], now_ms: i64) -> Option<i64> {
 /// `sold` drops or `total` changes), resampled every [`HOLT_STEP_MS`]; the sell-out is
 /// `remaining` over the final trend.
 pub fn holt(samples: &[Sample], now_ms: i64) -> Option<i64> {
-    let samples = upto(samples, now_ms);
+    let samples = super::up_to(samples, now_ms);
     let newest = *samples.last()?;
     let window_ms = i64::try_from(WINDOW.as_millis()).unwrap_or(i64::MAX);
     let mut first = samples.len() - 1;
@@ -106,7 +100,7 @@ pub fn double_exponential_smoothing(values: &[f64], sf: f64, tf: f64) -> Option<
 /// The seasonal naive profile: each hour of the day sells the plain mean of that hour's sales
 /// over the last `days` days; walked forward from the newest sample.
 pub fn same_hour(samples: &[Sample], now_ms: i64, days: usize) -> Option<i64> {
-    let samples = upto(samples, now_ms);
+    let samples = super::up_to(samples, now_ms);
     let newest = *samples.last()?;
     let back = i64::try_from(days).ok()?.saturating_mul(hourly::DAY_MS);
     let hours = HourlySales::of(samples, newest.at_ms.saturating_sub(back));
@@ -196,7 +190,7 @@ fn fit(
 /// error; walked forward from the newest sample (forecasts below 0 count as 0). `None` with
 /// less than two days of history.
 pub fn holt_winters(samples: &[Sample], now_ms: i64) -> Option<i64> {
-    let samples = upto(samples, now_ms);
+    let samples = super::up_to(samples, now_ms);
     let newest = *samples.last()?;
     let history = i64::try_from(super::seasonal::HISTORY.as_millis()).unwrap_or(i64::MAX);
     let hours = HourlySales::of(samples, newest.at_ms.saturating_sub(history));

@@ -68,8 +68,7 @@ pub struct HourlySales {
 impl HourlySales {
     /// The buckets of `samples` (time-ordered; out-of-order ones are skipped) from `since_ms` on.
     pub fn of(samples: &[Sample], since_ms: i64) -> HourlySales {
-        let start = samples.partition_point(|s| s.at_ms < since_ms);
-        let used = samples.get(start..).unwrap_or_default();
+        let used = super::since(samples, since_ms);
         let first_hour = used.first().map_or(0, |s| hour_index(s.at_ms));
         let last_hour = used.last().map_or(first_hour, |s| hour_index(s.at_ms));
         let len = usize::try_from(last_hour - first_hour + 1).unwrap_or(0);

@@ -83,6 +83,29 @@ impl Serialize for Sample {
     }
 }
 
+/// The samples (time-ordered) up to `at_ms`. Usually that is all of them, which the newest
+/// tells without the binary search: on a series just read, each of its probes missed the
+/// cache, and the searches were a tenth of a thousand day-shaped fits.
+pub fn up_to(samples: &[Sample], at_ms: i64) -> &[Sample] {
+    match samples.last() {
+        Some(newest) if newest.at_ms > at_ms => samples
+            .get(..samples.partition_point(|s| s.at_ms <= at_ms))
+            .unwrap_or_default(),
+        _ => samples,
+    }
+}
+
+/// The samples (time-ordered) from `at_ms` on: all of them when the oldest is, as with
+/// [`up_to`].
+pub fn since(samples: &[Sample], at_ms: i64) -> &[Sample] {
+    match samples.first() {
+        Some(oldest) if oldest.at_ms < at_ms => samples
+            .get(samples.partition_point(|s| s.at_ms < at_ms)..)
+            .unwrap_or_default(),
+        _ => samples,
+    }
+}
+
 /// A route's sales pace and when it sells out at that pace.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Forecast {
@@ -538,6 +561,26 @@ mod tests {
     const HOUR: i64 = 3_600_000;
     /// 2026-11-22 23:00 UTC.
     const T0: i64 = 1_795_388_400_000;
+
+    #[test]
+    fn the_samples_up_to_and_since_an_instant_with_or_without_a_search() {
+        let samples = series(5, MIN, 100, |i| i as i64);
+        let at = |i: i64| T0 + i * MIN;
+        // Every sample, told by the newest or the oldest alone.
+        assert_eq!(up_to(&samples, at(4)), &samples[..]);
+        assert_eq!(up_to(&samples, at(9)), &samples[..]);
+        assert_eq!(since(&samples, at(0)), &samples[..]);
+        assert_eq!(since(&samples, at(-9)), &samples[..]);
+        // Some: the search, its bound as `<=` and `>=` say.
+        assert_eq!(up_to(&samples, at(2)), &samples[..3]);
+        assert_eq!(up_to(&samples, at(2) + 1), &samples[..3]);
+        assert_eq!(since(&samples, at(2)), &samples[2..]);
+        assert_eq!(since(&samples, at(2) - 1), &samples[2..]);
+        // None.
+        assert!(up_to(&samples, at(-1)).is_empty());
+        assert!(since(&samples, at(5)).is_empty());
+        assert!(up_to(&[], at(0)).is_empty() && since(&[], at(0)).is_empty());
+    }
 
     /// `n` samples every `step` ms from `T0` with sold = `f(i)`, total fixed.
     fn series(n: usize, step: i64, total: i64, f: impl Fn(usize) -> i64) -> Vec<Sample> {

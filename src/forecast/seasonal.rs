@@ -119,7 +119,7 @@ pub struct DayShapedForecast {
 /// clock; samples after it are ignored), or `None` when the samples say too little (see the
 /// module doc).
 pub fn day_shaped(samples: &[Sample], now_ms: i64) -> Option<DayShapedForecast> {
-    let samples = samples.get(..samples.partition_point(|s| s.at_ms <= now_ms))?;
+    let samples = super::up_to(samples, now_ms);
     match day_shape_only(samples, now_ms) {
         Ok(forecast) => forecast,
         Err(TooShort) => Some(linear(samples)),
@@ -172,9 +172,7 @@ impl Model {
     /// The model of the samples up to `now_ms`; `Err(TooShort)` with less than a day of
     /// observed hours, `Ok(None)` when they sold too little for a profile.
     fn of(samples: &[Sample], now_ms: i64) -> Result<Option<Model>, TooShort> {
-        let Some(samples) = samples.get(..samples.partition_point(|s| s.at_ms <= now_ms)) else {
-            return Ok(None);
-        };
+        let samples = super::up_to(samples, now_ms);
         let Some(&newest) = samples.last() else {
             return Ok(None);
         };
