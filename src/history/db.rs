@@ -15,7 +15,7 @@
 //! utilization      (at_ms PRIMARY KEY, date, minutes_run_today, daily_sold, daily_active,
 //!                   daily_paused, utilized, available, pct, active_ports, paused_ports,
 //!                   provisioning_ports)
-//! forecast_frames_packed (at_ms PRIMARY KEY, routes) -- the forecasts' samples, ready to read
+//! forecast_frames_narrow (at_ms PRIMARY KEY, routes) -- the forecasts' samples, ready to read
 //! meta             (key PRIMARY KEY, value)        -- origin, keep_days, instants of upkeep
 //! ```
 //!
@@ -324,18 +324,20 @@ fn read_schema_1_as_2(conn: &Connection) -> rusqlite::Result<()> {
 
 /// The forecast frames' table ([`super::frames`]), made by every captop that writes (an earlier
 /// captop leaves it alone).
-pub const FRAMES_TABLE: &str = "CREATE TABLE IF NOT EXISTS forecast_frames_packed (
+pub const FRAMES_TABLE: &str = "CREATE TABLE IF NOT EXISTS forecast_frames_narrow (
     at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL)";
 /// The `meta` key of the instant from which every report has its frame.
-pub const FRAMES_FROM_KEY: &str = "packed_frames_from_ms";
+pub const FRAMES_FROM_KEY: &str = "narrow_frames_from_ms";
 /// The `meta` key of the instant before which the frames are thinned ([`super::frames::write`]):
 /// where the next writer's thinning starts, so that a `--once` thins only what aged since the
 /// writer before it rather than the whole week again.
-pub const FRAMES_THINNED_KEY: &str = "packed_frames_thinned_from_ms";
-/// Drops the frames of earlier captops, fixed-width, and the instant they were whole from (an
-/// earlier captop that writes the file again makes them anew from the change points).
-pub const DROP_FIXED_WIDTH_FRAMES: &str =
-    "DROP TABLE IF EXISTS forecast_frames; DELETE FROM meta WHERE key = 'frames_from_ms'";
+pub const FRAMES_THINNED_KEY: &str = "narrow_frames_thinned_from_ms";
+/// Drops the frames of earlier captops (three `i64`s a route, then varints) and their `meta`
+/// keys (an earlier captop that writes the file again makes them anew from the change points).
+pub const DROP_EARLIER_FRAMES: &str = "DROP TABLE IF EXISTS forecast_frames;
+    DROP TABLE IF EXISTS forecast_frames_packed;
+    DELETE FROM meta WHERE key IN
+        ('frames_from_ms', 'packed_frames_from_ms', 'packed_frames_thinned_from_ms')";
 /// [`FRAMES_FROM_KEY`] of a file whose every report has its frame, from the start.
 pub const FRAMES_WHOLE: i64 = i64::MIN;
 

@@ -3,10 +3,10 @@
 //! them as a few hundred rows rather than a hundred thousand change points.
 //!
 //! ```sql
-//! forecast_frames_packed (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
-//!                                                         -- gap, sold, total, as varints
-//! meta packed_frames_from_ms                              -- whole from this instant on
-//! meta packed_frames_thinned_from_ms                      -- thinned before this instant
+//! forecast_frames_narrow (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
+//!                                                         -- gap, sold, total (see encode)
+//! meta narrow_frames_from_ms                              -- whole from this instant on
+//! meta narrow_frames_thinned_from_ms                      -- thinned before this instant
 //! ```
 //!
 //! Each recorded report writes its frame and drops the frames before it in the same
@@ -20,14 +20,21 @@
 //! ([`ensure`]); a report recorded by an earlier captop (which writes none) leaves the newest
 //! frame older than the newest report, and the forecasts are read from the change points until
 //! a report with its frame is recorded. Why a blob: 1,000 routes × a week of hours read as rows
-//! cost 46 ms at 0.35 µs a row; as a blob a frame is one row. Why varints: a route took 24 bytes
-//! as three little-endian `i64`s, 24 kB a frame, written with every report (six pages of the
-//! write-ahead log) and read a week at a time (4.3 MB); the gap from the id before, the minutes
-//! sold and the total take 1, 3 and 3 bytes of the demo's figures (8.9 kB a frame).
+//! cost 46 ms at 0.35 µs a row; as a blob a frame is one row.
 //!
-//! The frames of earlier captops (`forecast_frames`, fixed-width) are dropped when these are
-//! first made, with their `meta` key: an earlier captop that writes the file again makes its own
-//! anew, and neither reads the other's.
+//! Why ten bytes a route ([`encode`]): the id's gap from the one before in two bytes, the
+//! minutes sold and total in four each, little-endian. Three `i64`s took 24 bytes (24 kB a
+//! frame: six pages of the write-ahead log with every report, and 4.3 MB to read for a week);
+//! varints took 1, 3 and 3 bytes of the demo's figures (8.9 kB a frame), but decoding them was
+//! 28 of the 40 million instructions of reading a week at 1,000 routes, on the thread that a
+//! `--once` reads the file on while its reports are fetched. A frame with a figure that does
+//! not fit (negative, or above `u32::MAX`) or an id gap above `u16::MAX` is written as varints
+//! instead, which its first byte says.
+//!
+//! Earlier captops' frames (`forecast_frames`, three `i64`s a route, and
+//! `forecast_frames_narrow`, varints) are dropped when these are first made, with their `meta`
+//! keys: an earlier captop that writes the file again makes its own anew, and neither reads the
+//! other's.
 
 use std::collections::BTreeMap;
 
@@ -41,16 +48,46 @@ use crate::forecast::{Sample, Series};
 
 /// The step of the last hour's frames: one kept per step (the last), as the forecasts sample.
 pub const STEP_MS: i64 = 30_000;
-/// Bytes a frame of 1,000 routes of the demo's figures takes, about: room made at once.
-const FRAME_BYTES: usize = 9_000;
+/// Bytes a route takes in a frame of [`NARROW`] entries.
+const NARROW_BYTES: usize = 10;
+/// Bytes a frame of 1,000 routes takes: room made at once.
+const FRAME_BYTES: usize = 1 + 1_000 * NARROW_BYTES;
+/// A frame's first byte: entries of [`NARROW_BYTES`].
+const NARROW: u8 = 1;
+/// A frame's first byte: entries as three varints (a figure did not fit in a narrow entry).
+const VARINTS: u8 = 0;
 
 /// A route's figures in a frame: its id in `routes`, minutes sold and total.
 pub type Entry = (i64, i64, i64);
 
-/// A frame of `entries` (ids ascending): for each, the gap from the id before (from 0), the
-/// minutes sold and the total, as varints.
-pub fn encode(entries: impl Iterator<Item = Entry>) -> Vec<u8> {
+/// A frame of `entries` (ids ascending): after its first byte, for each, the gap from the id
+/// before (from 0), the minutes sold and the total, narrow (`u16`, `u32`, `u32`, little-endian)
+/// when every one fits, else as varints.
+pub fn encode(entries: impl Iterator<Item = Entry> + Clone) -> Vec<u8> {
     let mut blob = Vec::with_capacity(FRAME_BYTES);
+    blob.push(NARROW);
+    let mut before = 0;
+    for (id, sold, total) in entries.clone() {
+        let narrow = (
+            u16::try_from(id.wrapping_sub(before)),
+            u32::try_from(sold),
+            u32::try_from(total),
+        );
+        let (Ok(gap), Ok(sold), Ok(total)) = narrow else {
+            return encode_varints(entries);
+        };
+        blob.extend_from_slice(&gap.to_le_bytes());
+        blob.extend_from_slice(&sold.to_le_bytes());
+        blob.extend_from_slice(&total.to_le_bytes());
+        before = id;
+    }
+    blob
+}
+
+/// [`encode`]'s frame of varints.
+fn encode_varints(entries: impl Iterator<Item = Entry>) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(FRAME_BYTES);
+    blob.push(VARINTS);
     let mut before = 0;
     let mut varint = [0; 10];
     for (id, sold, total) in entries {
@@ -65,19 +102,79 @@ pub fn encode(entries: impl Iterator<Item = Entry>) -> Vec<u8> {
 
 /// The entries of a frame, in order; a `None` ends them where the frame does not decode (a
 /// damaged file: the caller reads the change points instead).
-pub fn decode(blob: &[u8]) -> impl Iterator<Item = Option<Entry>> + '_ {
-    let mut rest = blob;
-    let mut id = 0i64;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let entry = next_entry(&mut rest, &mut id);
-        if entry.is_none() {
-            rest = &[];
-        }
-        Some(entry)
+pub fn decode(blob: &[u8]) -> Entries<'_> {
+    Entries(match blob.split_first() {
+        Some((&NARROW, entries)) => Layout::Narrow {
+            entries: entries.chunks_exact(NARROW_BYTES),
+            id: 0,
+        },
+        Some((&VARINTS, rest)) => Layout::Varints { rest, id: 0 },
+        Some(_) => Layout::Damaged,
+        None => Layout::Done,
     })
+}
+
+/// The entries of a frame ([`decode`]).
+#[derive(Debug)]
+pub struct Entries<'a>(Layout<'a>);
+
+/// What is left of a frame, with the id of the entry before.
+#[derive(Debug)]
+enum Layout<'a> {
+    Narrow {
+        entries: std::slice::ChunksExact<'a, u8>,
+        id: i64,
+    },
+    Varints {
+        rest: &'a [u8],
+        id: i64,
+    },
+    /// Not a frame: one `None`.
+    Damaged,
+    /// Every entry given.
+    Done,
+}
+
+impl Iterator for Entries<'_> {
+    type Item = Option<Entry>;
+
+    fn next(&mut self) -> Option<Option<Entry>> {
+        match &mut self.0 {
+            Layout::Narrow { entries, id } => match entries.next() {
+                Some(entry) => Some(narrow_entry(entry, id)),
+                // Bytes left over: the frame was cut.
+                None if !entries.remainder().is_empty() => {
+                    self.0 = Layout::Done;
+                    Some(None)
+                }
+                None => None,
+            },
+            Layout::Varints { rest, id } => {
+                if rest.is_empty() {
+                    return None;
+                }
+                let entry = next_entry(rest, id);
+                if entry.is_none() {
+                    self.0 = Layout::Done;
+                }
+                Some(entry)
+            }
+            Layout::Damaged => {
+                self.0 = Layout::Done;
+                Some(None)
+            }
+            Layout::Done => None,
+        }
+    }
+}
+
+/// The narrow entry `bytes` ([`NARROW_BYTES`] of them), the id before it being `id`.
+fn narrow_entry(bytes: &[u8], id: &mut i64) -> Option<Entry> {
+    let [g0, g1, s0, s1, s2, s3, t0, t1, t2, t3] = *<&[u8; NARROW_BYTES]>::try_from(bytes).ok()?;
+    *id = id.wrapping_add(i64::from(u16::from_le_bytes([g0, g1])));
+    let sold = u32::from_le_bytes([s0, s1, s2, s3]);
+    let total = u32::from_le_bytes([t0, t1, t2, t3]);
+    Some((*id, i64::from(sold), i64::from(total)))
 }
 
 /// The entry at the start of `rest`, which then starts after it.
@@ -105,23 +202,23 @@ fn next_entry(rest: &mut &[u8], id: &mut i64) -> Option<Entry> {
 pub fn write(conn: &Connection, at_ms: i64, frame: &[u8]) -> rusqlite::Result<()> {
     let thinned_from = db::meta_ms(conn, db::FRAMES_THINNED_KEY)?.unwrap_or(i64::MIN);
     let step_start = at_ms - at_ms.rem_euclid(STEP_MS);
-    conn.prepare_cached("DELETE FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms < ?2")?
+    conn.prepare_cached("DELETE FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms < ?2")?
         .execute(params![step_start, at_ms])?;
-    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames_packed VALUES (?1, ?2)")?
+    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames_narrow VALUES (?1, ?2)")?
         .execute(params![at_ms, frame])?;
     // Over an hour old, from the start of a step: as the forecasts' samples are read.
     let hour_ago = at_ms - HOUR_MS;
     let aged = hour_ago - hour_ago.rem_euclid(STEP_MS);
     conn.prepare_cached(
-        "DELETE FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms < ?2
-           AND EXISTS (SELECT 1 FROM forecast_frames_packed f
-                       WHERE f.at_ms > forecast_frames_packed.at_ms AND f.at_ms < ?2
-                         AND f.at_ms < forecast_frames_packed.at_ms
-                               - (forecast_frames_packed.at_ms % ?3 + ?3) % ?3 + ?3)",
+        "DELETE FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms < ?2
+           AND EXISTS (SELECT 1 FROM forecast_frames_narrow f
+                       WHERE f.at_ms > forecast_frames_narrow.at_ms AND f.at_ms < ?2
+                         AND f.at_ms < forecast_frames_narrow.at_ms
+                               - (forecast_frames_narrow.at_ms % ?3 + ?3) % ?3 + ?3)",
     )?
     .execute(params![thinned_from, aged, HOUR_MS])?;
     let kept_from = at_ms - (FORECAST_DAYS + 1) * DAY_MS;
-    conn.prepare_cached("DELETE FROM forecast_frames_packed WHERE at_ms < ?1")?
+    conn.prepare_cached("DELETE FROM forecast_frames_narrow WHERE at_ms < ?1")?
         .execute([kept_from])?;
     // The hour before the one `aged` is in keeps its last frame before `aged`, which the next
     // hour's first frame to age may replace.
@@ -160,7 +257,7 @@ fn series(
         .prepare_cached("SELECT max(at_ms) FROM polls WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
     let newest_frame: Option<i64> = conn
-        .prepare_cached("SELECT max(at_ms) FROM forecast_frames_packed WHERE at_ms <= ?1")?
+        .prepare_cached("SELECT max(at_ms) FROM forecast_frames_narrow WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
     if frames_from > from_ms || newest_frame != newest_report {
         return Ok(None);
@@ -169,7 +266,7 @@ fn series(
     // 1,000 routes, growing them one push at a time was a quarter of the read.
     let frames: i64 = conn
         .prepare_cached(
-            "SELECT count(*) FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms <= ?2",
+            "SELECT count(*) FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms <= ?2",
         )?
         .query_row(params![from_ms, now_ms], |row| row.get(0))?;
     // A damaged file's count is not trusted further than the frames kept: the days' hours,
@@ -180,7 +277,7 @@ fn series(
         .map(|_| Vec::with_capacity(room))
         .collect();
     let mut stmt = conn.prepare_cached(
-        "SELECT at_ms, routes FROM forecast_frames_packed WHERE at_ms >= ?1 AND at_ms <= ?2
+        "SELECT at_ms, routes FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms <= ?2
          ORDER BY at_ms",
     )?;
     let mut rows = stmt.query(params![from_ms, now_ms])?;
@@ -232,8 +329,8 @@ pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
 
 /// The frames of the reports of the last [`FORECAST_DAYS`], as the change points give them.
 fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(db::DROP_FIXED_WIDTH_FRAMES)?;
-    conn.execute("DELETE FROM forecast_frames_packed", [])?;
+    conn.execute_batch(db::DROP_EARLIER_FRAMES)?;
+    conn.execute("DELETE FROM forecast_frames_narrow", [])?;
     conn.execute("DELETE FROM meta WHERE key = ?1", [db::FRAMES_THINNED_KEY])?;
     let newest: Option<i64> = conn.query_row("SELECT max(at_ms) FROM polls", [], |r| r.get(0))?;
     let Some(newest) = newest else {
@@ -252,7 +349,7 @@ fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     let mut insert =
-        conn.prepare("INSERT OR REPLACE INTO forecast_frames_packed VALUES (?1, ?2)")?;
+        conn.prepare("INSERT OR REPLACE INTO forecast_frames_narrow VALUES (?1, ?2)")?;
     for (at_ms, entries) in frames {
         insert.execute(params![at_ms, encode(entries.into_iter())])?;
     }
@@ -307,17 +404,41 @@ mod tests {
 
     #[test]
     fn a_frame_reads_back_as_written_and_a_cut_one_not_at_all() {
-        let entries = [(1, 10, 100), (7, -3, i64::MAX), (1_000, 0, 0)];
-        let blob = encode(entries.into_iter());
-        // Gaps 1, 6 and 993; the largest total takes ten bytes, the other figures one or two.
-        assert_eq!(blob.len(), (1 + 1 + 2) + (1 + 1 + 10) + (2 + 1 + 1));
-        let all: Vec<_> = entries.into_iter().map(Some).collect();
-        assert_eq!(decode(&blob).collect::<Vec<_>>(), all);
-        // Cut in the last entry's figures, or in the ten bytes of the largest: it ends there.
-        let cut: Vec<_> = decode(&blob[..blob.len() - 1]).collect();
-        assert_eq!(cut, [all[0], all[1], None]);
-        assert_eq!(decode(&blob[..10]).collect::<Vec<_>>(), [all[0], None]);
+        // Every figure fits: ten bytes a route after the first.
+        let narrow = [(1, 10, 100), (7, 0, u32::MAX.into()), (7 + 65_535, 3, 3)];
+        let blob = encode(narrow.into_iter());
+        assert_eq!((blob[0], blob.len()), (NARROW, 1 + 3 * NARROW_BYTES));
+        // A negative figure, one above `u32::MAX`, or a gap above `u16::MAX`: varints.
+        let wide = [
+            [(1, -3, 100)],
+            [(1, 0, i64::from(u32::MAX) + 1)],
+            [(65_536, 1, 1)],
+        ];
+        for entries in wide {
+            let blob = encode(entries.into_iter());
+            assert_eq!(blob[0], VARINTS, "{entries:?}");
+            let back: Vec<_> = decode(&blob).collect();
+            assert_eq!(back, [Some(entries[0])]);
+        }
+        let varints = [(1, 10, 100), (7, -3, i64::MAX), (1_000, 0, 0)];
+        for entries in [&narrow[..], &varints[..]] {
+            let blob = encode(entries.iter().copied());
+            let all: Vec<_> = entries.iter().copied().map(Some).collect();
+            assert_eq!(decode(&blob).collect::<Vec<_>>(), all);
+            // Cut in the last entry: it ends there.
+            let cut: Vec<_> = decode(&blob[..blob.len() - 1]).collect();
+            assert_eq!(cut, [all[0], all[1], None]);
+        }
+        // Varints cut in the ten bytes of the largest figure.
+        let blob = encode(varints.into_iter());
+        assert_eq!(blob.len(), 1 + (1 + 1 + 2) + (1 + 1 + 10) + (2 + 1 + 1));
+        assert_eq!(
+            decode(&blob[..11]).collect::<Vec<_>>(),
+            [Some(varints[0]), None]
+        );
+        // Nothing; a first byte that says no layout.
         assert_eq!(decode(&[]).count(), 0);
+        assert_eq!(decode(&[7, 1, 2, 3]).collect::<Vec<_>>(), [None]);
     }
 
     #[test]
@@ -344,7 +465,7 @@ mod tests {
         let (w, _) = h.writer().unwrap();
         let frames = w
             .conn()
-            .query_row("SELECT count(*) FROM forecast_frames_packed", [], |r| {
+            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
                 r.get::<_, i64>(0)
             })
             .unwrap();
@@ -361,7 +482,7 @@ mod tests {
     /// Frames in the file, and where the next writer's thinning starts.
     fn frames_and_thinned(conn: &Connection) -> (i64, Option<i64>) {
         let frames = conn
-            .query_row("SELECT count(*) FROM forecast_frames_packed", [], |r| {
+            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
                 r.get(0)
             })
             .unwrap();
@@ -389,7 +510,7 @@ mod tests {
         let stray = t(3600 + 10).timestamp_millis();
         let has_stray = |conn: &Connection| {
             conn.query_row(
-                "SELECT count(*) FROM forecast_frames_packed WHERE at_ms = ?1",
+                "SELECT count(*) FROM forecast_frames_narrow WHERE at_ms = ?1",
                 [stray],
                 |r| r.get::<_, i64>(0),
             )
@@ -398,7 +519,7 @@ mod tests {
         };
         w.conn()
             .execute(
-                "INSERT INTO forecast_frames_packed VALUES (?1, x'00')",
+                "INSERT INTO forecast_frames_narrow VALUES (?1, x'00')",
                 [stray],
             )
             .unwrap();
@@ -448,13 +569,16 @@ mod tests {
         }
         let now = hours[599].generated_at.timestamp_millis();
         let expected = from_changes(w.conn(), now);
-        // An earlier captop knows no frames, or only its fixed-width ones: these are made again
-        // when this one opens the file, and those dropped.
+        // An earlier captop knows no frames, or only its own (three `i64`s a route, or varints):
+        // these are made again when this one opens the file, and those dropped.
         w.conn()
             .execute_batch(
-                "DROP TABLE forecast_frames_packed; DELETE FROM meta WHERE key = 'packed_frames_from_ms';
+                "DROP TABLE forecast_frames_narrow; DELETE FROM meta WHERE key = 'narrow_frames_from_ms';
                  CREATE TABLE forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
-                 INSERT INTO meta VALUES ('frames_from_ms', '0');",
+                 INSERT INTO meta VALUES ('frames_from_ms', '0');
+                 CREATE TABLE forecast_frames_packed (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
+                 INSERT INTO meta VALUES ('packed_frames_from_ms', '0');
+                 INSERT INTO meta VALUES ('packed_frames_thinned_from_ms', '0');",
             )
             .unwrap();
         drop(w);
@@ -464,21 +588,23 @@ mod tests {
         assert!(warning.is_none(), "{warning:?}");
         let frames: i64 = w
             .conn()
-            .query_row("SELECT count(*) FROM forecast_frames_packed", [], |r| {
+            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
                 r.get(0)
             })
             .unwrap();
         assert!(frames > 100, "{frames} frames made");
-        let fixed_width: i64 = w
+        let earlier: i64 = w
             .conn()
             .query_row(
-                "SELECT (SELECT count(*) FROM sqlite_schema WHERE name = 'forecast_frames')
-                      + (SELECT count(*) FROM meta WHERE key = 'frames_from_ms')",
+                "SELECT (SELECT count(*) FROM sqlite_schema
+                         WHERE name IN ('forecast_frames', 'forecast_frames_packed'))
+                      + (SELECT count(*) FROM meta WHERE key IN
+                         ('frames_from_ms', 'packed_frames_from_ms', 'packed_frames_thinned_from_ms'))",
                 [],
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(fixed_width, 0);
+        assert_eq!(earlier, 0);
         assert_eq!(forecast_series(w.conn(), now).unwrap(), expected);
         // A report an earlier captop recorded (no frame): the change points, which have it.
         w.conn()

@@ -92,7 +92,7 @@ impl Memos {
 
     /// The first `n` routes the file knows (ids ascending: loaded in id order, and a new
     /// route's id is above every other's).
-    pub fn first(&self, n: usize) -> impl Iterator<Item = &Memo> {
+    pub fn first(&self, n: usize) -> impl Iterator<Item = &Memo> + Clone {
         self.list.iter().take(n)
     }
 
