@@ -32,7 +32,7 @@
 //! instead, which its first byte says.
 //!
 //! Earlier captops' frames (`forecast_frames`, three `i64`s a route, and
-//! `forecast_frames_narrow`, varints) are dropped when these are first made, with their `meta`
+//! `forecast_frames_packed`, varints) are dropped when these are first made, with their `meta`
 //! keys: an earlier captop that writes the file again makes its own anew, and neither reads the
 //! other's.
 
@@ -313,7 +313,7 @@ fn frames_from(conn: &Connection) -> rusqlite::Result<Option<i64>> {
 /// Makes the frames from the change points when the file has none yet (written by an earlier
 /// captop) or when `again` (reports were just added without frames, an earlier captop's hour
 /// imported): once, in one transaction; about the time of one read of them from the change
-/// points (50 ms for a week at 1,000 routes). An earlier captop's fixed-width frames go then.
+/// points (50 ms for a week at 1,000 routes). Earlier captops' frames go then.
 pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
     conn.execute_batch(db::FRAMES_TABLE)?;
     if !again && frames_from(conn)?.is_some() {
