@@ -50,8 +50,8 @@ use crate::forecast::{Sample, Series};
 pub const STEP_MS: i64 = 30_000;
 /// Bytes a route takes in a frame of [`NARROW`] entries.
 const NARROW_BYTES: usize = 10;
-/// Bytes a frame of 1,000 routes takes: room made at once.
-const FRAME_BYTES: usize = 1 + 1_000 * NARROW_BYTES;
+/// Bytes a frame of narrow entries takes: room made at once.
+const FRAME_BYTES: usize = 1 + crate::forecast::MAX_ROUTES * NARROW_BYTES;
 /// A frame's first byte: entries of [`NARROW_BYTES`].
 const NARROW: u8 = 1;
 /// A frame's first byte: entries as three varints (a figure did not fit in a narrow entry).
