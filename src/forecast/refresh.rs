@@ -16,11 +16,12 @@
 //! seconds of an idle dashboard's hour.) Until then, an unmoved route's pace now is the last
 //! hour's; its sell-out time, walked forward from the same figures, barely moves.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 use super::hourly::HOUR_MS;
-use super::{Forecasts, Series, for_route, for_series};
+use super::{Forecasts, Sample, Series, for_route, for_series};
+use crate::api::model::CapacityReport;
 
 /// Longest a day-shaped forecast stands without a refit while its route's figures do not move,
 /// service time.
@@ -67,7 +68,80 @@ impl Fitted {
         super::merge_older(&mut own, older);
         Fitted::of(own)
     }
+
+    /// The same as [`crate::forecast::add_report`] on the `older` samples, then
+    /// [`Fitted::merging`], when the report lists the routes `older` has (the usual case; else
+    /// it is just that): each route's sample added, its samples put before the store's own and
+    /// fitted at once, route after route on the fit's threads. One step after the other, every
+    /// route's week of samples, just read from the file and out of the cache, was walked three
+    /// times, twice on one thread before the fit.
+    pub fn merging_report(mut own: Series, mut older: Series, report: &CapacityReport) -> Fitted {
+        let at_ms = report.generated_at.timestamp_millis();
+        let routes: Vec<(&str, i64, i64)> = super::tracked(super::figures(report)).collect();
+        if !super::lists_the_same_routes(&older, &routes) {
+            super::add_samples(&mut older, at_ms, routes.into_iter());
+            return Fitted::merging(own, older);
+        }
+        let reported: HashMap<&str, Sample, foldhash::fast::RandomState> = routes
+            .iter()
+            .map(|&(slug, sold, total)| (slug, Sample { at_ms, sold, total }))
+            .collect();
+        let keep_ms = super::keep_ms();
+        let add = |slug: &str, samples: &mut Vec<Sample>| {
+            if let Some(&sample) = reported.get(slug) {
+                super::add_sample(samples, sample, keep_ms);
+            }
+        };
+        // Without samples of the store's own, the older ones are the series.
+        let older_only = own.is_empty();
+        let mut jobs: Vec<Job<'_>> = if older_only {
+            older
+                .iter_mut()
+                .map(|(slug, samples)| (slug, samples, None))
+                .collect()
+        } else {
+            own.iter_mut()
+                .map(|(slug, samples)| (slug, samples, Some(older.remove(slug))))
+                .collect()
+        };
+        let fit = |(slug, samples, past): &mut Job<'_>| {
+            match past.take() {
+                None => add(slug, samples),
+                Some(Some(mut past)) => {
+                    add(slug, &mut past);
+                    super::put_before(samples, past);
+                }
+                // The store's route the file does not have.
+                Some(None) => {}
+            }
+            let newest = samples.last()?;
+            Some((
+                String::clone(slug),
+                for_route(samples),
+                next_due(slug, newest.at_ms),
+            ))
+        };
+        let fitted = super::on_fit_threads(&mut jobs, fit);
+        drop(jobs);
+        let mut forecasts = Forecasts::new();
+        let mut due = Due::new();
+        for (slug, forecast, at) in fitted {
+            if let Some(forecast) = forecast {
+                forecasts.insert(slug.clone(), forecast);
+            }
+            due.insert(slug, at);
+        }
+        Fitted {
+            series: if older_only { older } else { own },
+            forecasts,
+            due,
+        }
+    }
 }
+
+/// A route of [`Fitted::merging_report`]: its samples, and the older samples to put before
+/// them (`None` when they are the older ones; `Some(None)` when the file has none).
+type Job<'a> = (&'a String, &'a mut Vec<Sample>, Option<Option<Vec<Sample>>>);
 
 /// Fits again the forecasts of the routes whose samples call for it (see the module doc) and
 /// drops those of routes no longer tracked.
@@ -194,5 +268,91 @@ mod tests {
         refresh(&series, &mut forecasts, &mut due);
         assert_eq!(forecasts["b"], for_route(&series["b"]).unwrap());
         assert!(!forecasts.contains_key("a") && !due.contains_key("a"));
+    }
+
+    /// `n` routes' three days of hourly samples on the day's curve, each its own size, then
+    /// every 5 minutes over the last 70 minutes; and a report 8 minutes after the last.
+    fn week_and_report(n: usize) -> (Series, CapacityReport) {
+        let end_ms = crate::fixtures::t(0).timestamp_millis();
+        let mut older = Series::new();
+        let mut reported = Vec::new();
+        for i in 0..n as i64 {
+            let mut samples = Vec::new();
+            let mut sold = 1_000 * i;
+            let mut push = |at_ms: i64, more: i64| {
+                sold += more;
+                samples.push(Sample {
+                    at_ms,
+                    sold,
+                    total: 500_000,
+                });
+            };
+            for h in (2..72).rev() {
+                let hour_of_day = (72 - h) % 24;
+                push(
+                    end_ms - h * HOUR_MS,
+                    (i % 7) * i64::from(hour_of_day > 8) * 3,
+                );
+            }
+            for step in (0..=14).rev() {
+                push(end_ms - step * 300_000, i % 5);
+            }
+            reported.push(crate::fixtures::route(
+                &format!("route-{i:04}"),
+                "Route",
+                "+1",
+                500_000,
+                sold + i % 3,
+                10,
+                1,
+            ));
+            older.insert(format!("route-{i:04}"), samples);
+        }
+        let at = crate::fixtures::t(480);
+        (older, crate::fixtures::capacity(at, reported))
+    }
+
+    /// What [`Fitted::merging_report`] makes, made one step after the other.
+    fn step_by_step(own: &Series, older: &Series, report: &CapacityReport) -> Fitted {
+        let mut older = older.clone();
+        crate::forecast::add_report(&mut older, report);
+        Fitted::merging(own.clone(), older)
+    }
+
+    fn assert_same(a: &Fitted, b: &Fitted) {
+        assert_eq!(a.series, b.series);
+        assert_eq!(a.forecasts, b.forecasts);
+        assert_eq!(a.due, b.due);
+    }
+
+    #[test]
+    fn merging_a_report_route_by_route_is_adding_it_then_merging() {
+        // Enough routes for the fit's threads.
+        let (older, report) = week_and_report(2 * super::super::FIT_SHARE + 50);
+        let mut own = Series::new();
+        crate::forecast::add_report(&mut own, &report);
+        let fused = Fitted::merging_report(own.clone(), older.clone(), &report);
+        assert_same(&fused, &step_by_step(&own, &older, &report));
+        // Day-shaped forecasts, from samples thinned as the report came.
+        assert!(fused.forecasts.values().filter(|f| f.day_shaped).count() > 100);
+        let route = &fused.series["route-0001"];
+        assert!(route.len() < older["route-0001"].len() + 1);
+
+        // No samples of the store's own: the file's are the series.
+        let fused = Fitted::merging_report(Series::new(), older.clone(), &report);
+        assert_same(&fused, &step_by_step(&Series::new(), &older, &report));
+
+        // The store has a route the file does not, and lacks one the file has.
+        own.remove("route-0003");
+        own.insert("elsewhere".to_owned(), vec![older["route-0005"][0]]);
+        let fused = Fitted::merging_report(own.clone(), older.clone(), &report);
+        assert_same(&fused, &step_by_step(&own, &older, &report));
+
+        // The file has a route the report does not list: the map is made anew first.
+        let mut gone = older.clone();
+        gone.insert("gone".to_owned(), older["route-0002"].clone());
+        let fused = Fitted::merging_report(own.clone(), gone.clone(), &report);
+        assert_same(&fused, &step_by_step(&own, &gone, &report));
+        assert!(!fused.series.contains_key("gone"));
     }
 }

@@ -110,9 +110,8 @@ fn work(
     let series = prepared.series_before(&capacity);
     let _ = file.send(Ok(prepared));
     match series {
-        Ok(mut series) => {
-            crate::forecast::add_report(&mut series, &capacity);
-            let fitted = Fitted::merging(own, series);
+        Ok(series) => {
+            let fitted = Fitted::merging_report(own, series, &capacity);
             Fitting {
                 drawn: late.map(|late| late(&capacity, &fitted.forecasts)),
                 fitted: Some(fitted),
