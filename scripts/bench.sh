@@ -9,6 +9,8 @@
 #   SETTLE=600 ROUTES=10000 scripts/bench.sh        # the idle window after 10 minutes of polling
 #   CAPTOP_BIN=old/captop scripts/bench.sh          # another build of captop, same harness
 #   HISTORY_DAYS=7 ROUTES=10000 scripts/bench.sh    # with a week of the service's past recorded
+#   SIM_START=2026-11-28T03:00:00Z HISTORY_DAYS=7 ROUTES=10000 scripts/bench.sh
+#                                         # that week ending at a chosen instant rather than now
 #
 # For each size N it starts `captop demo-server --routes N`, then:
 #  - `--once --format json` against a server of two fixed files (the demo's bodies, captured once,
@@ -27,8 +29,10 @@
 # dashboard run starts from a copy of that history, and `--once` runs both with a copy (the
 # state dir a cron job keeps, its figures newer than the history's) and with no history at
 # all, side by side, the table giving the ratio. The service and the history recorded for the
-# fixed server share one simulated start (`--sim-start`, the minute the run began), so that
-# history is the same past the service's figures carry on from, as a cron job's would be.
+# fixed server share one simulated start (`--sim-start`, the minute the run began, or $SIM_START),
+# so that history is the same past the service's figures carry on from, as a cron job's would
+# be. The demo sells along the day's curve, so how many routes a report changes, and what
+# writing it costs, follows the hour of the day: SIM_START pins it, for runs that compare.
 # Finally it runs $BENCH_RELAY (default scripts/relay-bench.sh, RELAY_SECONDS a run) when that
 # file is executable, and prints the relay's own table after this one: `captop serve` under 50,
 # 200 and 1,000 readers at 12 and 10,000 routes (BENCH_RELAY= skips it).
@@ -147,9 +151,9 @@ for n in $ROUTES; do
   if [ "$HISTORY_DAYS" != 0 ]; then
     echo "  recording $HISTORY_DAYS days of the service's past…" >&2
     DEMO_HISTORY=$(mktemp -d "$WORK/history.XXXXXX")
-    SIM_START=$(date -u +%Y-%m-%dT%H:%M:00Z)
+    sim_start=${SIM_START:-$(date -u +%Y-%m-%dT%H:%M:00Z)}
     start_server demo "$WITH_HISTORY" --state-dir "$DEMO_HISTORY" --days "$HISTORY_DAYS" \
-      --routes "$n" --api-key $KEY --rate-limit 1000000 --sim-start "$SIM_START"
+      --routes "$n" --api-key $KEY --rate-limit 1000000 --sim-start "$sim_start"
   else
     start_server demo "$CAPTOP" demo-server --routes "$n" --api-key $KEY --rate-limit 1000000
   fi
@@ -163,7 +167,7 @@ for n in $ROUTES; do
   if [ "$HISTORY_DAYS" != 0 ]; then
     FIXED_HISTORY=$(mktemp -d "$WORK/history.XXXXXX")
     "$WITH_HISTORY" --state-dir "$FIXED_HISTORY" --days "$HISTORY_DAYS" --routes "$n" \
-      --api-key $KEY --sim-start "$SIM_START" --record-for "$fixed"
+      --api-key $KEY --sim-start "$sim_start" --record-for "$fixed"
     R[$n,history_mb]=$(du -sk "$FIXED_HISTORY" | awk '{ printf "%.1f", $1 / 1024 }')
     # Figures newer than that history, as a cron job's next run sees: the demo's bodies again,
     # served at the same address (the history is the base URL's).
