@@ -559,10 +559,10 @@ pub(crate) fn on_fit_threads<J: Send, R: Send>(
     })
 }
 
-/// Most threads [`for_series`] fits on, each given [`FIT_SHARE`] routes at least.
+/// Most threads [`on_fit_threads`] fits on, each given [`FIT_SHARE`] routes at least.
 pub const FIT_THREADS: usize = 4;
 const FIT_SHARE: usize = 100;
-/// Routes a thread of [`for_series`] takes at a time: a few hundred microseconds of fitting,
+/// Routes a thread of [`on_fit_threads`] takes at a time: a few hundred microseconds of fitting,
 /// so that the threads end within that of each other.
 const FIT_CHUNK: usize = 25;
 

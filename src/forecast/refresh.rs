@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 use super::hourly::HOUR_MS;
-use super::{Forecasts, Sample, Series, for_route, for_series};
+use super::{Forecasts, Sample, Series, for_route};
 use crate::api::model::CapacityReport;
 
 /// Longest a day-shaped forecast stands without a refit while its route's figures do not move,
@@ -47,19 +47,7 @@ impl Fitted {
     /// Fits every route of `series` anew (the samples were seeded or replaced), and spreads
     /// when each is next due.
     pub fn of(series: Series) -> Fitted {
-        let forecasts = for_series(&series);
-        let due = series
-            .iter()
-            .filter_map(|(slug, samples)| {
-                let newest = samples.last()?;
-                Some((slug.clone(), next_due(slug, newest.at_ms)))
-            })
-            .collect();
-        Fitted {
-            series,
-            forecasts,
-            due,
-        }
+        Fitted::readying(series, Series::new(), |_, _, _| {})
     }
 
     /// The `own` samples after the `older` ones (read back from a history: see
@@ -75,7 +63,7 @@ impl Fitted {
     /// fitted at once, route after route on the fit's threads. One step after the other, every
     /// route's week of samples, just read from the file and out of the cache, was walked three
     /// times, twice on one thread before the fit.
-    pub fn merging_report(mut own: Series, mut older: Series, report: &CapacityReport) -> Fitted {
+    pub fn merging_report(own: Series, mut older: Series, report: &CapacityReport) -> Fitted {
         let at_ms = report.generated_at.timestamp_millis();
         let routes: Vec<(&str, i64, i64)> = super::tracked(super::figures(report)).collect();
         if !super::lists_the_same_routes(&older, &routes) {
@@ -92,36 +80,36 @@ impl Fitted {
                 super::add_sample(samples, sample, keep_ms);
             }
         };
-        // Without samples of the store's own, the older ones are the series.
-        let older_only = own.is_empty();
-        let mut jobs: Vec<Job<'_>> = if older_only {
-            older
-                .iter_mut()
-                .map(|(slug, samples)| (slug, samples, None))
-                .collect()
-        } else {
-            own.iter_mut()
-                .map(|(slug, samples)| (slug, samples, Some(older.remove(slug))))
-                .collect()
-        };
-        let fit = |(slug, samples, past): &mut Job<'_>| {
-            match past.take() {
-                None => add(slug, samples),
-                Some(Some(mut past)) => {
-                    add(slug, &mut past);
-                    super::put_before(samples, past);
-                }
-                // The store's route the file does not have.
-                Some(None) => {}
+        if own.is_empty() {
+            // Without samples of the store's own, the older ones are the series.
+            return Fitted::readying(older, Series::new(), |slug, samples, _| add(slug, samples));
+        }
+        Fitted::readying(own, older, |slug, samples, past| {
+            if let Some(mut past) = past {
+                add(slug, &mut past);
+                super::put_before(samples, past);
             }
+        })
+    }
+
+    /// Fits every route of `series` once `ready` has made its samples ready (given the route's
+    /// samples in `older`, if any), each route in one go on the fit's threads, and spreads when
+    /// each is next due.
+    fn readying(
+        mut series: Series,
+        mut older: Series,
+        ready: impl Fn(&str, &mut Vec<Sample>, Option<Vec<Sample>>) + Sync,
+    ) -> Fitted {
+        let mut routes: Vec<_> = series
+            .iter_mut()
+            .map(|(slug, samples)| (slug, samples, older.remove(slug)))
+            .collect();
+        let fitted = super::on_fit_threads(&mut routes, |(slug, samples, past)| {
+            ready(slug, samples, past.take());
             let newest = samples.last()?;
-            Some((
-                String::clone(slug),
-                for_route(samples),
-                next_due(slug, newest.at_ms),
-            ))
-        };
-        let fitted = super::on_fit_threads(&mut jobs, fit);
+            let due = next_due(slug, newest.at_ms);
+            Some((String::clone(slug), for_route(samples), due))
+        });
         let mut forecasts = Forecasts::new();
         let mut due = Due::new();
         for (slug, forecast, at) in fitted {
@@ -131,16 +119,12 @@ impl Fitted {
             due.insert(slug, at);
         }
         Fitted {
-            series: if older_only { older } else { own },
+            series,
             forecasts,
             due,
         }
     }
 }
-
-/// A route of [`Fitted::merging_report`]: its samples, and the older samples to put before
-/// them (`None` when they are the older ones; `Some(None)` when the file has none).
-type Job<'a> = (&'a String, &'a mut Vec<Sample>, Option<Option<Vec<Sample>>>);
 
 /// Fits again the forecasts of the routes whose samples call for it (see the module doc) and
 /// drops those of routes no longer tracked.

@@ -366,7 +366,7 @@ impl Store {
     }
 
     /// Takes in the samples and forecasts a one-shot run fitted beside its drawing
-    /// ([`Fitted::merging`] of the store's samples and the history's).
+    /// ([`Fitted::merging_report`] of the store's samples, the history's and the report's).
     pub fn take_fitted(&mut self, fitted: Fitted) {
         self.series_version += 1;
         self.forecast_series = fitted.series;
