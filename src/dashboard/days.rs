@@ -114,21 +114,26 @@ pub struct Outlook {
     pub path: Vec<Sample>,
     /// When the route is expected to be full, UNIX ms.
     pub full_at_ms: Option<i64>,
-    /// The likely window of the sell-out, UNIX ms.
-    pub likely_ms: Option<(i64, i64)>,
+    /// The likely window of the sell-out, UNIX ms; its late end `None` when the slow case does
+    /// not sell out within the forecasts' horizon.
+    pub likely_ms: Option<(i64, Option<i64>)>,
 }
 
 impl Outlook {
     /// How many hours after `now_ms` the chart over `span` shows: to the end of the likely
-    /// window (or the sell-out, or the end of the path), at most a third of the span's hours.
+    /// window (or the sell-out, or the end of the path), at most a third of the span's hours
+    /// (all of that third for a window with no late end).
     pub fn hours_ahead(&self, now_ms: i64, span: Span) -> i64 {
         let until = self
             .likely_ms
-            .map(|(_, late)| late)
+            .map(|(_, late)| late.unwrap_or(i64::MAX))
             .or(self.full_at_ms)
             .or_else(|| self.path.last().map(|s| s.at_ms))
             .unwrap_or(now_ms);
-        let hours = (until - now_ms + HOUR_MS - 1).div_euclid(HOUR_MS);
+        let hours = until
+            .saturating_sub(now_ms)
+            .saturating_add(HOUR_MS - 1)
+            .div_euclid(HOUR_MS);
         hours.clamp(0, span.hours() / 3)
     }
 }
@@ -392,18 +397,27 @@ mod tests {
         let outlook = Outlook {
             path,
             full_at_ms: Some(NOON + 6 * HOUR_MS),
-            likely_ms: Some((NOON + 4 * HOUR_MS, NOON + 7 * HOUR_MS + HOUR_MS / 2)),
+            likely_ms: Some((NOON + 4 * HOUR_MS, Some(NOON + 7 * HOUR_MS + HOUR_MS / 2))),
         };
         assert_eq!(outlook.hours_ahead(NOON, Span::Day), 8);
         assert_eq!(outlook.hours_ahead(NOON, Span::Week), 8);
         let far = Outlook {
-            likely_ms: Some((NOON, NOON + 20 * HOUR_MS)),
+            likely_ms: Some((NOON, Some(NOON + 20 * HOUR_MS))),
             ..outlook.clone()
         };
         assert_eq!(
             far.hours_ahead(NOON, Span::Day),
             8,
             "a third of the span at most"
+        );
+        let open = Outlook {
+            likely_ms: Some((NOON, None)),
+            ..outlook.clone()
+        };
+        assert_eq!(
+            open.hours_ahead(NOON, Span::Week),
+            56,
+            "no late end: the whole third"
         );
         let chart = DayChart::of(&past, NOON, Span::Day, 48, Some(&outlook));
         assert_eq!((chart.hours_per_point, chart.points.len()), (1, 32));

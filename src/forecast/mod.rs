@@ -119,8 +119,9 @@ pub struct Forecast {
     /// Time from the oldest to the newest sample used.
     pub window: Duration,
     /// The likely sell-out window (10th to 90th percentile), when the day-shaped method made
-    /// the forecast and enough past days compare.
-    pub likely: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// the forecast and enough past days compare; its late end `None` when the slow case does
+    /// not sell out within [`MAX_HORIZON`].
+    pub likely: Option<(DateTime<Utc>, Option<DateTime<Utc>>)>,
     /// Whether the day-shaped method made it (else the straight line over the last hour).
     pub day_shaped: bool,
 }
@@ -487,7 +488,7 @@ pub fn for_route(samples: &[Sample]) -> Option<Forecast> {
         window: Duration::from_millis(u64::try_from(newest.at_ms - oldest).unwrap_or(0)),
         likely: shaped
             .window_ms
-            .and_then(|(a, b)| Some((instant(a)?, instant(b)?))),
+            .and_then(|(a, b)| Some((instant(a)?, b.and_then(instant)))),
         day_shaped: true,
     })
 }

@@ -108,9 +108,10 @@ pub struct DayShapedForecast {
     /// [`super::MAX_HORIZON`] from the newest sample.
     pub sells_out_at_ms: Option<i64>,
     /// The likely sell-out window, 10th to 90th percentile, UNIX milliseconds; its late end is
-    /// the horizon's when the slow case does not sell out within it. `None` for the line, or
-    /// when too few past days compare.
-    pub window_ms: Option<(i64, i64)>,
+    /// `None` when the slow case does not sell out within [`super::MAX_HORIZON`] (nothing
+    /// rather than the horizon's instant, which would read as an estimate). `None` for the
+    /// line, or when too few past days compare.
+    pub window_ms: Option<(i64, Option<i64>)>,
     /// Which method answered.
     pub method: Method,
 }
@@ -248,8 +249,8 @@ impl Model {
                 span,
             )?;
             let early = walk(high)?;
-            let late = walk(low).unwrap_or(newest.at_ms.saturating_add(horizon_ms));
-            Some((early.min(at), late.max(at)))
+            let late = walk(low).map(|late| late.max(at));
+            Some((early.min(at), late))
         });
         Some(DayShapedForecast {
             pace_per_hour_now: self.pace(self.current, 1.0),
@@ -476,9 +477,24 @@ mod tests {
         let f = day_shaped(&s, now).unwrap();
         let expected = truth(now, 4000.0, |h| curve(h % 24));
         let (early, late) = f.window_ms.unwrap();
+        let late = late.unwrap();
         assert!(early <= expected && expected <= late, "{f:?} vs {expected}");
         let at = f.sells_out_at_ms.unwrap();
         assert!(early <= at && at <= late && late - early < DAY_MS);
+    }
+
+    #[test]
+    fn a_slow_case_beyond_the_horizon_leaves_the_late_end_open() {
+        // Two quiet days, then two of the curve (today is a selling one): on a quarter of the
+        // past days, the hours from 22:00 to the morning after sold nothing, so the slow case
+        // never sells out, while the estimate and the fast case do by tomorrow.
+        let sales = |h: i64| if (h / 24) % 4 < 2 { 0 } else { curve(h % 24) };
+        let (s, now) = at_nine_pm(|sold| sold + 1500, sales);
+        let f = day_shaped(&s, now).unwrap();
+        let (early, late) = f.window_ms.unwrap();
+        assert_eq!(late, None, "{f:?}");
+        let at = f.sells_out_at_ms.unwrap();
+        assert!(now < early && early <= at && at < now + 3 * DAY_MS, "{f:?}");
     }
 
     #[test]

@@ -96,8 +96,9 @@ pub struct ForecastJson {
 pub struct WindowJson {
     /// The early end (RFC 3339, UTC).
     pub earliest: String,
-    /// The late end (RFC 3339, UTC).
-    pub latest: String,
+    /// The late end (RFC 3339, UTC); `null` when the slow case does not sell out within 30
+    /// days, as `sells_out_at` is beyond them.
+    pub latest: Option<String>,
 }
 
 impl From<&Forecast> for ForecastJson {
@@ -111,7 +112,7 @@ impl From<&Forecast> for ForecastJson {
             window_seconds: f.window.as_secs(),
             sells_out_window: f.likely.map(|(a, b)| WindowJson {
                 earliest: a.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                latest: b.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                latest: b.map(|b| b.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
             }),
             method: if f.day_shaped { "day_shape" } else { "line" },
         }
@@ -306,6 +307,30 @@ fn escape_unsafe_in_json(json: &str, from: usize) -> String {
 mod tests {
     use super::*;
     use crate::report::sample_reports as reports;
+
+    /// A window whose slow case does not sell out within the horizon has a `null` late end,
+    /// as `sells_out_at` is `null` beyond it, rather than the horizon's instant.
+    #[test]
+    fn a_window_with_no_late_end_is_written_with_a_null_latest() {
+        let at = |h: i64| chrono::DateTime::from_timestamp(1_800_000_000 + h * 3600, 0).unwrap();
+        let forecast = |late| Forecast {
+            rate_per_hour: 100.0,
+            sells_out_at: Some(at(5)),
+            samples: 200,
+            window: std::time::Duration::from_secs(7 * 86_400),
+            likely: Some((at(3), late)),
+            day_shaped: true,
+        };
+        let json = |late| serde_json::to_value(ForecastJson::from(&forecast(late))).unwrap();
+        assert_eq!(
+            json(None)["sells_out_window"],
+            serde_json::json!({"earliest": "2027-01-15T11:00:00Z", "latest": null})
+        );
+        assert_eq!(
+            json(Some(at(9)))["sells_out_window"]["latest"],
+            "2027-01-15T17:00:00Z"
+        );
+    }
 
     /// The block-at-a-time scan finds what a character-at-a-time one finds, wherever the
     /// character falls relative to the 64-byte blocks (a multi-byte one straddling two).

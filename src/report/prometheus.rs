@@ -284,7 +284,9 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
         }
         if let Some((early, late)) = forecast.likely {
             earliest.get_or_create(&labels).set(seconds(early));
-            latest.get_or_create(&labels).set(seconds(late));
+            if let Some(late) = late {
+                latest.get_or_create(&labels).set(seconds(late));
+            }
         }
         pace.get_or_create(&labels).set(forecast.rate_per_hour);
     }
@@ -295,7 +297,7 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
     );
     registry.register(
         "captop_route_sells_out_latest_timestamp_seconds",
-        "The late end of each route's likely sell-out window (90th percentile), unix seconds; absent without one",
+        "The late end of each route's likely sell-out window (90th percentile), unix seconds; absent without one or beyond 30 days",
         latest,
     );
     registry.register(
@@ -567,5 +569,42 @@ mod tests {
             "captop_route_sales_minutes_per_hour{{route=\"{}\"}} 36000",
             first.route
         )));
+    }
+
+    #[test]
+    fn a_window_with_no_late_end_exports_its_early_end_alone() {
+        let at = |h: i64| chrono::DateTime::from_timestamp(1_800_000_000 + h * 3600, 0).unwrap();
+        let shaped = |likely| crate::forecast::Forecast {
+            rate_per_hour: 100.0,
+            sells_out_at: Some(at(5)),
+            samples: 200,
+            window: std::time::Duration::from_secs(7 * 86_400),
+            likely,
+            day_shaped: true,
+        };
+        let mut forecasts = crate::forecast::Forecasts::new();
+        forecasts.insert("closed".to_owned(), shaped(Some((at(3), Some(at(9))))));
+        forecasts.insert("open".to_owned(), shaped(Some((at(3), None))));
+        let mut registry = Registry::default();
+        register_forecasts(&mut registry, &forecasts);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        let values = |name: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with(&format!("{name}{{")))
+                .map(str::to_owned)
+                .collect()
+        };
+        let earliest = values("captop_route_sells_out_earliest_timestamp_seconds");
+        let latest = values("captop_route_sells_out_latest_timestamp_seconds");
+        assert_eq!(earliest.len(), 2, "{text}");
+        assert_eq!(
+            latest,
+            [format!(
+                "captop_route_sells_out_latest_timestamp_seconds{{route=\"closed\"}} {}.0",
+                at(9).timestamp()
+            )],
+            "{text}"
+        );
     }
 }

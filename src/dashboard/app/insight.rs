@@ -91,9 +91,12 @@ fn outlook_of(samples: &[Sample], f: &Forecast) -> Option<Outlook> {
     Some(Outlook {
         path,
         full_at_ms: f.sells_out_at.map(|at| at.timestamp_millis()),
-        likely_ms: f
-            .likely
-            .map(|(early, late)| (early.timestamp_millis(), late.timestamp_millis())),
+        likely_ms: f.likely.map(|(early, late)| {
+            (
+                early.timestamp_millis(),
+                late.map(|at| at.timestamp_millis()),
+            )
+        }),
     })
 }
 

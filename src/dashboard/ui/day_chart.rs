@@ -121,8 +121,8 @@ pub fn render(
 }
 
 /// `likely full 15:10–19:40` in the gutter's place and, under the hours it spans, `├───┤`
-/// (the late end an arrow `─>` when it lies beyond the chart); `None` without a window, or
-/// when the window starts beyond the chart.
+/// (the late end an arrow `─>` when it lies beyond the chart, or there is none within the
+/// forecasts' horizon); `None` without a window, or when the window starts beyond the chart.
 fn window_line(
     chart: &DayChart,
     outlook: &Outlook,
@@ -133,7 +133,7 @@ fn window_line(
     let glyphs = theme.glyphs();
     let (open, bar, close) = glyphs.window;
     let from = chart.column_of_instant(early, width)?;
-    let to = chart.column_of_instant(late, width);
+    let to = late.and_then(|late| chart.column_of_instant(late, width));
     let end = to.unwrap_or(width.saturating_sub(1));
     let mut marks = String::from(open);
     for _ in from + 1..end {
@@ -161,11 +161,19 @@ fn window_line(
 
 /// `likely full 15:10–19:40` (UTC), the late end marked `+1d` (or more) when it falls on a
 /// later day than the early one: `likely full 04:40–00:15 +1d`, not a window that seems to
-/// end before it starts.
-fn likely_text(early_ms: i64, late_ms: i64, dash: &str) -> String {
+/// end before it starts; `likely full 15:10–not within 30 d` when the slow case does not
+/// sell out within the forecasts' horizon.
+fn likely_text(early_ms: i64, late_ms: Option<i64>, dash: &str) -> String {
     let clock = |ms: i64| {
         chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
             .map_or_else(String::new, |at| at.format("%H:%M").to_string())
+    };
+    let Some(late_ms) = late_ms else {
+        let horizon_days = crate::forecast::MAX_HORIZON.as_secs() / 86_400;
+        return format!(
+            "likely full {}{dash}not within {horizon_days} d",
+            clock(early_ms)
+        );
     };
     let days_later = late_ms.div_euclid(days::DAY_MS) - early_ms.div_euclid(days::DAY_MS);
     let late = match days_later {
@@ -320,16 +328,20 @@ mod tests {
     fn a_likely_window_past_midnight_says_on_which_day_it_ends() {
         let at = |h: i64, m: i64| NOON + h * HOUR_MS + m * 60_000;
         assert_eq!(
-            likely_text(at(3, 10), at(7, 40), "–"),
+            likely_text(at(3, 10), Some(at(7, 40)), "–"),
             "likely full 15:10–19:40"
         );
         assert_eq!(
-            likely_text(at(16, 39), at(36, 15), "-"),
+            likely_text(at(16, 39), Some(at(36, 15)), "-"),
             "likely full 04:39-00:15 +1d"
         );
         assert_eq!(
-            likely_text(at(-2, 0), at(60, 0), "–"),
+            likely_text(at(-2, 0), Some(at(60, 0)), "–"),
             "likely full 10:00–00:00 +3d"
+        );
+        assert_eq!(
+            likely_text(at(3, 10), None, "-"),
+            "likely full 15:10-not within 30 d"
         );
     }
 
