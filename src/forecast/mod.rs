@@ -515,19 +515,9 @@ pub fn projection(samples: &[Sample], until_ms: i64) -> Option<Vec<Sample>> {
     Some(path.into_iter().map(sample).collect())
 }
 
-/// The forecast of every route whose series makes one. A thousand day-shaped fits are tens
-/// of milliseconds, which `--once` waits for: they are shared among up to [`FIT_THREADS`].
-pub fn for_series(series: &Series) -> Forecasts {
-    let mut routes: Vec<(&String, &Vec<Sample>)> = series.iter().collect();
-    let fit = |&mut (route, samples): &mut (&String, &Vec<Sample>)| {
-        for_route(samples).map(|f| (route.clone(), f))
-    };
-    on_fit_threads(&mut routes, fit).into_iter().collect()
-}
-
 /// What `fit` makes of each of `jobs` (leaving out its `None`s, in no set order), shared among
 /// up to [`FIT_THREADS`] when there are more than [`FIT_SHARE`] jobs a thread, this thread one
-/// of them.
+/// of them: a thousand day-shaped fits are tens of milliseconds, which `--once` waits for.
 ///
 /// Each thread takes the next [`FIT_CHUNK`] jobs until none are left, rather than a part fixed
 /// at the start: the cores are shared with the rest of the run (`--once` draws and writes its
