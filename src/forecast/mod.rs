@@ -444,7 +444,12 @@ fn first_of_a_pair_in_one_hour(samples: &[Sample]) -> Option<usize> {
         if s.at_ms < hour_ends {
             return i.checked_sub(1);
         }
-        hour_ends = (hourly::hour_index(s.at_ms) + 1).saturating_mul(hourly::HOUR_MS);
+        // Thinned samples are an hour apart: the next hour's end is the one after, found
+        // without dividing (a division a sample was most of adding one to a route's week).
+        hour_ends = match hour_ends.checked_add(hourly::HOUR_MS) {
+            Some(next) if i > 0 && s.at_ms < next => next,
+            _ => (hourly::hour_index(s.at_ms) + 1).saturating_mul(hourly::HOUR_MS),
+        };
     }
     None
 }
@@ -775,6 +780,51 @@ mod tests {
         // A new route is added at once.
         assert!(add_samples(&mut s, T0 + 15_000, routes(4)));
         assert_eq!(s["b"].len(), 1);
+    }
+
+    #[test]
+    fn the_first_pair_in_one_hour_is_found_without_dividing_as_with() {
+        // By the definition: the first sample in the same UTC hour as the one after it.
+        let by_definition = |samples: &[Sample]| {
+            samples
+                .windows(2)
+                .position(|w| hourly::hour_index(w[0].at_ms) == hourly::hour_index(w[1].at_ms))
+        };
+        // Gaps just under, at and over an hour, several hours, and minutes, around T0 and
+        // before 1970 (negative instants, hours counted down).
+        let gaps = [
+            HOUR - 1,
+            HOUR,
+            HOUR + 1,
+            3 * HOUR,
+            59 * MIN,
+            5 * MIN,
+            1,
+            2 * HOUR - 1,
+        ];
+        for start in [T0, T0 + 30 * MIN, T0 - 1, -5 * HOUR - 7 * MIN, 0] {
+            for seed in 0..gaps.len() {
+                let mut at_ms = start;
+                let samples: Vec<Sample> = (0..40)
+                    .map(|i| {
+                        at_ms += gaps[(i * 7 + seed) % gaps.len()];
+                        Sample {
+                            at_ms,
+                            sold: i as i64,
+                            total: 100,
+                        }
+                    })
+                    .collect();
+                for end in 0..=samples.len() {
+                    let part = &samples[..end];
+                    assert_eq!(
+                        first_of_a_pair_in_one_hour(part),
+                        by_definition(part),
+                        "start {start}, seed {seed}, {end} samples"
+                    );
+                }
+            }
+        }
     }
 
     /// `samples` (time-ordered) as thinning keeps them, the rule applied to them all at once:
