@@ -444,8 +444,8 @@ fn first_of_a_pair_in_one_hour(samples: &[Sample]) -> Option<usize> {
         if s.at_ms < hour_ends {
             return i.checked_sub(1);
         }
-        // Thinned samples are an hour apart: the next hour's end is the one after, found
-        // without dividing (a division a sample was most of adding one to a route's week).
+        // Thinned samples are an hour apart: the next hour's end is then the one after, found
+        // without dividing (a division a sample of each route's week, with every sample added).
         hour_ends = match hour_ends.checked_add(hourly::HOUR_MS) {
             Some(next) if i > 0 && s.at_ms < next => next,
             _ => (hourly::hour_index(s.at_ms) + 1).saturating_mul(hourly::HOUR_MS),
@@ -783,7 +783,7 @@ mod tests {
     }
 
     #[test]
-    fn the_first_pair_in_one_hour_is_found_without_dividing_as_with() {
+    fn the_first_pair_in_one_hour_found_without_dividing_is_the_one_by_definition() {
         // By the definition: the first sample in the same UTC hour as the one after it.
         let by_definition = |samples: &[Sample]| {
             samples
