@@ -1,5 +1,6 @@
 //! Report builders for tests and benches: one route, a capacity report with consistent
-//! totals, a consistent utilization report, many routes, a relay's team alert. Shared by the unit tests, the
+//! totals, a consistent utilization report, many routes, a relay's team alert, a day-shaped
+//! forecast. Shared by the unit tests, the
 //! integration tests and `benches/render.rs`, so a change to the service's shapes is made once.
 //!
 //! Hidden from the docs and not meant for anything but tests: the figures are made up, and the
@@ -147,5 +148,21 @@ pub fn team_alert(id: &str, severity: &str, summary: &str) -> crate::api::team_a
         remaining_minutes: Some(2_400),
         sells_out_at: None,
         starts_at: t(11),
+    }
+}
+
+/// A day-shaped forecast fitted on a week of samples at 100 minutes an hour: full at
+/// `sells_out_at`, likely within `likely`.
+pub fn day_shaped_forecast(
+    sells_out_at: DateTime<Utc>,
+    likely: Option<(DateTime<Utc>, Option<DateTime<Utc>>)>,
+) -> crate::forecast::Forecast {
+    crate::forecast::Forecast {
+        rate_per_hour: 100.0,
+        sells_out_at: Some(sells_out_at),
+        samples: 200,
+        window: std::time::Duration::from_secs(7 * 86_400),
+        likely,
+        day_shaped: true,
     }
 }

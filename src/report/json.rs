@@ -313,14 +313,7 @@ mod tests {
     #[test]
     fn a_window_with_no_late_end_is_written_with_a_null_latest() {
         let at = |h: i64| chrono::DateTime::from_timestamp(1_800_000_000 + h * 3600, 0).unwrap();
-        let forecast = |late| Forecast {
-            rate_per_hour: 100.0,
-            sells_out_at: Some(at(5)),
-            samples: 200,
-            window: std::time::Duration::from_secs(7 * 86_400),
-            likely: Some((at(3), late)),
-            day_shaped: true,
-        };
+        let forecast = |late| crate::fixtures::day_shaped_forecast(at(5), Some((at(3), late)));
         let json = |late| serde_json::to_value(ForecastJson::from(&forecast(late))).unwrap();
         assert_eq!(
             json(None)["sells_out_window"],

@@ -574,14 +574,7 @@ mod tests {
     #[test]
     fn a_window_with_no_late_end_exports_its_early_end_alone() {
         let at = |h: i64| chrono::DateTime::from_timestamp(1_800_000_000 + h * 3600, 0).unwrap();
-        let shaped = |likely| crate::forecast::Forecast {
-            rate_per_hour: 100.0,
-            sells_out_at: Some(at(5)),
-            samples: 200,
-            window: std::time::Duration::from_secs(7 * 86_400),
-            likely,
-            day_shaped: true,
-        };
+        let shaped = |likely| crate::fixtures::day_shaped_forecast(at(5), likely);
         let mut forecasts = crate::forecast::Forecasts::new();
         forecasts.insert("closed".to_owned(), shaped(Some((at(3), Some(at(9))))));
         forecasts.insert("open".to_owned(), shaped(Some((at(3), None))));
