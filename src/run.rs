@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::commands::exit_code;
 use crate::config::Settings;
-use crate::setup::{EXIT_FAILURE, EXIT_USAGE, connect, real_environment, start_demo};
+use crate::setup::{EXIT_FAILURE, EXIT_USAGE, client_for, real_environment, start_demo};
 
 /// Runs what the command line asks for.
 pub async fn run(cli: Cli) -> u8 {
@@ -40,78 +40,59 @@ pub async fn run(cli: Cli) -> u8 {
 /// In check mode every failure before the figures (a bad threshold, config or key) is the
 /// plugin's UNKNOWN on stdout with exit 3, as monitoring systems expect, not a usage error.
 async fn figures(args: &GlobalArgs, check: bool) -> u8 {
-    let unknown = |message: &str| {
-        print!("{}", crate::report::nagios::unknown(message));
-        crate::report::check::Status::Unknown.code()
+    // A failure before the figures: check mode's UNKNOWN, else one line on stderr and `code`.
+    let refuse = |message: &dyn std::fmt::Display, code: u8| {
+        if check {
+            print!("{}", crate::report::nagios::unknown(&message.to_string()));
+            return crate::report::check::Status::Unknown.code();
+        }
+        eprintln!("captop: {message}");
+        code
     };
     let settings = match Settings::resolve_with(args, &real_environment()) {
         Ok(settings) => settings,
-        Err(e) if check => return unknown(&e.to_string()),
-        Err(e) => {
-            eprintln!("captop: {e}");
-            return EXIT_USAGE;
-        }
+        Err(e) => return refuse(&e, EXIT_USAGE),
     };
     let dashboard = !check && !args.once && args.at.is_none() && std::io::stdout().is_terminal();
     // The dashboard's `[keys]` and `[theme]`, checked before anything starts.
     let habits = if dashboard {
         match crate::dashboard::habits_of(&settings) {
             Ok(habits) => Some(habits),
-            Err(e) => {
-                eprintln!("captop: {e}");
-                return EXIT_USAGE;
-            }
+            Err(e) => return refuse(&e, EXIT_USAGE),
         }
     } else {
         None
     };
     let services = match settings.services() {
         Ok(services) => services,
-        Err(e) if check => return unknown(&e.to_string()),
-        Err(e) => {
-            eprintln!("captop: {e}");
-            return EXIT_USAGE;
-        }
+        Err(e) => return refuse(&e, EXIT_USAGE),
     };
     if services.len() > 1 {
         return several(args, services, check, habits).await;
     }
     let thresholds = match thresholds_of(args, &settings) {
         Ok(thresholds) => thresholds,
-        Err(e) if check => return unknown(&e),
-        Err(e) => {
-            eprintln!("captop: {e}");
-            return EXIT_USAGE;
-        }
+        Err(e) => return refuse(&e, EXIT_USAGE),
+    };
+    let format = if check {
+        crate::cli::Format::Nagios
+    } else {
+        args.format
     };
     if let Some(at) = &args.at {
-        let format = if check {
-            crate::cli::Format::Nagios
-        } else {
-            args.format
-        };
         return crate::report::run_at_with_settings(&settings, at, format, thresholds).await;
     }
     let demo = match start_demo(args.demo).await {
         Ok(demo) => demo,
-        Err(e) if check => return unknown(&e),
-        Err(e) => {
-            eprintln!("captop: {e}");
-            return EXIT_FAILURE;
-        }
+        Err(e) => return refuse(&e, EXIT_FAILURE),
     };
-    let client = match connect(&settings, demo.as_ref(), check).await {
+    let client = match client_for(&settings, demo.as_ref()).await {
         Ok(client) => client,
-        Err(code) => return code,
+        Err(e) => return refuse(&e, EXIT_USAGE),
     };
     let code = if let Some(habits) = habits {
         crate::dashboard::run(&settings, habits, client, demo.as_ref()).await
     } else {
-        let format = if check {
-            crate::cli::Format::Nagios
-        } else {
-            args.format
-        };
         let demo = demo.is_some();
         crate::report::run_with_settings(&settings, format, thresholds, &client, demo).await
     };

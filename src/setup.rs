@@ -61,7 +61,7 @@ pub fn past_for(
     if demo {
         return (PastSource::Embedded(embedded), None);
     }
-    match PastSource::of_settings(settings, embedded) {
+    match PastSource::of(&settings.history_source, settings.timeout, embedded) {
         Ok(past) => (past, None),
         Err(why) => (PastSource::Embedded(None), Some(format!("history: {why}"))),
     }
@@ -148,27 +148,10 @@ pub async fn end_demo(server: DemoServer) {
     let _ = std::fs::remove_dir_all(demo_history_dir());
 }
 
-/// Builds the client for the service to watch: the demo service when one runs, otherwise the
-/// configured base URL and key. The URL is checked before the key is looked for, since a
-/// refused URL is the more useful thing to hear first. Errors are printed; the exit code is
-/// returned (in check mode, the plugin's UNKNOWN on stdout).
-pub async fn connect(
-    settings: &Settings,
-    demo: Option<&DemoServer>,
-    check: bool,
-) -> Result<Client, u8> {
-    client_for(settings, demo).await.map_err(|message| {
-        if check {
-            print!("{}", crate::report::nagios::unknown(&message));
-            return crate::report::check::Status::Unknown.code();
-        }
-        eprintln!("captop: {message}");
-        EXIT_USAGE
-    })
-}
-
-/// The client [`connect`] builds, or the one-line reason there is none (no base URL, a
-/// refused one, no key); the key source's warnings go to stderr.
+/// The client for the service to watch: the demo service when one runs, otherwise the
+/// configured base URL and key; or the one-line reason there is none (no base URL, a refused
+/// one, no key). The URL is checked before the key is looked for, since a refused URL is the
+/// more useful thing to hear first. The key source's warnings go to stderr.
 pub async fn client_for(settings: &Settings, demo: Option<&DemoServer>) -> Result<Client, String> {
     let base_url = match (demo, &settings.base_url) {
         (Some(server), _) => server.base_url(),

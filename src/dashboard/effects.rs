@@ -158,7 +158,7 @@ impl Effects {
             DaysSeed::Unknown(client) if client.behind_relay() => {
                 let (tx, rx) = oneshot::channel();
                 tokio::spawn(async move {
-                    let days = client.relay_history().await;
+                    let days = crate::history::relay::series(&client).await;
                     let _ = tx.send(days.map_err(|why| format!("relay history: {why}")));
                 });
                 self.days = DaysSeed::Asked(rx);

@@ -24,6 +24,7 @@ pub mod past;
 pub mod prometheus;
 pub mod read;
 pub mod recorder;
+pub mod relay;
 pub mod source;
 pub mod write;
 

@@ -92,16 +92,18 @@ pub enum PastSource {
 }
 
 impl PastSource {
-    /// The source `settings` name: their Prometheus, or `embedded` (the file of the service
-    /// the face watches). An error is one line (a secret file that cannot be read, a bad URL).
-    pub fn of_settings(
-        settings: &crate::config::Settings,
+    /// The past `[history] source` names: its Prometheus, asked with requests of `timeout`, or
+    /// `embedded` (the file of the service the face watches). An error is one line (a secret
+    /// file that cannot be read, a bad URL).
+    pub fn of(
+        source: &super::source::HistorySource,
+        timeout: std::time::Duration,
         embedded: Option<History>,
     ) -> Result<PastSource, String> {
-        match &settings.history_source {
+        match source {
             super::source::HistorySource::Embedded => Ok(PastSource::Embedded(embedded)),
             super::source::HistorySource::Prometheus(source) => {
-                super::prometheus::PrometheusHistory::new(source, settings.timeout)
+                super::prometheus::PrometheusHistory::new(source, timeout)
                     .map(PastSource::Prometheus)
             }
         }

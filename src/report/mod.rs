@@ -245,7 +245,9 @@ async fn seed_days(client: &Client, past: &PastSource, store: &mut Store, stderr
                 .await
                 .map_err(|why| format!("history: {why}"))
         }
-        PastSource::Embedded(_) if client.behind_relay() => client.relay_history().await,
+        PastSource::Embedded(_) if client.behind_relay() => {
+            crate::history::relay::series(client).await
+        }
         PastSource::Embedded(_) => return,
     };
     match days {
@@ -311,7 +313,7 @@ pub async fn run_at_with_settings(
 ) -> u8 {
     let options = OnceOptions::of(settings, format, thresholds, PastSource::Embedded(None));
     let embedded = crate::setup::configured_history(settings);
-    let source = match PastSource::of_settings(settings, embedded) {
+    let source = match PastSource::of(&settings.history_source, settings.timeout, embedded) {
         Ok(source) => source,
         Err(why) => {
             eprintln!("captop: {}", crate::text::sanitize(&why));

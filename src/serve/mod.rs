@@ -235,9 +235,9 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         Ok(demo) => demo,
         Err(e) => return fail(&e),
     };
-    let client = match crate::setup::connect(&settings, demo.as_ref(), false).await {
+    let client = match crate::setup::client_for(&settings, demo.as_ref()).await {
         Ok(client) => client,
-        Err(code) => return code,
+        Err(e) => return fail(&e),
     };
     let logger = logger::Logger::new(args.log_format);
     let dispatch =

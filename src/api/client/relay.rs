@@ -11,7 +11,6 @@ use reqwest::header::{ACCEPT, AUTHORIZATION};
 use super::{Client, bearer_header};
 use crate::api::error::Endpoint;
 use crate::api::team_alerts::TeamAlerts;
-use crate::forecast::Series;
 
 /// The header every answer of `captop serve` carries.
 pub const RELAY_HEADER: &str = "x-captop-relay";
@@ -20,32 +19,21 @@ pub const HISTORY_PATH: &str = "captop/history";
 /// The relay's history may be this many times the size a report may be.
 pub const HISTORY_CAP_FACTOR: usize = 8;
 
-/// The body of the relay's history.
-#[derive(Debug, serde::Deserialize)]
-struct RelayHistory {
-    series: Series,
-}
-
 impl Client {
     /// Whether an answer so far came from a captop relay.
     pub fn behind_relay(&self) -> bool {
         self.inner.behind_relay.load(Ordering::Relaxed)
     }
 
-    /// The relay's samples for the forecasts (its history over days), under the body cap and
-    /// the timeout; `Err` is a one-line reason.
-    pub async fn relay_history(&self) -> Result<Series, String> {
+    /// The relay's history over days, decoded as `T` (its shape is the history's to know),
+    /// under the body cap and the timeout; `Err` is a one-line reason.
+    pub async fn relay_history<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
         // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
         // (64 MiB by default), still a cap (the endpoint only names the error).
         let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
-        let history: RelayHistory = self
-            .relay_json(&self.inner.history_url, limit, "history")
+        self.relay_json(&self.inner.history_url, limit, "history")
             .await
-            .map_err(|e| e.to_string())?;
-        let mut series = history.series;
-        // Slugs are the server's strings: one a terminal could act on is not taken.
-        series.retain(|slug, _| !slug.chars().any(crate::text::is_unsafe));
-        Ok(series)
+            .map_err(|e| e.to_string())
     }
 
     /// The team's alerts the relay has firing now, under the body cap and the timeout; `Err`
