@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 use super::hourly::HOUR_MS;
+use super::samples::{add_sample, figures, keep_ms, lists_the_same_routes, put_before, tracked};
 use super::{Forecasts, Sample, Series, for_route};
 use crate::api::model::CapacityReport;
 
@@ -65,8 +66,8 @@ impl Fitted {
     /// times, twice on one thread before the fit.
     pub fn merging_report(own: Series, mut older: Series, report: &CapacityReport) -> Fitted {
         let at_ms = report.generated_at.timestamp_millis();
-        let routes: Vec<(&str, i64, i64)> = super::tracked(super::figures(report)).collect();
-        if !super::lists_the_same_routes(&older, &routes) {
+        let routes: Vec<(&str, i64, i64)> = tracked(figures(report)).collect();
+        if !lists_the_same_routes(&older, &routes) {
             super::add_samples(&mut older, at_ms, routes.into_iter());
             return Fitted::merging(own, older);
         }
@@ -74,10 +75,10 @@ impl Fitted {
             .iter()
             .map(|&(slug, sold, total)| (slug, Sample { at_ms, sold, total }))
             .collect();
-        let keep_ms = super::keep_ms();
+        let keep_ms = keep_ms();
         let add = |slug: &str, samples: &mut Vec<Sample>| {
             if let Some(&sample) = reported.get(slug) {
-                super::add_sample(samples, sample, keep_ms);
+                add_sample(samples, sample, keep_ms);
             }
         };
         if own.is_empty() {
@@ -87,7 +88,7 @@ impl Fitted {
         Fitted::readying(own, older, |slug, samples, past| {
             if let Some(mut past) = past {
                 add(slug, &mut past);
-                super::put_before(samples, past);
+                put_before(samples, past);
             }
         })
     }
