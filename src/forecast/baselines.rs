@@ -2,7 +2,7 @@
 //! sell-out time (UNIX ms) or none from the same samples: the benchmark
 //! (`examples/forecast_bench.rs`) runs them side by side, and so can a backtest.
 //!
-//! - [`line`]: least squares over the last hour, today's [`super::forecast`] (Prometheus'
+//! - [`line()`]: least squares over the last hour, today's [`super::forecast`] (Prometheus'
 //!   `predict_linear`).
 //! - [`holt`]: Holt's double exponential smoothing, as Prometheus' `double_exponential_smoothing`
 //!   computes it, over the last hour of `sold` resampled every minute.

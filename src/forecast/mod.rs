@@ -317,7 +317,7 @@ pub(crate) fn on_fit_threads<J: Send, R: Send>(
 }
 
 /// Most threads [`on_fit_threads`] fits on, each given [`FIT_SHARE`] routes at least.
-pub const FIT_THREADS: usize = 4;
+const FIT_THREADS: usize = 4;
 const FIT_SHARE: usize = 100;
 /// Routes a thread of [`on_fit_threads`] takes at a time: a few hundred microseconds of fitting,
 /// so that the threads end within that of each other.

@@ -147,8 +147,9 @@ impl PastSource {
 
 /// The figures at the instant `at` picks from now (this machine's clock: Prometheus holds
 /// many relays, not one service's newest report), read from Prometheus: the last scrape
-/// within [`tolerance`] of it, and the forecasts from the [`read::FORECAST_DAYS`] before it at
-/// the query's step. `received_at` as for [`past_store`].
+/// within a little more than the step of the tier the instant has aged into, and the
+/// forecasts from the [`read::FORECAST_DAYS`] before it at the query's step. `received_at` as
+/// for [`past_store`].
 pub async fn prometheus_past(
     prometheus: &super::prometheus::PrometheusHistory,
     at: impl FnOnce(i64) -> Result<i64, String>,

@@ -2,7 +2,7 @@
 //! and the recorded span. Change points are turned back into values: a route's figures at a
 //! report are those of its last row at or before it. A route's rows are read by route from
 //! `samples_by_route`, then the newest from `samples_by_time`, read once for every route
-//! ([`recent_by_route`]; see [`super::db`]).
+//! (see [`super::db`]).
 
 use std::collections::HashMap;
 

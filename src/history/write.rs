@@ -58,7 +58,7 @@ pub const ONE_SHOT_COMPACT_EVERY_MS: i64 = 24 * HOUR_MS;
 /// all rather than once per report.
 pub const FOLD_ROWS: i64 = 100_000;
 /// Age, on the service's clock, at which a long-running writer moves a row from
-/// `samples_by_time` to `samples_by_route` ([`Writer::move_by_route`]).
+/// `samples_by_time` to `samples_by_route` (see [`Writer::capacity`]).
 pub const MOVE_AFTER_MS: i64 = 60_000;
 /// Prepared statements a writer's connection keeps ready, more than a report runs.
 const STATEMENTS_KEPT: usize = 40;

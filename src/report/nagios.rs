@@ -25,7 +25,7 @@ pub fn render(evaluation: &Evaluation) -> String {
     plugin_output(evaluation.status, &evaluation.summary, &perf, &long)
 }
 
-/// The status line (`CAPTOP STATUS - summary | perfdata`) and at most [`MAX_LONG_LINES`] of
+/// The status line (`CAPTOP STATUS - summary | perfdata`) and at most fifty lines of
 /// long output, each ending in a newline.
 pub fn plugin_output(status: Status, summary: &str, perf: &[String], long: &[&str]) -> String {
     let mut out = format!(

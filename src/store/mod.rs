@@ -359,7 +359,7 @@ impl Store {
 
     /// Starts the forecasts' samples from those kept by earlier runs (the history file): the
     /// store's own after them, every route fitted anew ([`Fitted::merging`]; with
-    /// [`Store::refresh_forecasts`], the one place forecasts are made).
+    /// the refresh after each report, the one place forecasts are made).
     pub fn seed_forecasts(&mut self, older: crate::forecast::Series) {
         let own = std::mem::take(&mut self.forecast_series);
         self.take_fitted(Fitted::merging(own, older));

@@ -21,7 +21,7 @@ impl Store {
     }
 
     /// `/capacity`: its latest report (with `received_at`) and failure. A store that keeps
-    /// [`Keep::Rows`] keeps it without its routes, which are in [`Store::rows`].
+    /// [`Keep::Rows`](super::Keep::Rows) keeps it without its routes, which are in [`Store::rows`].
     pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
         &self.capacity
     }
@@ -47,7 +47,7 @@ impl Store {
     }
 
     /// The routes of the latest capacity report, in the service's order (none in a store
-    /// that keeps [`Keep::Reports`]).
+    /// that keeps [`Keep::Reports`](super::Keep::Reports)).
     pub fn rows(&self) -> &[RouteRow] {
         &self.rows
     }

@@ -1,5 +1,5 @@
-//! The one loop of the dashboard: waits for the next input, applies the batch to the [`App`],
-//! draws once, and tells the poller what the user asked for.
+//! The one loop of the dashboard: waits for the next input, applies the batch to the
+//! [`App`](crate::dashboard::app::App), draws once, and tells the poller what the user asked for.
 //!
 //! It draws only after something happened: a key, a poll result, a resize, or the one-second
 //! tick that runs only while something on screen counts.

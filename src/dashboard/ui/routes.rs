@@ -1,9 +1,9 @@
 //! The routes table: one row per active route with an inline fill gauge, the minutes and ports
 //! figures, the change since the previous poll, and a totals row pinned under the list.
 //!
-//! Only the visible slice of [`App::view`] is drawn, so ten thousand routes cost what a screenful
-//! costs. Columns drop, least useful first, when the terminal is narrow ([`super::routes_columns`]
-//! chooses them and their widths).
+//! Only the visible slice of the [`RoutesTable`](crate::dashboard::app::RoutesTable) is drawn,
+//! so ten thousand routes cost what a screenful costs. Columns drop, least useful first, when
+//! the terminal is narrow (`routes_columns` chooses them and their widths).
 
 use std::rc::Rc;
 use std::sync::Arc;

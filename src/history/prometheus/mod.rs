@@ -292,7 +292,7 @@ const UTILIZATION_FAMILIES: [&str; 5] = [
     "captop_ports",
 ];
 
-/// The `/utilization` report at `at_ms` from the answers for [`UTILIZATION_FAMILIES`]; `None`
+/// The `/utilization` report at `at_ms` from the answers for its five metric families; `None`
 /// without the minutes run today. Minutes come back from seconds, the percentage from the
 /// ratio at the service's one decimal; the sold daily capacity is active plus paused, as the
 /// relay's help text says.

@@ -28,7 +28,7 @@ pub struct Hint {
 pub struct Binding {
     /// Where the chords work.
     pub layer: Layer,
-    /// The chords, as [`Chord::parse`] reads them.
+    /// The chords, as [`super::Chord::parse`] reads them.
     pub keys: &'static [&'static str],
     /// What they send.
     pub msg: Msg,
