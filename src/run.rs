@@ -40,55 +40,42 @@ pub async fn run(cli: Cli) -> u8 {
 /// In check mode every failure before the figures (a bad threshold, config or key) is the
 /// plugin's UNKNOWN on stdout with exit 3, as monitoring systems expect, not a usage error.
 async fn figures(args: &GlobalArgs, check: bool) -> u8 {
-    // A failure before the figures: check mode's UNKNOWN, else one line on stderr and `code`.
-    let refuse = |message: &dyn std::fmt::Display, code: u8| {
-        if check {
-            print!("{}", crate::report::nagios::unknown(&message.to_string()));
-            return crate::report::check::Status::Unknown.code();
-        }
-        eprintln!("captop: {message}");
-        code
-    };
     let settings = match Settings::resolve_with(args, &real_environment()) {
         Ok(settings) => settings,
-        Err(e) => return refuse(&e, EXIT_USAGE),
+        Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
     let dashboard = !check && !args.once && args.at.is_none() && std::io::stdout().is_terminal();
     // The dashboard's `[keys]` and `[theme]`, checked before anything starts.
     let habits = if dashboard {
         match crate::dashboard::habits_of(&settings) {
             Ok(habits) => Some(habits),
-            Err(e) => return refuse(&e, EXIT_USAGE),
+            Err(e) => return refuse(check, &e, EXIT_USAGE),
         }
     } else {
         None
     };
     let services = match settings.services() {
         Ok(services) => services,
-        Err(e) => return refuse(&e, EXIT_USAGE),
+        Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
     if services.len() > 1 {
         return several(args, services, check, habits).await;
     }
     let thresholds = match thresholds_of(args, &settings) {
         Ok(thresholds) => thresholds,
-        Err(e) => return refuse(&e, EXIT_USAGE),
+        Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
-    let format = if check {
-        crate::cli::Format::Nagios
-    } else {
-        args.format
-    };
+    let format = format_of(args, check);
     if let Some(at) = &args.at {
         return crate::report::run_at_with_settings(&settings, at, format, thresholds).await;
     }
     let demo = match start_demo(args.demo).await {
         Ok(demo) => demo,
-        Err(e) => return refuse(&e, EXIT_FAILURE),
+        Err(e) => return refuse(check, &e, EXIT_FAILURE),
     };
     let client = match client_for(&settings, demo.as_ref()).await {
         Ok(client) => client,
-        Err(e) => return refuse(&e, EXIT_USAGE),
+        Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
     let code = if let Some(habits) = habits {
         crate::dashboard::run(&settings, habits, client, demo.as_ref()).await
@@ -100,6 +87,26 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         crate::setup::end_demo(server).await;
     }
     code
+}
+
+/// A failure before the figures: in check mode the plugin's UNKNOWN on stdout (exit 3), else
+/// one line on stderr and `code`.
+fn refuse(check: bool, message: &dyn std::fmt::Display, code: u8) -> u8 {
+    if check {
+        print!("{}", crate::report::nagios::unknown(&message.to_string()));
+        return crate::report::check::Status::Unknown.code();
+    }
+    eprintln!("captop: {message}");
+    code
+}
+
+/// The format asked for: check mode's is the plugin's.
+fn format_of(args: &GlobalArgs, check: bool) -> crate::cli::Format {
+    if check {
+        crate::cli::Format::Nagios
+    } else {
+        args.format
+    }
 }
 
 /// Check mode's thresholds for the service of `settings`: the flags, else its profile's.
@@ -134,12 +141,7 @@ async fn several(
         None
     };
     if let Some(why) = refused {
-        if check {
-            print!("{}", crate::report::nagios::unknown(why));
-            return crate::report::check::Status::Unknown.code();
-        }
-        eprintln!("captop: {why}");
-        return EXIT_USAGE;
+        return refuse(check, &why, EXIT_USAGE);
     }
     let clients = futures::future::join_all(
         services
@@ -150,11 +152,7 @@ async fn several(
     if let Some(habits) = habits {
         return crate::dashboard::several::run(services, clients, habits).await;
     }
-    let format = if check {
-        crate::cli::Format::Nagios
-    } else {
-        args.format
-    };
+    let format = format_of(args, check);
     let asked = services.iter().zip(clients).map(|(settings, client)| {
         let parts = client.and_then(|client| {
             let thresholds = thresholds_of(args, settings)?;
