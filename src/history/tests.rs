@@ -497,3 +497,31 @@ fn a_file_written_before_thinning_by_time_is_indexed_by_the_next_writer() {
     let indexed = "SELECT count(*) FROM sqlite_master WHERE name = 'samples_by_route_at'";
     assert_eq!(count(w.conn(), indexed), 1);
 }
+
+#[test]
+fn the_log_is_cut_back_after_a_transaction_that_grew_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    // One transaction of 24 MB of pages, as a day's thinning at many routes writes.
+    w.conn()
+        .execute_batch(
+            "CREATE TABLE bulk (b BLOB);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+             INSERT INTO bulk SELECT randomblob(4000) FROM n;",
+        )
+        .unwrap();
+    let log = dir.path().join(format!(
+        "{}-wal",
+        h.path().file_name().unwrap().to_string_lossy()
+    ));
+    let size = || fs::metadata(&log).unwrap().len();
+    assert!(size() > 20 << 20, "{}", size());
+    // Copied into the file (no reader holds the log), then the next report starts the log over.
+    w.conn()
+        .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+        .unwrap();
+    w.capacity(&report(t(60), &[("a", 2)])).unwrap();
+    assert_eq!(size(), db::WAL_SIZE_LIMIT as u64);
+}
