@@ -51,7 +51,7 @@ const SCHEMA_VERSION_1: i32 = 1;
 /// it past them. SQLite reuses the log from its start after each checkpoint but keeps the file
 /// at the largest size it ever reached: a dashboard watching 10,000 routes of a service whose
 /// clock ran 600 times real time (every route moving at each poll) had transactions of 9,000
-/// pages leave 37 MB of log beside a 55-MB file, for good. Four times the log of SQLite's
+/// pages leave 33 MiB of log beside a 52-MiB file, for good. Four times the log of SQLite's
 /// automatic checkpoint (1,000 pages), so that the usual log, a few reports long, is never
 /// cut and grown again.
 pub const WAL_SIZE_LIMIT: i64 = 16 << 20;
