@@ -37,6 +37,15 @@ pub(super) fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
+/// A history in a fresh directory, its writer, and one report of route `a` written.
+fn one_report_written() -> (tempfile::TempDir, History, write::Writer) {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    (dir, h, w)
+}
+
 #[test]
 fn only_changes_are_written_and_figures_come_back_as_they_were() {
     let dir = tempfile::tempdir().unwrap();
@@ -271,10 +280,7 @@ fn the_recorder_writes_on_its_thread_and_seeds_the_forecasts() {
 
 #[test]
 fn a_full_disk_fails_one_write_by_that_name_and_the_next_writes_what_changed() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
-    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    let (_dir, _h, mut w) = one_report_written();
     // SQLite's own cap on the file's pages stands in for a full disk: the same SQLITE_FULL.
     let pages: i64 = w
         .conn()
@@ -484,10 +490,7 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
 
 #[test]
 fn a_file_written_before_thinning_by_time_is_indexed_by_the_next_writer() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
-    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
+    let (_dir, h, w) = one_report_written();
     w.conn()
         .execute_batch("DROP INDEX samples_by_route_at")
         .unwrap();
@@ -500,11 +503,8 @@ fn a_file_written_before_thinning_by_time_is_indexed_by_the_next_writer() {
 
 #[test]
 fn the_log_is_cut_back_after_a_transaction_that_grew_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
-    w.capacity(&report(t(0), &[("a", 1)])).unwrap();
-    // One transaction of 24 MB of pages, as a day's thinning at many routes writes.
+    let (dir, h, mut w) = one_report_written();
+    // One transaction of 24 MB of pages, as a report writes when every one of many routes moved.
     w.conn()
         .execute_batch(
             "CREATE TABLE bulk (b BLOB);
