@@ -1,7 +1,7 @@
 //! Report builders for tests and benches: one route, a capacity report with consistent
 //! totals, a consistent utilization report, many routes, a relay's team alert, a day-shaped
-//! forecast. Shared by the unit tests, the
-//! integration tests and `benches/render.rs`, so a change to the service's shapes is made once.
+//! forecast. Shared by the unit tests, the integration tests and `benches/render.rs`, so a
+//! change to the service's shapes is made once.
 //!
 //! Hidden from the docs and not meant for anything but tests: the figures are made up, and the
 //! builders panic on nothing but keep no promise beyond "consistent with the spec's rules".

@@ -12,8 +12,8 @@
 //!
 //! The file is mode 0600 in a 0700 directory, and refused when another user could write
 //! either. What is kept and for how long is in [`write`](mod@write) (change points, tiers,
-//! `keep_days`); the schema, the locking and what happens to a damaged or foreign file in [`db`]; a
-//! one-hour JSON file of earlier captops is read once into it ([`legacy`]).
+//! `keep_days`); the schema, the locking and what happens to a damaged or foreign file in
+//! [`db`]; a one-hour JSON file of earlier captops is read once into it ([`legacy`]).
 
 pub mod db;
 pub mod export;

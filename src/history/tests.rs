@@ -503,7 +503,7 @@ fn a_file_written_before_thinning_by_time_is_indexed_by_the_next_writer() {
 
 #[test]
 fn the_log_is_cut_back_after_a_transaction_that_grew_it() {
-    let (dir, h, mut w) = one_report_written();
+    let (_dir, h, mut w) = one_report_written();
     // One transaction of 24 MB of pages, as a report writes when every one of many routes moved.
     w.conn()
         .execute_batch(
@@ -512,10 +512,8 @@ fn the_log_is_cut_back_after_a_transaction_that_grew_it() {
              INSERT INTO bulk SELECT randomblob(4000) FROM n;",
         )
         .unwrap();
-    let log = dir.path().join(format!(
-        "{}-wal",
-        h.path().file_name().unwrap().to_string_lossy()
-    ));
+    let mut log = h.path().as_os_str().to_owned();
+    log.push("-wal");
     let size = || fs::metadata(&log).unwrap().len();
     assert!(size() > 20 << 20, "{}", size());
     // Copied into the file (no reader holds the log), then the next report starts the log over.
