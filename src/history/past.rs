@@ -10,8 +10,8 @@ use crate::store::{Store, Thresholds};
 
 const MINUTE_MS: i64 = 60_000;
 
-/// How long before `at` the last recorded report may be and still stand for it: a little more
-/// than the step of the tier the instant has aged into ([`super::write`]).
+/// How long before an instant the report standing for it may have been recorded, for an age
+/// of `age_ms`: a little more than the step of the tier of that age ([`super::write`]).
 fn tolerance(age_ms: i64) -> i64 {
     use super::write::{COARSE_STEP_MS, DENSE_MS, FINE_MS, FINE_STEP_MS};
     if age_ms < DENSE_MS {
@@ -55,7 +55,14 @@ pub fn past_store(
         .map_err(sqlite)?
         .ok_or_else(|| format!("nothing is recorded yet for {origin}"))?;
     let at_ms = at(newest)?;
-    let found = read::figures_at(&conn, at_ms, tolerance(newest - at_ms)).map_err(sqlite)?;
+    // Judged by the tier the report before the instant has aged into, not the instant's: a day
+    // back, that report's hour is thinned to its last report while the hour's later ones, not
+    // yet a day old, are still kept every five minutes, so the report before an instant just
+    // under a day old may be most of an hour older than it.
+    let tolerance_ms = read::report_before(&conn, at_ms)
+        .map_err(sqlite)?
+        .map_or(0, |report_ms| tolerance(newest - report_ms));
+    let found = read::figures_at(&conn, at_ms, tolerance_ms).map_err(sqlite)?;
     let Some((capacity, utilization)) = found else {
         return Err(format!(
             "the history of {origin} does not reach {}: it holds {} to {}, with gaps where no \

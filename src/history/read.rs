@@ -177,6 +177,15 @@ fn values_at<'a, T: Copy>(
     })
 }
 
+/// When the last report at or before `at_ms` was recorded, if one was.
+pub fn report_before(conn: &Connection, at_ms: i64) -> rusqlite::Result<Option<i64>> {
+    conn.query_row(
+        "SELECT max(at_ms) FROM polls WHERE at_ms <= ?1",
+        [at_ms],
+        |r| r.get(0),
+    )
+}
+
 /// The figures as recorded at `at_ms`: the last report at or before it, if one was recorded
 /// within `tolerance_ms` before it (else the history does not reach that instant), rebuilt as
 /// the service's reports.
@@ -185,11 +194,7 @@ pub fn figures_at(
     at_ms: i64,
     tolerance_ms: i64,
 ) -> rusqlite::Result<Option<(CapacityReport, Option<UtilizationReport>)>> {
-    let report_at: Option<i64> = conn.query_row(
-        "SELECT max(at_ms) FROM polls WHERE at_ms <= ?1",
-        [at_ms],
-        |r| r.get(0),
-    )?;
+    let report_at = report_before(conn, at_ms)?;
     let Some(report_at) = report_at.filter(|&t| at_ms - t <= tolerance_ms) else {
         return Ok(None);
     };

@@ -523,3 +523,44 @@ fn the_log_is_cut_back_after_a_transaction_that_grew_it() {
     w.capacity(&report(t(60), &[("a", 2)])).unwrap();
     assert_eq!(size(), db::WAL_SIZE_LIMIT as u64);
 }
+
+#[test]
+fn every_instant_of_the_last_days_is_reached_across_the_tiers_handover() {
+    // A running writer records every 5 minutes for 30 hours, then every 10 s, as a dashboard
+    // does, thinning as it goes. The rows just over a day old are thinned to each hour's last,
+    // which is still under a day old and kept every 5 minutes: so the report before an instant
+    // just under a day back may be most of an hour older than it, and still stands for it.
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    let last = 30 * 3600 + 22 * 60;
+    let every_5_min = (0..=30 * 3600 + 20 * 60).step_by(300);
+    let every_10_s = (30 * 3600 + 20 * 60 + 10..=last).step_by(10);
+    for s in every_5_min.chain(every_10_s) {
+        w.capacity(&report(t(s), &[("a", s / 10)])).unwrap();
+        w.utilization(&crate::fixtures::utilization(t(s), 10.0, 1))
+            .unwrap();
+    }
+    drop(w);
+    let at = |back_s: i64| {
+        past::past_store(
+            &h,
+            |newest| Ok(newest - back_s * 1000),
+            crate::store::Thresholds::default(),
+            None,
+        )
+    };
+    // Every minute from 26 hours back to 22 hours back, through the handover at a day.
+    for back in (22 * 60..=26 * 60).map(|m| m * 60) {
+        let past = at(back).unwrap_or_else(|e| panic!("{back} s back: {e}"));
+        let before = past.asked_ms - past.then_ms;
+        assert!(
+            (0..3600 * 1000).contains(&before),
+            "{back} s back: {before} ms"
+        );
+    }
+    // A minute short of a day back: the hour's rows before it are thinned to the last of the
+    // hour before.
+    let past = at(24 * 3600 - 60).unwrap();
+    assert_eq!(past.then_ms, t(6 * 3600 - 5 * 60).timestamp_millis());
+}
