@@ -428,3 +428,38 @@ fn time_travel_shows_the_whole_screen_as_of_a_day_before() {
     let live = screen(&draw(&mut app, 120, 20));
     assert!(!live.contains("history"), "{live}");
 }
+
+#[test]
+fn time_travel_says_when_the_figures_shown_were_recorded_before_the_instant() {
+    use captop::dashboard::app::Action;
+    let mut app = week(demo());
+    app.has_history = true;
+    let action = app.update(Event::Key(KeyEvent::new(
+        KeyCode::Char('{'),
+        KeyModifiers::NONE,
+    )));
+    let at = t(-24 * 3600);
+    assert_eq!(action, Some(Action::Travel(at)));
+    // A day back the history holds the hour before's last report, 35 minutes earlier.
+    let mut store = the_week_at(25);
+    let recorded = t(-24 * 3600 - 35 * 60);
+    store.apply_pair(
+        capacity(recorded, store.capacity().report().unwrap().routes.clone()),
+        utilization(recorded, 45.0, 800),
+        t(0),
+    );
+    app.update(Event::Travelled {
+        at,
+        result: Ok(store),
+    });
+    let header = screen(&draw(&mut app, 120, 20));
+    let header = header.lines().next().unwrap();
+    assert!(
+        header.contains("as of 2026-11-21 12:00 UTC (history, recorded 11:25)"),
+        "{header}"
+    );
+    // Asked a day further back while it is read, the header no longer says so.
+    key(&mut app, KeyCode::Char('{'));
+    let loading = screen(&draw(&mut app, 120, 20));
+    assert!(!loading.contains("recorded"), "{loading}");
+}

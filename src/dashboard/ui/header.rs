@@ -101,7 +101,9 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
 
 /// ` captop  as of 2026-11-24 18:00 UTC (history)  · live is 08:12 UTC · L back to live`:
 /// while travelling the header says so in the badge's colours, items dropping from the right
-/// when the line is narrow.
+/// when the line is narrow. Where the report standing for that instant was recorded a minute or
+/// more before it (the history keeps a report an hour past a day), the badge says when:
+/// `(history, recorded 17:05)`.
 fn travel_line(
     app: &App,
     travel: &crate::dashboard::app::Travel,
@@ -124,12 +126,20 @@ fn travel_line(
         .find(|b| b.binding.msg == crate::dashboard::app::Msg::Live)
         .and_then(|b| b.chords.first())
         .map(crate::dashboard::app::keys::Chord::label);
+    let recorded = recorded_before(travel).map_or_else(String::new, |recorded| {
+        let format = if recorded.date_naive() == travel.at.date_naive() {
+            "%H:%M"
+        } else {
+            "%Y-%m-%d %H:%M"
+        };
+        format!(", recorded {}", recorded.format(format))
+    });
     let mut items: Vec<Span<'static>> = vec![
         Span::raw(" "),
         Span::styled("captop", theme.brand()),
         Span::raw(" "),
         Span::styled(
-            format!(" as of {at} (history) "),
+            format!(" as of {at} (history{recorded}) "),
             theme.badge(LogKind::Warn),
         ),
     ];
@@ -155,6 +165,17 @@ fn travel_line(
         kept.push(span);
     }
     Line::from(kept)
+}
+
+/// When the figures shown were recorded, where that is a minute or more before the instant they
+/// stand for; `None` while the next instant's are read (the figures on screen are then of the
+/// instant before).
+fn recorded_before(
+    travel: &crate::dashboard::app::Travel,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    let (shown_at, store) = travel.shown.as_ref().filter(|_| !travel.loading)?;
+    let recorded = store.capacity().report()?.generated_at;
+    (*shown_at - recorded >= chrono::TimeDelta::minutes(1)).then_some(recorded)
 }
 
 /// `PAUSED`, `STALE 34 s`, `401`: the one word that says the figures are not live.
