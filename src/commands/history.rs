@@ -44,8 +44,24 @@ fn info(history: &History, out: &mut dyn Write) -> Result<(), String> {
     let Some(conn) = history.reader().map_err(|e| e.to_string())? else {
         return w(out, "nothing recorded yet".to_owned());
     };
-    let size = std::fs::metadata(history.path()).map_or(0, |m| m.len());
-    w(out, format!("size     {:.1} MB", size as f64 / 1e6))?;
+    // The write-ahead log is on the disk as much as the file (up to 16 MiB at 10,000 routes).
+    let bytes = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    let file = bytes(history.path());
+    let log = bytes(&crate::history::db::beside(history.path(), "-wal"));
+    w(
+        out,
+        if log > 0 {
+            format!(
+                "size     {:.1} MB: the file {:.1} MB, its write-ahead log {:.1} MB",
+                mb(file + log),
+                mb(file),
+                mb(log)
+            )
+        } else {
+            format!("size     {:.1} MB", mb(file))
+        },
+    )?;
     let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap_or(0) };
     let span = read::span(&conn).map_err(|e| e.to_string())?;
     match span {

@@ -443,11 +443,17 @@ fn move_aside(path: &Path) -> io::Result<PathBuf> {
     let aside = path.with_extension(format!("sqlite3.bad-{stamp}"));
     fs::rename(path, &aside)?;
     for suffix in ["-wal", "-shm"] {
-        let mut side = path.as_os_str().to_owned();
-        side.push(suffix);
-        let _ = fs::remove_file(PathBuf::from(side));
+        let _ = fs::remove_file(beside(path, suffix));
     }
     Ok(aside)
+}
+
+/// The file SQLite keeps beside the history at `path`: `-wal` its write-ahead log, `-shm` the
+/// log's index.
+pub fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut side = path.as_os_str().to_owned();
+    side.push(suffix);
+    PathBuf::from(side)
 }
 
 /// Creates `dir` (and its parents) 0700 if missing.

@@ -512,8 +512,7 @@ fn the_log_is_cut_back_after_a_transaction_that_grew_it() {
              INSERT INTO bulk SELECT randomblob(4000) FROM n;",
         )
         .unwrap();
-    let mut log = h.path().as_os_str().to_owned();
-    log.push("-wal");
+    let log = db::beside(h.path(), "-wal");
     let size = || fs::metadata(&log).unwrap().len();
     assert!(size() > 20 << 20, "{}", size());
     // Copied into the file (no reader holds the log), then the next report starts the log over.

@@ -216,6 +216,12 @@ async fn the_history_answers_for_past_instants_and_exports_them() {
         unreachable.stderr
     );
     assert!(info.stdout.contains("4 reports"), "{}", info.stdout);
+    // One-shot runs leave their reports in the write-ahead log, on the disk as much as the file.
+    assert!(
+        info.stdout.contains(", its write-ahead log 0."),
+        "{}",
+        info.stdout
+    );
 }
 
 fn check_past(past: &Run, md_past: &Run) {
