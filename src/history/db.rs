@@ -56,6 +56,22 @@ const SCHEMA_VERSION_1: i32 = 1;
 /// cut and grown again.
 pub const WAL_SIZE_LIMIT: i64 = 16 << 20;
 
+/// Pages of write-ahead log after which a writer copies the log back into the file
+/// (`wal_autocheckpoint`), and bytes the log is cut back to (`journal_size_limit`, four times
+/// as many), for reports of `routes` routes. SQLite's 1,000 pages (and [`WAL_SIZE_LIMIT`]) at
+/// 10,000 routes, whose reports write hundreds of pages; a page for every ten routes below,
+/// down to 128 pages (512 KiB): at 1,000 pages, the log of a service of 14 routes recorded for
+/// 35 days was 4.2 MB beside a file of 0.9 MB, most of the history's disk for no reason.
+pub fn log_limits(routes: usize) -> (i64, i64) {
+    let pages = i64::try_from(routes / 10)
+        .unwrap_or(i64::MAX)
+        .clamp(128, 1000);
+    (pages, (pages * 4 * PAGE_BYTES).min(WAL_SIZE_LIMIT))
+}
+
+/// The size of a page of the file (SQLite's default, which captop keeps).
+const PAGE_BYTES: i64 = 4096;
+
 /// How long a writer waits for another to finish before it skips its sample.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 

@@ -520,7 +520,26 @@ fn the_log_is_cut_back_after_a_transaction_that_grew_it() {
         .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
         .unwrap();
     w.capacity(&report(t(60), &[("a", 2)])).unwrap();
-    assert_eq!(size(), db::WAL_SIZE_LIMIT as u64);
+    assert_eq!(size(), db::log_limits(1).1 as u64);
+}
+
+#[test]
+fn a_small_services_log_stays_small_and_a_large_ones_as_sqlite_keeps_it() {
+    assert_eq!(db::log_limits(14), (128, 2 << 20));
+    assert_eq!(db::log_limits(10_000), (1000, 4000 * 4096));
+    assert!(db::log_limits(1_000_000).1 <= db::WAL_SIZE_LIMIT);
+    // 14 routes, every one moving at each of 2,000 reports: the log is copied back every 128
+    // pages, and never holds much more.
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let (mut w, _) = h.writer().unwrap();
+    let slugs: Vec<String> = (0..14).map(|i| format!("route-{i}")).collect();
+    for n in 0..2000 {
+        let routes: Vec<(&str, i64)> = slugs.iter().map(|s| (s.as_str(), n)).collect();
+        w.capacity(&report(t(n * 5), &routes)).unwrap();
+    }
+    let log = fs::metadata(db::beside(h.path(), "-wal")).unwrap().len();
+    assert!(log < 1 << 20, "{log}");
 }
 
 #[test]

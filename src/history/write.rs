@@ -106,6 +106,8 @@ pub struct Writer {
     /// thinning, which starts at the whole step before the file's last (an earlier captop
     /// stopped at a step's start), and after a failed write.
     thinned_to: Option<[Place; 2]>,
+    /// The log's `wal_autocheckpoint` as last set ([`Writer::size_log_for`]); 0 before.
+    log_pages: i64,
 }
 
 impl Writer {
@@ -124,6 +126,7 @@ impl Writer {
             loaded: false,
             as_it_goes: true,
             thinned_to: None,
+            log_pages: 0,
         }
     }
 
@@ -162,10 +165,24 @@ impl Writer {
             Err(e) if is_busy(&e) => Outcome::Busy,
             Err(e) => return Err(e),
         };
-        if matches!(outcome, Outcome::Written { .. }) && !self.as_it_goes {
-            self.compact_if_due(at_ms)?;
+        if matches!(outcome, Outcome::Written { .. }) {
+            self.size_log_for(report.routes.len())?;
+            if !self.as_it_goes {
+                self.compact_if_due(at_ms)?;
+            }
         }
         Ok(outcome)
+    }
+
+    /// Sizes the write-ahead log for reports of `routes` routes ([`super::db::log_limits`]).
+    fn size_log_for(&mut self, routes: usize) -> rusqlite::Result<()> {
+        let (pages, bytes) = super::db::log_limits(routes);
+        if self.log_pages != pages {
+            self.conn.pragma_update(None, "wal_autocheckpoint", pages)?;
+            self.conn.pragma_update(None, "journal_size_limit", bytes)?;
+            self.log_pages = pages;
+        }
+        Ok(())
     }
 
     /// Records a `/utilization` report.
