@@ -401,10 +401,9 @@ fn the_week_at(hours_ago: i64) -> Store {
     store
 }
 
-#[test]
-fn time_travel_shows_the_whole_screen_as_of_a_day_before() {
+/// Presses `{` on a dashboard with a history: the instant a day before noon is asked for.
+fn a_day_back(app: &mut App) -> chrono::DateTime<chrono::Utc> {
     use captop::dashboard::app::Action;
-    let mut app = week(demo());
     app.has_history = true;
     let action = app.update(Event::Key(KeyEvent::new(
         KeyCode::Char('{'),
@@ -412,6 +411,13 @@ fn time_travel_shows_the_whole_screen_as_of_a_day_before() {
     )));
     let at = t(-24 * 3600);
     assert_eq!(action, Some(Action::Travel(at)));
+    at
+}
+
+#[test]
+fn time_travel_shows_the_whole_screen_as_of_a_day_before() {
+    let mut app = week(demo());
+    let at = a_day_back(&mut app);
     let loading = screen(&draw(&mut app, 120, 20));
     assert!(loading.contains("loading …"), "{loading}");
     assert!(
@@ -431,15 +437,8 @@ fn time_travel_shows_the_whole_screen_as_of_a_day_before() {
 
 #[test]
 fn time_travel_says_when_the_figures_shown_were_recorded_before_the_instant() {
-    use captop::dashboard::app::Action;
     let mut app = week(demo());
-    app.has_history = true;
-    let action = app.update(Event::Key(KeyEvent::new(
-        KeyCode::Char('{'),
-        KeyModifiers::NONE,
-    )));
-    let at = t(-24 * 3600);
-    assert_eq!(action, Some(Action::Travel(at)));
+    let at = a_day_back(&mut app);
     // A day back the history holds the hour before's last report, 35 minutes earlier.
     let mut store = the_week_at(25);
     let recorded = t(-24 * 3600 - 35 * 60);
