@@ -175,8 +175,16 @@ fn sigterm_restores_the_terminal() {
 
 #[test]
 fn hang_up_ends_captop_promptly_without_burning_cpu() {
-    let (mut s, _home) = start_demo();
+    // The demo's private history goes in this temp dir, to be found gone after.
+    let home = tempfile::tempdir().expect("test home");
+    let tmp = home.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut cmd = captop(home.path(), &["--demo"]);
+    cmd.env("TMPDIR", &tmp);
+    let mut s = Pty::spawn(cmd, COLS, ROWS);
     wait_for_dashboard(&mut s);
+    let demo_dir = tmp.join(format!("captop-demo-{}", s.pid()));
+    assert!(demo_dir.is_dir(), "{demo_dir:?}");
     let pid = s.pid();
     let before = cpu_ticks(pid).expect("captop's /proc stat");
     s.hang_up();
@@ -204,6 +212,11 @@ fn hang_up_ends_captop_promptly_without_burning_cpu() {
         "captop used {} ticks of CPU after the hang-up",
         last - before
     );
+    // Not a panic's exit (ratatui's own restoring printed to the terminal gone, and panicked),
+    // and the demo removed its files on the way out.
+    let status = s.wait_exit(EXIT_WITHIN).expect("an exit status");
+    assert!(status.success(), "{status:?}");
+    assert!(!demo_dir.exists(), "{demo_dir:?} left behind");
 }
 
 /// The reports recorded in the one history file of `dir`, and the route rows.

@@ -33,7 +33,8 @@ const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
 /// which ratatui draws, and a tick where the rest stands still draws them alone
 /// ([`crate::dashboard::ui::still`]).
 pub struct TerminalGuard {
-    terminal: Terminal<CrosstermBackend<io::Stdout>>,
+    /// `None` once dropped ([`TerminalGuard::drop`] says why it may not be dropped).
+    terminal: Option<Terminal<CrosstermBackend<io::Stdout>>>,
     /// The first and last lines as the screen shows them (`None`: blank, after a clear).
     edges: [Option<Buffer>; 2],
     /// What moved with the clock in the rest of the last whole frame (`None`: draw it whole).
@@ -59,7 +60,7 @@ impl TerminalGuard {
         };
         match Terminal::with_options(CrosstermBackend::new(io::stdout()), options) {
             Ok(terminal) => Ok(TerminalGuard {
-                terminal,
+                terminal: Some(terminal),
                 edges: [None, None],
                 still: None,
             }),
@@ -72,23 +73,29 @@ impl TerminalGuard {
 }
 
 impl TerminalGuard {
+    fn terminal(&mut self) -> io::Result<&mut Terminal<CrosstermBackend<io::Stdout>>> {
+        self.terminal
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the terminal was handed back"))
+    }
+
     /// The window is now `w` × `h`: the next frame is drawn whole at that size.
     pub fn resize(&mut self, w: u16, h: u16) -> io::Result<()> {
         let area = Rect::new(0, 0, w, h);
-        if self.terminal.get_frame().area() == area {
+        if self.terminal()?.get_frame().area() == area {
             return Ok(());
         }
         // Resizing clears the screen, the first and last lines with it.
         self.edges = [None, None];
         self.still = None;
-        self.terminal.resize(area)
+        self.terminal()?.resize(area)
     }
 
     /// Draws `desk` whole (the renderer only reads it).
     pub fn draw(&mut self, desk: &Desk) -> io::Result<()> {
         let mut edges = None;
         let area = self
-            .terminal
+            .terminal()?
             .draw(|frame| {
                 crate::dashboard::ui::desk::render(frame, desk);
                 edges = Some(still::take_edges(frame.buffer_mut()));
@@ -104,7 +111,7 @@ impl TerminalGuard {
     /// Draws `desk` after a tick that changed nothing but the clock: its first and last lines
     /// alone while the rest stands still, else whole.
     pub fn draw_tick(&mut self, desk: &Desk) -> io::Result<()> {
-        let area = self.terminal.get_frame().area();
+        let area = self.terminal()?.get_frame().area();
         let still = Still::of(desk, area);
         if still.is_some()
             && still == self.still
@@ -117,7 +124,10 @@ impl TerminalGuard {
 
     /// Writes the cells of `edges` that differ from what the screen shows there.
     fn write_edges(&mut self, edges: [Buffer; 2]) -> io::Result<()> {
-        let backend = self.terminal.backend_mut();
+        let Some(terminal) = self.terminal.as_mut() else {
+            return Err(io::Error::other("the terminal was handed back"));
+        };
+        let backend = terminal.backend_mut();
         for (new, old) in edges.into_iter().zip(&mut self.edges) {
             let blank;
             let shown = match old {
@@ -140,6 +150,18 @@ impl TerminalGuard {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();
+        // ratatui's own `Drop` shows the cursor it hid and, when it cannot, prints so on
+        // stderr, which panics where stderr is the terminal that hung up (an SSH session gone):
+        // the run then ended with a panic's exit code, before the demo removed its files. Shown
+        // here first, it has nothing left to do; where the terminal is gone, it is not dropped
+        // but left to the process's exit, which follows.
+        if let Some(mut terminal) = self.terminal.take() {
+            if terminal.show_cursor().is_ok() {
+                drop(terminal);
+            } else {
+                std::mem::forget(terminal);
+            }
+        }
     }
 }
 
