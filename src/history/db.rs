@@ -58,8 +58,8 @@ pub const WAL_SIZE_LIMIT: i64 = 16 << 20;
 
 /// Pages of write-ahead log after which a writer copies the log back into the file
 /// (`wal_autocheckpoint`), and bytes the log is cut back to (`journal_size_limit`, four times
-/// as many), for reports of `routes` routes. SQLite's 1,000 pages (and [`WAL_SIZE_LIMIT`]) at
-/// 10,000 routes, whose reports write hundreds of pages; a page for every ten routes below,
+/// as many, at most [`WAL_SIZE_LIMIT`]), for reports of `routes` routes. SQLite's 1,000 pages
+/// at 10,000 routes, whose reports write hundreds of pages; a page for every ten routes below,
 /// down to 128 pages (512 KiB): at 1,000 pages, the log of a service of 14 routes recorded for
 /// 35 days was 4.2 MB beside a file of 0.9 MB, most of the history's disk for no reason.
 pub fn log_limits(routes: usize) -> (i64, i64) {
