@@ -132,7 +132,8 @@ pub fn record_past(
         ),
     >,
 ) -> Result<(), String> {
-    let (mut writer, _) = history.writer().map_err(|e| e.to_string())?;
+    let (writer, _) = history.writer().map_err(|e| e.to_string())?;
+    let mut writer = writer.importing();
     for (capacity, utilization) in past {
         writer.capacity(&capacity).map_err(|e| e.to_string())?;
         writer

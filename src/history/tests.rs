@@ -540,6 +540,15 @@ fn a_small_services_log_stays_small_and_a_large_ones_as_sqlite_keeps_it() {
     }
     let log = fs::metadata(db::beside(h.path(), "-wal")).unwrap().len();
     assert!(log < 1 << 20, "{log}");
+    // A writer importing a recorded past keeps SQLite's 1,000 pages.
+    let (w, _) = h.writer().unwrap();
+    let mut w = w.importing();
+    w.capacity(&report(t(2000 * 5), &[("route-0", 1)])).unwrap();
+    let pages: i64 = w
+        .conn()
+        .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(pages, 1000);
 }
 
 #[test]
