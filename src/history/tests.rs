@@ -37,11 +37,17 @@ pub(super) fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
-/// A history in a fresh directory, its writer, and one report of route `a` written.
-fn one_report_written() -> (tempfile::TempDir, History, write::Writer) {
+/// A history in a fresh directory and its writer.
+fn a_writer() -> (tempfile::TempDir, History, write::Writer) {
     let dir = tempfile::tempdir().unwrap();
     let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
+    let (w, _) = h.writer().unwrap();
+    (dir, h, w)
+}
+
+/// The same, with one report of route `a` written.
+fn one_report_written() -> (tempfile::TempDir, History, write::Writer) {
+    let (dir, h, mut w) = a_writer();
     w.capacity(&report(t(0), &[("a", 1)])).unwrap();
     (dir, h, w)
 }
@@ -102,9 +108,7 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
 
 #[test]
 fn a_writer_that_loaded_the_routes_finds_them_moved_listed_twice_new_or_renamed() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
+    let (_dir, h, mut w) = a_writer();
     w.capacity(&report(t(0), &[("a", 1), ("b", 2), ("c", 3)]))
         .unwrap();
     drop(w);
@@ -417,9 +421,7 @@ fn a_file_of_the_first_schema_is_read_as_it_is_and_moved_to_the_new_one_by_a_wri
 
 #[test]
 fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
+    let (_dir, _h, mut w) = a_writer();
     // 25 minutes, a report a minute, `a` selling every minute, `b` leaving at minute 20: the
     // writer moves the rows a minute old by route, the last ones stay kept by time.
     for m in 0..25 {
@@ -530,9 +532,7 @@ fn a_small_services_log_stays_small_and_a_large_ones_as_sqlite_keeps_it() {
     assert!(db::log_limits(1_000_000).1 <= db::WAL_SIZE_LIMIT);
     // 14 routes, every one moving at each of 2,000 reports: the log is copied back every 128
     // pages, and never holds much more.
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
+    let (_dir, h, mut w) = a_writer();
     let slugs: Vec<String> = (0..14).map(|i| format!("route-{i}")).collect();
     for n in 0..2000 {
         let routes: Vec<(&str, i64)> = slugs.iter().map(|s| (s.as_str(), n)).collect();
@@ -557,9 +557,7 @@ fn every_instant_of_the_last_days_is_reached_across_the_tiers_handover() {
     // does, thinning as it goes. The rows just over a day old are thinned to each hour's last,
     // which is still under a day old and kept every 5 minutes: so the report before an instant
     // just under a day back may be most of an hour older than it, and still stands for it.
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let (mut w, _) = h.writer().unwrap();
+    let (_dir, h, mut w) = a_writer();
     let last = 30 * 3600 + 22 * 60;
     let every_5_min = (0..=30 * 3600 + 20 * 60).step_by(300);
     let every_10_s = (30 * 3600 + 20 * 60 + 10..=last).step_by(10);
