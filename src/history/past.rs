@@ -59,10 +59,8 @@ pub fn past_store(
     // back, that report's hour is thinned to its last report while the hour's later ones, not
     // yet a day old, are still kept every five minutes, so the report before an instant just
     // under a day old may be most of an hour older than it.
-    let tolerance_ms = read::report_before(&conn, at_ms)
-        .map_err(sqlite)?
-        .map_or(0, |report_ms| tolerance(newest - report_ms));
-    let found = read::figures_at(&conn, at_ms, tolerance_ms).map_err(sqlite)?;
+    let found = read::figures_at(&conn, at_ms, |report_ms| tolerance(newest - report_ms))
+        .map_err(sqlite)?;
     let Some((capacity, utilization)) = found else {
         return Err(format!(
             "the history of {origin} does not reach {}: it holds {} to {}, with gaps where no \

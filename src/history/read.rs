@@ -177,25 +177,24 @@ fn values_at<'a, T: Copy>(
     })
 }
 
-/// When the last report at or before `at_ms` was recorded, if one was.
-pub fn report_before(conn: &Connection, at_ms: i64) -> rusqlite::Result<Option<i64>> {
-    conn.query_row(
-        "SELECT max(at_ms) FROM polls WHERE at_ms <= ?1",
-        [at_ms],
-        |r| r.get(0),
-    )
-}
-
 /// The figures as recorded at `at_ms`: the last report at or before it, if one was recorded
-/// within `tolerance_ms` before it (else the history does not reach that instant), rebuilt as
-/// the service's reports.
+/// within `tolerance_ms(its instant)` before it (else the history does not reach that
+/// instant), rebuilt as the service's reports. How long a report stands is the caller's to
+/// say by the report, since the tiers thin by the age of what they keep.
 pub fn figures_at(
     conn: &Connection,
     at_ms: i64,
-    tolerance_ms: i64,
+    tolerance_ms: impl FnOnce(i64) -> i64,
 ) -> rusqlite::Result<Option<(CapacityReport, Option<UtilizationReport>)>> {
-    let report_at = report_before(conn, at_ms)?;
-    let Some(report_at) = report_at.filter(|&t| at_ms - t <= tolerance_ms) else {
+    let report_at: Option<i64> = conn.query_row(
+        "SELECT max(at_ms) FROM polls WHERE at_ms <= ?1",
+        [at_ms],
+        |r| r.get(0),
+    )?;
+    let Some((report_at, tolerance_ms)) = report_at
+        .map(|t| (t, tolerance_ms(t)))
+        .filter(|&(t, tolerance_ms)| at_ms - t <= tolerance_ms)
+    else {
         return Ok(None);
     };
     let recent = recent_by_route(conn, report_at, i64::MAX)?;

@@ -72,7 +72,7 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
     let conn = w.conn();
     assert_eq!(count(conn, "SELECT count(*) FROM polls"), 10);
     assert_eq!(count(conn, "SELECT count(*) FROM route_samples"), 10 + 1);
-    let (cap, _) = read::figures_at(conn, t(4 * 60 + 30).timestamp_millis(), 120_000)
+    let (cap, _) = read::figures_at(conn, t(4 * 60 + 30).timestamp_millis(), |_| 120_000)
         .unwrap()
         .unwrap();
     assert_eq!(cap.generated_at, t(4 * 60));
@@ -82,12 +82,12 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
     assert_eq!(&*cap.routes[1].name, "Route b");
     // Before the first report, or too long after the last: the history does not reach.
     assert!(
-        read::figures_at(conn, t(-60).timestamp_millis(), 120_000)
+        read::figures_at(conn, t(-60).timestamp_millis(), |_| 120_000)
             .unwrap()
             .is_none()
     );
     assert!(
-        read::figures_at(conn, t(3600).timestamp_millis(), 120_000)
+        read::figures_at(conn, t(3600).timestamp_millis(), |_| 120_000)
             .unwrap()
             .is_none()
     );
@@ -96,7 +96,7 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
     w.capacity(&report(t(660), &[("a", 1000), ("b", 6)]))
         .unwrap();
     let at = |s| {
-        read::figures_at(w.conn(), t(s).timestamp_millis(), 120_000)
+        read::figures_at(w.conn(), t(s).timestamp_millis(), |_| 120_000)
             .unwrap()
             .unwrap()
             .0
@@ -119,7 +119,7 @@ fn a_writer_that_loaded_the_routes_finds_them_moved_listed_twice_new_or_renamed(
     let mut next = report(t(60), &[("c", 3), ("b", 5), ("b", 9), ("d", 1), ("a", 1)]);
     next.routes[4].name = "Route A".into();
     assert_eq!(w.capacity(&next).unwrap(), Outcome::Written { rows: 2 });
-    let (cap, _) = read::figures_at(w.conn(), t(60).timestamp_millis(), 120_000)
+    let (cap, _) = read::figures_at(w.conn(), t(60).timestamp_millis(), |_| 120_000)
         .unwrap()
         .unwrap();
     let sold: Vec<(&str, i64, &str)> = cap
@@ -376,11 +376,11 @@ fn a_file_of_the_first_schema_is_read_as_it_is_and_moved_to_the_new_one_by_a_wri
     schema_1_file(h.path(), "http://a/v1");
     // Read-only: read as it is, left as it is.
     let reader = h.reader().unwrap().unwrap();
-    let (cap, _) = read::figures_at(&reader, t(0).timestamp_millis(), 0)
+    let (cap, _) = read::figures_at(&reader, t(0).timestamp_millis(), |_| 0)
         .unwrap()
         .unwrap();
     assert_eq!(cap.routes.len(), 2);
-    let (cap, _) = read::figures_at(&reader, t(60).timestamp_millis(), 0)
+    let (cap, _) = read::figures_at(&reader, t(60).timestamp_millis(), |_| 0)
         .unwrap()
         .unwrap();
     assert_eq!(cap.routes.len(), 1, "b had left");
@@ -441,7 +441,7 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
     );
     assert_eq!(by_route + by_time, 25 + 2);
     for m in [0, 5, 19, 20, 24] {
-        let (cap, _) = read::figures_at(conn, t(m * 60).timestamp_millis(), 0)
+        let (cap, _) = read::figures_at(conn, t(m * 60).timestamp_millis(), |_| 0)
             .unwrap()
             .unwrap();
         let a = cap.routes.iter().find(|r| &*r.route == "a").unwrap();
