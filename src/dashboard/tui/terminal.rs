@@ -73,29 +73,22 @@ impl TerminalGuard {
 }
 
 impl TerminalGuard {
-    fn terminal(&mut self) -> io::Result<&mut Terminal<CrosstermBackend<io::Stdout>>> {
-        self.terminal
-            .as_mut()
-            .ok_or_else(|| io::Error::other("the terminal was handed back"))
-    }
-
     /// The window is now `w` × `h`: the next frame is drawn whole at that size.
     pub fn resize(&mut self, w: u16, h: u16) -> io::Result<()> {
         let area = Rect::new(0, 0, w, h);
-        if self.terminal()?.get_frame().area() == area {
+        if ratatui_of(&mut self.terminal)?.get_frame().area() == area {
             return Ok(());
         }
         // Resizing clears the screen, the first and last lines with it.
         self.edges = [None, None];
         self.still = None;
-        self.terminal()?.resize(area)
+        ratatui_of(&mut self.terminal)?.resize(area)
     }
 
     /// Draws `desk` whole (the renderer only reads it).
     pub fn draw(&mut self, desk: &Desk) -> io::Result<()> {
         let mut edges = None;
-        let area = self
-            .terminal()?
+        let area = ratatui_of(&mut self.terminal)?
             .draw(|frame| {
                 crate::dashboard::ui::desk::render(frame, desk);
                 edges = Some(still::take_edges(frame.buffer_mut()));
@@ -111,7 +104,7 @@ impl TerminalGuard {
     /// Draws `desk` after a tick that changed nothing but the clock: its first and last lines
     /// alone while the rest stands still, else whole.
     pub fn draw_tick(&mut self, desk: &Desk) -> io::Result<()> {
-        let area = self.terminal()?.get_frame().area();
+        let area = ratatui_of(&mut self.terminal)?.get_frame().area();
         let still = Still::of(desk, area);
         if still.is_some()
             && still == self.still
@@ -124,10 +117,7 @@ impl TerminalGuard {
 
     /// Writes the cells of `edges` that differ from what the screen shows there.
     fn write_edges(&mut self, edges: [Buffer; 2]) -> io::Result<()> {
-        let Some(terminal) = self.terminal.as_mut() else {
-            return Err(io::Error::other("the terminal was handed back"));
-        };
-        let backend = terminal.backend_mut();
+        let backend = ratatui_of(&mut self.terminal)?.backend_mut();
         for (new, old) in edges.into_iter().zip(&mut self.edges) {
             let blank;
             let shown = match old {
@@ -145,6 +135,15 @@ impl TerminalGuard {
         }
         Backend::flush(backend)
     }
+}
+
+/// ratatui's terminal of a guard, borrowed apart from the guard's other fields.
+fn ratatui_of(
+    terminal: &mut Option<Terminal<CrosstermBackend<io::Stdout>>>,
+) -> io::Result<&mut Terminal<CrosstermBackend<io::Stdout>>> {
+    terminal
+        .as_mut()
+        .ok_or_else(|| io::Error::other("the terminal was handed back"))
 }
 
 impl Drop for TerminalGuard {
