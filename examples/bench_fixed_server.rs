@@ -3,7 +3,7 @@
 //! captop or `curl` asks, so the comparison measures the clients alone.
 //!
 //! ```text
-//! cargo run --release --example bench_fixed_server -- capacity.json utilization.json
+//! cargo run --release --features examples --example bench_fixed_server -- capacity.json utilization.json
 //! ```
 //!
 //! Prints `base URL: http://127.0.0.1:PORT/v1` and serves until killed. It checks no key.

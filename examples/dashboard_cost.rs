@@ -4,7 +4,7 @@
 //! the bytes it wrote to the terminal, and its resident memory (`VmHWM`, `VmRSS`).
 //!
 //! ```text
-//! cargo run --release --example dashboard_cost -- --cols 160 --rows 48 --window 60 \
+//! cargo run --release --features examples --example dashboard_cost -- --cols 160 --rows 48 --window 60 \
 //!     --expect "Total, 10,000 routes" --expect "run today" -- target/release/captop --base-url …
 //! ```
 //!

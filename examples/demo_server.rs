@@ -2,7 +2,7 @@
 //! figures by hand before `captop demo-server` is wired:
 //!
 //! ```text
-//! cargo run --example demo_server -- --seed 7 --speed 60
+//! cargo run --features examples --example demo_server -- --seed 7 --speed 60
 //! curl -s -H "Authorization: Bearer $KEY" $BASE/capacity | python3 -m json.tool
 //! ```
 

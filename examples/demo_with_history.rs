@@ -4,9 +4,9 @@
 //!
 //! ```text
 //! # serve (prints "base URL: …"), its past recorded for that base URL in DIR:
-//! cargo run --release --example demo_with_history -- --state-dir DIR --days 7 --routes 10000
+//! cargo run --release --features examples --example demo_with_history -- --state-dir DIR --days 7 --routes 10000
 //! # or only record the same past for another base URL (a server replaying the demo's bodies):
-//! cargo run --release --example demo_with_history -- --state-dir DIR --days 7 --routes 10000 \
+//! cargo run --release --features examples --example demo_with_history -- --state-dir DIR --days 7 --routes 10000 \
 //!     --record-for http://127.0.0.1:40000/v1
 //! ```
 //! The past is recorded every 5 minutes of simulated time, as `captop --demo` records its own

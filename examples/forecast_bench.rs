@@ -4,8 +4,8 @@
 //! (`captop::forecast::seasonal`). Not a test: it prints a table for a person to read.
 //!
 //! ```text
-//! cargo run --release --example forecast_bench                # every method
-//! cargo run --release --example forecast_bench -- --only line # one method
+//! cargo run --release --features examples --example forecast_bench                # every method
+//! cargo run --release --features examples --example forecast_bench -- --only line # one method
 //! ```
 //!
 //! **Series** (seven, each 35 days of history plus 10 days of future for the truth, generated

@@ -10,7 +10,7 @@
 //! since the writer opened it, up to the history's `journal_size_limit`), both on the disk
 //! while captop runs.
 //!
-//! cargo run --release --example history_bench -- [ROUTES DAYS]...   (default: 14 35, 10000 7)
+//! cargo run --release --features examples --example history_bench -- [ROUTES DAYS]...   (default: 14 35, 10000 7)
 
 use std::time::{Duration, Instant};
 

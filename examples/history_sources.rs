@@ -5,7 +5,7 @@
 //! seeded into a store), and `--once --at`'s read of one past instant; medians of RUNS,
 //! the two sources alternating.
 //!
-//! cargo run --release --example history_sources -- STATE_DIR BASE_URL PROMETHEUS_URL [RUNS]
+//! cargo run --release --features examples --example history_sources -- STATE_DIR BASE_URL PROMETHEUS_URL [RUNS]
 
 use std::time::Instant;
 

@@ -3,8 +3,8 @@
 //! requests a minute, as the spec says; captop's budget is 60), in real time.
 //!
 //! ```text
-//! cargo run --release --example pacing_timeline                       # 70 s, --interval 1
-//! cargo run --release --example pacing_timeline -- --seconds 30 --interval 5
+//! cargo run --release --features examples --example pacing_timeline                       # 70 s, --interval 1
+//! cargo run --release --features examples --example pacing_timeline -- --seconds 30 --interval 5
 //! ```
 //!
 //! Under each group: requests in total, the most in any 60 s and in any 20 s (counted by the

@@ -3,9 +3,9 @@
 //! requests a minute, as the spec says; captop's budget is 60).
 //!
 //! ```text
-//! cargo run --example poll_rate -- --minutes 3                 # real minutes
-//! cargo run --example poll_rate -- --minutes 5 --scale 10      # 10× faster: a "minute" is 6 s
-//! cargo run --example poll_rate -- --minutes 3 --interval 5    # the default interval
+//! cargo run --features examples --example poll_rate -- --minutes 3                 # real minutes
+//! cargo run --features examples --example poll_rate -- --minutes 5 --scale 10      # 10× faster: a "minute" is 6 s
+//! cargo run --features examples --example poll_rate -- --minutes 3 --interval 5    # the default interval
 //! ```
 //!
 //! With `--scale S` every duration (interval, budget window, service window) is divided by `S`,

@@ -1,7 +1,7 @@
 //! Load generator for `captop serve` (issue 13's benchmark; `scripts/relay-bench.sh` runs it).
 //!
 //! ```text
-//! cargo run --release --example relay_load -- URL TOKEN CONNECTIONS SECONDS [RATE] [PID]
+//! cargo run --release --features examples --example relay_load -- URL TOKEN CONNECTIONS SECONDS [RATE] [PID]
 //! ```
 //!
 //! Opens `CONNECTIONS` keep-alive HTTP/1.1 connections to `URL` (plain http, loopback) and sends

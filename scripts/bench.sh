@@ -55,7 +55,7 @@ cd "$(dirname "$0")/.."
 # Absolute: the dashboard harness spawns captop in a pty, which does not search the working dir.
 TARGET=$(realpath "${CARGO_TARGET_DIR:-target}")
 echo "building release binaries…" >&2
-cargo build --quiet --release --bin captop --example bench_fixed_server --example dashboard_cost \
+cargo build --quiet --release --features examples --bin captop --example bench_fixed_server --example dashboard_cost \
   --example demo_with_history >&2
 CAPTOP=${CAPTOP_BIN:-$TARGET/release/captop}
 FIXED=$TARGET/release/examples/bench_fixed_server

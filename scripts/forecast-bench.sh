@@ -9,4 +9,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
-cargo run --release --quiet --example forecast_bench -- "$@"
+cargo run --release --quiet --features examples --example forecast_bench -- "$@"

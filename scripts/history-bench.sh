@@ -8,4 +8,4 @@
 # See examples/history_bench.rs for how the days are recorded. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo run --quiet --release --example history_bench -- "$@"
+cargo run --quiet --release --features examples --example history_bench -- "$@"

@@ -27,7 +27,7 @@ KEY=bench-key-not-secret
 cd "$(dirname "$0")/.."
 TARGET=$(realpath "${CARGO_TARGET_DIR:-target}")
 echo "building release binaries…" >&2
-cargo build --quiet --release --bin captop --example dashboard_cost --example demo_with_history >&2
+cargo build --quiet --release --features examples --bin captop --example dashboard_cost --example demo_with_history >&2
 A=${CAPTOP_BIN_A:-$TARGET/release/captop}
 B=${CAPTOP_BIN_B:-}
 

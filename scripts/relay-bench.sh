@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 export CARGO_TERM_COLOR=never
-cargo build --release --quiet --bin captop --example relay_load
+cargo build --release --quiet --features examples --bin captop --example relay_load
 target=${CARGO_TARGET_DIR:-target}/release
 captop=$target/captop
 load=$target/examples/relay_load
