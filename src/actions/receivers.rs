@@ -23,27 +23,56 @@ impl std::fmt::Debug for ReceiverUrl {
     }
 }
 
+/// Why a receiver's URL or webhook is refused, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReceiverError {
+    /// The text does not parse as a URL.
+    #[error("not a URL ({0})")]
+    NotUrl(url::ParseError),
+    /// A scheme captop does not send to.
+    #[error("only http:// and https:// are sent to, not {0}://")]
+    Scheme(String),
+    /// No host to send to.
+    #[error("the URL has no host")]
+    NoHost,
+    /// Credentials in the URL, where they would be logged.
+    #[error("no user or password in the URL: put an Authorization header in headers_file")]
+    Credentials,
+    /// A fragment, which is never sent.
+    #[error("the URL has a #fragment, which is never sent")]
+    Fragment,
+    /// A path that cannot be put under the URL.
+    #[error("cannot add {path} to {origin}: {source}")]
+    Join {
+        /// The path added.
+        path: String,
+        /// The receiver, by its origin.
+        origin: String,
+        /// Why.
+        source: url::ParseError,
+    },
+    /// Headers (secrets) would go over plain HTTP beyond loopback.
+    #[error(
+        "[actions] webhook: headers_file is set but {0} is plain http:// beyond loopback — the headers would travel in clear; use https://"
+    )]
+    HeadersInClear(String),
+}
+
 impl ReceiverUrl {
-    /// Checks `text` (see the module doc); `Err` says what is wrong in one line.
-    pub fn parse(text: &str) -> Result<ReceiverUrl, String> {
-        let url = Url::parse(text.trim()).map_err(|e| format!("not a URL ({e})"))?;
+    /// Checks `text` (see the module doc).
+    pub fn parse(text: &str) -> Result<ReceiverUrl, ReceiverError> {
+        let url = Url::parse(text.trim()).map_err(ReceiverError::NotUrl)?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!(
-                "only http:// and https:// are sent to, not {}://",
-                url.scheme()
-            ));
+            return Err(ReceiverError::Scheme(url.scheme().to_owned()));
         }
         if url.host_str().is_none_or(str::is_empty) {
-            return Err("the URL has no host".to_owned());
+            return Err(ReceiverError::NoHost);
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(
-                "no user or password in the URL: put an Authorization header in headers_file"
-                    .to_owned(),
-            );
+            return Err(ReceiverError::Credentials);
         }
         if url.fragment().is_some() {
-            return Err("the URL has a #fragment, which is never sent".to_owned());
+            return Err(ReceiverError::Fragment);
         }
         Ok(ReceiverUrl(url))
     }
@@ -60,15 +89,18 @@ impl ReceiverUrl {
 
     /// `path` under this URL as a base (`http://am:9093` and `http://am:9093/` alike):
     /// Alertmanager's API under the address it was given.
-    pub fn under(&self, path: &str) -> Result<Url, String> {
+    pub fn under(&self, path: &str) -> Result<Url, ReceiverError> {
         let mut base = self.0.clone();
         if !base.path().ends_with('/') {
             let with_slash = format!("{}/", base.path());
             base.set_path(&with_slash);
         }
         base.set_query(None);
-        base.join(path)
-            .map_err(|e| format!("cannot add {path} to {}: {e}", self.origin()))
+        base.join(path).map_err(|source| ReceiverError::Join {
+            path: path.to_owned(),
+            origin: self.origin(),
+            source,
+        })
     }
 
     /// Whether the host is loopback (`127.0.0.0/8`, `::1`, `localhost`).
@@ -104,15 +136,12 @@ pub struct WebhookConfig {
 
 impl WebhookConfig {
     /// Refuses headers (secrets) over plain HTTP to another host.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ReceiverError> {
         if self.headers_file.is_some()
             && self.url.url().scheme() == "http"
             && !self.url.is_loopback()
         {
-            return Err(format!(
-                "[actions] webhook: headers_file is set but {} is plain http:// beyond loopback — the headers would travel in clear; use https://",
-                self.url.origin()
-            ));
+            return Err(ReceiverError::HeadersInClear(self.url.origin()));
         }
         Ok(())
     }
@@ -138,7 +167,10 @@ mod tests {
             ("https://example.net/#x", "fragment"),
             ("example.net", "not a URL"),
         ] {
-            let err = ReceiverUrl::parse(bad).err().unwrap_or_default();
+            let err = ReceiverUrl::parse(bad)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             assert!(err.contains(why), "{bad}: {err}");
         }
     }

@@ -41,8 +41,19 @@ enum Piece<'a> {
     Field(&'a str),
 }
 
-/// Splits `text` at its placeholders; `Err` names the problem.
-fn pieces(text: &str) -> Result<Vec<Piece<'_>>, String> {
+/// Why a template is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// A placeholder opened and never closed, in this string.
+    #[error("a {{{{ without }}}} in {0:?}")]
+    Unclosed(String),
+    /// A placeholder naming no field of [`FIELDS`].
+    #[error("no field {{{{{0}}}}} (there are: {fields})", fields = FIELDS.join(", "))]
+    UnknownField(String),
+}
+
+/// Splits `text` at its placeholders.
+fn pieces(text: &str) -> Result<Vec<Piece<'_>>, TemplateError> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find("{{") {
@@ -53,13 +64,10 @@ fn pieces(text: &str) -> Result<Vec<Piece<'_>>, String> {
         let after = after.get(2..).unwrap_or_default();
         let close = after
             .find("}}")
-            .ok_or_else(|| format!("a {{{{ without }}}} in {text:?}"))?;
+            .ok_or_else(|| TemplateError::Unclosed(text.to_owned()))?;
         let name = after.get(..close).unwrap_or_default().trim();
         if !FIELDS.contains(&name) {
-            return Err(format!(
-                "no field {{{{{name}}}}} (there are: {})",
-                FIELDS.join(", ")
-            ));
+            return Err(TemplateError::UnknownField(name.to_owned()));
         }
         out.push(Piece::Field(name));
         rest = after.get(close + 2..).unwrap_or_default();
@@ -70,7 +78,7 @@ fn pieces(text: &str) -> Result<Vec<Piece<'_>>, String> {
     Ok(out)
 }
 
-fn check(value: &Value) -> Result<(), String> {
+fn check(value: &Value) -> Result<(), TemplateError> {
     match value {
         Value::String(text) => pieces(text).map(drop),
         Value::Array(items) => items.iter().try_for_each(check),
@@ -116,7 +124,7 @@ fn render_value(template: &Value, fields: &Map<String, Value>) -> Value {
 
 impl BodyTemplate {
     /// Checks `value` (see the module doc).
-    pub fn new(value: Value) -> Result<BodyTemplate, String> {
+    pub fn new(value: Value) -> Result<BodyTemplate, TemplateError> {
         check(&value)?;
         Ok(BodyTemplate(value))
     }
@@ -185,14 +193,13 @@ mod tests {
     #[test]
     fn unknown_fields_and_open_braces_are_refused() {
         let unknown = BodyTemplate::new(json!({"a": ["{{api_key}}"]}));
-        assert!(
-            unknown
-                .err()
-                .unwrap_or_default()
-                .contains("no field {{api_key}}")
-        );
+        let unknown = unknown.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(unknown.contains("no field {{api_key}}"), "{unknown}");
         let open = BodyTemplate::new(json!("{{name"));
-        assert!(open.err().unwrap_or_default().contains("without"));
+        assert_eq!(
+            open.err().map(|e| e.to_string()).as_deref(),
+            Some(r#"a {{ without }} in "{{name""#)
+        );
         assert!(BodyTemplate::new(json!({"n": 1, "b": true})).is_ok());
     }
 }

@@ -116,7 +116,7 @@ struct Inner {
     history_url: Url,
     /// The relay's alerts firing now, should the base URL be a relay's.
     alerts_url: Url,
-    /// The routes of the last `/capacity`, which the next one reuses where they are the same.
+    /// The routes of the last `/capacity`, whose texts the next one shares where they are equal.
     last_routes: capacity_body::LastRoutes,
 }
 
@@ -198,12 +198,6 @@ impl Client {
     /// The base URL as captop shows it (normalized, no trailing slash, never credentials).
     pub fn base_url(&self) -> &str {
         &self.inner.display_url
-    }
-
-    /// Says that this client will poll again and again (the poller's), so that it reads even
-    /// its first `/capacity` in the way that lets the next ones be skimmed.
-    pub fn polls_again(&self) {
-        self.inner.last_routes.polls_again();
     }
 
     /// `GET /capacity`.

@@ -29,7 +29,7 @@ pub struct CapacityReport {
 ///
 /// Its strings are shared (`Arc<str>`): a poll that lists a route with the same strings as the
 /// poll before takes the last poll's (see [`crate::api::client`]'s decoding of `/capacity`), and
-/// the dashboard's rows share them too, so 10,000 unchanged routes cost no allocation a poll.
+/// the dashboard's rows share them too, so the store tells an unchanged route by pointer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RouteCapacity {
     /// Route slug, the route's stable identifier.
@@ -264,27 +264,6 @@ pub struct DecodeError {
 /// A leading UTF-8 byte-order mark is tolerated, since some proxies add one. An empty (or
 /// all-blank) body says so, rather than serde's `EOF while parsing a value`.
 pub fn decode<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, DecodeError> {
-    match decode_seeded::<_, T>(body, std::marker::PhantomData::<T>)? {
-        Decoded::Borrowed(value) | Decoded::Owned(value) => Ok(value),
-    }
-}
-
-/// A body decoded by [`decode_seeded`].
-pub enum Decoded<B, T> {
-    /// As the shape that borrows from the body (the usual case).
-    Borrowed(B),
-    /// As the owned shape, which passed where the borrowing one did not.
-    Owned(T),
-}
-
-/// Decodes `body` with `seed`, which may borrow strings from the body and make its value as it
-/// reads; on failure, decodes it again as `T` (the same shape, owned) for the error and its
-/// path.
-pub fn decode_seeded<'a, S, T>(body: &'a [u8], seed: S) -> Result<Decoded<S::Value, T>, DecodeError>
-where
-    S: serde::de::DeserializeSeed<'a>,
-    T: serde::de::DeserializeOwned,
-{
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(DecodeError {
@@ -294,16 +273,10 @@ where
     }
     // Tracking the path costs about as much as decoding itself, and only a failure needs it:
     // decode plainly first, and on failure decode again, tracked, for the same error with its
-    // path (the same bytes fail at the same place). The plain pass checks UTF-8 once for the
-    // whole body rather than once per string (30,000 strings in a 10,000-route report).
-    if let Ok(text) = std::str::from_utf8(body) {
-        let mut de = serde_json::Deserializer::from_str(text);
-        if let Ok(value) = seed
-            .deserialize(&mut de)
-            .and_then(|value| de.end().map(|()| value))
-        {
-            return Ok(Decoded::Borrowed(value));
-        }
+    // path (the same bytes fail at the same place). UTF-8 is checked once for the whole body,
+    // not once per string.
+    if let Some(Ok(value)) = std::str::from_utf8(body).ok().map(serde_json::from_str) {
+        return Ok(value);
     }
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|err| DecodeError {
@@ -314,5 +287,5 @@ where
         path: ".".to_owned(),
         reason: crate::text::sanitize(&err.to_string()).into_owned(),
     })?;
-    Ok(Decoded::Owned(value))
+    Ok(value)
 }

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+use super::error::ValueError;
 use super::range::Range;
 
 /// The `[check]` table of a profile in the config file: the defaults of the check's flags.
@@ -38,12 +39,12 @@ pub struct CheckProfile {
 pub struct Hours(pub f64);
 
 impl TryFrom<f64> for Hours {
-    type Error = String;
-    fn try_from(v: f64) -> Result<Hours, String> {
+    type Error = ValueError;
+    fn try_from(v: f64) -> Result<Hours, ValueError> {
         if v.is_finite() && v > 0.0 && v <= 8784.0 {
             Ok(Hours(v))
         } else {
-            Err(format!("must be a number of hours above 0, not {v}"))
+            Err(ValueError::Hours(v))
         }
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::error::ConfigError;
+use super::error::{ConfigError, ValueError};
 use super::keys_theme::{Habits, KeyEntries, Problem, RawKeys, RawTheme, ThemeEntries, layered};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
@@ -172,8 +172,8 @@ struct RawHistoryTable {
 }
 
 impl TryFrom<RawHistoryTable> for HistoryTable {
-    type Error = String;
-    fn try_from(raw: RawHistoryTable) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(raw: RawHistoryTable) -> Result<Self, ValueError> {
         let source = match raw.source.unwrap_or(SourceKind::Embedded) {
             SourceKind::Embedded => {
                 let prometheus_keys = [
@@ -184,24 +184,18 @@ impl TryFrom<RawHistoryTable> for HistoryTable {
                     ("ca_file", raw.ca_file.is_some()),
                 ];
                 if let Some((key, _)) = prometheus_keys.iter().find(|(_, set)| *set) {
-                    return Err(format!(
-                        "[history] {key} is only read with source = \"prometheus\""
-                    ));
+                    return Err(ValueError::HistoryKeyUnused(key));
                 }
                 HistorySource::Embedded
             }
             SourceKind::Prometheus => {
-                let url = raw.url.ok_or(
-                    "[history] source = \"prometheus\" needs url (e.g. \"http://prometheus:9090\")",
-                )?;
-                check_url(&url).map_err(|m| format!("[history] {m}"))?;
+                let url = raw.url.ok_or(ValueError::HistoryUrlMissing)?;
+                check_url(&url).map_err(ValueError::HistorySource)?;
                 if let Some(matcher) = &raw.matcher {
-                    check_matcher(matcher).map_err(|m| format!("[history] {m}"))?;
+                    check_matcher(matcher).map_err(ValueError::HistorySource)?;
                 }
                 if raw.bearer_token_file.is_some() && raw.basic_auth_file.is_some() {
-                    return Err(
-                        "[history] give bearer_token_file or basic_auth_file, not both".to_owned(),
-                    );
+                    return Err(ValueError::HistoryTwoAuths);
                 }
                 HistorySource::Prometheus(PrometheusSource {
                     url,
@@ -382,7 +376,8 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         Some(name) => {
             let span = name.span();
             let name = name.into_inner();
-            check_profile_name(&name).map_err(|m| invalid_at(path, text, span.start, m))?;
+            check_profile_name(&name)
+                .map_err(|e| invalid_at(path, text, span.start, e.to_string()))?;
             Some((name, span))
         }
         None => None,
@@ -393,7 +388,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
     for (name, table) in raw.profiles.unwrap_or_default() {
         let span = name.span();
         let name = name.into_inner();
-        check_profile_name(&name).map_err(|m| invalid_at(path, text, span.start, m))?;
+        check_profile_name(&name).map_err(|e| invalid_at(path, text, span.start, e.to_string()))?;
         if name == DEFAULT_PROFILE {
             return Err(invalid_at(
                 path,
@@ -451,7 +446,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
 }
 
 /// Profile names become keyring account names and appear in messages: keep them plain.
-fn check_profile_name(name: &str) -> Result<(), String> {
+fn check_profile_name(name: &str) -> Result<(), ValueError> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
@@ -460,10 +455,7 @@ fn check_profile_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "profile name `{}` must be 1 to 64 letters, digits, `-`, `_` or `.`",
-            crate::text::fit(name, 64)
-        ))
+        Err(ValueError::ProfileName(crate::text::fit(name, 64)))
     }
 }
 

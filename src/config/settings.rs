@@ -108,10 +108,7 @@ impl Settings {
         let file = find_config(args.config.as_deref(), env.default_config.as_deref())?;
         let non_empty = |name: &str| (env.var)(name).filter(|v| !v.is_empty());
         let keyring = match non_empty("CAPTOP_KEYRING") {
-            Some(v) => StoreChoice::parse(&v).map_err(|e| ConfigError::BadValue {
-                name: "CAPTOP_KEYRING".to_owned(),
-                message: e.to_string(),
-            })?,
+            Some(v) => StoreChoice::parse(&v).map_err(ConfigError::KeyringChoice)?,
             None => StoreChoice::Auto,
         };
         let env_api_key =
@@ -161,10 +158,7 @@ impl Settings {
         let args = &inputs.args;
         let file = inputs.file.as_ref();
         let (name, profile) = select_profile(file, args, profile_override)?;
-        let bad = |flag: &str, message: String| ConfigError::BadValue {
-            name: flag.to_owned(),
-            message,
-        };
+        let bad = |name: &'static str, source| ConfigError::Value { name, source };
         let base_url = match &args.base_url {
             Some(url) => {
                 check_base_url(url).map_err(|m| bad("--base-url / CAPTOP_BASE_URL", m))?;

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::error::ValueError;
+
 /// Default seconds between polls.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);
 /// The request budget's default and ceiling are the poller's, which enforces them.
@@ -40,18 +42,16 @@ pub enum ColorChoice {
 pub(super) struct Secs<const MAX_S: u64>(pub(super) Duration);
 
 impl<const MAX_S: u64> TryFrom<f64> for Secs<MAX_S> {
-    type Error = String;
-    fn try_from(v: f64) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(v: f64) -> Result<Self, ValueError> {
         seconds(v, MAX_S).map(Secs)
     }
 }
 
 /// Checks a number of seconds: finite, at least 0.1, at most `max`.
-pub(super) fn seconds(v: f64, max: u64) -> Result<Duration, String> {
+pub(super) fn seconds(v: f64, max: u64) -> Result<Duration, ValueError> {
     if !v.is_finite() || v < 0.1 || v > max as f64 {
-        return Err(format!(
-            "must be a number of seconds from 0.1 to {max}, not {v}"
-        ));
+        return Err(ValueError::Seconds { max, value: v });
     }
     Ok(Duration::from_secs_f64(v))
 }
@@ -62,18 +62,16 @@ pub(super) fn seconds(v: f64, max: u64) -> Result<Duration, String> {
 pub(super) struct Budget(pub(super) u32);
 
 impl TryFrom<i64> for Budget {
-    type Error = String;
-    fn try_from(v: i64) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(v: i64) -> Result<Self, ValueError> {
         budget(v).map(Budget)
     }
 }
 
-pub(super) fn budget(v: i64) -> Result<u32, String> {
+pub(super) fn budget(v: i64) -> Result<u32, ValueError> {
     match u32::try_from(v) {
         Ok(n) if (2..=MAX_BUDGET).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "must be from 2 to {MAX_BUDGET} requests per minute (each poll costs 2; the service allows {MAX_BUDGET} per IP address), not {v}"
-        )),
+        _ => Err(ValueError::Budget(v)),
     }
 }
 
@@ -90,18 +88,16 @@ pub const MAX_BODY_MIB: u32 = 1024;
 pub(super) struct BodyMib(pub(super) u32);
 
 impl TryFrom<i64> for BodyMib {
-    type Error = String;
-    fn try_from(v: i64) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(v: i64) -> Result<Self, ValueError> {
         body_mib(v).map(BodyMib)
     }
 }
 
-pub(super) fn body_mib(v: i64) -> Result<u32, String> {
+pub(super) fn body_mib(v: i64) -> Result<u32, ValueError> {
     match u32::try_from(v) {
         Ok(n) if (1..=MAX_BODY_MIB).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "must be a whole number of MiB from 1 to {MAX_BODY_MIB}, not {v}"
-        )),
+        _ => Err(ValueError::BodyMib(v)),
     }
 }
 
@@ -111,11 +107,11 @@ pub(super) fn body_mib(v: i64) -> Result<u32, String> {
 pub(super) struct Pct(pub(super) u8);
 
 impl TryFrom<i64> for Pct {
-    type Error = String;
-    fn try_from(v: i64) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(v: i64) -> Result<Self, ValueError> {
         match u8::try_from(v) {
             Ok(n) if n <= 100 => Ok(Pct(n)),
-            _ => Err(format!("must be a percentage from 0 to 100, not {v}")),
+            _ => Err(ValueError::Pct(v)),
         }
     }
 }
@@ -126,25 +122,24 @@ impl TryFrom<i64> for Pct {
 pub(super) struct BaseUrl(pub(super) String);
 
 impl TryFrom<String> for BaseUrl {
-    type Error = String;
-    fn try_from(v: String) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(v: String) -> Result<Self, ValueError> {
         check_base_url(&v).map(|()| BaseUrl(v))
     }
 }
 
 /// Checks a base URL the way the config and `--base-url` both need.
-pub(super) fn check_base_url(v: &str) -> Result<(), String> {
+pub(super) fn check_base_url(v: &str) -> Result<(), ValueError> {
     let shown = crate::text::fit(v, 80);
-    let url = url::Url::parse(v).map_err(|e| format!("`{shown}` is not a URL: {e}"))?;
+    let url = url::Url::parse(v).map_err(|source| ValueError::NotUrl {
+        shown: shown.clone(),
+        source,
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "`{shown}` must start with https:// (or http:// for loopback)"
-        ));
+        return Err(ValueError::NotHttp(shown));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(
-            "must not hold a user name or password; the key goes in the keyring".to_owned(),
-        );
+        return Err(ValueError::UrlCredentials);
     }
     Ok(())
 }
@@ -155,10 +150,10 @@ pub(super) fn check_base_url(v: &str) -> Result<(), String> {
 pub(super) struct CommandLine(pub(super) String);
 
 impl TryFrom<String> for CommandLine {
-    type Error = String;
-    fn try_from(v: String) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(v: String) -> Result<Self, ValueError> {
         if v.trim().is_empty() {
-            return Err("must be a command, not empty".to_owned());
+            return Err(ValueError::EmptyCommand);
         }
         Ok(CommandLine(v))
     }

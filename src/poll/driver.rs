@@ -42,10 +42,6 @@ pub trait MeteredSource: Send + Sync + 'static {
     /// What the shared budget is keyed by: the origin of the service (scheme, host, port; see
     /// [`shared::origin`]).
     fn budget_key(&self) -> String;
-    /// Told once, before the first poll, that it will be polled again and again (a one-shot
-    /// run is not): the HTTP client then reads even the first `/capacity` so that the next can
-    /// be skimmed.
-    fn polls_again(&self) {}
 }
 
 impl MeteredSource for Client {
@@ -59,10 +55,6 @@ impl MeteredSource for Client {
 
     fn budget_key(&self) -> String {
         shared::origin(self.base_url())
-    }
-
-    fn polls_again(&self) {
-        Client::polls_again(self);
     }
 }
 
@@ -137,7 +129,6 @@ pub fn spawn<S: MeteredSource>(
 ) {
     let (command_tx, command_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::channel(64);
-    source.polls_again();
     let task = tokio::spawn(run(source, config, command_rx, event_tx));
     (command_tx, event_rx, task)
 }

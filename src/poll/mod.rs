@@ -22,7 +22,7 @@
 //! - [`driver`]: the task that ties them to the network and the UI ([`spawn`]).
 //!
 //! ```no_run
-//! # async fn run(client: captop::api::Client) -> Result<(), String> {
+//! # async fn run(client: captop::api::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! use captop::poll::{DEFAULT_BUDGET, PollCommand, PollConfig, PollEvent};
 //! // Interval and budget come checked from `config::Settings` (flags > env > profile).
 //! let config = PollConfig::new(std::time::Duration::from_secs(5), DEFAULT_BUDGET);

@@ -187,7 +187,7 @@ async fn fetch(
     budget
         .ask(patience)
         .await
-        .map_err(|why| sanitize(&why).into_owned())?;
+        .map_err(|why| sanitize(&why.to_string()).into_owned())?;
     let (capacity, utilization) = client.poll().await;
     budget.after(&capacity);
     budget.after(&utilization);

@@ -3,8 +3,8 @@
 //! metered endpoints until `Retry-After` has passed (in both header forms), and three captop
 //! processes sharing one state file stay under one budget together.
 //!
-//! Windows are scaled down (the service allows 20 requests per 5 s, captop budgets 16 per 5 s)
-//! so each test runs for a few seconds of real time.
+//! Windows are scaled down (the service allows 20 requests per 2.5 s, captop budgets 16 per
+//! 2.5 s) so each test runs for a few seconds of real time.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::panic, clippy::indexing_slicing)]
@@ -17,7 +17,7 @@ use captop::credentials::ApiKey;
 use captop::demo::{DemoConfig, DemoServer, LoggedRequest, RetryAfterStyle};
 use captop::poll::{BudgetSharing, PollCommand, PollConfig, PollEvent};
 
-const WINDOW: Duration = Duration::from_secs(5);
+const WINDOW: Duration = Duration::from_millis(2_500);
 const SERVICE_LIMIT: u32 = 20;
 const BUDGET: u32 = 16;
 /// How much later than it was sent a request may arrive (new connections, a loaded machine):
@@ -120,7 +120,7 @@ async fn within_its_budget_a_poller_meets_no_429() {
     let polls = run_pollers(
         &server,
         vec![poll_config(BudgetSharing::Off)],
-        Duration::from_secs(6),
+        Duration::from_millis(3_500),
     )
     .await;
     let log = server.request_log();
@@ -146,9 +146,9 @@ async fn forced_429_is_honoured(style: RetryAfterStyle) {
     let (commands, mut events, task) = captop::poll::spawn(client(&server), config);
     let drain = tokio::spawn(async move { while events.recv().await.is_some() {} });
     // Let a couple of polls through, then answer the next poll's two requests with 429.
-    tokio::time::sleep(Duration::from_millis(1_000)).await;
-    server.force_rate_limit(2, Duration::from_secs(3));
-    tokio::time::sleep(Duration::from_millis(4_500)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server.force_rate_limit(2, Duration::from_secs(2));
+    tokio::time::sleep(Duration::from_millis(3_500)).await;
     commands.send(PollCommand::Shutdown).unwrap();
     task.await.unwrap();
     drain.await.unwrap();
@@ -235,7 +235,7 @@ async fn three_processes_sharing_a_state_file_stay_under_one_budget() {
     server.shutdown().await;
 }
 
-/// One poller for 6 s against the service named in the environment; the body of each child
+/// One poller for 4 s against the service named in the environment; the body of each child
 /// process of [`three_processes_sharing_a_state_file_stay_under_one_budget`].
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a child process of three_processes_sharing_a_state_file_stay_under_one_budget"]
@@ -259,7 +259,7 @@ async fn child_poller() {
         }
         notes
     });
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
     commands.send(PollCommand::Shutdown).unwrap();
     task.await.unwrap();
     let notes = drain.await.unwrap();

@@ -1,14 +1,16 @@
 //! Pacing against the simulated service over loopback HTTP, in real time, judged by the
-//! service's own request log: three dashboards at `--interval 1` sharing the default budget
-//! (60 a minute) take even turns instead of bursting and freezing; a 429 from one service
-//! leaves a dashboard of another port of the same host alone; and the in-process `--demo`
-//! service keeps its budget out of the shared directory.
+//! service's own request log: three dashboards polling faster than their share of one budget
+//! take even turns instead of bursting and freezing; a 429 from one service leaves a dashboard
+//! of another port of the same host alone; and the in-process `--demo` service keeps its
+//! budget out of the shared directory.
 //!
 //! The pollers are in-process, each with its own participant in one state directory: the
 //! file, its lock and the arithmetic are the same as between processes (which
 //! `tests/it/poll_integration.rs` runs as real processes), and in one process each poll can be
 //! told apart by its poller. Real time rather than tokio's paused clock, because the service
-//! counts with the real clock: the first test takes 70 s.
+//! counts with the real clock. Time runs at half scale: the budget is 60 requests a
+//! [`WINDOW`] of 30 s (a poll every 1 s, by anyone) and the service allows twice that, as the
+//! default 60 a minute against the service's 120; the first test takes 35 s.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::panic, clippy::indexing_slicing)]
@@ -64,7 +66,20 @@ impl StateDir {
     }
 }
 
-/// A dashboard's poller at `--interval 1`, budget 60, sharing `dir`.
+/// The budget's window and the service's: half a minute, so each test takes half the time.
+const WINDOW: Duration = Duration::from_secs(30);
+
+/// The simulated service, counting its 120 requests over [`WINDOW`].
+async fn service() -> DemoServer {
+    DemoServer::start(DemoConfig {
+        rate_window: WINDOW,
+        ..DemoConfig::default()
+    })
+    .await
+    .unwrap()
+}
+
+/// A dashboard's poller at an interval of 0.5 s, budget 60 a [`WINDOW`], sharing `dir`.
 struct Dashboard {
     sent: Arc<Mutex<Vec<Instant>>>,
     statuses: Arc<Mutex<Vec<ScheduleStatus>>>,
@@ -84,7 +99,8 @@ impl Dashboard {
             client,
             sent: Arc::clone(&sent),
         };
-        let mut config = PollConfig::new(Duration::from_secs(1), 60);
+        let mut config = PollConfig::new(Duration::from_millis(500), 60);
+        config.schedule.budget_window = WINDOW;
         config.sharing = BudgetSharing::Dir(dir.path.clone());
         let (commands, mut events, task) = captop::poll::spawn(source, config);
         let statuses = Arc::new(Mutex::new(Vec::new()));
@@ -135,10 +151,10 @@ fn timeline(times: &[f64]) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn three_dashboards_at_interval_1_share_60_a_minute_in_even_turns() {
-    const SPAN: f64 = 70.0;
-    const FAIR: f64 = 6.0; // 3 dashboards × 2 requests × 60 s / 60 requests
-    let server = DemoServer::start(DemoConfig::default()).await.unwrap();
+async fn three_dashboards_share_one_budget_in_even_turns() {
+    const SPAN: f64 = 35.0;
+    const FAIR: f64 = 3.0; // 3 dashboards × 2 requests × 30 s / 60 requests
+    let server = service().await;
     let dir = StateDir::new();
     let t0 = Instant::now();
     let dashboards: Vec<_> = (0..3).map(|_| Dashboard::start(&server, &dir)).collect();
@@ -162,21 +178,21 @@ async fn three_dashboards_at_interval_1_share_60_a_minute_in_even_turns() {
         "a 429 came back"
     );
 
-    // Every 20 s window after the first 5 s: each dashboard polls at least twice, and all
-    // together send at most 22 requests (10 turns of 2 s, one more at the window's edge).
-    let mut start = 5.0;
-    while start + 20.0 <= SPAN {
+    // Every 10 s window after the first 2.5 s: each dashboard polls at least twice, and all
+    // together send at most 22 requests (10 turns of 1 s, one more at the window's edge).
+    let mut start = 2.5;
+    while start + 10.0 <= SPAN {
         for (i, (times, _)) in runs.iter().enumerate() {
-            let polls = count_in(times, start, start + 20.0);
+            let polls = count_in(times, start, start + 10.0);
             assert!(
                 polls >= 2,
-                "dashboard {}: {polls} polls in [{start}, +20 s)",
+                "dashboard {}: {polls} polls in [{start}, +10 s)",
                 i + 1
             );
         }
-        let together = count_in(&requests, start, start + 20.0);
-        assert!(together <= 22, "{together} requests in [{start}, +20 s)");
-        start += 0.25;
+        let together = count_in(&requests, start, start + 10.0);
+        assert!(together <= 22, "{together} requests in [{start}, +10 s)");
+        start += 0.125;
     }
     // None is silent for more than twice its fair interval, from start to end.
     for (i, ((times, _), last)) in runs.iter().zip(&last).enumerate() {
@@ -189,17 +205,17 @@ async fn three_dashboards_at_interval_1_share_60_a_minute_in_even_turns() {
         );
         // And it said which interval it used, and why.
         assert_eq!(last.shared_by, 3, "dashboard {}", i + 1);
-        assert_eq!(last.interval, Duration::from_secs(6), "dashboard {}", i + 1);
+        assert_eq!(last.interval, Duration::from_secs(3), "dashboard {}", i + 1);
     }
-    // The hard cap: at most 60 requests in any 60 s.
+    // The hard cap: at most 60 requests in any window.
     for (i, &from) in requests.iter().enumerate() {
         let within = requests[i..]
             .iter()
-            .take_while(|&&t| t < from + 60.0)
+            .take_while(|&&t| t < from + WINDOW.as_secs_f64())
             .count();
         assert!(
             within <= 60,
-            "{within} requests in the 60 s from {from:.1} s"
+            "{within} requests in the window from {from:.1} s"
         );
     }
     server.shutdown().await;
@@ -207,17 +223,17 @@ async fn three_dashboards_at_interval_1_share_60_a_minute_in_even_turns() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_429_from_one_port_leaves_a_dashboard_of_another_port_at_its_pace() {
-    let limited = DemoServer::start(DemoConfig::default()).await.unwrap();
-    let other = DemoServer::start(DemoConfig::default()).await.unwrap();
+    let limited = service().await;
+    let other = service().await;
     assert_eq!(limited.local_addr().ip(), other.local_addr().ip());
     assert_ne!(limited.local_addr().port(), other.local_addr().port());
     let dir = StateDir::new();
     let t0 = Instant::now();
     let held = Dashboard::start(&limited, &dir);
     let steady = Dashboard::start(&other, &dir);
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
     limited.force_rate_limit(2, Duration::from_secs(60));
-    tokio::time::sleep(Duration::from_secs(14)).await;
+    tokio::time::sleep(Duration::from_secs(7)).await;
     let (_, held_statuses) = held.stop(t0).await;
     let (steady_times, steady_statuses) = steady.stop(t0).await;
 
@@ -236,7 +252,7 @@ async fn a_429_from_one_port_leaves_a_dashboard_of_another_port_at_its_pace() {
     let last_429 = (limited_429s[limited_429s.len() - 1].at - t0).as_secs_f64();
     // A request is stamped when it arrives and answered after: the other request of the 429's
     // own poll may arrive a moment later yet have been answered before the order came. Half a
-    // second covers that pair and is far below the 2 s between two polls.
+    // second covers that pair and is below the 1 s between two polls.
     let same_poll = 0.5;
     let later: Vec<f64> = metered(&held_log)
         .iter()
@@ -253,7 +269,7 @@ async fn a_429_from_one_port_leaves_a_dashboard_of_another_port_at_its_pace() {
             .iter()
             .any(|s| matches!(s.pause, Some(Pause::RateLimited { .. })))
     );
-    // The other dashboard went on every 2 s (its own budget floor: it shares with nobody).
+    // The other dashboard went on every 1 s (its own budget floor: it shares with nobody).
     let after: Vec<f64> = steady_times
         .iter()
         .copied()
@@ -265,7 +281,7 @@ async fn a_429_from_one_port_leaves_a_dashboard_of_another_port_at_its_pace() {
         after.len()
     );
     let gaps: Vec<f64> = after.windows(2).map(|w| w[1] - w[0]).collect();
-    assert!(gaps.iter().all(|&g| g < 3.0), "{gaps:?}");
+    assert!(gaps.iter().all(|&g| g < 1.5), "{gaps:?}");
     assert!(
         steady_statuses
             .iter()

@@ -26,14 +26,13 @@ impl Client {
     }
 
     /// The relay's history over days, decoded as `T` (its shape is the history's to know),
-    /// under the body cap and the timeout; `Err` is a one-line reason.
-    pub async fn relay_history<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+    /// under the body cap and the timeout.
+    pub async fn relay_history<T: serde::de::DeserializeOwned>(&self) -> Result<T, RelayAnswer> {
         // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
         // (64 MiB by default), still a cap (the endpoint only names the error).
         let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
         self.relay_json(&self.inner.history_url, limit, "history")
             .await
-            .map_err(|e| e.to_string())
     }
 
     /// The team's alerts the relay has firing now, under the body cap and the timeout; `Err`
@@ -89,19 +88,12 @@ impl Client {
 }
 
 /// Why a captop extension of the relay could not be had.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RelayAnswer {
     /// The relay does not serve it (404: a relay older than it).
+    #[error("the relay does not serve it (an older captop)")]
     Missing,
     /// Anything else, in one line.
+    #[error("{0}")]
     Failed(String),
-}
-
-impl std::fmt::Display for RelayAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RelayAnswer::Missing => f.write_str("the relay does not serve it (an older captop)"),
-            RelayAnswer::Failed(why) => f.write_str(why),
-        }
-    }
 }

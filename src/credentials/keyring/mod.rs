@@ -310,8 +310,9 @@ mod platform {
     ) -> Result<Keyring, KeyringError> {
         match choice {
             StoreChoice::SecretService => {
-                let ss =
-                    secret_service(is_set).map_err(|reason| KeyringError::NoStore { reason })?;
+                let ss = secret_service(is_set).map_err(|e| KeyringError::NoStore {
+                    reason: e.to_string(),
+                })?;
                 Ok(Keyring {
                     stores: vec![ss],
                     fallback_reason: None,
@@ -328,26 +329,37 @@ mod platform {
                         stores: vec![ss, kernel],
                         fallback_reason: None,
                     }),
-                    Err(reason) => Ok(Keyring {
+                    Err(e) => Ok(Keyring {
                         stores: vec![kernel],
-                        fallback_reason: Some(reason),
+                        fallback_reason: Some(e.to_string()),
                     }),
                 }
             }
         }
     }
 
-    /// Connects to the Secret Service; the error says why in user terms.
-    fn secret_service(is_set: &dyn Fn(&str) -> bool) -> Result<OpenStore, String> {
+    /// Why the Secret Service could not be reached, in user terms.
+    #[derive(Debug, thiserror::Error)]
+    enum NoSecretService {
+        /// Neither the bus address nor the runtime dir it is found in is set.
+        #[error("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")]
+        NoBus,
+        /// The store could not be opened; its own words, shortened.
+        #[error("no Secret Service reachable: {0}")]
+        Unreachable(String),
+    }
+
+    /// Connects to the Secret Service.
+    fn secret_service(is_set: &dyn Fn(&str) -> bool) -> Result<OpenStore, NoSecretService> {
         if !is_set("DBUS_SESSION_BUS_ADDRESS") && !is_set("XDG_RUNTIME_DIR") {
-            return Err("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)".to_owned());
+            return Err(NoSecretService::NoBus);
         }
         match zbus_secret_service_keyring_store::Store::new() {
             Ok(store) => Ok(OpenStore {
                 kind: StoreKind::SecretService,
                 store,
             }),
-            Err(e) => Err(format!("no Secret Service reachable: {}", short(&e))),
+            Err(e) => Err(NoSecretService::Unreachable(short(&e))),
         }
     }
 
@@ -376,17 +388,27 @@ mod platform {
         Ok(keyring_core::Entry::new_with_credential(Arc::new(cred)))
     }
 
-    pub(super) fn is_locked(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
-        // A dismissed or unshowable prompt is nearly always the unlock prompt of a locked
-        // collection (no display over SSH), so it gets the same way out.
-        matches!(
-            e.downcast_ref::<secret_service::Error>(),
-            Some(
-                secret_service::Error::Locked
-                    | secret_service::Error::Prompt
-                    | secret_service::Error::PromptDisconnected
-            )
-        )
+    pub(super) fn is_locked(e: &(dyn std::error::Error + Send + Sync)) -> bool {
+        // The Secret Service store passes a locked collection and a dismissed or unshowable
+        // prompt on as no access, in the words of the `secret-service` crate. Such a prompt is
+        // nearly always the unlock prompt of a locked collection (no display over SSH), so it
+        // gets the same way out.
+        let said = e.to_string();
+        said == "SS Error: object locked" || said == "SS error: prompt dismissed"
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::is_locked;
+
+        /// The words matched are the crate's own, for the errors its store calls no access.
+        #[test]
+        fn a_locked_collection_and_a_dismissed_prompt_are_told_by_their_words() {
+            use secret_service::Error;
+            assert!(is_locked(&Error::Locked));
+            assert!(is_locked(&Error::Prompt));
+            assert!(!is_locked(&Error::NoResult));
+        }
     }
 }
 
@@ -413,7 +435,7 @@ mod platform {
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
         false
     }
 
@@ -446,7 +468,7 @@ mod platform {
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
         false
     }
 
@@ -471,7 +493,7 @@ mod platform {
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
         false
     }
 

@@ -31,7 +31,7 @@ pub const ALERTS_API: &str = "api/v2/alerts";
 
 /// Starts the task pushing to the Alertmanager at `target`, behind a queue of its own.
 pub fn start(target: &ReceiverUrl, delivery: Delivery, logger: Logger) -> Result<Sink, String> {
-    let url = target.under(ALERTS_API)?;
+    let url = target.under(ALERTS_API).map_err(|e| e.to_string())?;
     let client = delivery.client()?;
     let origin = target.origin();
     let pusher = Pusher {

@@ -37,7 +37,7 @@ struct Poster {
 /// Reads the headers file and starts the task posting to the webhook, behind a queue of its
 /// own; `Err` is a one-line reason.
 pub fn start(config: &WebhookConfig, delivery: Delivery, logger: Logger) -> Result<Sink, String> {
-    config.check()?;
+    config.check().map_err(|e| e.to_string())?;
     let headers = match &config.headers_file {
         Some(path) => super::headers_file::read(path)?,
         None => HeaderMap::new(),
