@@ -203,12 +203,22 @@ impl Effects {
     /// told to), asks the relay for the team's, keeps its samples and writes them when it is
     /// time.
     pub fn after_poll(&mut self, store: &mut Store) {
-        let alerts = store.take_alerts();
-        let behind_relay = self.client.behind_relay();
-        if behind_relay {
+        self.run_alerts(store);
+        if self.client.behind_relay() {
             self.take_relay_alerts(store);
             self.ask_relay_alerts();
         }
+        if let Some(recorder) = &self.recorder {
+            recorder.sync(store);
+        }
+        self.follow_relay(store);
+    }
+
+    /// Runs the alerts the store found (after a poll, or once the forecasts a report's alerts
+    /// waited for are fitted): behind a relay only when told to.
+    pub fn run_alerts(&mut self, store: &mut Store) {
+        let alerts = store.take_alerts();
+        let behind_relay = self.client.behind_relay();
         if let Some(runner) = self.runner.as_ref().filter(|_| !behind_relay || self.local) {
             for alert in &alerts {
                 if runner.bell() {
@@ -218,10 +228,6 @@ impl Effects {
                 drop(runner.run(alert));
             }
         }
-        if let Some(recorder) = &self.recorder {
-            recorder.sync(store);
-        }
-        self.follow_relay(store);
     }
 
     /// Writes what is left; returns once it is written.

@@ -138,7 +138,7 @@ impl Recorder {
         }
         match self.take_seed() {
             Some(seed) => {
-                store.seed_forecasts(seed);
+                store.seed_series(seed);
                 true
             }
             None => false,

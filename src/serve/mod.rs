@@ -312,7 +312,7 @@ impl Follower {
             tokio::select! {
                 event = events.recv() => {
                     let Some(event) = event else { break };
-                    self.on_event(event);
+                    self.on_event(event).await;
                 }
                 () = retry => {
                     self.retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
@@ -333,11 +333,21 @@ impl Follower {
         self.dispatch
     }
 
-    fn on_event(&mut self, event: PollEvent) {
+    async fn on_event(&mut self, event: PollEvent) {
         let warned = self.relay.store().warning().map(|(_, at)| at);
         let change = self.relay.apply(event, chrono::Utc::now());
         if let Some(recorder) = &self.recorder {
             self.relay.record_into(recorder);
+        }
+        // Fitted before the next event is taken, so the poll's alerts and `/metrics` read the
+        // forecasts of its own report, as they would fitted in place.
+        if let Some(job) = self.relay.fit_job() {
+            match tokio::task::spawn_blocking(move || job.fit()).await {
+                Ok(fit) => self.relay.take_fit(fit),
+                Err(e) => self
+                    .logger
+                    .log(Level::Error, &format!("forecasts: {e}"), &[]),
+            }
         }
         if let Some((warning, at)) = self.relay.store().warning()
             && warned != Some(at)

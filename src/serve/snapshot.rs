@@ -299,6 +299,18 @@ impl Relay {
         &self.store
     }
 
+    /// The samples to fit when they changed since the last job: the follower fits them on a
+    /// blocking task and gives the forecasts back ([`Relay::take_fit`]) before the next event.
+    pub fn fit_job(&mut self) -> Option<crate::forecast::FitJob> {
+        self.store.fit_job()
+    }
+
+    /// Takes the forecasts of [`Relay::fit_job`]'s samples (the alerts of the report that
+    /// waited for them are found then).
+    pub fn take_fit(&mut self, fit: crate::forecast::FitResult) {
+        self.store.take_fit(fit);
+    }
+
     /// Hands one event of the poller to the store and encodes what it changed; returns the
     /// change of upstream state, if any.
     pub fn apply(&mut self, event: PollEvent, now: DateTime<Utc>) -> Option<Transition> {
@@ -404,6 +416,10 @@ mod tests {
             first, None,
             "the state changes with the pair, not half of it"
         );
+        // As the follower does between two events.
+        if let Some(job) = cache.fit_job() {
+            cache.take_fit(job.fit());
+        }
         cache.apply(
             PollEvent::Utilization {
                 seq,

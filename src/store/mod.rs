@@ -6,7 +6,8 @@
 //!  PollEvent ──► Store::apply(event, now) ──► latest reports (Arc: shared, never copied)
 //!  (the poller,     │                          upstream ledger: state, counts, last success
 //!   or --once's     │                          rows, totals, changes, recent histories, log
-//!   one fetch)      │                          forecast series ──► forecasts (fitted here only)
+//!   one fetch)      │                          forecast series ──► FitJob ──► fitted off it
+//!                   │                          forecasts ◄── take_fit(FitResult), newest only
 //!                   └──► alerts::Watcher ────► alerts (threshold rises, sold out, sells out
 //!                                              soon, service down/up): found here only
 //!        read by ──► dashboard (app, ui) · report (table, json, markdown, nagios, prometheus)
@@ -40,7 +41,7 @@ use chrono::{DateTime, Utc};
 use crate::api::ApiError;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate;
-use crate::forecast::refresh::Fitted;
+use crate::forecast::{FitJob, FitResult, Fitted};
 use crate::format::{Precision, age, duration, thousands};
 use crate::poll::{PollEvent, ScheduleStatus};
 use crate::text::{fit, sanitize};
@@ -140,13 +141,17 @@ pub struct Store {
     log: EventLog,
     warning: Option<(String, DateTime<Utc>)>,
     /// Sold-minutes samples per route for the forecasts: seeded from the history file,
-    /// extended by every report.
-    forecast_series: crate::forecast::Series,
-    /// Counts the changes of `forecast_series`, so a reader can tell it has not changed.
+    /// extended by every report; shared with the fit of them under way, if any.
+    forecast_series: Arc<crate::forecast::Series>,
+    /// Counts the changes of `forecast_series`: the tag of a fit of them.
     series_version: u64,
+    /// The tag of the last [`FitJob`] handed out.
+    fit_asked: u64,
     forecasts: crate::forecast::Forecasts,
-    /// When each forecast is next fitted again if its route does not move.
-    forecasts_due: crate::forecast::refresh::Due,
+    /// The tag of the samples `forecasts` were fitted from.
+    fitted_version: u64,
+    /// The latest `/capacity` report, while the alerts wait for its forecasts to be fitted.
+    unwatched: Option<Arc<CapacityReport>>,
     /// The alerts a captop relay behind the base URL has firing (see `relay_alerts.rs`).
     relay_alerts: Vec<crate::api::team_alerts::TeamAlert>,
 }
@@ -173,6 +178,7 @@ impl Store {
         let mut store = Store::new(thresholds).keeping(Keep::Reports);
         store.one_shot = true;
         store.apply_pair(capacity, utilization, at);
+        store.fit_forecasts();
         store
     }
 
@@ -357,29 +363,66 @@ impl Store {
         &self.forecasts
     }
 
-    /// Starts the forecasts' samples from those kept by earlier runs (the history file): the
-    /// store's own after them, every route fitted anew ([`Fitted::merging`]; with
-    /// the refresh after each report, the one place forecasts are made).
+    /// Starts the forecasts' samples from those kept by earlier runs (the history file, a
+    /// relay, Prometheus): the store's own after them. Fitted at once, for a store looked at
+    /// once (`--once`, a past instant); a live one seeds with [`Store::seed_series`].
     pub fn seed_forecasts(&mut self, older: crate::forecast::Series) {
-        let own = std::mem::take(&mut self.forecast_series);
-        self.take_fitted(Fitted::merging(own, older));
+        self.seed_series(older);
+        self.fit_forecasts();
+    }
+
+    /// Starts the forecasts' samples from those kept by earlier runs, as
+    /// [`Store::seed_forecasts`], leaving the fit to the next [`Store::fit_job`].
+    pub fn seed_series(&mut self, older: crate::forecast::Series) {
+        crate::forecast::merge_older(Arc::make_mut(&mut self.forecast_series), older);
+        self.series_version += 1;
     }
 
     /// Takes in the samples and forecasts a one-shot run fitted beside its drawing
     /// ([`Fitted::merging_report`] of the store's samples, the history's and the report's).
     pub fn take_fitted(&mut self, fitted: Fitted) {
         self.series_version += 1;
-        self.forecast_series = fitted.series;
-        self.forecasts = fitted.forecasts;
-        self.forecasts_due = fitted.due;
+        self.forecast_series = Arc::new(fitted.series);
+        self.take_fit(FitResult {
+            tag: self.series_version,
+            forecasts: fitted.forecasts,
+        });
+        self.fit_asked = self.series_version;
     }
 
-    /// Fits again the forecasts of the routes whose samples moved (see
-    /// [`crate::forecast::refresh`]).
-    fn refresh_forecasts(&mut self) {
-        self.series_version += 1;
-        let (series, due) = (&self.forecast_series, &mut self.forecasts_due);
-        crate::forecast::refresh::refresh(series, &mut self.forecasts, due);
+    /// The samples to fit when they changed since the last job was handed out: for a worker,
+    /// whose [`FitResult`] comes back through [`Store::take_fit`].
+    pub fn fit_job(&mut self) -> Option<FitJob> {
+        if self.fit_asked == self.series_version {
+            return None;
+        }
+        self.fit_asked = self.series_version;
+        Some(FitJob {
+            tag: self.series_version,
+            series: Arc::clone(&self.forecast_series),
+        })
+    }
+
+    /// Takes the forecasts of a fit, unless those there are of newer samples (a fit that
+    /// ended late); the alerts of the latest report, when they waited for these forecasts,
+    /// are found now. Returns whether they were taken.
+    pub fn take_fit(&mut self, fit: FitResult) -> bool {
+        if fit.tag <= self.fitted_version {
+            return false;
+        }
+        self.fitted_version = fit.tag;
+        self.forecasts = fit.forecasts;
+        if self.fitted_version == self.series_version {
+            self.watch_waiting();
+        }
+        true
+    }
+
+    /// Fits the samples here and now, when they changed: for a store looked at once.
+    pub fn fit_forecasts(&mut self) {
+        if let Some(job) = self.fit_job() {
+            self.take_fit(job.fit());
+        }
     }
 
     /// The sell-out forecast of route `slug`, when its samples make one.
@@ -412,6 +455,7 @@ impl Store {
     fn fail(&mut self, which: Which, error: ApiError, at: DateTime<Utc>) {
         let message = sanitize(&error.to_string()).into_owned();
         if which == Which::Capacity {
+            self.watch_waiting();
             let alerts = self.watcher.failure(&message);
             self.push_alerts(alerts);
         }
@@ -491,15 +535,15 @@ impl Store {
             }
             self.route_history.record(&self.rows);
         }
-        if crate::forecast::add_report(&mut self.forecast_series, &report) {
-            self.refresh_forecasts();
-        }
-        if !self.one_shot {
-            let alerts = self.watcher.report(&report, &self.forecasts);
-            self.push_alerts(alerts);
+        let added = crate::forecast::add_report(Arc::make_mut(&mut self.forecast_series), &report);
+        if added {
+            self.series_version += 1;
         }
         self.totals = TotalsRow::of(&report);
         let whole = Arc::new(report);
+        if !self.one_shot {
+            self.watch(Arc::clone(&whole), added);
+        }
         let kept = match self.keep {
             Keep::Reports => Arc::clone(&whole),
             // The rows hold the routes: a second copy of them (2 MB at 10,000 routes) would
@@ -556,6 +600,25 @@ impl Store {
             report,
             received_at,
         });
+    }
+
+    /// Finds the alerts of `report`: at once when its samples changed nothing, else once their
+    /// forecasts are fitted ([`Store::take_fit`]), so "sells out soon" is judged on them. A
+    /// report still waiting is judged first, on the forecasts there are.
+    fn watch(&mut self, report: Arc<CapacityReport>, added: bool) {
+        self.watch_waiting();
+        self.unwatched = Some(report);
+        if !added {
+            self.watch_waiting();
+        }
+    }
+
+    /// Finds the alerts of the report waiting for its forecasts, if any, with those there are.
+    fn watch_waiting(&mut self) {
+        if let Some(report) = self.unwatched.take() {
+            let alerts = self.watcher.report(&report, &self.forecasts);
+            self.push_alerts(alerts);
+        }
     }
 
     fn push_alerts(&mut self, alerts: Vec<ActionEvent>) {

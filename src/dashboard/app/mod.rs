@@ -113,6 +113,9 @@ pub enum Event {
     /// The days behind the live figures from Prometheus or the relay (or the one-line reason
     /// there are none), for the forecasts, the trends and the charts.
     Days(Result<crate::forecast::Series, String>),
+    /// The forecasts a worker fitted from the live store's [`App::fit_job`] (dropped when the
+    /// store has forecasts of newer samples).
+    Fitted(crate::forecast::FitResult),
 }
 
 /// What [`App::update`] asks the runtime to do.
@@ -215,6 +218,12 @@ impl App {
         &mut self.store
     }
 
+    /// The live samples to fit, when they changed since the last job: the runtime fits them
+    /// off this thread and sends the forecasts back as [`Event::Fitted`].
+    pub fn fit_job(&mut self) -> Option<crate::forecast::FitJob> {
+        self.store.fit_job()
+    }
+
     /// Moves the clock; the runtime calls it before every update and draw.
     pub fn set_clock(&mut self, now: DateTime<Utc>, now_mono: Instant) {
         self.now = now;
@@ -272,7 +281,7 @@ impl App {
                 None
             }
             Event::Days(Ok(series)) => {
-                self.store.seed_forecasts(series);
+                self.store.seed_series(series);
                 if self.travel.is_none() {
                     self.refresh_routes();
                 }
@@ -280,6 +289,10 @@ impl App {
             }
             Event::Days(Err(why)) => {
                 self.store.warn(&why, self.now);
+                None
+            }
+            Event::Fitted(fit) => {
+                self.store.take_fit(fit);
                 None
             }
         }
