@@ -177,7 +177,7 @@ impl Relay {
     /// An empty relay: no figures, upstream [`Upstream::Starting`].
     pub fn new() -> Self {
         let mut relay = Relay {
-            store: Store::default().keeping(crate::store::Keep::Reports),
+            store: Store::default(),
             snapshot: Snapshot {
                 capacity: None,
                 utilization: None,
@@ -237,10 +237,10 @@ impl Relay {
         std::mem::take(&mut self.notices)
     }
 
-    /// The same relay keeping its reports for a history recorder ([`Relay::record_into`]).
+    /// The same relay with a history recorder ([`Relay::record_into`]): its history is served
+    /// once the recorder has read the samples back.
     #[must_use]
     pub fn recording(mut self) -> Self {
-        self.store = std::mem::take(&mut self.store).recording();
         self.awaiting_seed = true;
         self
     }

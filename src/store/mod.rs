@@ -1,11 +1,13 @@
-//! The one store of the figures, which every face of captop reads: the dashboard wraps it, the
-//! relay encodes its answers and `/metrics` from it, `--once` and `check` apply their one pair
-//! of reports to a fresh one and print from it, and the actions take its events.
+//! The one store of the figures, which every face of captop reads: the dashboard wraps it in
+//! its rows view ([`RowsView`]: rows, changes, recent histories), the relay encodes its
+//! answers and `/metrics` from it, `--once` and `check` apply their one pair of reports to a
+//! fresh one and print from it, and the actions take its events. It keeps the latest reports
+//! whole, so every face reads the same reports.
 //!
 //! ```text
 //!  PollEvent ──► Store::apply(event, now) ──► latest reports (Arc: shared, never copied)
 //!  (the poller,     │                          upstream ledger: state, counts, last success
-//!   or --once's     │                          rows, totals, changes, recent histories, log
+//!   or --once's     │                          event log, thresholds; RowsView: rows, changes
 //!   one fetch)      │                          forecast series ──► FitJob ──► fitted off it
 //!                   │                          forecasts ◄── take_fit(FitResult), newest only
 //!                   └──► alerts::Watcher ────► alerts (threshold rises, sold out, sells out
@@ -29,10 +31,10 @@ mod reading;
 pub mod recent;
 mod relay_alerts;
 pub mod rows;
+mod rows_view;
 pub mod status;
 pub mod upstream;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -53,6 +55,7 @@ pub use feed::{Failure, Feed, Fetched};
 pub use levels::{Level, Thresholds};
 pub use recent::{RouteHistory, UtilizationHistory};
 pub use rows::{RouteRow, TotalsRow, utilization_pct};
+pub use rows_view::RowsView;
 pub use upstream::{Ledger, Transition, Upstream};
 
 /// How long a route's latest change counts as recent (the table highlights it).
@@ -78,10 +81,8 @@ impl Which {
 
 /// Most alerts kept until they are taken; older ones are dropped first.
 const MAX_PENDING_ALERTS: usize = 1000;
-/// Most reports' samples kept for the history file between two writes.
-const MAX_UNRECORDED: usize = 16;
 
-/// A report not yet handed to the history (see [`Store::recording`]).
+/// A report not yet handed to the history (see [`Store::take_unrecorded`]).
 #[derive(Debug, Clone)]
 pub enum Unrecorded {
     /// A `/capacity` report, routes included.
@@ -90,22 +91,13 @@ pub enum Unrecorded {
     Utilization(Arc<UtilizationReport>),
 }
 
-/// What a store keeps of each `/capacity` report: what its face reads.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Keep {
-    /// The rows (sanitized, shared between polls), their changes and recent histories; the
-    /// report without its routes. The dashboard's.
-    #[default]
-    Rows,
-    /// The report whole, to encode as it came; no rows. The relay's, `--once`'s and check's.
-    Reports,
-}
-
 /// What one [`Store::apply`] changed, for the face that fed it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Applied {
     /// The route rows changed (a new `/capacity` report).
     pub rows_changed: bool,
+    /// A new `/utilization` report was taken.
+    pub utilization_changed: bool,
     /// A poll completed: its second answer (`/utilization`) was taken, good or not.
     pub poll_completed: bool,
     /// The upstream's state changed (a poll completed differently from the last).
@@ -115,17 +107,15 @@ pub struct Applied {
 /// Everything known of the service's figures this session.
 #[derive(Debug, Clone, Default)]
 pub struct Store {
-    keep: Keep,
-    /// A store of one fetched pair: no next poll to alert on, so no baseline to keep.
-    one_shot: bool,
     thresholds: Thresholds,
     capacity: Feed<Arc<CapacityReport>>,
     utilization: Feed<Arc<UtilizationReport>>,
     ledger: Ledger,
     watcher: alerts::Watcher,
     alerts: Vec<ActionEvent>,
-    /// Reports not yet handed to the history (`None`: not kept).
-    unrecorded: Option<Vec<Unrecorded>>,
+    /// Whether the latest `/capacity` and `/utilization` reports are still to be handed to
+    /// the history ([`Store::take_unrecorded`]).
+    unrecorded: (bool, bool),
     /// The rules of the spec the latest `/capacity` and `/utilization` reports break.
     broken_rules: (Vec<validate::Warning>, Vec<validate::Warning>),
     /// The sequence of the pairs given to [`Store::apply_pair`].
@@ -133,11 +123,6 @@ pub struct Store {
     api_version: Option<String>,
     health: Option<Arc<crate::api::model::Health>>,
     schedule: Option<ScheduleStatus>,
-    rows: Vec<RouteRow>,
-    totals: TotalsRow,
-    changes: HashMap<String, Change>,
-    route_history: RouteHistory,
-    history: UtilizationHistory,
     log: EventLog,
     warning: Option<(String, DateTime<Utc>)>,
     /// Sold-minutes samples per route for the forecasts: seeded from the history file,
@@ -175,8 +160,7 @@ impl Store {
         utilization: UtilizationReport,
         at: DateTime<Utc>,
     ) -> Store {
-        let mut store = Store::new(thresholds).keeping(Keep::Reports);
-        store.one_shot = true;
+        let mut store = Store::new(thresholds);
         store.apply_pair(capacity, utilization, at);
         store.fit_forecasts();
         store
@@ -213,13 +197,6 @@ impl Store {
         applied
     }
 
-    /// Keeps what `keep` says of each report (the default: rows).
-    #[must_use]
-    pub fn keeping(mut self, keep: Keep) -> Self {
-        self.keep = keep;
-        self
-    }
-
     /// Rates fills against `thresholds` instead (the log's crossings and the alerts), alerting
     /// on no forecast until [`Store::alerting_within`] says so.
     #[must_use]
@@ -233,14 +210,6 @@ impl Store {
     #[must_use]
     pub fn alerting_within(mut self, hours: Option<f64>) -> Self {
         self.watcher = alerts::Watcher::new(self.thresholds, hours);
-        self
-    }
-
-    /// Keeps each report until [`Store::take_unrecorded`] takes it, for a face that writes
-    /// the history.
-    #[must_use]
-    pub fn recording(mut self) -> Self {
-        self.unrecorded = Some(Vec::new());
         self
     }
 
@@ -279,6 +248,7 @@ impl Store {
                 }
                 applied.transition = self.ledger.utilization(seq, received_at, &result);
                 applied.poll_completed = true;
+                applied.utilization_changed = result.is_ok();
                 match result {
                     Ok(report) => self.apply_utilization(report, received_at, now),
                     Err(error) => self.fail(Which::Utilization, error, received_at),
@@ -308,8 +278,7 @@ impl Store {
     }
 
     /// The conditions that stand now, as the alerts' detector sees them (see
-    /// [`alerts::Watcher::standing`]): the routes' only when the store keeps whole reports
-    /// ([`Keep::Reports`], the relay's), the service's always.
+    /// [`alerts::Watcher::standing`]): the routes' of the latest report, the service's.
     pub fn standing_alerts(&self) -> Vec<ActionEvent> {
         let empty = CapacityReport {
             generated_at: DateTime::<Utc>::UNIX_EPOCH,
@@ -317,29 +286,26 @@ impl Store {
             routes: Vec::new(),
             totals: Default::default(),
         };
-        let report = match (self.keep, self.capacity.report()) {
-            (Keep::Reports, Some(report)) => report.as_ref(),
-            _ => &empty,
-        };
+        let report = self
+            .capacity
+            .report()
+            .map_or(&empty, |report| report.as_ref());
         self.watcher.standing(report, &self.forecasts)
     }
 
-    /// The reports taken since the last call, oldest first, when the store was made
-    /// [`Store::recording`]: whole, routes included, shared rather than copied.
+    /// The latest reports not yet taken, `/capacity`'s first: whole, routes included, shared
+    /// rather than copied. A face that writes the history takes them after every poll.
     pub fn take_unrecorded(&mut self) -> Vec<Unrecorded> {
-        self.unrecorded
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
-    }
-
-    fn keep_unrecorded(&mut self, report: Unrecorded) {
-        if let Some(unrecorded) = &mut self.unrecorded {
-            if unrecorded.len() >= MAX_UNRECORDED {
-                unrecorded.remove(0);
-            }
-            unrecorded.push(report);
-        }
+        let (capacity, utilization) = std::mem::take(&mut self.unrecorded);
+        let capacity = capacity
+            .then(|| self.capacity.report().cloned())
+            .flatten()
+            .map(Unrecorded::Capacity);
+        let utilization = utilization
+            .then(|| self.utilization.report().cloned())
+            .flatten()
+            .map(Unrecorded::Utilization);
+        capacity.into_iter().chain(utilization).collect()
     }
 
     /// Every rule of the service's spec the latest reports break: `/capacity`'s, then
@@ -435,11 +401,6 @@ impl Store {
         !self.forecasts.is_empty()
     }
 
-    /// Forgets changes older than [`HIGHLIGHT_FOR`] at `now`.
-    pub fn expire_changes(&mut self, now: DateTime<Utc>) {
-        self.changes.retain(|_, c| age(now, c.at) < HIGHLIGHT_FOR);
-    }
-
     /// A note from the poller that is no poll's error (e.g. an unexpected API version, a budget
     /// that could not be shared): logged once and kept as the current warning.
     pub fn warn(&mut self, text: &str, now: DateTime<Utc>) {
@@ -504,65 +465,30 @@ impl Store {
         // A route as it was at its place in the last report, which broke no rule of a route, is
         // not checked again (most of 10,000 are, every poll), nor the same slugs for duplicates.
         let clean = !self.broken_rules.0.iter().any(validate::is_of_a_route);
-        let rows = if clean { self.rows.as_slice() } else { &[] };
+        let before = self.capacity.report().filter(|_| clean).cloned();
+        let before = before.as_ref().map_or(&[][..], |r| r.routes.as_slice());
         let broken = validate::capacity_warnings_since(&report, now, |i, route| {
-            rows.get(i)
-                .map_or(validate::Seen::No, |row| row.seen(route))
+            before
+                .get(i)
+                .map_or(validate::Seen::No, |seen| seen_as(seen, route))
         });
         self.warn_rules("/capacity", &broken, now);
         self.broken_rules.0 = broken;
-        let first = self.capacity.latest.is_none();
-        if first {
+        if self.capacity.latest.is_none() {
             let text = format!("{} routes reported", thousands(report.routes.len() as i64));
             self.log.push(received_at, LogKind::Info, text);
-        }
-        if self.keep == Keep::Rows {
-            let mut moved = diff::RoutesDiff::default();
-            let in_place = !first
-                && RouteRow::update_all(&mut self.rows, &report, |before, row| {
-                    diff::record_change(&mut moved, before, row, received_at);
-                });
-            if !in_place {
-                let rows = RouteRow::all(&report, &self.rows);
-                if !first {
-                    moved = diff(&self.rows, &rows, received_at);
-                }
-                self.rows = rows;
-            }
-            self.changes.extend(moved.changes);
-            for (kind, text) in moved.log {
-                self.log.push(received_at, kind, text);
-            }
-            self.route_history.record(&self.rows);
         }
         let added = crate::forecast::add_report(Arc::make_mut(&mut self.forecast_series), &report);
         if added {
             self.series_version += 1;
         }
-        self.totals = TotalsRow::of(&report);
-        let whole = Arc::new(report);
-        if !self.one_shot {
-            self.watch(Arc::clone(&whole), added);
-        }
-        let kept = match self.keep {
-            Keep::Reports => Arc::clone(&whole),
-            // The rows hold the routes: a second copy of them (2 MB at 10,000 routes) would
-            // only be read for its `generated_at` and totals.
-            Keep::Rows => Arc::new(CapacityReport {
-                generated_at: whole.generated_at,
-                unit_notes: whole.unit_notes.clone(),
-                routes: Vec::new(),
-                totals: whole.totals.clone(),
-            }),
-        };
-        if self.unrecorded.is_some() {
-            self.keep_unrecorded(Unrecorded::Capacity(whole));
-        }
+        let report = Arc::new(report);
+        self.watch(Arc::clone(&report), added);
+        self.unrecorded.0 = true;
         self.capacity.latest = Some(Fetched {
-            report: kept,
+            report,
             received_at,
         });
-        self.expire_changes(now);
     }
 
     fn apply_utilization(
@@ -589,15 +515,9 @@ impl Store {
                 self.log.push(received_at, LogKind::Info, text);
             }
         }
-        if let Some(pct) = new_pct {
-            self.history.record(pct);
-        }
-        let report = Arc::new(report);
-        if self.unrecorded.is_some() {
-            self.keep_unrecorded(Unrecorded::Utilization(Arc::clone(&report)));
-        }
+        self.unrecorded.1 = true;
         self.utilization.latest = Some(Fetched {
-            report,
+            report: Arc::new(report),
             received_at,
         });
     }
@@ -642,5 +562,23 @@ impl Store {
             &format!("{endpoint} figures look wrong: {first}{more}"),
             now,
         );
+    }
+}
+
+/// What a route of the last clean report, at a place, says of `route` at that place in the
+/// next: the same route, figures and all; else the same slug, the very string (the decoder
+/// keeps the last poll's slug where it is the same); else nothing.
+fn seen_as(
+    before: &crate::api::model::RouteCapacity,
+    route: &crate::api::model::RouteCapacity,
+) -> validate::Seen {
+    if Arc::ptr_eq(&before.route, &route.route) {
+        if before == route {
+            validate::Seen::Route
+        } else {
+            validate::Seen::Slug
+        }
+    } else {
+        validate::Seen::No
     }
 }

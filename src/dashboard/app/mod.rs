@@ -27,7 +27,7 @@ use crate::dashboard::days::{self, Span};
 use crate::dashboard::layout;
 use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
-use crate::store::{LogKind, RouteRow, Store, Thresholds};
+use crate::store::{LogKind, RouteRow, RowsView, Store, Thresholds};
 pub use keys::{Keymap, Mode, Msg, Step};
 pub use routes_view::{RoutesTable, SortKey};
 pub use travel::Travel;
@@ -147,7 +147,7 @@ pub struct App {
     /// How the dashboard looks and which keys it answers.
     pub options: UiOptions,
     /// The live figures (polls go on into them while travelling).
-    store: Store,
+    store: RowsView,
     /// Where the dashboard is in the history; `None` while live.
     travel: Option<Travel>,
     /// Whether there is a history to travel through (set by the runtime).
@@ -194,7 +194,7 @@ impl App {
         now_mono: Instant,
     ) -> Self {
         App {
-            store,
+            store: RowsView::of(store),
             travel: None,
             has_history: false,
             tabs: false,
@@ -214,7 +214,7 @@ impl App {
 
     /// The live figures, for the runtime to take what a poll left for the world outside the
     /// screen (actions to run, samples to keep).
-    pub fn store_mut(&mut self) -> &mut Store {
+    pub fn store_mut(&mut self) -> &mut RowsView {
         &mut self.store
     }
 

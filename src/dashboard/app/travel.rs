@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 
 use super::keys::Step;
 use super::{Action, App, Msg};
-use crate::store::Store;
+use crate::store::{RowsView, Store};
 
 /// Where the dashboard is in the history.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub struct Travel {
     pub at: DateTime<Utc>,
     /// The figures shown, and the instant they are of; `None` until the first answer (the
     /// live figures stay on screen meanwhile).
-    pub shown: Option<(DateTime<Utc>, Store)>,
+    pub shown: Option<(DateTime<Utc>, RowsView)>,
     /// Whether the figures of `at` are still being read.
     pub loading: bool,
 }
@@ -35,12 +35,12 @@ pub const NO_HISTORY: &str =
 
 impl App {
     /// The figures on screen: the past instant's while travelling, else the live ones.
-    pub fn store(&self) -> &Store {
+    pub fn store(&self) -> &RowsView {
         shown_of(&self.store, self.travel.as_ref())
     }
 
     /// The live figures, whatever is on screen.
-    pub fn live_store(&self) -> &Store {
+    pub fn live_store(&self) -> &RowsView {
         &self.store
     }
 
@@ -122,7 +122,7 @@ impl App {
         travel.loading = false;
         match result {
             Ok(store) => {
-                travel.shown = Some((at, store));
+                travel.shown = Some((at, RowsView::of(store)));
                 self.travel_note = None;
             }
             Err(why) => {
@@ -139,7 +139,7 @@ impl App {
 }
 
 /// The store on screen of `live` and `travel`, for borrows of a field at a time.
-pub(super) fn shown_of<'a>(live: &'a Store, travel: Option<&'a Travel>) -> &'a Store {
+pub(super) fn shown_of<'a>(live: &'a RowsView, travel: Option<&'a Travel>) -> &'a RowsView {
     match travel.and_then(|t| t.shown.as_ref()) {
         Some((_, store)) => store,
         None => live,
