@@ -86,6 +86,21 @@ pub struct ServeOptions {
     pub dispatch: alerting::Dispatch,
 }
 
+/// Why the relay will not listen where it was asked to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExposureError {
+    /// Beyond loopback without reader tokens or TLS, and without `--allow-insecure-listen`.
+    #[error(
+        "refusing to listen on {listen} {missing} — add them, listen on loopback, or pass --allow-insecure-listen"
+    )]
+    Insecure {
+        /// The address asked for.
+        listen: SocketAddr,
+        /// What it lacks, and what that risks.
+        missing: &'static str,
+    },
+}
+
 /// Refuses to expose the figures beyond loopback without reader tokens and TLS, unless the
 /// operator said `--allow-insecure-listen`.
 pub fn check_exposure(
@@ -93,7 +108,7 @@ pub fn check_exposure(
     has_tokens: bool,
     has_tls: bool,
     allow_insecure: bool,
-) -> Result<(), String> {
+) -> Result<(), ExposureError> {
     if listen.ip().is_loopback() || allow_insecure {
         return Ok(());
     }
@@ -107,9 +122,7 @@ pub fn check_exposure(
             "without TLS (--tls-cert/--tls-key): tokens and figures would travel in clear"
         }
     };
-    Err(format!(
-        "refusing to listen on {listen} {missing} — add them, listen on loopback, or pass --allow-insecure-listen"
-    ))
+    Err(ExposureError::Insecure { listen, missing })
 }
 
 /// Runs the relay until SIGTERM or Ctrl-C; returns the exit code (0 after a clean shutdown, 1
@@ -448,7 +461,9 @@ mod tests {
         assert!(check_exposure(v6, false, false, false).is_ok());
         assert!(check_exposure(lan, true, true, false).is_ok());
         for (tokens, tls) in [(false, false), (true, false), (false, true)] {
-            let err = check_exposure(lan, tokens, tls, false).unwrap_err();
+            let err = check_exposure(lan, tokens, tls, false)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("--allow-insecure-listen"), "{err}");
             assert!(check_exposure(lan, tokens, tls, true).is_ok());
         }

@@ -83,6 +83,20 @@ impl UiOptions {
     }
 }
 
+/// Why figures of the past could not be had, in one line for the footer or the status line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PastError {
+    /// The history holds nothing at the instant asked for, or could not be read.
+    #[error("{0}")]
+    Travel(String),
+    /// Prometheus did not give the days behind the live figures.
+    #[error("history: {0}")]
+    Prometheus(String),
+    /// The relay did not give its history.
+    #[error("relay history: {0}")]
+    Relay(String),
+}
+
 /// Everything the dashboard reacts to.
 #[derive(Debug, Clone)]
 #[expect(
@@ -107,12 +121,12 @@ pub enum Event {
     Travelled {
         /// The instant asked for.
         at: DateTime<Utc>,
-        /// A store of the figures then, or the one-line reason there is none.
-        result: Result<Store, String>,
+        /// A store of the figures then, or why there is none.
+        result: Result<Store, PastError>,
     },
-    /// The days behind the live figures from Prometheus or the relay (or the one-line reason
-    /// there are none), for the forecasts, the trends and the charts.
-    Days(Result<crate::forecast::Series, String>),
+    /// The days behind the live figures from Prometheus or the relay (or why there are none),
+    /// for the forecasts, the trends and the charts.
+    Days(Result<crate::forecast::Series, PastError>),
     /// The forecasts a worker fitted from the live store's [`App::fit_job`] (dropped when the
     /// store has forecasts of newer samples).
     Fitted(crate::forecast::FitResult),
@@ -288,7 +302,7 @@ impl App {
                 None
             }
             Event::Days(Err(why)) => {
-                self.store.warn(&why, self.now);
+                self.store.warn(&why.to_string(), self.now);
                 None
             }
             Event::Fitted(fit) => {

@@ -14,7 +14,7 @@
 use chrono::{DateTime, Utc};
 
 use super::keys::Step;
-use super::{Action, App, Msg};
+use super::{Action, App, Msg, PastError};
 use crate::store::{RowsView, Store};
 
 /// Where the dashboard is in the history.
@@ -115,7 +115,7 @@ impl App {
     /// Takes the figures of `at` read from the history; an answer to an instant no longer
     /// asked for is dropped. On an error the screen stays where it was, with the reason in
     /// the footer.
-    pub(super) fn on_travelled(&mut self, at: DateTime<Utc>, result: Result<Store, String>) {
+    pub(super) fn on_travelled(&mut self, at: DateTime<Utc>, result: Result<Store, PastError>) {
         let Some(travel) = self.travel.as_mut().filter(|t| t.at == at && t.loading) else {
             return;
         };
@@ -126,7 +126,7 @@ impl App {
                 self.travel_note = None;
             }
             Err(why) => {
-                self.travel_note = Some(crate::text::sanitize(&why).into_owned());
+                self.travel_note = Some(crate::text::sanitize(&why.to_string()).into_owned());
                 match &travel.shown {
                     Some((shown_at, _)) => travel.at = *shown_at,
                     None => self.travel = None,
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(sold(&app), 20);
         app.update(Event::Travelled {
             at: day,
-            result: Err("the history does not reach it".into()),
+            result: Err(PastError::Travel("the history does not reach it".into())),
         });
         let travel = app.travel().unwrap();
         assert_eq!((travel.at, travel.loading), (hour, false));

@@ -14,7 +14,7 @@ use ratatui::crossterm::terminal;
 use tokio::sync::mpsc;
 
 use super::terminal::TerminalGuard;
-use crate::dashboard::app::{Action, Event};
+use crate::dashboard::app::{Action, Event, PastError};
 use crate::dashboard::desk::Desk;
 use crate::dashboard::effects::Effects;
 use crate::forecast::FitWorker;
@@ -174,7 +174,7 @@ struct Ends<'a> {
 
 /// The first days (from Prometheus or a relay) any service's effects bring, with the
 /// service's index.
-async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, String>) {
+async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, PastError>) {
     let waits: Vec<_> = sides
         .iter_mut()
         .enumerate()
@@ -318,7 +318,8 @@ fn spawn_travel(
         let result = past
             .past_at(at.timestamp_millis(), thresholds, Utc::now())
             .await
-            .map(|p| p.store);
+            .map(|p| p.store)
+            .map_err(|why| PastError::Travel(why.to_string()));
         let _ = tx.send(Input::Service(i, Event::Travelled { at, result }));
     });
 }
