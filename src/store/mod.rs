@@ -5,7 +5,7 @@
 //! whole, so every face reads the same reports.
 //!
 //! ```text
-//!  PollEvent ──► Store::apply(event, now) ──► latest reports (Arc: shared, never copied)
+//!  PollEvent ──► Store::apply(event, now) ──► latest reports, whole (Arc: shared, not copied)
 //!  (the poller,     │                          upstream ledger: state, counts, last success
 //!   or --once's     │                          event log, thresholds; RowsView: rows, changes
 //!   one fetch)      │                          forecast series ──► FitJob ──► fitted off it
@@ -19,8 +19,9 @@
 //!                                            behind a relay: relay_alerts.rs)
 //! ```
 //!
-//! Server strings are sanitized once, when a report arrives, so every reader only ever sees
-//! safe text. Time is passed in (`now`), never read from a clock here, so tests fix it.
+//! The reports stay as they came (the relay serves them so); the server strings a screen shows
+//! are sanitized once, in the rows and the log, when a report arrives. Time is passed in
+//! (`now`), never read from a clock here, so tests fix it.
 
 pub mod alerts;
 pub mod diff;
