@@ -25,6 +25,7 @@ use crate::actions::{ActionsConfig, Runner};
 use crate::api::Client;
 use crate::api::client::relay::RelayAnswer;
 use crate::api::team_alerts::TeamAlerts;
+use crate::dashboard::app::PastError;
 use crate::forecast::Series;
 use crate::history::Recorder;
 use crate::history::past::PastSource;
@@ -37,7 +38,7 @@ enum DaysSeed {
     /// Not known yet whether the base URL is a relay's.
     Unknown(Client),
     /// Asked for; the answer comes here.
-    Asked(oneshot::Receiver<Result<Series, String>>),
+    Asked(oneshot::Receiver<Result<Series, PastError>>),
     /// Had, failed, or not a relay.
     Done,
 }
@@ -80,7 +81,7 @@ impl Effects {
                 tokio::spawn(async move {
                     let now_ms = chrono::Utc::now().timestamp_millis();
                     let days = prometheus.series_until(now_ms, FORECAST_DAYS).await;
-                    let _ = tx.send(days.map_err(|why| format!("history: {why}")));
+                    let _ = tx.send(days.map_err(|why| PastError::Prometheus(why.to_string())));
                 });
                 DaysSeed::Asked(rx)
             }
@@ -159,7 +160,7 @@ impl Effects {
                 let (tx, rx) = oneshot::channel();
                 tokio::spawn(async move {
                     let days = crate::history::relay::series(&client).await;
-                    let _ = tx.send(days.map_err(|why| format!("relay history: {why}")));
+                    let _ = tx.send(days.map_err(|why| PastError::Relay(why.to_string())));
                 });
                 self.days = DaysSeed::Asked(rx);
             }
@@ -172,7 +173,7 @@ impl Effects {
     /// The days behind today once they come: from the history file as soon as its recorder has
     /// read them back, or from Prometheus or the relay (or why they could not be had); pending
     /// while none are to come, so the event loop can wait for them beside its input.
-    pub async fn days(&mut self) -> Result<Series, String> {
+    pub async fn days(&mut self) -> Result<Series, PastError> {
         let Effects { recorder, days, .. } = self;
         let from_file = async {
             match recorder {
@@ -188,7 +189,7 @@ impl Effects {
 
     /// The days from Prometheus or the relay, once they come; pending while none were asked
     /// for or after they came.
-    async fn days_from_elsewhere(days: &mut DaysSeed) -> Result<Series, String> {
+    async fn days_from_elsewhere(days: &mut DaysSeed) -> Result<Series, PastError> {
         if let DaysSeed::Asked(rx) = days {
             let answer = rx.await;
             *days = DaysSeed::Done;
@@ -203,12 +204,22 @@ impl Effects {
     /// told to), asks the relay for the team's, keeps its samples and writes them when it is
     /// time.
     pub fn after_poll(&mut self, store: &mut Store) {
-        let alerts = store.take_alerts();
-        let behind_relay = self.client.behind_relay();
-        if behind_relay {
+        self.run_alerts(store);
+        if self.client.behind_relay() {
             self.take_relay_alerts(store);
             self.ask_relay_alerts();
         }
+        if let Some(recorder) = &self.recorder {
+            recorder.sync(store);
+        }
+        self.follow_relay(store);
+    }
+
+    /// Runs the alerts the store found (after a poll, or once the forecasts a report's alerts
+    /// waited for are fitted): behind a relay only when told to.
+    pub fn run_alerts(&mut self, store: &mut Store) {
+        let alerts = store.take_alerts();
+        let behind_relay = self.client.behind_relay();
         if let Some(runner) = self.runner.as_ref().filter(|_| !behind_relay || self.local) {
             for alert in &alerts {
                 if runner.bell() {
@@ -218,10 +229,6 @@ impl Effects {
                 drop(runner.run(alert));
             }
         }
-        if let Some(recorder) = &self.recorder {
-            recorder.sync(store);
-        }
-        self.follow_relay(store);
     }
 
     /// Writes what is left; returns once it is written.

@@ -60,9 +60,6 @@ pub fn wire(
         // The live figures go on without their days; the status line says why.
         store.warn(&why, chrono::Utc::now());
     }
-    if past.recorded().is_some() {
-        store = store.recording();
-    }
     let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
     if demo {
         // The in-process demo service talks to this process only: its budget stays here.

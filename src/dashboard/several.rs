@@ -12,9 +12,9 @@ use super::{app, desk, finish, tui, ui, wire};
 /// The dashboard of `services` (their settings, and each one's client or why there is none)
 /// until the user quits, the terminal goes away or a signal arrives. `habits` are the first
 /// profile's key table and palette, which every tab uses.
-pub async fn run(
+pub async fn run<E: std::fmt::Display>(
     services: Vec<Settings>,
-    clients: Vec<Result<Client, String>>,
+    clients: Vec<Result<Client, E>>,
     habits: (app::Keymap, ui::palette::Palette),
 ) -> u8 {
     let mut tabs = Vec::new();
@@ -43,7 +43,7 @@ pub async fn run(
                 tabs.push(desk::Service {
                     name: settings.profile.clone(),
                     app,
-                    down: Some(crate::text::sanitize(&why).into_owned()),
+                    down: Some(crate::text::sanitize(&why.to_string()).into_owned()),
                 });
                 ios.push(None);
             }

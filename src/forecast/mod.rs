@@ -39,8 +39,8 @@
 
 pub mod backtest;
 pub mod baselines;
+pub mod fit;
 pub mod hourly;
-pub mod refresh;
 mod samples;
 pub mod seasonal;
 
@@ -232,6 +232,7 @@ pub fn by_slug(
         .collect()
 }
 
+pub use fit::{FitJob, FitResult, FitWorker, Fitted};
 pub use samples::{
     KEEP, KEEP_DAYS, MAX_ROUTES, MAX_SAMPLES_PER_ROUTE, MIN_GAP, Series, Snapshot, add_report,
     add_samples, adds_after, merge_older,

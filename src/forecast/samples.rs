@@ -1,7 +1,7 @@
 //! Which samples of each route are kept, and how a report adds to them: every sample of the
 //! last hour (one per [`MIN_GAP`]) for the line, then the last of each UTC hour over
 //! [`KEEP_DAYS`] for the day-shaped method, for the first [`MAX_ROUTES`] routes. Pure data, no
-//! clock, no I/O; [`super::refresh`] keeps the forecasts of a series up to date as it grows.
+//! clock, no I/O; [`super::fit`] fits the forecasts of a series.
 
 use std::time::Duration;
 

@@ -119,9 +119,9 @@ impl Recorder {
         }
     }
 
-    /// Takes the reports the store kept ([`Store::recording`]) into the queue, and hands the
-    /// store this recorder's warnings and, once, the forecasts' samples read back (then it
-    /// returns `true`).
+    /// Takes the reports the store has not handed out yet ([`Store::take_unrecorded`]) into
+    /// the queue, and hands the store this recorder's warnings and, once, the forecasts'
+    /// samples read back (then it returns `true`).
     pub fn sync(&self, store: &mut Store) -> bool {
         for report in store.take_unrecorded() {
             match report {
@@ -138,7 +138,7 @@ impl Recorder {
         }
         match self.take_seed() {
             Some(seed) => {
-                store.seed_forecasts(seed);
+                store.seed_series(seed);
                 true
             }
             None => false,

@@ -23,7 +23,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use crate::api::model::CapacityReport;
-use crate::forecast::refresh::Fitted;
+use crate::forecast::Fitted;
 use crate::forecast::{Forecasts, Series};
 use crate::history::{History, Prepared};
 use crate::store::Store;

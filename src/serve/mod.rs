@@ -86,6 +86,21 @@ pub struct ServeOptions {
     pub dispatch: alerting::Dispatch,
 }
 
+/// Why the relay will not listen where it was asked to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExposureError {
+    /// Beyond loopback without reader tokens or TLS, and without `--allow-insecure-listen`.
+    #[error(
+        "refusing to listen on {listen} {missing} — add them, listen on loopback, or pass --allow-insecure-listen"
+    )]
+    Insecure {
+        /// The address asked for.
+        listen: SocketAddr,
+        /// What it lacks, and what that risks.
+        missing: &'static str,
+    },
+}
+
 /// Refuses to expose the figures beyond loopback without reader tokens and TLS, unless the
 /// operator said `--allow-insecure-listen`.
 pub fn check_exposure(
@@ -93,7 +108,7 @@ pub fn check_exposure(
     has_tokens: bool,
     has_tls: bool,
     allow_insecure: bool,
-) -> Result<(), String> {
+) -> Result<(), ExposureError> {
     if listen.ip().is_loopback() || allow_insecure {
         return Ok(());
     }
@@ -107,9 +122,7 @@ pub fn check_exposure(
             "without TLS (--tls-cert/--tls-key): tokens and figures would travel in clear"
         }
     };
-    Err(format!(
-        "refusing to listen on {listen} {missing} — add them, listen on loopback, or pass --allow-insecure-listen"
-    ))
+    Err(ExposureError::Insecure { listen, missing })
 }
 
 /// Runs the relay until SIGTERM or Ctrl-C; returns the exit code (0 after a clean shutdown, 1
@@ -312,7 +325,7 @@ impl Follower {
             tokio::select! {
                 event = events.recv() => {
                     let Some(event) = event else { break };
-                    self.on_event(event);
+                    self.on_event(event).await;
                 }
                 () = retry => {
                     self.retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
@@ -333,11 +346,21 @@ impl Follower {
         self.dispatch
     }
 
-    fn on_event(&mut self, event: PollEvent) {
+    async fn on_event(&mut self, event: PollEvent) {
         let warned = self.relay.store().warning().map(|(_, at)| at);
         let change = self.relay.apply(event, chrono::Utc::now());
         if let Some(recorder) = &self.recorder {
             self.relay.record_into(recorder);
+        }
+        // Fitted before the next event is taken, so the poll's alerts and `/metrics` read the
+        // forecasts of its own report, as they would fitted in place.
+        if let Some(job) = self.relay.fit_job() {
+            match tokio::task::spawn_blocking(move || job.fit()).await {
+                Ok(fit) => self.relay.take_fit(fit),
+                Err(e) => self
+                    .logger
+                    .log(Level::Error, &format!("forecasts: {e}"), &[]),
+            }
         }
         if let Some((warning, at)) = self.relay.store().warning()
             && warned != Some(at)
@@ -438,7 +461,9 @@ mod tests {
         assert!(check_exposure(v6, false, false, false).is_ok());
         assert!(check_exposure(lan, true, true, false).is_ok());
         for (tokens, tls) in [(false, false), (true, false), (false, true)] {
-            let err = check_exposure(lan, tokens, tls, false).unwrap_err();
+            let err = check_exposure(lan, tokens, tls, false)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("--allow-insecure-listen"), "{err}");
             assert!(check_exposure(lan, tokens, tls, true).is_ok());
         }

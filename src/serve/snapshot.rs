@@ -177,7 +177,7 @@ impl Relay {
     /// An empty relay: no figures, upstream [`Upstream::Starting`].
     pub fn new() -> Self {
         let mut relay = Relay {
-            store: Store::default().keeping(crate::store::Keep::Reports),
+            store: Store::default(),
             snapshot: Snapshot {
                 capacity: None,
                 utilization: None,
@@ -237,10 +237,10 @@ impl Relay {
         std::mem::take(&mut self.notices)
     }
 
-    /// The same relay keeping its reports for a history recorder ([`Relay::record_into`]).
+    /// The same relay with a history recorder ([`Relay::record_into`]): its history is served
+    /// once the recorder has read the samples back.
     #[must_use]
     pub fn recording(mut self) -> Self {
-        self.store = std::mem::take(&mut self.store).recording();
         self.awaiting_seed = true;
         self
     }
@@ -297,6 +297,18 @@ impl Relay {
     /// The figures.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The samples to fit when they changed since the last job: the follower fits them on a
+    /// blocking task and gives the forecasts back ([`Relay::take_fit`]) before the next event.
+    pub fn fit_job(&mut self) -> Option<crate::forecast::FitJob> {
+        self.store.fit_job()
+    }
+
+    /// Takes the forecasts of [`Relay::fit_job`]'s samples (the alerts of the report that
+    /// waited for them are found then).
+    pub fn take_fit(&mut self, fit: crate::forecast::FitResult) {
+        self.store.take_fit(fit);
     }
 
     /// Hands one event of the poller to the store and encodes what it changed; returns the
@@ -404,6 +416,10 @@ mod tests {
             first, None,
             "the state changes with the pair, not half of it"
         );
+        // As the follower does between two events.
+        if let Some(job) = cache.fit_job() {
+            cache.take_fit(job.fit());
+        }
         cache.apply(
             PollEvent::Utilization {
                 seq,

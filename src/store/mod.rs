@@ -1,12 +1,15 @@
-//! The one store of the figures, which every face of captop reads: the dashboard wraps it, the
-//! relay encodes its answers and `/metrics` from it, `--once` and `check` apply their one pair
-//! of reports to a fresh one and print from it, and the actions take its events.
+//! The one store of the figures, which every face of captop reads: the dashboard wraps it in
+//! its rows view ([`RowsView`]: rows, changes, recent histories), the relay encodes its
+//! answers and `/metrics` from it, `--once` and `check` apply their one pair of reports to a
+//! fresh one and print from it, and the actions take its events. It keeps the latest reports
+//! whole, so every face reads the same reports.
 //!
 //! ```text
-//!  PollEvent ──► Store::apply(event, now) ──► latest reports (Arc: shared, never copied)
+//!  PollEvent ──► Store::apply(event, now) ──► latest reports, whole (Arc: shared, not copied)
 //!  (the poller,     │                          upstream ledger: state, counts, last success
-//!   or --once's     │                          rows, totals, changes, recent histories, log
-//!   one fetch)      │                          forecast series ──► forecasts (fitted here only)
+//!   or --once's     │                          event log, thresholds; RowsView: rows, changes
+//!   one fetch)      │                          forecast series ──► FitJob ──► fitted off it
+//!                   │                          forecasts ◄── take_fit(FitResult), newest only
 //!                   └──► alerts::Watcher ────► alerts (threshold rises, sold out, sells out
 //!                                              soon, service down/up): found here only
 //!        read by ──► dashboard (app, ui) · report (table, json, markdown, nagios, prometheus)
@@ -16,8 +19,9 @@
 //!                                            behind a relay: relay_alerts.rs)
 //! ```
 //!
-//! Server strings are sanitized once, when a report arrives, so every reader only ever sees
-//! safe text. Time is passed in (`now`), never read from a clock here, so tests fix it.
+//! The reports stay as they came (the relay serves them so); the server strings a screen shows
+//! are sanitized once, in the rows and the log, when a report arrives. Time is passed in
+//! (`now`), never read from a clock here, so tests fix it.
 
 pub mod alerts;
 pub mod diff;
@@ -28,10 +32,10 @@ mod reading;
 pub mod recent;
 mod relay_alerts;
 pub mod rows;
+mod rows_view;
 pub mod status;
 pub mod upstream;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,7 +44,7 @@ use chrono::{DateTime, Utc};
 use crate::api::ApiError;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate;
-use crate::forecast::refresh::Fitted;
+use crate::forecast::{FitJob, FitResult, Fitted};
 use crate::format::{Precision, age, duration, thousands};
 use crate::poll::{PollEvent, ScheduleStatus};
 use crate::text::{fit, sanitize};
@@ -52,6 +56,7 @@ pub use feed::{Failure, Feed, Fetched};
 pub use levels::{Level, Thresholds};
 pub use recent::{RouteHistory, UtilizationHistory};
 pub use rows::{RouteRow, TotalsRow, utilization_pct};
+pub use rows_view::RowsView;
 pub use upstream::{Ledger, Transition, Upstream};
 
 /// How long a route's latest change counts as recent (the table highlights it).
@@ -77,10 +82,8 @@ impl Which {
 
 /// Most alerts kept until they are taken; older ones are dropped first.
 const MAX_PENDING_ALERTS: usize = 1000;
-/// Most reports' samples kept for the history file between two writes.
-const MAX_UNRECORDED: usize = 16;
 
-/// A report not yet handed to the history (see [`Store::recording`]).
+/// A report not yet handed to the history (see [`Store::take_unrecorded`]).
 #[derive(Debug, Clone)]
 pub enum Unrecorded {
     /// A `/capacity` report, routes included.
@@ -89,22 +92,13 @@ pub enum Unrecorded {
     Utilization(Arc<UtilizationReport>),
 }
 
-/// What a store keeps of each `/capacity` report: what its face reads.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Keep {
-    /// The rows (sanitized, shared between polls), their changes and recent histories; the
-    /// report without its routes. The dashboard's.
-    #[default]
-    Rows,
-    /// The report whole, to encode as it came; no rows. The relay's, `--once`'s and check's.
-    Reports,
-}
-
 /// What one [`Store::apply`] changed, for the face that fed it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Applied {
     /// The route rows changed (a new `/capacity` report).
     pub rows_changed: bool,
+    /// A new `/utilization` report was taken.
+    pub utilization_changed: bool,
     /// A poll completed: its second answer (`/utilization`) was taken, good or not.
     pub poll_completed: bool,
     /// The upstream's state changed (a poll completed differently from the last).
@@ -114,17 +108,15 @@ pub struct Applied {
 /// Everything known of the service's figures this session.
 #[derive(Debug, Clone, Default)]
 pub struct Store {
-    keep: Keep,
-    /// A store of one fetched pair: no next poll to alert on, so no baseline to keep.
-    one_shot: bool,
     thresholds: Thresholds,
     capacity: Feed<Arc<CapacityReport>>,
     utilization: Feed<Arc<UtilizationReport>>,
     ledger: Ledger,
     watcher: alerts::Watcher,
     alerts: Vec<ActionEvent>,
-    /// Reports not yet handed to the history (`None`: not kept).
-    unrecorded: Option<Vec<Unrecorded>>,
+    /// Whether the latest `/capacity` and `/utilization` reports are still to be handed to
+    /// the history ([`Store::take_unrecorded`]).
+    unrecorded: (bool, bool),
     /// The rules of the spec the latest `/capacity` and `/utilization` reports break.
     broken_rules: (Vec<validate::Warning>, Vec<validate::Warning>),
     /// The sequence of the pairs given to [`Store::apply_pair`].
@@ -132,21 +124,20 @@ pub struct Store {
     api_version: Option<String>,
     health: Option<Arc<crate::api::model::Health>>,
     schedule: Option<ScheduleStatus>,
-    rows: Vec<RouteRow>,
-    totals: TotalsRow,
-    changes: HashMap<String, Change>,
-    route_history: RouteHistory,
-    history: UtilizationHistory,
     log: EventLog,
     warning: Option<(String, DateTime<Utc>)>,
     /// Sold-minutes samples per route for the forecasts: seeded from the history file,
-    /// extended by every report.
-    forecast_series: crate::forecast::Series,
-    /// Counts the changes of `forecast_series`, so a reader can tell it has not changed.
+    /// extended by every report; shared with the fit of them under way, if any.
+    forecast_series: Arc<crate::forecast::Series>,
+    /// Counts the changes of `forecast_series`: the tag of a fit of them.
     series_version: u64,
+    /// The tag of the last [`FitJob`] handed out.
+    fit_asked: u64,
     forecasts: crate::forecast::Forecasts,
-    /// When each forecast is next fitted again if its route does not move.
-    forecasts_due: crate::forecast::refresh::Due,
+    /// The tag of the samples `forecasts` were fitted from.
+    fitted_version: u64,
+    /// The latest `/capacity` report, while the alerts wait for its forecasts to be fitted.
+    unwatched: Option<Arc<CapacityReport>>,
     /// The alerts a captop relay behind the base URL has firing (see `relay_alerts.rs`).
     relay_alerts: Vec<crate::api::team_alerts::TeamAlert>,
 }
@@ -170,9 +161,9 @@ impl Store {
         utilization: UtilizationReport,
         at: DateTime<Utc>,
     ) -> Store {
-        let mut store = Store::new(thresholds).keeping(Keep::Reports);
-        store.one_shot = true;
+        let mut store = Store::new(thresholds);
         store.apply_pair(capacity, utilization, at);
+        store.fit_forecasts();
         store
     }
 
@@ -207,13 +198,6 @@ impl Store {
         applied
     }
 
-    /// Keeps what `keep` says of each report (the default: rows).
-    #[must_use]
-    pub fn keeping(mut self, keep: Keep) -> Self {
-        self.keep = keep;
-        self
-    }
-
     /// Rates fills against `thresholds` instead (the log's crossings and the alerts), alerting
     /// on no forecast until [`Store::alerting_within`] says so.
     #[must_use]
@@ -227,14 +211,6 @@ impl Store {
     #[must_use]
     pub fn alerting_within(mut self, hours: Option<f64>) -> Self {
         self.watcher = alerts::Watcher::new(self.thresholds, hours);
-        self
-    }
-
-    /// Keeps each report until [`Store::take_unrecorded`] takes it, for a face that writes
-    /// the history.
-    #[must_use]
-    pub fn recording(mut self) -> Self {
-        self.unrecorded = Some(Vec::new());
         self
     }
 
@@ -273,6 +249,7 @@ impl Store {
                 }
                 applied.transition = self.ledger.utilization(seq, received_at, &result);
                 applied.poll_completed = true;
+                applied.utilization_changed = result.is_ok();
                 match result {
                     Ok(report) => self.apply_utilization(report, received_at, now),
                     Err(error) => self.fail(Which::Utilization, error, received_at),
@@ -302,8 +279,7 @@ impl Store {
     }
 
     /// The conditions that stand now, as the alerts' detector sees them (see
-    /// [`alerts::Watcher::standing`]): the routes' only when the store keeps whole reports
-    /// ([`Keep::Reports`], the relay's), the service's always.
+    /// [`alerts::Watcher::standing`]): the routes' of the latest report, the service's.
     pub fn standing_alerts(&self) -> Vec<ActionEvent> {
         let empty = CapacityReport {
             generated_at: DateTime::<Utc>::UNIX_EPOCH,
@@ -311,29 +287,26 @@ impl Store {
             routes: Vec::new(),
             totals: Default::default(),
         };
-        let report = match (self.keep, self.capacity.report()) {
-            (Keep::Reports, Some(report)) => report.as_ref(),
-            _ => &empty,
-        };
+        let report = self
+            .capacity
+            .report()
+            .map_or(&empty, |report| report.as_ref());
         self.watcher.standing(report, &self.forecasts)
     }
 
-    /// The reports taken since the last call, oldest first, when the store was made
-    /// [`Store::recording`]: whole, routes included, shared rather than copied.
+    /// The latest reports not yet taken, `/capacity`'s first: whole, routes included, shared
+    /// rather than copied. A face that writes the history takes them after every poll.
     pub fn take_unrecorded(&mut self) -> Vec<Unrecorded> {
-        self.unrecorded
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
-    }
-
-    fn keep_unrecorded(&mut self, report: Unrecorded) {
-        if let Some(unrecorded) = &mut self.unrecorded {
-            if unrecorded.len() >= MAX_UNRECORDED {
-                unrecorded.remove(0);
-            }
-            unrecorded.push(report);
-        }
+        let (capacity, utilization) = std::mem::take(&mut self.unrecorded);
+        let capacity = capacity
+            .then(|| self.capacity.report().cloned())
+            .flatten()
+            .map(Unrecorded::Capacity);
+        let utilization = utilization
+            .then(|| self.utilization.report().cloned())
+            .flatten()
+            .map(Unrecorded::Utilization);
+        capacity.into_iter().chain(utilization).collect()
     }
 
     /// Every rule of the service's spec the latest reports break: `/capacity`'s, then
@@ -357,29 +330,66 @@ impl Store {
         &self.forecasts
     }
 
-    /// Starts the forecasts' samples from those kept by earlier runs (the history file): the
-    /// store's own after them, every route fitted anew ([`Fitted::merging`]; with
-    /// the refresh after each report, the one place forecasts are made).
+    /// Starts the forecasts' samples from those kept by earlier runs (the history file, a
+    /// relay, Prometheus): the store's own after them. Fitted at once, for a store looked at
+    /// once (`--once`, a past instant); a live one seeds with [`Store::seed_series`].
     pub fn seed_forecasts(&mut self, older: crate::forecast::Series) {
-        let own = std::mem::take(&mut self.forecast_series);
-        self.take_fitted(Fitted::merging(own, older));
+        self.seed_series(older);
+        self.fit_forecasts();
+    }
+
+    /// Starts the forecasts' samples from those kept by earlier runs, as
+    /// [`Store::seed_forecasts`], leaving the fit to the next [`Store::fit_job`].
+    pub fn seed_series(&mut self, older: crate::forecast::Series) {
+        crate::forecast::merge_older(Arc::make_mut(&mut self.forecast_series), older);
+        self.series_version += 1;
     }
 
     /// Takes in the samples and forecasts a one-shot run fitted beside its drawing
     /// ([`Fitted::merging_report`] of the store's samples, the history's and the report's).
     pub fn take_fitted(&mut self, fitted: Fitted) {
         self.series_version += 1;
-        self.forecast_series = fitted.series;
-        self.forecasts = fitted.forecasts;
-        self.forecasts_due = fitted.due;
+        self.forecast_series = Arc::new(fitted.series);
+        self.take_fit(FitResult {
+            tag: self.series_version,
+            forecasts: fitted.forecasts,
+        });
+        self.fit_asked = self.series_version;
     }
 
-    /// Fits again the forecasts of the routes whose samples moved (see
-    /// [`crate::forecast::refresh`]).
-    fn refresh_forecasts(&mut self) {
-        self.series_version += 1;
-        let (series, due) = (&self.forecast_series, &mut self.forecasts_due);
-        crate::forecast::refresh::refresh(series, &mut self.forecasts, due);
+    /// The samples to fit when they changed since the last job was handed out: for a worker,
+    /// whose [`FitResult`] comes back through [`Store::take_fit`].
+    pub fn fit_job(&mut self) -> Option<FitJob> {
+        if self.fit_asked == self.series_version {
+            return None;
+        }
+        self.fit_asked = self.series_version;
+        Some(FitJob {
+            tag: self.series_version,
+            series: Arc::clone(&self.forecast_series),
+        })
+    }
+
+    /// Takes the forecasts of a fit, unless those there are of newer samples (a fit that
+    /// ended late); the alerts of the latest report, when they waited for these forecasts,
+    /// are found now. Returns whether they were taken.
+    pub fn take_fit(&mut self, fit: FitResult) -> bool {
+        if fit.tag <= self.fitted_version {
+            return false;
+        }
+        self.fitted_version = fit.tag;
+        self.forecasts = fit.forecasts;
+        if self.fitted_version == self.series_version {
+            self.watch_waiting();
+        }
+        true
+    }
+
+    /// Fits the samples here and now, when they changed: for a store looked at once.
+    pub fn fit_forecasts(&mut self) {
+        if let Some(job) = self.fit_job() {
+            self.take_fit(job.fit());
+        }
     }
 
     /// The sell-out forecast of route `slug`, when its samples make one.
@@ -390,11 +400,6 @@ impl Store {
     /// Whether any route has a forecast.
     pub fn has_forecasts(&self) -> bool {
         !self.forecasts.is_empty()
-    }
-
-    /// Forgets changes older than [`HIGHLIGHT_FOR`] at `now`.
-    pub fn expire_changes(&mut self, now: DateTime<Utc>) {
-        self.changes.retain(|_, c| age(now, c.at) < HIGHLIGHT_FOR);
     }
 
     /// A note from the poller that is no poll's error (e.g. an unexpected API version, a budget
@@ -412,6 +417,7 @@ impl Store {
     fn fail(&mut self, which: Which, error: ApiError, at: DateTime<Utc>) {
         let message = sanitize(&error.to_string()).into_owned();
         if which == Which::Capacity {
+            self.watch_waiting();
             let alerts = self.watcher.failure(&message);
             self.push_alerts(alerts);
         }
@@ -460,65 +466,30 @@ impl Store {
         // A route as it was at its place in the last report, which broke no rule of a route, is
         // not checked again (most of 10,000 are, every poll), nor the same slugs for duplicates.
         let clean = !self.broken_rules.0.iter().any(validate::is_of_a_route);
-        let rows = if clean { self.rows.as_slice() } else { &[] };
+        let before = self.capacity.report().filter(|_| clean).cloned();
+        let before = before.as_ref().map_or(&[][..], |r| r.routes.as_slice());
         let broken = validate::capacity_warnings_since(&report, now, |i, route| {
-            rows.get(i)
-                .map_or(validate::Seen::No, |row| row.seen(route))
+            before
+                .get(i)
+                .map_or(validate::Seen::No, |seen| seen_as(seen, route))
         });
         self.warn_rules("/capacity", &broken, now);
         self.broken_rules.0 = broken;
-        let first = self.capacity.latest.is_none();
-        if first {
+        if self.capacity.latest.is_none() {
             let text = format!("{} routes reported", thousands(report.routes.len() as i64));
             self.log.push(received_at, LogKind::Info, text);
         }
-        if self.keep == Keep::Rows {
-            let mut moved = diff::RoutesDiff::default();
-            let in_place = !first
-                && RouteRow::update_all(&mut self.rows, &report, |before, row| {
-                    diff::record_change(&mut moved, before, row, received_at);
-                });
-            if !in_place {
-                let rows = RouteRow::all(&report, &self.rows);
-                if !first {
-                    moved = diff(&self.rows, &rows, received_at);
-                }
-                self.rows = rows;
-            }
-            self.changes.extend(moved.changes);
-            for (kind, text) in moved.log {
-                self.log.push(received_at, kind, text);
-            }
-            self.route_history.record(&self.rows);
+        let added = crate::forecast::add_report(Arc::make_mut(&mut self.forecast_series), &report);
+        if added {
+            self.series_version += 1;
         }
-        if crate::forecast::add_report(&mut self.forecast_series, &report) {
-            self.refresh_forecasts();
-        }
-        if !self.one_shot {
-            let alerts = self.watcher.report(&report, &self.forecasts);
-            self.push_alerts(alerts);
-        }
-        self.totals = TotalsRow::of(&report);
-        let whole = Arc::new(report);
-        let kept = match self.keep {
-            Keep::Reports => Arc::clone(&whole),
-            // The rows hold the routes: a second copy of them (2 MB at 10,000 routes) would
-            // only be read for its `generated_at` and totals.
-            Keep::Rows => Arc::new(CapacityReport {
-                generated_at: whole.generated_at,
-                unit_notes: whole.unit_notes.clone(),
-                routes: Vec::new(),
-                totals: whole.totals.clone(),
-            }),
-        };
-        if self.unrecorded.is_some() {
-            self.keep_unrecorded(Unrecorded::Capacity(whole));
-        }
+        let report = Arc::new(report);
+        self.watch(Arc::clone(&report), added);
+        self.unrecorded.0 = true;
         self.capacity.latest = Some(Fetched {
-            report: kept,
+            report,
             received_at,
         });
-        self.expire_changes(now);
     }
 
     fn apply_utilization(
@@ -545,17 +516,30 @@ impl Store {
                 self.log.push(received_at, LogKind::Info, text);
             }
         }
-        if let Some(pct) = new_pct {
-            self.history.record(pct);
-        }
-        let report = Arc::new(report);
-        if self.unrecorded.is_some() {
-            self.keep_unrecorded(Unrecorded::Utilization(Arc::clone(&report)));
-        }
+        self.unrecorded.1 = true;
         self.utilization.latest = Some(Fetched {
-            report,
+            report: Arc::new(report),
             received_at,
         });
+    }
+
+    /// Finds the alerts of `report`: at once when its samples changed nothing, else once their
+    /// forecasts are fitted ([`Store::take_fit`]), so "sells out soon" is judged on them. A
+    /// report still waiting is judged first, on the forecasts there are.
+    fn watch(&mut self, report: Arc<CapacityReport>, added: bool) {
+        self.watch_waiting();
+        self.unwatched = Some(report);
+        if !added {
+            self.watch_waiting();
+        }
+    }
+
+    /// Finds the alerts of the report waiting for its forecasts, if any, with those there are.
+    fn watch_waiting(&mut self) {
+        if let Some(report) = self.unwatched.take() {
+            let alerts = self.watcher.report(&report, &self.forecasts);
+            self.push_alerts(alerts);
+        }
     }
 
     fn push_alerts(&mut self, alerts: Vec<ActionEvent>) {
@@ -579,5 +563,23 @@ impl Store {
             &format!("{endpoint} figures look wrong: {first}{more}"),
             now,
         );
+    }
+}
+
+/// What a route of the last clean report, at a place, says of `route` at that place in the
+/// next: the same route, figures and all; else the same slug, the very string (the decoder
+/// keeps the last poll's slug where it is the same); else nothing.
+fn seen_as(
+    before: &crate::api::model::RouteCapacity,
+    route: &crate::api::model::RouteCapacity,
+) -> validate::Seen {
+    if Arc::ptr_eq(&before.route, &route.route) {
+        if before == route {
+            validate::Seen::Route
+        } else {
+            validate::Seen::Slug
+        }
+    } else {
+        validate::Seen::No
     }
 }

@@ -1,18 +1,14 @@
-//! What the faces read of the [`Store`]: its latest reports, rows, changes, histories, log and
-//! the poller's state. Nothing here changes the store.
+//! What the faces read of the [`Store`]: its latest reports, log and the poller's state.
+//! Nothing here changes the store.
 
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
 use crate::api::model::{CapacityReport, UtilizationReport};
-use crate::format::age;
 use crate::poll::{Pause, ScheduleStatus};
 
-use super::{
-    Change, EventLog, Feed, HIGHLIGHT_FOR, RouteHistory, RouteRow, Store, Thresholds, TotalsRow,
-    UtilizationHistory, utilization_pct,
-};
+use super::{EventLog, Feed, Store, Thresholds, utilization_pct};
 
 impl Store {
     /// The thresholds utilization crossings are logged against.
@@ -20,8 +16,7 @@ impl Store {
         self.thresholds
     }
 
-    /// `/capacity`: its latest report (with `received_at`) and failure. A store that keeps
-    /// [`Keep::Rows`](super::Keep::Rows) keeps it without its routes, which are in [`Store::rows`].
+    /// `/capacity`: its latest report, whole (with `received_at`), and failure.
     pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
         &self.capacity
     }
@@ -44,45 +39,6 @@ impl Store {
     /// The poller's latest schedule.
     pub fn schedule(&self) -> Option<&ScheduleStatus> {
         self.schedule.as_ref()
-    }
-
-    /// The routes of the latest capacity report, in the service's order (none in a store
-    /// that keeps [`Keep::Reports`](super::Keep::Reports)).
-    pub fn rows(&self) -> &[RouteRow] {
-        &self.rows
-    }
-
-    /// The totals row of the latest capacity report.
-    pub fn totals(&self) -> &TotalsRow {
-        &self.totals
-    }
-
-    /// The latest change of a route, however old (until [`Store::expire_changes`]).
-    pub fn last_change(&self, slug: &str) -> Option<&Change> {
-        self.changes.get(slug)
-    }
-
-    /// The latest change of a route if it is recent at `now` (within [`HIGHLIGHT_FOR`]).
-    pub fn change_of(&self, slug: &str, now: DateTime<Utc>) -> Option<Change> {
-        self.changes
-            .get(slug)
-            .copied()
-            .filter(|c| age(now, c.at) < HIGHLIGHT_FOR)
-    }
-
-    /// Whether any route has a change kept.
-    pub fn has_changes(&self) -> bool {
-        !self.changes.is_empty()
-    }
-
-    /// Each route's samples this session.
-    pub fn route_history(&self) -> &RouteHistory {
-        &self.route_history
-    }
-
-    /// Utilization figures this session.
-    pub fn history(&self) -> &UtilizationHistory {
-        &self.history
     }
 
     /// What changed between polls, newest last.

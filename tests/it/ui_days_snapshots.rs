@@ -255,6 +255,7 @@ fn selling_out(options: UiOptions) -> App {
         received_at: t(0),
         result: Ok(capacity(t(0), vec![route])),
     }));
+    crate::support::frames::fit(&mut app);
     app
 }
 

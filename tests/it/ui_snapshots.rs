@@ -78,8 +78,10 @@ impl Fixture {
             .set_clock(t(s), self.base + Duration::from_secs(s as u64));
     }
 
+    /// Applies `e`, then fits the samples it changed as the runtime's worker does.
     fn send(&mut self, e: Event) {
         self.app.update(e);
+        crate::support::frames::fit(&mut self.app);
     }
 
     fn key(&mut self, code: KeyCode) {

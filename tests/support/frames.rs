@@ -23,6 +23,14 @@ pub fn poll(app: &mut App, seq: u64, at: i64, routes: Vec<RouteCapacity>) {
         received_at: t(at),
         result: Ok(utilization(t(at), 60.0, 1_000)),
     }));
+    fit(app);
+}
+
+/// Fits the app's samples as the runtime's worker would, and hands it the forecasts.
+pub fn fit(app: &mut App) {
+    if let Some(job) = app.fit_job() {
+        app.update(Event::Fitted(job.fit()));
+    }
 }
 
 /// Six routes, two of which [`selling_session`] sells: Lagos (first) and Mumbai (fourth).

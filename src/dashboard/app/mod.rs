@@ -27,7 +27,7 @@ use crate::dashboard::days::{self, Span};
 use crate::dashboard::layout;
 use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
-use crate::store::{LogKind, RouteRow, Store, Thresholds};
+use crate::store::{LogKind, RouteRow, RowsView, Store, Thresholds};
 pub use keys::{Keymap, Mode, Msg, Step};
 pub use routes_view::{RoutesTable, SortKey};
 pub use travel::Travel;
@@ -83,6 +83,20 @@ impl UiOptions {
     }
 }
 
+/// Why figures of the past could not be had, in one line for the footer or the status line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PastError {
+    /// The history holds nothing at the instant asked for, or could not be read.
+    #[error("{0}")]
+    Travel(String),
+    /// Prometheus did not give the days behind the live figures.
+    #[error("history: {0}")]
+    Prometheus(String),
+    /// The relay did not give its history.
+    #[error("relay history: {0}")]
+    Relay(String),
+}
+
 /// Everything the dashboard reacts to.
 #[derive(Debug, Clone)]
 #[expect(
@@ -107,12 +121,15 @@ pub enum Event {
     Travelled {
         /// The instant asked for.
         at: DateTime<Utc>,
-        /// A store of the figures then, or the one-line reason there is none.
-        result: Result<Store, String>,
+        /// A store of the figures then, or why there is none.
+        result: Result<Store, PastError>,
     },
-    /// The days behind the live figures from Prometheus or the relay (or the one-line reason
-    /// there are none), for the forecasts, the trends and the charts.
-    Days(Result<crate::forecast::Series, String>),
+    /// The days behind the live figures from Prometheus or the relay (or why there are none),
+    /// for the forecasts, the trends and the charts.
+    Days(Result<crate::forecast::Series, PastError>),
+    /// The forecasts a worker fitted from the live store's [`App::fit_job`] (dropped when the
+    /// store has forecasts of newer samples).
+    Fitted(crate::forecast::FitResult),
 }
 
 /// What [`App::update`] asks the runtime to do.
@@ -144,7 +161,7 @@ pub struct App {
     /// How the dashboard looks and which keys it answers.
     pub options: UiOptions,
     /// The live figures (polls go on into them while travelling).
-    store: Store,
+    store: RowsView,
     /// Where the dashboard is in the history; `None` while live.
     travel: Option<Travel>,
     /// Whether there is a history to travel through (set by the runtime).
@@ -191,7 +208,7 @@ impl App {
         now_mono: Instant,
     ) -> Self {
         App {
-            store,
+            store: RowsView::of(store),
             travel: None,
             has_history: false,
             tabs: false,
@@ -211,8 +228,14 @@ impl App {
 
     /// The live figures, for the runtime to take what a poll left for the world outside the
     /// screen (actions to run, samples to keep).
-    pub fn store_mut(&mut self) -> &mut Store {
+    pub fn store_mut(&mut self) -> &mut RowsView {
         &mut self.store
+    }
+
+    /// The live samples to fit, when they changed since the last job: the runtime fits them
+    /// off this thread and sends the forecasts back as [`Event::Fitted`].
+    pub fn fit_job(&mut self) -> Option<crate::forecast::FitJob> {
+        self.store.fit_job()
     }
 
     /// Moves the clock; the runtime calls it before every update and draw.
@@ -272,14 +295,18 @@ impl App {
                 None
             }
             Event::Days(Ok(series)) => {
-                self.store.seed_forecasts(series);
+                self.store.seed_series(series);
                 if self.travel.is_none() {
                     self.refresh_routes();
                 }
                 None
             }
             Event::Days(Err(why)) => {
-                self.store.warn(&why, self.now);
+                self.store.warn(&why.to_string(), self.now);
+                None
+            }
+            Event::Fitted(fit) => {
+                self.store.take_fit(fit);
                 None
             }
         }

@@ -479,7 +479,7 @@ fn the_relays_history_brings_trends_and_forecasts_as_soon_as_it_comes() {
     app.update(Event::Days(Ok(series)));
     assert!(app.routes.has_trends(), "no need to wait for the next poll");
     assert_eq!(app.routes.trend_of(0), Some(30));
-    app.update(Event::Days(Err("relay history: 503".to_owned())));
+    app.update(Event::Days(Err(super::PastError::Relay("503".to_owned()))));
     assert!(
         app.store()
             .log()

@@ -14,8 +14,8 @@
 use chrono::{DateTime, Utc};
 
 use super::keys::Step;
-use super::{Action, App, Msg};
-use crate::store::Store;
+use super::{Action, App, Msg, PastError};
+use crate::store::{RowsView, Store};
 
 /// Where the dashboard is in the history.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub struct Travel {
     pub at: DateTime<Utc>,
     /// The figures shown, and the instant they are of; `None` until the first answer (the
     /// live figures stay on screen meanwhile).
-    pub shown: Option<(DateTime<Utc>, Store)>,
+    pub shown: Option<(DateTime<Utc>, RowsView)>,
     /// Whether the figures of `at` are still being read.
     pub loading: bool,
 }
@@ -35,12 +35,12 @@ pub const NO_HISTORY: &str =
 
 impl App {
     /// The figures on screen: the past instant's while travelling, else the live ones.
-    pub fn store(&self) -> &Store {
+    pub fn store(&self) -> &RowsView {
         shown_of(&self.store, self.travel.as_ref())
     }
 
     /// The live figures, whatever is on screen.
-    pub fn live_store(&self) -> &Store {
+    pub fn live_store(&self) -> &RowsView {
         &self.store
     }
 
@@ -115,18 +115,18 @@ impl App {
     /// Takes the figures of `at` read from the history; an answer to an instant no longer
     /// asked for is dropped. On an error the screen stays where it was, with the reason in
     /// the footer.
-    pub(super) fn on_travelled(&mut self, at: DateTime<Utc>, result: Result<Store, String>) {
+    pub(super) fn on_travelled(&mut self, at: DateTime<Utc>, result: Result<Store, PastError>) {
         let Some(travel) = self.travel.as_mut().filter(|t| t.at == at && t.loading) else {
             return;
         };
         travel.loading = false;
         match result {
             Ok(store) => {
-                travel.shown = Some((at, store));
+                travel.shown = Some((at, RowsView::of(store)));
                 self.travel_note = None;
             }
             Err(why) => {
-                self.travel_note = Some(crate::text::sanitize(&why).into_owned());
+                self.travel_note = Some(crate::text::sanitize(&why.to_string()).into_owned());
                 match &travel.shown {
                     Some((shown_at, _)) => travel.at = *shown_at,
                     None => self.travel = None,
@@ -139,7 +139,7 @@ impl App {
 }
 
 /// The store on screen of `live` and `travel`, for borrows of a field at a time.
-pub(super) fn shown_of<'a>(live: &'a Store, travel: Option<&'a Travel>) -> &'a Store {
+pub(super) fn shown_of<'a>(live: &'a RowsView, travel: Option<&'a Travel>) -> &'a RowsView {
     match travel.and_then(|t| t.shown.as_ref()) {
         Some((_, store)) => store,
         None => live,
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(sold(&app), 20);
         app.update(Event::Travelled {
             at: day,
-            result: Err("the history does not reach it".into()),
+            result: Err(PastError::Travel("the history does not reach it".into())),
         });
         let travel = app.travel().unwrap();
         assert_eq!((travel.at, travel.loading), (hour, false));

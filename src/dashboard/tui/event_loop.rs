@@ -1,8 +1,10 @@
 //! The one loop of the dashboard: waits for the next input, applies the batch to the
 //! [`App`](crate::dashboard::app::App), draws once, and tells the poller what the user asked for.
 //!
-//! It draws only after something happened: a key, a poll result, a resize, or the one-second
-//! tick that runs only while something on screen counts.
+//! It draws only after something happened: a key, a poll result, a resize, the forecasts a
+//! worker fitted, or the one-second tick that runs only while something on screen counts. The
+//! fits run on that worker ([`FitWorker`]), never on this loop: after each batch, each
+//! service's samples that changed are sent to it, and the forecasts come back as an event.
 
 use std::time::{Duration, Instant};
 
@@ -12,9 +14,10 @@ use ratatui::crossterm::terminal;
 use tokio::sync::mpsc;
 
 use super::terminal::TerminalGuard;
-use crate::dashboard::app::{Action, Event};
+use crate::dashboard::app::{Action, Event, PastError};
 use crate::dashboard::desk::Desk;
 use crate::dashboard::effects::Effects;
+use crate::forecast::FitWorker;
 use crate::history::past::PastSource;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::Thresholds;
@@ -98,10 +101,11 @@ pub async fn run(
                 desk.update(Event::Resize(w, h));
             }
             let exit = match started {
-                Ok(travel) => {
+                Ok((travel, fits)) => {
                     let ends = Ends {
                         rx: &mut rx,
                         travel: &travel,
+                        fits: &fits,
                     };
                     event_loop(&mut guard, &mut desk, &mut sides, ends).await
                 }
@@ -123,16 +127,22 @@ pub async fn run(
     (exit, effects)
 }
 
-/// The terminal's keys and the signals into the loop's input; returns the way back into it
-/// for the history's answers.
-fn start_inputs(tx: &mpsc::UnboundedSender<Input>) -> anyhow::Result<mpsc::UnboundedSender<Input>> {
+/// The terminal's keys, the signals and the forecasts' worker into the loop's input; returns
+/// the way back into it for the history's answers, and the worker.
+fn start_inputs(
+    tx: &mpsc::UnboundedSender<Input>,
+) -> anyhow::Result<(mpsc::UnboundedSender<Input>, FitWorker)> {
     let keys_tx = tx.clone();
     super::input::spawn_reader(move |event| {
         let input = event.map_or(Input::End(Exit::HangUp), Input::App);
         keys_tx.send(input).is_ok()
     })?;
     spawn_signals(tx.clone())?;
-    Ok(tx.clone())
+    let fits_tx = tx.clone();
+    let fits =
+        FitWorker::start(move |i, fit| fits_tx.send(Input::Service(i, Event::Fitted(fit))).is_ok())
+            .context("starting the forecasts' thread")?;
+    Ok((tx.clone(), fits))
 }
 
 /// Forwards service `i`'s poller messages into the loop; when the last poller is gone, ends it.
@@ -154,15 +164,17 @@ fn spawn_forwarder(
     });
 }
 
-/// The loop's channels: its input, and the way back into it for the history's answers.
+/// The loop's channels: its input, the way back into it for the history's answers, and the
+/// worker its forecasts are fitted on.
 struct Ends<'a> {
     rx: &'a mut mpsc::UnboundedReceiver<Input>,
     travel: &'a mpsc::UnboundedSender<Input>,
+    fits: &'a FitWorker,
 }
 
 /// The first days (from Prometheus or a relay) any service's effects bring, with the
 /// service's index.
-async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, String>) {
+async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, PastError>) {
     let waits: Vec<_> = sides
         .iter_mut()
         .enumerate()
@@ -181,7 +193,7 @@ async fn event_loop(
     sides: &mut Sides,
     ends: Ends<'_>,
 ) -> anyhow::Result<Exit> {
-    let Ends { rx, travel } = ends;
+    let Ends { rx, travel, fits } = ends;
     if guard.draw(desk).is_err() {
         return Ok(Exit::HangUp);
     }
@@ -226,12 +238,16 @@ async fn event_loop(
                 }
                 Input::Service(i, event) => {
                     let poll = matches!(event, Event::Poll(_));
+                    let fitted = matches!(event, Event::Fitted(_));
                     let action = desk.update_service(i, event);
-                    if poll
-                        && let (Some(Some((effects, _))), Some(app)) =
-                            (sides.get_mut(i), desk.app_mut(i))
+                    if let (Some(Some((effects, _))), Some(app)) =
+                        (sides.get_mut(i), desk.app_mut(i))
                     {
-                        effects.after_poll(app.store_mut());
+                        if poll {
+                            effects.after_poll(app.store_mut());
+                        } else if fitted {
+                            effects.run_alerts(app.store_mut());
+                        }
                     }
                     action.map(|a| (i, a)).into_iter().collect()
                 }
@@ -242,6 +258,7 @@ async fn event_loop(
                 }
             }
         }
+        send_fit_jobs(desk, fits);
         desk.set_clock(Utc::now(), Instant::now());
         let drawn = if clock_only {
             guard.draw_tick(desk)
@@ -250,6 +267,15 @@ async fn event_loop(
         };
         if drawn.is_err() {
             return Ok(Exit::HangUp);
+        }
+    }
+}
+
+/// Sends each service's live samples that changed since its last job to the worker.
+fn send_fit_jobs(desk: &mut Desk, fits: &FitWorker) {
+    for i in 0..desk.services().len() {
+        if let Some(job) = desk.app_mut(i).and_then(|app| app.fit_job()) {
+            fits.fit(i, job);
         }
     }
 }
@@ -292,7 +318,8 @@ fn spawn_travel(
         let result = past
             .past_at(at.timestamp_millis(), thresholds, Utc::now())
             .await
-            .map(|p| p.store);
+            .map(|p| p.store)
+            .map_err(|why| PastError::Travel(why.to_string()));
         let _ = tx.send(Input::Service(i, Event::Travelled { at, result }));
     });
 }

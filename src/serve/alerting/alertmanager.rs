@@ -30,8 +30,14 @@ use crate::serve::logger::{Level, Logger};
 pub const ALERTS_API: &str = "api/v2/alerts";
 
 /// Starts the task pushing to the Alertmanager at `target`, behind a queue of its own.
-pub fn start(target: &ReceiverUrl, delivery: Delivery, logger: Logger) -> Result<Sink, String> {
-    let url = target.under(ALERTS_API).map_err(|e| e.to_string())?;
+pub fn start(
+    target: &ReceiverUrl,
+    delivery: Delivery,
+    logger: Logger,
+) -> Result<Sink, super::StartError> {
+    let url = target
+        .under(ALERTS_API)
+        .map_err(super::StartError::Settings)?;
     let client = delivery.client()?;
     let origin = target.origin();
     let pusher = Pusher {

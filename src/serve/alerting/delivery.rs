@@ -49,11 +49,11 @@ impl Delivery {
     }
 
     /// The HTTP client of one receiver.
-    pub fn client(&self) -> Result<reqwest::Client, String> {
+    pub fn client(&self) -> Result<reqwest::Client, super::StartError> {
         let connect_timeout = self.timeout.min(Duration::from_secs(5));
         crate::api::client::http_client_builder(self.timeout, connect_timeout)
             .build()
-            .map_err(|e| format!("cannot set up an HTTP client for alerts: {e}"))
+            .map_err(super::StartError::Client)
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use super::StartError;
 use crate::secret_file::SecretFile;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -20,19 +21,25 @@ const RESERVED: &[&str] = &[
     "connection",
 ];
 
-/// Reads and checks `path`; `Err` is a one-line message naming the file (and line).
-pub fn read(path: &Path) -> Result<HeaderMap, String> {
-    let shown = path.display();
-    let failed = |e: std::io::Error| format!("cannot read the webhook's headers_file {shown}: {e}");
+/// Reads and checks `path`; the error names the file (and line).
+pub fn read(path: &Path) -> Result<HeaderMap, StartError> {
+    let shown = || path.display().to_string();
+    let failed = |source| StartError::HeadersUnreadable {
+        path: shown(),
+        source,
+    };
     let file = SecretFile::open(path).map_err(failed)?;
     if let Some(mode) = file.open_to_others(0o077) {
-        return Err(format!(
-            "the webhook's headers_file {shown} is open to group or others (mode {mode:o}) — run `chmod 600 {shown}`"
-        ));
+        return Err(StartError::HeadersOpen {
+            path: shown(),
+            mode,
+        });
     }
     let text = file.read(MAX_HEADERS_FILE).map_err(failed)?;
-    parse(&text).map_err(|(line, problem)| {
-        format!("the webhook's headers_file {shown}, line {line}: {problem}")
+    parse(&text).map_err(|(line, problem)| StartError::HeadersLine {
+        path: shown(),
+        line,
+        problem,
     })
 }
 
@@ -96,9 +103,9 @@ mod tests {
         let path = dir.path().join("headers");
         let _ = std::fs::write(&path, "Authorization: Bearer s3cret\n");
         let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644));
-        let err = read(&path).err().unwrap_or_default();
+        let err = read(&path).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains("chmod 600"), "{err}");
         let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
-        assert_eq!(read(&path).map(|h| h.len()), Ok(1));
+        assert_eq!(read(&path).map(|h| h.len()).ok(), Some(1));
     }
 }

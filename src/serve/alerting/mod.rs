@@ -60,14 +60,53 @@ pub struct Dispatch {
     logger: Logger,
 }
 
+/// Why a receiver of the alerts could not be started, each in one line.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The receiver's settings do not hold together (its URL, its headers over plain HTTP).
+    #[error(transparent)]
+    Settings(crate::actions::receivers::ReceiverError),
+    /// The webhook's headers file could not be read.
+    #[error("cannot read the webhook's headers_file {path}: {source}")]
+    HeadersUnreadable {
+        /// The file, as shown.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The webhook's headers file is open to group or others.
+    #[error(
+        "the webhook's headers_file {path} is open to group or others (mode {mode:o}) — run `chmod 600 {path}`"
+    )]
+    HeadersOpen {
+        /// The file, as shown.
+        path: String,
+        /// Its mode.
+        mode: u32,
+    },
+    /// A line of the webhook's headers file is no header (its text is not repeated).
+    #[error("the webhook's headers_file {path}, line {line}: {problem}")]
+    HeadersLine {
+        /// The file, as shown.
+        path: String,
+        /// The line's number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// The HTTP client could not be made.
+    #[error("cannot set up an HTTP client for alerts: {0}")]
+    Client(reqwest::Error),
+}
+
 impl Dispatch {
     /// Starts a task for each receiver `actions` names (in the current tokio runtime); `Err`
-    /// is a one-line reason (a headers file that cannot be read, say).
+    /// says why one could not be (a headers file that cannot be read, say).
     pub fn start(
         actions: &ActionsConfig,
         delivery: Delivery,
         logger: Logger,
-    ) -> Result<Dispatch, String> {
+    ) -> Result<Dispatch, StartError> {
         let runner = actions
             .command
             .as_ref()

@@ -35,9 +35,13 @@ struct Poster {
 }
 
 /// Reads the headers file and starts the task posting to the webhook, behind a queue of its
-/// own; `Err` is a one-line reason.
-pub fn start(config: &WebhookConfig, delivery: Delivery, logger: Logger) -> Result<Sink, String> {
-    config.check().map_err(|e| e.to_string())?;
+/// own; `Err` says why it could not be.
+pub fn start(
+    config: &WebhookConfig,
+    delivery: Delivery,
+    logger: Logger,
+) -> Result<Sink, super::StartError> {
+    config.check().map_err(super::StartError::Settings)?;
     let headers = match &config.headers_file {
         Some(path) => super::headers_file::read(path)?,
         None => HeaderMap::new(),

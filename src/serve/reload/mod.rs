@@ -49,8 +49,25 @@ use crate::config::Settings;
 /// How often the token and TLS files are looked at.
 pub const WATCH_EVERY: Duration = Duration::from_secs(2);
 
-/// Reads the config file again into settings; the error is one line for the log.
-pub type LoadSettings = Box<dyn Fn() -> Result<Settings, String> + Send + Sync>;
+/// Reads the config file again into settings.
+pub type LoadSettings = Box<dyn Fn() -> Result<Settings, crate::config::ConfigError> + Send + Sync>;
+
+/// Why a reload read nothing new: the first source that failed, in one line for the log.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The readers' token file.
+    #[error(transparent)]
+    Tokens(#[from] super::tokens::TokenFileError),
+    /// The certificate or its key.
+    #[error(transparent)]
+    Tls(#[from] super::tls::TlsError),
+    /// The config file.
+    #[error(transparent)]
+    Settings(#[from] crate::config::ConfigError),
+    /// The task reading them ended without an answer.
+    #[error("the reload stopped: {0}")]
+    Stopped(tokio::task::JoinError),
+}
 
 /// Where a reload reads from: the files the flags named, and the config file.
 #[derive(Default)]
@@ -82,10 +99,8 @@ impl Sources {
         settings: Settings,
     ) -> Self {
         let global = global.clone();
-        let resolve: LoadSettings = Box::new(move || {
-            Settings::resolve_with(&global, &crate::setup::real_environment())
-                .map_err(|e| e.to_string())
-        });
+        let resolve: LoadSettings =
+            Box::new(move || Settings::resolve_with(&global, &crate::setup::real_environment()));
         Sources {
             token_file: args.token_file.clone(),
             tls_files: args.tls_cert.clone().zip(args.tls_key.clone()),
@@ -198,13 +213,13 @@ struct Loaded {
 }
 
 /// Reads every source; the first problem is the error.
-fn load(sources: &Sources) -> Result<Loaded, String> {
+fn load(sources: &Sources) -> Result<Loaded, LoadError> {
     let tokens = match &sources.token_file {
-        Some(path) => Some(ReaderTokens::from_file(path).map_err(|e| e.to_string())?),
+        Some(path) => Some(ReaderTokens::from_file(path)?),
         None => None,
     };
     let certificate = match &sources.tls_files {
-        Some((cert, key)) => Some(tls::load(cert, key).map_err(|e| e.to_string())?),
+        Some((cert, key)) => Some(tls::load(cert, key)?),
         None => None,
     };
     let settings = match &sources.settings {
@@ -311,7 +326,7 @@ impl Reloader {
         let sources = Arc::clone(&self.sources);
         let loaded = tokio::task::spawn_blocking(move || load(&sources))
             .await
-            .unwrap_or_else(|e| Err(format!("the reload stopped: {e}")));
+            .unwrap_or_else(|e| Err(LoadError::Stopped(e)));
         let trigger_field = ("trigger", trigger.name().to_owned());
         match loaded {
             Ok(loaded) => {
