@@ -3,10 +3,9 @@
 //! them as a few hundred rows rather than a hundred thousand change points.
 //!
 //! ```sql
-//! forecast_frames_narrow (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
+//! forecast_frames (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
 //!                                                         -- gap, sold, total (see encode)
-//! meta narrow_frames_from_ms                              -- whole from this instant on
-//! meta narrow_frames_thinned_from_ms                      -- thinned before this instant
+//! meta frames_thinned_from_ms                      -- thinned before this instant
 //! ```
 //!
 //! Each recorded report writes its frame and drops the frames before it in the same
@@ -15,12 +14,7 @@
 //! That is the shape of the samples the forecasts are made from ([`forecast_series`]): every
 //! half minute over the last hour, hourly before.
 //!
-//! The frames are made from the change points and can always be made again from them: a file
-//! of an earlier captop, or one with an earlier captop's hour imported, has them rebuilt once
-//! ([`ensure`]); a report recorded by an earlier captop (which writes none) leaves the newest
-//! frame older than the newest report, and the forecasts are read from the change points until
-//! a report with its frame is recorded. Why a blob: 1,000 routes × a week of hours read as rows
-//! cost 46 ms at 0.35 µs a row; as a blob a frame is one row.
+//! The frames are made from the change points, in the same transaction as the report's rows.
 //!
 //! Why ten bytes a route ([`encode`]): the id's gap from the one before in two bytes, the
 //! minutes sold and total in four each, little-endian. Three `i64`s took 24 bytes (24 kB a
@@ -30,13 +24,6 @@
 //! `--once` reads the file on while its reports are fetched. A frame with a figure that does
 //! not fit (negative, or above `u32::MAX`) or an id gap above `u16::MAX` is written as varints
 //! instead, which its first byte says.
-//!
-//! Earlier captops' frames (`forecast_frames`, three `i64`s a route, and
-//! `forecast_frames_packed`, varints) are dropped when these are first made, with their `meta`
-//! keys: an earlier captop that writes the file again makes its own anew, and neither reads the
-//! other's.
-
-use std::collections::BTreeMap;
 
 use integer_encoding::VarInt;
 use rusqlite::{Connection, params};
@@ -202,23 +189,23 @@ fn next_entry(rest: &mut &[u8], id: &mut i64) -> Option<Entry> {
 pub fn write(conn: &Connection, at_ms: i64, frame: &[u8]) -> rusqlite::Result<()> {
     let thinned_from = db::meta_ms(conn, db::FRAMES_THINNED_KEY)?.unwrap_or(i64::MIN);
     let step_start = at_ms - at_ms.rem_euclid(STEP_MS);
-    conn.prepare_cached("DELETE FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms < ?2")?
+    conn.prepare_cached("DELETE FROM forecast_frames WHERE at_ms >= ?1 AND at_ms < ?2")?
         .execute(params![step_start, at_ms])?;
-    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames_narrow VALUES (?1, ?2)")?
+    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames VALUES (?1, ?2)")?
         .execute(params![at_ms, frame])?;
     // Over an hour old, from the start of a step: as the forecasts' samples are read.
     let hour_ago = at_ms - HOUR_MS;
     let aged = hour_ago - hour_ago.rem_euclid(STEP_MS);
     conn.prepare_cached(
-        "DELETE FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms < ?2
-           AND EXISTS (SELECT 1 FROM forecast_frames_narrow f
-                       WHERE f.at_ms > forecast_frames_narrow.at_ms AND f.at_ms < ?2
-                         AND f.at_ms < forecast_frames_narrow.at_ms
-                               - (forecast_frames_narrow.at_ms % ?3 + ?3) % ?3 + ?3)",
+        "DELETE FROM forecast_frames WHERE at_ms >= ?1 AND at_ms < ?2
+           AND EXISTS (SELECT 1 FROM forecast_frames f
+                       WHERE f.at_ms > forecast_frames.at_ms AND f.at_ms < ?2
+                         AND f.at_ms < forecast_frames.at_ms
+                               - (forecast_frames.at_ms % ?3 + ?3) % ?3 + ?3)",
     )?
     .execute(params![thinned_from, aged, HOUR_MS])?;
     let kept_from = at_ms - (FORECAST_DAYS + 1) * DAY_MS;
-    conn.prepare_cached("DELETE FROM forecast_frames_narrow WHERE at_ms < ?1")?
+    conn.prepare_cached("DELETE FROM forecast_frames WHERE at_ms < ?1")?
         .execute([kept_from])?;
     // The hour before the one `aged` is in keeps its last frame before `aged`, which the next
     // hour's first frame to age may replace.
@@ -250,24 +237,19 @@ fn series(
     from_ms: i64,
     now_ms: i64,
 ) -> rusqlite::Result<Option<Vec<Vec<Sample>>>> {
-    let Some(frames_from) = frames_from(conn)? else {
-        return Ok(None);
-    };
     let newest_report: Option<i64> = conn
         .prepare_cached("SELECT max(at_ms) FROM polls WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
     let newest_frame: Option<i64> = conn
-        .prepare_cached("SELECT max(at_ms) FROM forecast_frames_narrow WHERE at_ms <= ?1")?
+        .prepare_cached("SELECT max(at_ms) FROM forecast_frames WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
-    if frames_from > from_ms || newest_frame != newest_report {
+    if newest_frame != newest_report {
         return Ok(None);
     }
     // Each route's samples in one allocation, with room for the report about to be added: at
     // 1,000 routes, growing them one push at a time was a quarter of the read.
     let frames: i64 = conn
-        .prepare_cached(
-            "SELECT count(*) FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms <= ?2",
-        )?
+        .prepare_cached("SELECT count(*) FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2")?
         .query_row(params![from_ms, now_ms], |row| row.get(0))?;
     // A damaged file's count is not trusted further than the frames kept: the days' hours,
     // and twice an hour of steps.
@@ -277,7 +259,7 @@ fn series(
         .map(|_| Vec::with_capacity(room))
         .collect();
     let mut stmt = conn.prepare_cached(
-        "SELECT at_ms, routes FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms <= ?2
+        "SELECT at_ms, routes FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2
          ORDER BY at_ms",
     )?;
     let mut rows = stmt.query(params![from_ms, now_ms])?;
@@ -302,58 +284,6 @@ fn series(
         }
     }
     Ok(Some(samples))
-}
-
-/// From when the frames hold every report; `None` when the file has no frames (an earlier
-/// captop made it and no writer of this one has opened it yet).
-fn frames_from(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    db::meta_ms(conn, db::FRAMES_FROM_KEY)
-}
-
-/// Makes the frames from the change points when the file has none yet (written by an earlier
-/// captop) or when `again` (reports were just added without frames, an earlier captop's hour
-/// imported): once, in one transaction; about the time of one read of them from the change
-/// points (50 ms for a week at 1,000 routes). Earlier captops' frames go then.
-pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
-    conn.execute_batch(db::FRAMES_TABLE)?;
-    if !again && frames_from(conn)?.is_some() {
-        return Ok(());
-    }
-    db::in_immediate(conn, || {
-        if !again && frames_from(conn)?.is_some() {
-            return Ok(()); // Another process made them meanwhile.
-        }
-        rebuild(conn)
-    })
-}
-
-/// The frames of the reports of the last [`FORECAST_DAYS`], as the change points give them.
-fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(db::DROP_EARLIER_FRAMES)?;
-    conn.execute("DELETE FROM forecast_frames_narrow", [])?;
-    conn.execute("DELETE FROM meta WHERE key = ?1", [db::FRAMES_THINNED_KEY])?;
-    let newest: Option<i64> = conn.query_row("SELECT max(at_ms) FROM polls", [], |r| r.get(0))?;
-    let Some(newest) = newest else {
-        return db::set_meta_ms(conn, db::FRAMES_FROM_KEY, db::FRAMES_WHOLE);
-    };
-    let from = newest - FORECAST_DAYS * DAY_MS;
-    let routes = read::first_routes(conn)?;
-    let (instants, samples) = read::changes_series(conn, &routes, from, newest)?;
-    let mut frames: BTreeMap<i64, Vec<Entry>> =
-        instants.iter().map(|&at| (at, Vec::new())).collect();
-    for ((id, _), samples) in routes.iter().zip(&samples) {
-        for s in samples {
-            if let Some(frame) = frames.get_mut(&s.at_ms) {
-                frame.push((*id, s.sold, s.total));
-            }
-        }
-    }
-    let mut insert =
-        conn.prepare("INSERT OR REPLACE INTO forecast_frames_narrow VALUES (?1, ?2)")?;
-    for (at_ms, entries) in frames {
-        insert.execute(params![at_ms, encode(entries.into_iter())])?;
-    }
-    db::set_meta_ms(conn, db::FRAMES_FROM_KEY, from)
 }
 
 #[cfg(test)]
@@ -465,7 +395,7 @@ mod tests {
         let (w, _) = h.writer().unwrap();
         let frames = w
             .conn()
-            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
+            .query_row("SELECT count(*) FROM forecast_frames", [], |r| {
                 r.get::<_, i64>(0)
             })
             .unwrap();
@@ -482,15 +412,13 @@ mod tests {
     /// Frames in the file, and where the next writer's thinning starts.
     fn frames_and_thinned(conn: &Connection) -> (i64, Option<i64>) {
         let frames = conn
-            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
-                r.get(0)
-            })
+            .query_row("SELECT count(*) FROM forecast_frames", [], |r| r.get(0))
             .unwrap();
         (frames, db::meta_ms(conn, db::FRAMES_THINNED_KEY).unwrap())
     }
 
     #[test]
-    fn a_writer_thins_from_where_the_last_one_stopped_and_all_after_a_rebuild() {
+    fn a_writer_thins_from_where_the_last_one_stopped() {
         let dir = tempfile::tempdir().unwrap();
         let h = History::new(dir.path(), "http://a/v1");
         let hours = five_hours();
@@ -510,7 +438,7 @@ mod tests {
         let stray = t(3600 + 10).timestamp_millis();
         let has_stray = |conn: &Connection| {
             conn.query_row(
-                "SELECT count(*) FROM forecast_frames_narrow WHERE at_ms = ?1",
+                "SELECT count(*) FROM forecast_frames WHERE at_ms = ?1",
                 [stray],
                 |r| r.get::<_, i64>(0),
             )
@@ -518,10 +446,7 @@ mod tests {
                 == 1
         };
         w.conn()
-            .execute(
-                "INSERT INTO forecast_frames_narrow VALUES (?1, x'00')",
-                [stray],
-            )
+            .execute("INSERT INTO forecast_frames VALUES (?1, x'00')", [stray])
             .unwrap();
         drop(w);
         record_once(&hours[800]);
@@ -534,94 +459,5 @@ mod tests {
         record_once(&hours[801]);
         let (w, _) = h.writer().unwrap();
         assert!(!has_stray(w.conn()));
-        // Made again from the change points: where the next writer starts is forgotten, and it
-        // thins them all (they come in the shape the forecasts read, as thinning leaves them).
-        ensure(w.conn(), true).unwrap();
-        let (frames, thinned) = frames_and_thinned(w.conn());
-        assert!(
-            frames <= 125 && thinned.is_none(),
-            "{frames} frames, {thinned:?}"
-        );
-        drop(w);
-        record_once(&hours[802]);
-        let (w, _) = h.writer().unwrap();
-        let (frames, thinned) = frames_and_thinned(w.conn());
-        assert!(
-            (120..=125).contains(&frames),
-            "{frames} frames after the rebuild"
-        );
-        assert_eq!(thinned, Some(t(2 * 3600).timestamp_millis()));
-        let at = hours[802].generated_at.timestamp_millis();
-        assert_eq!(
-            forecast_series(w.conn(), at).unwrap(),
-            from_changes(w.conn(), at)
-        );
-    }
-
-    #[test]
-    fn an_earlier_captops_file_and_reports_are_read_from_the_change_points() {
-        let dir = tempfile::tempdir().unwrap();
-        let h = History::new(dir.path(), "http://a/v1");
-        let hours = five_hours();
-        let (mut w, _) = h.writer().unwrap();
-        for r in &hours[..600] {
-            w.capacity(r).unwrap();
-        }
-        let now = hours[599].generated_at.timestamp_millis();
-        let expected = from_changes(w.conn(), now);
-        // An earlier captop knows no frames, or only its own (three `i64`s a route, or varints):
-        // these are made again when this one opens the file, and those dropped.
-        w.conn()
-            .execute_batch(
-                "DROP TABLE forecast_frames_narrow; DELETE FROM meta WHERE key = 'narrow_frames_from_ms';
-                 CREATE TABLE forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
-                 INSERT INTO meta VALUES ('frames_from_ms', '0');
-                 CREATE TABLE forecast_frames_packed (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
-                 INSERT INTO meta VALUES ('packed_frames_from_ms', '0');
-                 INSERT INTO meta VALUES ('packed_frames_thinned_from_ms', '0');",
-            )
-            .unwrap();
-        drop(w);
-        let reader = h.reader().unwrap().unwrap();
-        assert_eq!(forecast_series(&reader, now).unwrap(), expected);
-        let (mut w, warning) = h.writer().unwrap();
-        assert!(warning.is_none(), "{warning:?}");
-        let frames: i64 = w
-            .conn()
-            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
-        assert!(frames > 100, "{frames} frames made");
-        let earlier: i64 = w
-            .conn()
-            .query_row(
-                "SELECT (SELECT count(*) FROM sqlite_schema
-                         WHERE name IN ('forecast_frames', 'forecast_frames_packed'))
-                      + (SELECT count(*) FROM meta WHERE key IN
-                         ('frames_from_ms', 'packed_frames_from_ms', 'packed_frames_thinned_from_ms'))",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(earlier, 0);
-        assert_eq!(forecast_series(w.conn(), now).unwrap(), expected);
-        // A report an earlier captop recorded (no frame): the change points, which have it.
-        w.conn()
-            .execute_batch(&format!(
-                "INSERT INTO polls VALUES ({0}, 1);
-                 INSERT INTO samples_by_time VALUES ({0}, 1, 9999, 100000, 1, 10);",
-                now + 20_000
-            ))
-            .unwrap();
-        let series = forecast_series(w.conn(), now + 20_000).unwrap();
-        assert_eq!(series["a"].last().unwrap().sold, 9999);
-        // This captop's next report has its frame: the frames again.
-        w.capacity(&hours[601]).unwrap();
-        let at = hours[601].generated_at.timestamp_millis();
-        assert_eq!(
-            forecast_series(w.conn(), at).unwrap(),
-            from_changes(w.conn(), at)
-        );
     }
 }

@@ -13,12 +13,11 @@
 //! The file is mode 0600 in a 0700 directory, and refused when another user could write
 //! either. What is kept and for how long is in [`write`](mod@write) (change points, tiers,
 //! `keep_days`); the schema, the locking and what happens to a damaged or foreign file in
-//! [`db`]; a one-hour JSON file of earlier captops is read once into it ([`legacy`]).
+//! [`db`].
 
 pub mod db;
 pub mod export;
 pub mod frames;
-pub mod legacy;
 mod memo;
 pub mod past;
 pub mod prometheus;
@@ -30,8 +29,6 @@ pub mod write;
 
 use std::io;
 use std::path::{Path, PathBuf};
-
-use rusqlite::params;
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 pub use crate::forecast::Series;
@@ -133,7 +130,6 @@ fn sqlite(e: rusqlite::Error) -> io::Error {
 #[derive(Debug, Clone)]
 pub struct History {
     path: PathBuf,
-    legacy_path: PathBuf,
     origin: String,
     keep_days: u32,
 }
@@ -156,10 +152,9 @@ pub fn default_dir() -> Option<PathBuf> {
 impl History {
     /// The history of the service at `origin` (its base URL) in `dir`, created on first write.
     pub fn new(dir: &Path, origin: &str) -> History {
-        let name = format!("history-{}", crate::poll::shared::key_hash(origin));
+        let hash = crate::poll::shared::key_hash(origin);
         History {
-            path: dir.join(format!("{name}.sqlite3")),
-            legacy_path: dir.join(format!("{name}.json")),
+            path: dir.join(format!("history-{hash}.sqlite3")),
             origin: origin.to_owned(),
             keep_days: DEFAULT_KEEP_DAYS,
         }
@@ -181,30 +176,11 @@ impl History {
         &self.origin
     }
 
-    /// Opens the file for writing (creating it, importing an earlier captop's hour), with the
-    /// warning to show when it had to be started afresh.
+    /// Opens the file for writing (creating it), with the warning to show when it had to be
+    /// started afresh.
     pub fn writer(&self) -> Result<(Writer, Option<String>), OpenError> {
         let opened = db::open(&self.path, &self.origin)?;
-        let mut warning = opened.warning;
-        let imported = match import_legacy(&opened.conn, &self.legacy_path, &self.origin) {
-            Ok(imported) => imported,
-            Err(e) => {
-                warning.get_or_insert(format!(
-                    "the earlier forecast history {} was not imported ({})",
-                    self.legacy_path.display(),
-                    crate::text::fit(&e.to_string(), 100)
-                ));
-                false
-            }
-        };
-        // Without them the forecasts are read from the change points: slower, not wrong.
-        if let Err(e) = frames::ensure(&opened.conn, imported) {
-            warning.get_or_insert(format!(
-                "the history's forecast frames were not made ({})",
-                crate::text::fit(&e.to_string(), 100)
-            ));
-        }
-        Ok((Writer::new(opened.conn, self.keep_days), warning))
+        Ok((Writer::new(opened.conn, self.keep_days), opened.warning))
     }
 
     /// Records a pair of reports and returns every route's samples for the forecasts: what
@@ -252,49 +228,6 @@ impl History {
     pub fn reader(&self) -> Result<Option<rusqlite::Connection>, OpenError> {
         db::open_read_only(&self.path, &self.origin)
     }
-}
-
-/// Reads an earlier captop's JSON file into the database, then removes it; whether there was
-/// one. Its samples carry only minutes, so their ports are left unknown (NULL): they feed the
-/// forecasts, not the figures at an instant.
-fn import_legacy(conn: &rusqlite::Connection, path: &Path, origin: &str) -> io::Result<bool> {
-    let Some(series) = legacy::read(path, origin)? else {
-        return Ok(false);
-    };
-    let sqlite = |e: rusqlite::Error| io::Error::other(e.to_string());
-    let imported = (|| {
-        conn.execute_batch("BEGIN IMMEDIATE")?;
-        let mut instants = std::collections::BTreeMap::<i64, i64>::new();
-        for (slug, samples) in &series {
-            conn.execute(
-                "INSERT OR IGNORE INTO routes (slug, name, dial_code) VALUES (?1, ?1, '')",
-                [slug],
-            )?;
-            let id: i64 = conn.query_row("SELECT id FROM routes WHERE slug = ?1", [slug], |r| {
-                r.get(0)
-            })?;
-            for s in samples {
-                conn.execute(
-                    "INSERT OR IGNORE INTO samples_by_route VALUES (?1, ?2, ?3, ?4, NULL, NULL)",
-                    params![id, s.at_ms, s.sold, s.total],
-                )?;
-                *instants.entry(s.at_ms).or_default() += 1;
-            }
-        }
-        for (at_ms, routes) in instants {
-            conn.execute(
-                "INSERT OR IGNORE INTO polls VALUES (?1, ?2)",
-                params![at_ms, routes],
-            )?;
-        }
-        conn.execute_batch(db::FILL_LATEST)?;
-        conn.execute_batch("COMMIT")
-    })();
-    if let Err(e) = imported {
-        let _ = conn.execute_batch("ROLLBACK");
-        return Err(sqlite(e));
-    }
-    std::fs::remove_file(path).map(|()| true)
 }
 
 #[cfg(test)]

@@ -1,8 +1,6 @@
 //! Reading a history file back: the forecasts' samples, the figures as they were at an instant,
 //! and the recorded span. Change points are turned back into values: a route's figures at a
-//! report are those of its last row at or before it. A route's rows are read by route from
-//! `samples_by_route`, then the newest from `samples_by_time`, read once for every route
-//! (see [`super::db`]).
+//! report are those of its last row at or before it (see [`super::db`] for the tables).
 
 use std::collections::HashMap;
 
@@ -75,13 +73,11 @@ pub fn changes_series(
     let Some(&first) = instants.first() else {
         return Ok((instants, vec![Vec::new(); routes.len()]));
     };
-    let last_id = routes.last().map_or(0, |(id, _)| *id);
-    let recent = recent_by_route(conn, now_ms, last_id)?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
     let mut samples = Vec::with_capacity(routes.len());
     for (id, _) in routes {
         let changes: Vec<(i64, Option<(i64, i64)>)> =
-            changes_of(&mut by_route, *id, (first, now_ms), &recent)?
+            changes_of(&mut by_route, *id, (first, now_ms))?
                 .into_iter()
                 .map(|(at_ms, [sold, total, _, _])| (at_ms, sold.zip(total)))
                 .collect();
@@ -98,60 +94,27 @@ pub fn changes_series(
 /// where NULL.
 type Stored = [Option<i64>; 4];
 
-/// Route `?1`'s rows kept by route from the last at or before `?2` to `?3`, in time order.
+/// Route `?1`'s change points from the last at or before `?2` to `?3`, in time order.
 const BY_ROUTE: &str = "
-SELECT at_ms, minutes_sold, minutes_total, ports_sold, ports_total FROM samples_by_route
+SELECT at_ms, minutes_sold, minutes_total, ports_sold, ports_total FROM route_samples
 WHERE route = ?1 AND at_ms <= ?3 AND at_ms >= coalesce(
-  (SELECT max(at_ms) FROM samples_by_route WHERE route = ?1 AND at_ms <= ?2), ?2)
+  (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms <= ?2), ?2)
 ORDER BY at_ms";
 
-/// The rows of `samples_by_time` up to `to_ms` of the routes up to id `last_id`, by route, in
-/// time order: each route's newest change points, all newer than its rows kept by route.
-fn recent_by_route(
-    conn: &Connection,
-    to_ms: i64,
-    last_id: i64,
-) -> rusqlite::Result<HashMap<i64, Vec<(i64, Stored)>>> {
-    let mut recent: HashMap<i64, Vec<(i64, Stored)>> = HashMap::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
-         FROM samples_by_time WHERE at_ms <= ?1 AND route <= ?2 ORDER BY at_ms",
-    )?;
-    let mut rows = stmt.query(params![to_ms, last_id])?;
-    while let Some(row) = rows.next()? {
-        let stored = stored_of(row, 2)?;
-        recent
-            .entry(row.get(0)?)
-            .or_default()
-            .push((row.get(1)?, stored));
-    }
-    Ok(recent)
-}
-
-/// Route `id`'s change points from the last at or before `first` to `to` (as [`BY_ROUTE`]
-/// reads them), then its rows of `recent`, in time order.
+/// Route `id`'s change points from the last at or before `first` to `to`, in time order.
 fn changes_of(
     by_route: &mut rusqlite::CachedStatement<'_>,
     id: i64,
     (first, to): (i64, i64),
-    recent: &HashMap<i64, Vec<(i64, Stored)>>,
 ) -> rusqlite::Result<Vec<(i64, Stored)>> {
-    let mut changes: Vec<(i64, Stored)> = by_route
+    by_route
         .query_map(params![id, first, to], |r| {
             Ok((r.get(0)?, stored_of(r, 1)?))
         })?
-        .collect::<rusqlite::Result<_>>()?;
-    if let Some(newer) = recent.get(&id) {
-        changes.extend(newer.iter().filter(|(at_ms, _)| *at_ms <= to));
-        // Already in order but for rows imported from an earlier captop's hour; stable, so a
-        // row of `samples_by_time` comes after one of the same instant and wins.
-        changes.sort_by_key(|(at_ms, _)| *at_ms);
-    }
-    Ok(changes)
+        .collect()
 }
 
-/// All four figures, or `None` where any is NULL (the route had left, or an imported row has
-/// no ports).
+/// All four figures, or `None` where any is NULL (the route had left).
 fn complete([a, b, c, d]: Stored) -> Option<[i64; 4]> {
     Some([a?, b?, c?, d?])
 }
@@ -197,24 +160,18 @@ pub fn figures_at(
     else {
         return Ok(None);
     };
-    let recent = recent_by_route(conn, report_at, i64::MAX)?;
     let mut stmt = conn.prepare(
         "SELECT r.id, r.slug, r.name, r.dial_code,
                 s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
-         FROM routes r LEFT JOIN samples_by_route s ON s.route = r.id
-           AND s.at_ms = (SELECT max(at_ms) FROM samples_by_route
+         FROM routes r LEFT JOIN route_samples s ON s.route = r.id
+           AND s.at_ms = (SELECT max(at_ms) FROM route_samples
                           WHERE route = r.id AND at_ms <= ?1)
          ORDER BY r.id",
     )?;
     let mut rows = stmt.query([report_at])?;
     let mut routes = Vec::new();
     while let Some(r) = rows.next()? {
-        let newest = recent.get(&r.get::<_, i64>(0)?).and_then(|c| c.last());
-        let stored = match newest {
-            Some((_, stored)) => *stored,
-            None => stored_of(r, 4)?,
-        };
-        let Some([sold, total, ports_sold, ports_total]) = complete(stored) else {
+        let Some([sold, total, ports_sold, ports_total]) = figures_of(r, 4)? else {
             continue;
         };
         routes.push(RouteCapacity {
@@ -382,7 +339,7 @@ pub fn reports_between(conn: &Connection, from_ms: i64, to_ms: i64) -> rusqlite:
 }
 
 /// The four figures of a row from column `first` on (minutes sold and total, ports sold and
-/// total); `None` where any is NULL (the route had left, or an imported row has no ports).
+/// total); `None` where any is NULL (the route had left).
 pub fn figures_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Option<[i64; 4]>> {
     Ok(complete(stored_of(row, first)?))
 }
@@ -422,15 +379,13 @@ pub fn each_route(
         .prepare("SELECT id, slug FROM routes ORDER BY slug")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let recent = recent_by_route(conn, to_ms, i64::MAX)?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
     let mut points = Vec::new();
     for (id, slug) in routes {
-        let changes: Vec<(i64, Option<[i64; 4]>)> =
-            changes_of(&mut by_route, id, (first, to_ms), &recent)?
-                .into_iter()
-                .map(|(at_ms, stored)| (at_ms, complete(stored)))
-                .collect();
+        let changes: Vec<(i64, Option<[i64; 4]>)> = changes_of(&mut by_route, id, (first, to_ms))?
+            .into_iter()
+            .map(|(at_ms, stored)| (at_ms, complete(stored)))
+            .collect();
         points.clear();
         points.extend(values_at(&changes, &instants));
         if !points.is_empty() {

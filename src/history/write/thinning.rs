@@ -40,7 +40,7 @@ pub const THIN_CATCH_UP_MS: i64 = FINE_STEP_MS / 2;
 /// takes all that aged at once, so that a fast clock or a burst of rows cannot leave it behind.
 pub const THIN_LAG_MS: i64 = 10 * 60_000;
 
-/// A place in the rows' order by time, `(at_ms, route)` (`samples_by_route_at`'s): how far a
+/// A place in the rows' order by time, `(at_ms, route)` (`route_samples_at`'s): how far a
 /// tier is thinned, the rows before it looked at.
 pub type Place = (i64, i64);
 
@@ -57,12 +57,6 @@ impl Writer {
         };
         if now_ms <= last {
             return Ok(());
-        }
-        if !self.as_it_goes || self.thinned_to.is_none() {
-            // Thinning reads a route's rows in one range: all of them by route first. A face
-            // that keeps running moves its rows as it goes, after this first time (which takes
-            // those of its first report, most of whose routes changed since the file's last).
-            self.fold()?;
         }
         let keep_ms = i64::from(self.keep_days) * DAY_MS;
         let from = self
@@ -88,12 +82,12 @@ impl Writer {
         let since = self.meta_ms("thinned_before_ms")?.unwrap_or(i64::MIN);
         if cutoff > since {
             self.run(
-                "DELETE FROM samples_by_route
-                 WHERE route IN (SELECT DISTINCT route FROM samples_by_route
+                "DELETE FROM route_samples
+                 WHERE route IN (SELECT DISTINCT route FROM route_samples
                                  WHERE at_ms >= ?1 AND at_ms < ?2)
                    AND at_ms < ?2
-                   AND at_ms < (SELECT max(s.at_ms) FROM samples_by_route s
-                                WHERE s.route = samples_by_route.route AND s.at_ms < ?2)",
+                   AND at_ms < (SELECT max(s.at_ms) FROM route_samples s
+                                WHERE s.route = route_samples.route AND s.at_ms < ?2)",
                 params![since, cutoff],
             )?;
             self.set_meta_ms("thinned_before_ms", cutoff)?;
@@ -115,7 +109,7 @@ impl Writer {
         let rows = THIN_ROWS_PER_REPORT + THIN_ROWS_PER_REPORT * lag.max(0) / THIN_CATCH_UP_MS;
         let next = self
             .one(
-                "SELECT at_ms, route FROM samples_by_route
+                "SELECT at_ms, route FROM route_samples
                  WHERE (at_ms, route) >= (?1, ?2) AND at_ms < ?3
                  ORDER BY at_ms, route LIMIT 1 OFFSET ?4",
                 params![from.0, from.1, aged, rows],
@@ -127,18 +121,18 @@ impl Writer {
 
     /// Drops the rows from `from` to before `to` that have a later row of their route in the
     /// same `step`, and the reports' rows (`polls`, `utilization`) of those instants that have
-    /// a later one in it. The rows are found by time (`samples_by_route_at`) and each later row
+    /// a later one in it. The rows are found by time (`route_samples_at`) and each later row
     /// by its route's key: the few that aged into the tier, whatever the number of routes
     /// (route by route, 10,000 routes cost a third of a second every 10 minutes).
     fn thin(&mut self, from: Place, to: Place, step: i64) -> rusqlite::Result<()> {
         self.run(
-            "DELETE FROM samples_by_route
+            "DELETE FROM route_samples
              WHERE (at_ms, route) >= (?1, ?2) AND (at_ms, route) < (?3, ?4)
-               AND EXISTS (SELECT 1 FROM samples_by_route s
-                           WHERE s.route = samples_by_route.route
-                             AND s.at_ms > samples_by_route.at_ms
-                             AND s.at_ms < samples_by_route.at_ms
-                                   - (samples_by_route.at_ms % ?5 + ?5) % ?5 + ?5)",
+               AND EXISTS (SELECT 1 FROM route_samples s
+                           WHERE s.route = route_samples.route
+                             AND s.at_ms > route_samples.at_ms
+                             AND s.at_ms < route_samples.at_ms
+                                   - (route_samples.at_ms % ?5 + ?5) % ?5 + ?5)",
             params![from.0, from.1, to.0, to.1, step],
         )?;
         // The instants `to` is part way through are looked at again next time: no harm.
