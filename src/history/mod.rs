@@ -85,41 +85,6 @@ impl Prepared {
         }
         Ok(())
     }
-
-    /// Leaves the file open until the process exits, for a one-shot run that is about to:
-    /// what it wrote is committed, a one-shot writer does not copy the log back when it closes
-    /// ([`write::Writer::one_shot`]), and the system releases SQLite's locks with the process.
-    /// Closing would only free the connection's pages and the memos of every route, about a
-    /// millisecond at 10,000 routes on the way to the output (3.5 % of a `--once` with a
-    /// week, paired over 201 rounds). Not for a process that opens files again and again.
-    pub fn leave_to_exit(self) {
-        std::mem::forget(self);
-    }
-}
-
-/// Bytes a one-shot run's reading thread has its heap grown by at once ([`grow_thread_heap`]):
-/// more than a week at 10,000 routes takes (about 6 MB).
-const THREAD_HEAP_BYTES: usize = 10 << 20;
-
-/// Grows the calling thread's heap by [`THREAD_HEAP_BYTES`] in one step, untouched, and gives
-/// it back. glibc grows a new thread's heap a page at a time, with an `mprotect` each time, and
-/// each holds the process's memory-map lock against the page faults of the thread fetching and
-/// decoding the reports: reading a week at 10,000 routes made 1,332 of them.
-///
-/// The first allocation is above glibc's threshold for mapping an allocation on its own
-/// (128 KiB), so it is mapped and unmapped, and freeing it raises that threshold to its size
-/// (glibc's dynamic threshold). The second, a little smaller, then comes from the thread's
-/// heap, grown by one `mprotect`; freed, it stays the thread's, writable, to take again (the
-/// heap is trimmed only past twice the threshold). The run makes 13 calls to `mprotect` in
-/// all, where pieces under the threshold took 85 for the growth alone (about 140 in the run):
-/// with a week at 10,000 routes, 4 % shorter paired over two batches of 201 rounds, and
-/// 0.6 ms shorter without history, whose fetch also waited on them. Other allocators see two
-/// allocations of pages never touched.
-fn grow_thread_heap() {
-    for bytes in [THREAD_HEAP_BYTES, THREAD_HEAP_BYTES - (64 << 10)] {
-        // Kept from being optimised away: an allocation nobody reads may be.
-        drop(std::hint::black_box(Vec::<u8>::with_capacity(bytes)));
-    }
 }
 
 fn sqlite(e: rusqlite::Error) -> io::Error {
@@ -203,7 +168,6 @@ impl History {
     /// recorded. `--once` does this while it fetches, so that once the reports are in, only
     /// their rows are left to write.
     pub fn prepare(&self) -> io::Result<Prepared> {
-        grow_thread_heap();
         let (writer, warning) = self.writer().map_err(io::Error::other)?;
         let mut writer = writer.one_shot();
         // One thread for both: the reports' fetch and decoding keep the other core busy (the

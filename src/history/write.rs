@@ -13,8 +13,8 @@
 //! Thinning drops a row once it is older than its tier's age and a later row of its route lies
 //! in the same step (5 minutes, an hour), so what is left of a step is its last row, however
 //! the thinnings fell. A face that keeps running thins with each report what aged since the one
-//! before ([`thinning`]): a few rows, where an hour's at once cost a third of a second of CPU at
-//! 10,000 routes. `--once` and `check` thin once a day ([`ONE_SHOT_COMPACT_EVERY_MS`]).
+//! before ([`thinning`]); `--once` and `check` thin once a day ([`ONE_SHOT_COMPACT_EVERY_MS`]),
+//! so that a cron job does not pay for it on every run.
 //!
 //! Several captops of one user and one service write the same file: a report not newer than
 //! the newest recorded is skipped (another captop recorded that moment), and the figures a row
@@ -26,7 +26,6 @@ pub mod thinning;
 
 use rusqlite::{Connection, ErrorCode, params};
 
-use self::thinning::Place;
 use super::frames;
 use super::memo::Memos;
 use crate::api::model::{CapacityReport, UtilizationReport};
@@ -83,10 +82,6 @@ pub struct Writer {
     /// Whether each report thins what aged since the report before (a face that keeps
     /// running); otherwise the file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
     as_it_goes: bool,
-    /// How far this writer thinned each of [`thinning::TIERS`]; `None` before its first
-    /// thinning, which starts at the whole step before the file's last (an earlier captop
-    /// stopped at a step's start), and after a failed write.
-    thinned_to: Option<[Place; 2]>,
     /// Whether the log keeps SQLite's size whatever the routes ([`Writer::importing`]).
     importing: bool,
     /// The log's `wal_autocheckpoint` as last set ([`Writer::size_log_for`]); 0 before.
@@ -107,7 +102,6 @@ impl Writer {
             next_compact_ms: None,
             loaded: false,
             as_it_goes: true,
-            thinned_to: None,
             importing: false,
             log_pages: 0,
         }
@@ -236,7 +230,6 @@ impl Writer {
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 self.loaded = false;
-                self.thinned_to = None;
                 Err(e)
             }
         }
@@ -372,7 +365,7 @@ impl Writer {
 
     /// When the rows were last thinned, as the file says.
     fn compacted_at(&self) -> rusqlite::Result<Option<i64>> {
-        self.meta_ms("compacted_at_ms")
+        self.meta_ms(thinning::THINNED_AT_KEY)
     }
 
     /// An instant the file keeps in `meta` under `key` ([`super::db::meta_ms`]).

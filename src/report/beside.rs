@@ -165,10 +165,7 @@ pub(super) fn with_history<T>(
         Ok(Ok(mut prepared)) => {
             lines.extend(prepared.warning.take());
             let utilization = store.utilization().report().cloned();
-            let written = prepared.write(&capacity, utilization.as_deref());
-            // `--once` and `check` exit once the report is drawn.
-            prepared.leave_to_exit();
-            written
+            prepared.write(&capacity, utilization.as_deref())
         }
         Ok(Err(e)) => Err(e),
         // The thread only reads and writes a file; should it panic all the same, the report is
