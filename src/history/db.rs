@@ -28,6 +28,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+use super::HistoryError;
+
 /// `PRAGMA application_id` of a captop history file ("capt").
 pub const APPLICATION_ID: i32 = 0x6361_7074;
 /// `PRAGMA user_version` of the schema written here.
@@ -95,33 +97,6 @@ CREATE TABLE IF NOT EXISTS utilization (
 );
 ";
 
-/// Why a history file could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    /// The directory or the file could be written by another user.
-    #[error("{path} is writable by other users; history is off until it is not")]
-    Unsafe {
-        /// The directory or file.
-        path: PathBuf,
-    },
-    /// The file system said no (a read-only state dir, no space, …).
-    #[error("{path}: {source}")]
-    Io {
-        /// What was being opened.
-        path: PathBuf,
-        /// Why.
-        source: io::Error,
-    },
-    /// SQLite said no.
-    #[error("{path}: {source}")]
-    Sqlite {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: rusqlite::Error,
-    },
-}
-
 /// An open history file, and the warning to show if it had to be started afresh.
 #[derive(Debug)]
 pub struct Opened {
@@ -134,16 +109,16 @@ pub struct Opened {
 /// Opens (creating it and its directory if need be) the history file at `path` for `origin`,
 /// read-write. A file that is not a captop history of this origin is moved aside and started
 /// afresh, with a warning; a file or directory others could write is refused.
-pub fn open(path: &Path, origin: &str) -> Result<Opened, OpenError> {
+pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir(dir).map_err(|source| OpenError::Io {
+    create_private_dir(dir).map_err(|source| HistoryError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
     check_private(dir)?;
     // Create the file ourselves, so it is born 0600 (SQLite gives its -wal and -shm files the
     // database's mode).
-    crate::poll::shared::open_private_file(path).map_err(|source| OpenError::Io {
+    crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
         path: path.to_path_buf(),
         source,
     })?;
@@ -155,19 +130,19 @@ pub fn open(path: &Path, origin: &str) -> Result<Opened, OpenError> {
         }),
         Err(Refused::Io(e)) => Err(e),
         Err(Refused::NotOurs(why)) => {
-            let aside = move_aside(path).map_err(|source| OpenError::Io {
+            let aside = move_aside(path).map_err(|source| HistoryError::Io {
                 path: path.to_path_buf(),
                 source,
             })?;
-            crate::poll::shared::open_private_file(path).map_err(|source| OpenError::Io {
+            crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
                 path: path.to_path_buf(),
                 source,
             })?;
             let conn = try_open(path, origin).map_err(|e| match e {
                 Refused::Io(e) => e,
-                Refused::NotOurs(why) => OpenError::Io {
+                Refused::NotOurs(why) => HistoryError::NotOurs {
                     path: path.to_path_buf(),
-                    source: io::Error::other(why),
+                    why,
                 },
             })?;
             let warning = format!(
@@ -186,14 +161,11 @@ pub fn open(path: &Path, origin: &str) -> Result<Opened, OpenError> {
 
 /// Opens an existing history file read-only (for `history export` and `--once --at` on a
 /// machine that only reads). `Ok(None)` when there is none.
-pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, OpenError> {
+pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, HistoryError> {
     if !path.exists() {
         return Ok(None);
     }
-    let sqlite = |source| OpenError::Sqlite {
-        path: path.to_path_buf(),
-        source,
-    };
+    let sqlite = HistoryError::from;
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -202,16 +174,16 @@ pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, O
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
     match whose(&conn, origin) {
         Ok(None) => Ok(Some(conn)),
-        Ok(Some(why)) => Err(OpenError::Io {
+        Ok(Some(why)) => Err(HistoryError::NotOurs {
             path: path.to_path_buf(),
-            source: io::Error::other(why),
+            why,
         }),
         Err(source) => Err(sqlite(source)),
     }
 }
 
 enum Refused {
-    Io(OpenError),
+    Io(HistoryError),
     /// Not a captop history of this origin: why.
     NotOurs(String),
 }
@@ -221,10 +193,7 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
         if is_not_a_database(&source) {
             Refused::NotOurs(format!("not a database ({source})"))
         } else {
-            Refused::Io(OpenError::Sqlite {
-                path: path.to_path_buf(),
-                source,
-            })
+            Refused::Io(HistoryError::from(source))
         }
     };
     let conn = Connection::open(path).map_err(sqlite)?;
@@ -370,17 +339,17 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Refuses a file or directory that is not ours or that others may write.
-fn check_private(path: &Path) -> Result<(), OpenError> {
+fn check_private(path: &Path) -> Result<(), HistoryError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let meta = fs::metadata(path).map_err(|source| OpenError::Io {
+        let meta = fs::metadata(path).map_err(|source| HistoryError::Io {
             path: path.to_path_buf(),
             source,
         })?;
         let ours = fs::metadata("/proc/self").map_or(true, |me| me.uid() == meta.uid());
         if !ours || meta.mode() & 0o022 != 0 {
-            return Err(OpenError::Unsafe {
+            return Err(HistoryError::Unsafe {
                 path: path.to_path_buf(),
             });
         }

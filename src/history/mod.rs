@@ -16,6 +16,7 @@
 //! [`db`].
 
 pub mod db;
+pub mod error;
 pub mod export;
 pub mod frames;
 mod memo;
@@ -27,12 +28,11 @@ pub mod relay;
 pub mod source;
 pub mod write;
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 pub use crate::forecast::Series;
-pub use db::OpenError;
+pub use error::HistoryError;
 pub use recorder::Recorder;
 pub use write::{Outcome, Writer};
 
@@ -64,10 +64,10 @@ impl Prepared {
     /// the report's own to ([`crate::forecast::add_report`]). Read again when another captop
     /// recorded a newer report than this one since (rare: the samples are then those up to
     /// this report's instant, as if read after it).
-    pub fn series_before(&mut self, capacity: &CapacityReport) -> io::Result<Series> {
+    pub fn series_before(&mut self, capacity: &CapacityReport) -> Result<Series, HistoryError> {
         let at_ms = capacity.generated_at.timestamp_millis();
         if self.newest_ms.is_some_and(|newest| newest > at_ms) {
-            frames::forecast_series(self.writer.conn(), at_ms).map_err(sqlite)
+            Ok(frames::forecast_series(self.writer.conn(), at_ms)?)
         } else {
             Ok(std::mem::take(&mut self.series))
         }
@@ -78,17 +78,13 @@ impl Prepared {
         &mut self,
         capacity: &CapacityReport,
         utilization: Option<&UtilizationReport>,
-    ) -> io::Result<()> {
-        self.writer.capacity(capacity).map_err(sqlite)?;
+    ) -> Result<(), HistoryError> {
+        self.writer.capacity(capacity)?;
         if let Some(utilization) = utilization {
-            self.writer.utilization(utilization).map_err(sqlite)?;
+            self.writer.utilization(utilization)?;
         }
         Ok(())
     }
-}
-
-fn sqlite(e: rusqlite::Error) -> io::Error {
-    io::Error::other(e.to_string())
 }
 
 /// The history file of one service.
@@ -143,7 +139,7 @@ impl History {
 
     /// Opens the file for writing (creating it), with the warning to show when it had to be
     /// started afresh.
-    pub fn writer(&self) -> Result<(Writer, Option<String>), OpenError> {
+    pub fn writer(&self) -> Result<(Writer, Option<String>), HistoryError> {
         let opened = db::open(&self.path, &self.origin)?;
         Ok((Writer::new(opened.conn, self.keep_days), opened.warning))
     }
@@ -154,7 +150,7 @@ impl History {
         &self,
         capacity: &CapacityReport,
         utilization: Option<&UtilizationReport>,
-    ) -> io::Result<Recorded> {
+    ) -> Result<Recorded, HistoryError> {
         let mut prepared = self.prepare()?;
         let mut series = prepared.series_before(capacity)?;
         crate::forecast::add_report(&mut series, capacity);
@@ -167,17 +163,15 @@ impl History {
     /// route's last figures loaded, and the forecasts' samples up to the newest report
     /// recorded. `--once` does this while it fetches, so that once the reports are in, only
     /// their rows are left to write.
-    pub fn prepare(&self) -> io::Result<Prepared> {
-        let (writer, warning) = self.writer().map_err(io::Error::other)?;
+    pub fn prepare(&self) -> Result<Prepared, HistoryError> {
+        let (writer, warning) = self.writer()?;
         let mut writer = writer.one_shot();
         // One thread for both: the reports' fetch and decoding keep the other core busy (the
         // samples read on a connection and a thread of their own made the run no shorter).
-        writer.load_routes().map_err(sqlite)?;
-        let newest_ms = read::span(writer.conn())
-            .map_err(sqlite)?
-            .map(|(_, newest)| newest);
+        writer.load_routes()?;
+        let newest_ms = read::span(writer.conn())?.map(|(_, newest)| newest);
         let series = match newest_ms {
-            Some(newest) => frames::forecast_series(writer.conn(), newest).map_err(sqlite)?,
+            Some(newest) => frames::forecast_series(writer.conn(), newest)?,
             None => Series::new(),
         };
         Ok(Prepared {
@@ -189,7 +183,7 @@ impl History {
     }
 
     /// Opens the file read-only; `Ok(None)` when there is none yet.
-    pub fn reader(&self) -> Result<Option<rusqlite::Connection>, OpenError> {
+    pub fn reader(&self) -> Result<Option<rusqlite::Connection>, HistoryError> {
         db::open_read_only(&self.path, &self.origin)
     }
 }

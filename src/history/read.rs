@@ -27,6 +27,36 @@ pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
     })
 }
 
+/// How many rows each table of a history holds: what `history info` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowCounts {
+    /// `/capacity` reports recorded (`polls`).
+    pub reports: i64,
+    /// Routes ever seen.
+    pub routes: i64,
+    /// Change points of the routes' figures (`route_samples`).
+    pub route_changes: i64,
+    /// `/utilization` reports recorded.
+    pub utilization: i64,
+}
+
+/// The rows each table holds.
+pub fn row_counts(conn: &Connection) -> rusqlite::Result<RowCounts> {
+    conn.query_row(
+        "SELECT (SELECT count(*) FROM polls), (SELECT count(*) FROM routes),
+                (SELECT count(*) FROM route_samples), (SELECT count(*) FROM utilization)",
+        [],
+        |r| {
+            Ok(RowCounts {
+                reports: r.get(0)?,
+                routes: r.get(1)?,
+                route_changes: r.get(2)?,
+                utilization: r.get(3)?,
+            })
+        },
+    )
+}
+
 /// The samples of `routes` (in their order) by slug, leaving out the routes with none.
 pub fn by_slug(routes: Vec<(i64, String)>, samples: Vec<Vec<Sample>>) -> Series {
     routes
@@ -274,7 +304,7 @@ pub fn each_report(
     from_ms: i64,
     to_ms: i64,
     mut each: impl FnMut(i64, &[(&str, &str, &str, [i64; 4])]) -> std::io::Result<()>,
-) -> Result<usize, ExportError> {
+) -> Result<usize, super::HistoryError> {
     let mut names: HashMap<i64, (String, String, String)> = HashMap::new();
     {
         let mut stmt = conn.prepare("SELECT id, slug, name, dial_code FROM routes")?;
@@ -370,7 +400,7 @@ pub fn each_route(
     from_ms: i64,
     to_ms: i64,
     mut each: impl FnMut(&str, &[(i64, [i64; 4])]) -> std::io::Result<()>,
-) -> Result<usize, ExportError> {
+) -> Result<usize, super::HistoryError> {
     let instants = reports_between(conn, from_ms, to_ms)?;
     let Some(&first) = instants.first() else {
         return Ok(0);
@@ -393,17 +423,6 @@ pub fn each_route(
         }
     }
     Ok(instants.len())
-}
-
-/// Why an export stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// Reading the history failed.
-    #[error("reading the history: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// Writing the output failed.
-    #[error("writing: {0}")]
-    Io(#[from] std::io::Error),
 }
 
 /// A UNIX-millisecond instant as a date-time (the epoch for one out of range).

@@ -236,10 +236,13 @@ fn files_others_could_write_are_refused_and_ours_are_private() {
     assert_eq!(mode(h.path()), 0o600);
     fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
     let refused = h.writer().unwrap_err();
-    assert!(matches!(refused, OpenError::Unsafe { .. }), "{refused}");
+    assert!(matches!(refused, HistoryError::Unsafe { .. }), "{refused}");
     fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
     fs::set_permissions(h.path(), fs::Permissions::from_mode(0o666)).unwrap();
-    assert!(matches!(h.writer().unwrap_err(), OpenError::Unsafe { .. }));
+    assert!(matches!(
+        h.writer().unwrap_err(),
+        HistoryError::Unsafe { .. }
+    ));
 }
 
 #[test]

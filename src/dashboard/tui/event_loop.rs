@@ -292,7 +292,8 @@ fn spawn_travel(
         let result = past
             .past_at(at.timestamp_millis(), thresholds, Utc::now())
             .await
-            .map(|p| p.store);
+            .map(|p| p.store)
+            .map_err(|e| e.to_string());
         let _ = tx.send(Input::Service(i, Event::Travelled { at, result }));
     });
 }
