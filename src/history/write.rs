@@ -327,12 +327,11 @@ impl Writer {
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
-        let frame = frames::encode(
-            self.routes
-                .first(MAX_ROUTES)
-                .filter_map(|memo| memo.last.map(|[sold, total, ..]| (memo.id, sold, total))),
-        );
-        frames::write(&self.conn, at_ms, &frame)?;
+        let entries = self
+            .routes
+            .first(MAX_ROUTES)
+            .filter_map(|memo| memo.last.map(|[sold, total, ..]| (memo.id, sold, total)));
+        frames::write(&self.conn, at_ms, entries)?;
         drop(sample);
         if self.as_it_goes {
             self.compact(at_ms)?;
