@@ -57,6 +57,39 @@ pub fn row_counts(conn: &Connection) -> rusqlite::Result<RowCounts> {
     )
 }
 
+/// A change point of a route's figures as kept: when, and the four figures (`None` where the
+/// route had left the report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteChange {
+    /// The route's slug.
+    pub slug: String,
+    /// The report it was recorded from, UNIX ms.
+    pub at_ms: i64,
+    /// Minutes sold and total, ports sold and total.
+    pub figures: Option<[i64; 4]>,
+}
+
+/// Every change point kept in `from_ms..=to_ms`, by slug, then time: what the tiers left.
+pub fn route_changes(
+    conn: &Connection,
+    from_ms: i64,
+    to_ms: i64,
+) -> rusqlite::Result<Vec<RouteChange>> {
+    conn.prepare(
+        "SELECT r.slug, s.at_ms, s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
+         FROM route_samples s JOIN routes r ON r.id = s.route
+         WHERE s.at_ms >= ?1 AND s.at_ms <= ?2 ORDER BY r.slug, s.at_ms",
+    )?
+    .query_map(params![from_ms, to_ms], |r| {
+        Ok(RouteChange {
+            slug: r.get(0)?,
+            at_ms: r.get(1)?,
+            figures: figures_of(r, 2)?,
+        })
+    })?
+    .collect()
+}
+
 /// The samples of `routes` (in their order) by slug, leaving out the routes with none.
 pub fn by_slug(routes: Vec<(i64, String)>, samples: Vec<Vec<Sample>>) -> Series {
     routes

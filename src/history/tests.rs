@@ -34,8 +34,9 @@ pub(super) fn report(at: DateTime<Utc>, routes: &[(&str, i64)]) -> CapacityRepor
     }
 }
 
-pub(super) fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+/// How many rows the history holds, as `history info` counts them.
+pub(super) fn rows(conn: &rusqlite::Connection) -> read::RowCounts {
+    read::row_counts(conn).unwrap()
 }
 
 /// A history in a fresh directory and its writer.
@@ -71,8 +72,8 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
         Outcome::AlreadyRecorded
     );
     let conn = w.conn();
-    assert_eq!(count(conn, "SELECT count(*) FROM polls"), 10);
-    assert_eq!(count(conn, "SELECT count(*) FROM route_samples"), 10 + 1);
+    assert_eq!(rows(conn).reports, 10);
+    assert_eq!(rows(conn).route_changes, 10 + 1);
     let (cap, _) = read::figures_at(conn, t(4 * 60 + 30).timestamp_millis(), |_| 120_000)
         .unwrap()
         .unwrap();
@@ -137,7 +138,7 @@ fn a_writer_that_loaded_the_routes_finds_them_moved_listed_twice_new_or_renamed(
             ("d", 1, "Route d")
         ]
     );
-    assert_eq!(count(w.conn(), "SELECT count(*) FROM routes"), 4);
+    assert_eq!(rows(w.conn()).routes, 4);
 }
 
 #[test]
@@ -184,7 +185,7 @@ fn two_writers_do_not_write_the_same_samples() {
         two.capacity(&report(t(3), &[("a", 2)])).unwrap(),
         Outcome::Written { rows: 0, .. }
     ));
-    assert_eq!(count(one.conn(), "SELECT count(*) FROM route_samples"), 2);
+    assert_eq!(rows(one.conn()).route_changes, 2);
 }
 
 #[test]
@@ -257,7 +258,7 @@ fn the_recorder_writes_on_its_thread_and_seeds_the_forecasts() {
     recorder.capacity(Arc::new(report(t(300), &[("a", 2500)])));
     recorder.close();
     let conn = h.reader().unwrap().unwrap();
-    assert_eq!(count(&conn, "SELECT count(*) FROM polls"), 6);
+    assert_eq!(rows(&conn).reports, 6);
 }
 
 #[test]
@@ -284,7 +285,7 @@ fn a_full_disk_fails_one_write_by_that_name_and_the_next_writes_what_changed() {
         w.capacity(&report(t(120), &routes)).unwrap(),
         Outcome::Written { rows: 2001, .. }
     ));
-    assert_eq!(count(w.conn(), "SELECT count(*) FROM polls"), 2);
+    assert_eq!(rows(w.conn()).reports, 2);
 }
 
 #[test]
@@ -345,7 +346,7 @@ fn every_read_gives_back_the_figures_of_each_report() {
         w.capacity(&report(t(m * 60), routes)).unwrap();
     }
     let conn = w.conn();
-    assert_eq!(count(conn, "SELECT count(*) FROM route_samples"), 25 + 2);
+    assert_eq!(rows(conn).route_changes, 25 + 2);
     for m in [0, 5, 19, 20, 24] {
         let (cap, _) = read::figures_at(conn, t(m * 60).timestamp_millis(), |_| 0)
             .unwrap()
