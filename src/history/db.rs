@@ -35,20 +35,17 @@ pub const APPLICATION_ID: i32 = 0x6361_7074;
 /// `PRAGMA user_version` of the schema written here.
 pub const SCHEMA_VERSION: i32 = 1;
 /// Bytes the write-ahead log is cut back to when it starts over after a transaction that grew
-/// it past them. SQLite reuses the log from its start after each checkpoint but keeps the file
-/// at the largest size it ever reached: a dashboard watching 10,000 routes of a service whose
-/// clock ran 600 times real time (every route moving at each poll) had transactions of 9,000
-/// pages leave 33 MiB of log beside a 52-MiB file, for good. Four times the log of SQLite's
-/// automatic checkpoint (1,000 pages), so that the usual log, a few reports long, is never
-/// cut and grown again.
+/// it past them: SQLite reuses the log from its start after each checkpoint but keeps the file
+/// at the largest size it ever reached, so one large transaction would leave a large log for
+/// good. Four times the log of SQLite's automatic checkpoint (1,000 pages), so that the usual
+/// log, a few reports long, is never cut and grown again.
 pub const WAL_SIZE_LIMIT: i64 = 16 << 20;
 
 /// Pages of write-ahead log after which a writer copies the log back into the file
 /// (`wal_autocheckpoint`), and bytes the log is cut back to (`journal_size_limit`, four times
 /// as many, at most [`WAL_SIZE_LIMIT`]), for reports of `routes` routes. SQLite's 1,000 pages
 /// at 10,000 routes, whose reports write hundreds of pages; a page for every ten routes below,
-/// down to 128 pages (512 KiB): at 1,000 pages, the log of a service of 14 routes recorded for
-/// 35 days was 4.2 MB beside a file of 0.9 MB, most of the history's disk for no reason.
+/// down to 128 pages (512 KiB), so that a small service's log is not most of its history's disk.
 pub fn log_limits(routes: usize) -> (i64, i64) {
     let pages = i64::try_from(routes / 10)
         .unwrap_or(i64::MAX)

@@ -41,7 +41,7 @@ pub const FINE_STEP_MS: i64 = 5 * 60_000;
 /// The step of the oldest tier.
 pub const COARSE_STEP_MS: i64 = HOUR_MS;
 /// Service time between two thinnings by `--once` and `check`: a day. A one-shot run waits
-/// for its thinning, which at 10,000 routes costs more than the run itself; where a dashboard
+/// for its thinning, which at many routes costs more than the run itself; where a dashboard
 /// or a relay records the same service it thins with every report anyway, and a file written
 /// by cron jobs alone is thinned once a day (its dense tier holding a day more of polls).
 pub const ONE_SHOT_COMPACT_EVERY_MS: i64 = 24 * HOUR_MS;
@@ -109,8 +109,7 @@ impl Writer {
 
     /// A writer of many reports at once (a recorded past imported, as `--demo` starts with):
     /// the log keeps SQLite's 1,000 pages whatever the routes, copied back and synced every
-    /// thousand pages rather than every 128. At 14 routes and a week of reports at 5-minute
-    /// steps, the smaller log made `--demo`'s start 50 ms longer.
+    /// thousand pages rather than every 128, so that `--demo`'s start copies it back rarely.
     pub fn importing(mut self) -> Writer {
         self.importing = true;
         self
@@ -378,8 +377,7 @@ impl Writer {
     }
 
     /// Runs `sql` through the connection's cache of prepared statements: a running face writes
-    /// the same twenty statements with every report, and preparing them anew each time was a
-    /// tenth of its writing.
+    /// the same twenty statements with every report.
     fn run(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
         self.conn.prepare_cached(sql)?.execute(params)
     }
