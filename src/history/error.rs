@@ -118,10 +118,3 @@ impl From<rusqlite::Error> for HistoryError {
         }
     }
 }
-
-impl HistoryError {
-    /// Whether it is the disk (or the quota) that is full.
-    pub fn is_full(&self) -> bool {
-        matches!(self, HistoryError::Full(_))
-    }
-}
