@@ -81,9 +81,7 @@ fn run(routes: usize, days: i64) -> anyhow::Result<()> {
     let log = std::fs::metadata(log_path).map_or(0, |m| m.len());
     let conn = writer.conn();
     let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
-    let rows: i64 = conn
-        .query_row("SELECT count(*) FROM route_samples", [], |r| r.get(0))
-        .unwrap_or(0);
+    let rows = captop::history::read::row_counts(conn).map_or(0, |rows| rows.route_changes);
     let size = std::fs::metadata(history.path()).map_or(0, |m| m.len());
     dense.sort();
     let pick = |q: f64| {

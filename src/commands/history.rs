@@ -6,8 +6,7 @@ use std::io::Write;
 use crate::cli::{ExportFormat, HistoryCommand, HistoryExportArgs};
 use crate::config::Settings;
 use crate::history::export::{self, Format, parse_instant, rfc3339};
-use crate::history::read::ExportError;
-use crate::history::{History, read};
+use crate::history::{History, HistoryError, read};
 
 /// Runs a `history` subcommand; returns the exit code.
 pub fn run(
@@ -31,18 +30,23 @@ pub fn run(
     match result {
         Ok(()) => 0,
         Err(why) => {
-            let _ = writeln!(stderr, "captop: {}", crate::text::sanitize(&why));
+            let _ = writeln!(
+                stderr,
+                "captop: {}",
+                crate::text::sanitize(&why.to_string())
+            );
             crate::setup::EXIT_FAILURE
         }
     }
 }
 
-fn info(history: &History, out: &mut dyn Write) -> Result<(), String> {
-    let w = |out: &mut dyn Write, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
+fn info(history: &History, out: &mut dyn Write) -> Result<(), HistoryError> {
+    let w = |out: &mut dyn Write, line: String| writeln!(out, "{line}");
     w(out, format!("service  {}", history.origin()))?;
     w(out, format!("file     {}", history.path().display()))?;
-    let Some(conn) = history.reader().map_err(|e| e.to_string())? else {
-        return w(out, "nothing recorded yet".to_owned());
+    let Some(conn) = history.reader()? else {
+        w(out, "nothing recorded yet".to_owned())?;
+        return Ok(());
     };
     // The write-ahead log is on the disk as much as the file (up to 16 MiB at 10,000 routes).
     let bytes = |path: &std::path::Path| std::fs::metadata(path).map_or(0, |m| m.len());
@@ -62,8 +66,7 @@ fn info(history: &History, out: &mut dyn Write) -> Result<(), String> {
             format!("size     {:.1} MB", mb(file))
         },
     )?;
-    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap_or(0) };
-    let span = read::span(&conn).map_err(|e| e.to_string())?;
+    let span = read::span(&conn)?;
     match span {
         Some((oldest, newest)) => w(
             out,
@@ -75,30 +78,27 @@ fn info(history: &History, out: &mut dyn Write) -> Result<(), String> {
         )?,
         None => w(out, "spans    nothing yet".to_owned())?,
     }
+    let rows = read::row_counts(&conn)?;
     w(
         out,
         format!(
             "rows     {} reports, {} routes, {} route changes, {} utilization figures",
-            count("SELECT count(*) FROM polls"),
-            count("SELECT count(*) FROM routes"),
-            count("SELECT count(*) FROM route_samples"),
-            count("SELECT count(*) FROM utilization"),
+            rows.reports, rows.routes, rows.route_changes, rows.utilization
         ),
-    )
+    )?;
+    Ok(())
 }
 
 fn export_window(
     history: &History,
     args: &HistoryExportArgs,
     out: &mut dyn Write,
-) -> Result<(), String> {
-    let conn = history
-        .reader()
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("nothing recorded yet in {}", history.path().display()))?;
-    let (oldest, newest) = read::span(&conn)
-        .map_err(|e| e.to_string())?
-        .ok_or("nothing recorded yet")?;
+) -> Result<(), HistoryError> {
+    let nothing = || HistoryError::NothingRecorded {
+        origin: history.origin().to_owned(),
+    };
+    let conn = history.reader()?.ok_or_else(nothing)?;
+    let (oldest, newest) = read::span(&conn)?.ok_or_else(nothing)?;
     let from = match &args.from {
         Some(text) => parse_instant(text, newest)?,
         None => oldest,
@@ -108,11 +108,10 @@ fn export_window(
         None => newest,
     };
     if from > to {
-        return Err(format!(
-            "--from {} is after --to {}",
-            rfc3339(from),
-            rfc3339(to)
-        ));
+        return Err(HistoryError::EmptyWindow {
+            from: rfc3339(from),
+            to: rfc3339(to),
+        });
     }
     let format = match args.format {
         ExportFormat::Csv => Format::Csv,
@@ -126,7 +125,7 @@ fn export_window(
     });
     match written {
         // `captop history export | head`: the reader had enough.
-        Err(ExportError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(|e| e.to_string()),
+        Err(HistoryError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }

@@ -128,7 +128,7 @@ pub enum ValueError {
     HistoryUrlMissing,
     /// A `url` or `match` the history's source refuses.
     #[error("[history] {0}")]
-    HistorySource(String),
+    HistorySource(crate::history::source::SourceError),
     /// Two ways of authenticating to Prometheus.
     #[error("[history] give bearer_token_file or basic_auth_file, not both")]
     HistoryTwoAuths,

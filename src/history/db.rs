@@ -1,38 +1,25 @@
-//! Opening a history file: where it lives, who may write it, its schema (and the move from
-//! an earlier one), and what is done with a file that is not ours (moved aside, started afresh).
+//! Opening a history file: where it lives, who may write it, its schema, and what is done
+//! with a file that is not ours (moved aside, started afresh).
 //!
 //! ```sql
-//! routes           (id, slug UNIQUE, name, dial_code)
-//! samples_by_time  (at_ms, route, minutes_sold, minutes_total, ports_sold, ports_total)
-//!                  -- a row per change of a route's figures (a change point), the newest ones;
-//!                  -- all four NULL when the route left the report; PRIMARY KEY (at_ms, route)
-//! samples_by_route (route, at_ms, …the same four)  -- the older change points, thinned by tier;
-//!                  -- PRIMARY KEY (route, at_ms); INDEX samples_by_route_at (at_ms), so that
-//!                  -- thinning finds the rows that aged into a tier without a look at every route
-//! route_samples    VIEW: samples_by_route UNION ALL samples_by_time, every change point
-//! route_latest     (route PRIMARY KEY, at_ms, …the same four)  -- each route's last row
-//! polls            (at_ms PRIMARY KEY, routes)     -- the reports recorded: what was seen when
-//! utilization      (at_ms PRIMARY KEY, date, minutes_run_today, daily_sold, daily_active,
-//!                   daily_paused, utilized, available, pct, active_ports, paused_ports,
-//!                   provisioning_ports)
-//! forecast_frames_narrow (at_ms PRIMARY KEY, routes) -- the forecasts' samples, ready to read
-//! meta             (key PRIMARY KEY, value)        -- origin, keep_days, instants of upkeep
+//! routes        (id, slug UNIQUE, name, dial_code)
+//! route_samples (route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total)
+//!               -- a row per change of a route's figures (a change point), thinned by tier;
+//!               -- all four NULL when the route left the report; PRIMARY KEY (route, at_ms),
+//!               -- so a route's days and its latest row read back in one range;
+//!               -- INDEX route_samples_at (at_ms), so thinning finds the rows that aged
+//! polls         (at_ms PRIMARY KEY, routes)     -- the reports recorded: what was seen when
+//! utilization   (at_ms PRIMARY KEY, date, minutes_run_today, daily_sold, daily_active,
+//!                daily_paused, utilized, available, pct, active_ports, paused_ports,
+//!                provisioning_ports)
+//! meta          (key PRIMARY KEY, value)        -- origin, instants of upkeep
 //! ```
-//!
-//! Why two tables of change points: a report where every route changed adds a row per route.
-//! Kept by route, those rows land on a page of the file each (10,000 pages read and written at
-//! 10,000 routes); kept by time, they are appended to the last few. So reports are written to
-//! `samples_by_time`, and the writer moves its rows to `samples_by_route` in one pass, route by
-//! route, when it thins the file or when they grow past [`super::write::FOLD_ROWS`]: the days of
-//! a route still read back in one range, and every row of `samples_by_time` is newer than those
-//! of its route in `samples_by_route`. `route_latest` lets a writer learn every route's last
-//! figures from a few pages rather than from a page per route.
 //!
 //! Every `at_ms` is the service's `generated_at`, UNIX milliseconds: history runs on the
 //! service's clock. The file is SQLite in WAL mode: one writer at a time (the others wait up to
-//! [`BUSY_TIMEOUT`] and then skip their sample), readers never blocked by it. A file of schema 1
-//! (one `route_samples` table, kept by route) is moved to schema 2 by the first process that
-//! opens it for writing, in one transaction; read-only, it is read as it is.
+//! [`BUSY_TIMEOUT`] and then skip their sample), readers never blocked by it. A file whose
+//! `application_id` or `user_version` is not this schema's is not ours: moved aside when opened
+//! for writing, refused when opened read-only.
 
 use std::fs;
 use std::io;
@@ -41,27 +28,24 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+use super::HistoryError;
+
 /// `PRAGMA application_id` of a captop history file ("capt").
 pub const APPLICATION_ID: i32 = 0x6361_7074;
 /// `PRAGMA user_version` of the schema written here.
-pub const SCHEMA_VERSION: i32 = 2;
-/// The earlier schema, moved to this one when opened for writing.
-const SCHEMA_VERSION_1: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 1;
 /// Bytes the write-ahead log is cut back to when it starts over after a transaction that grew
-/// it past them. SQLite reuses the log from its start after each checkpoint but keeps the file
-/// at the largest size it ever reached: a dashboard watching 10,000 routes of a service whose
-/// clock ran 600 times real time (every route moving at each poll) had transactions of 9,000
-/// pages leave 33 MiB of log beside a 52-MiB file, for good. Four times the log of SQLite's
-/// automatic checkpoint (1,000 pages), so that the usual log, a few reports long, is never
-/// cut and grown again.
+/// it past them: SQLite reuses the log from its start after each checkpoint but keeps the file
+/// at the largest size it ever reached, so one large transaction would leave a large log for
+/// good. Four times the log of SQLite's automatic checkpoint (1,000 pages), so that the usual
+/// log, a few reports long, is never cut and grown again.
 pub const WAL_SIZE_LIMIT: i64 = 16 << 20;
 
 /// Pages of write-ahead log after which a writer copies the log back into the file
 /// (`wal_autocheckpoint`), and bytes the log is cut back to (`journal_size_limit`, four times
 /// as many, at most [`WAL_SIZE_LIMIT`]), for reports of `routes` routes. SQLite's 1,000 pages
 /// at 10,000 routes, whose reports write hundreds of pages; a page for every ten routes below,
-/// down to 128 pages (512 KiB): at 1,000 pages, the log of a service of 14 routes recorded for
-/// 35 days was 4.2 MB beside a file of 0.9 MB, most of the history's disk for no reason.
+/// down to 128 pages (512 KiB), so that a small service's log is not most of its history's disk.
 pub fn log_limits(routes: usize) -> (i64, i64) {
     let pages = i64::try_from(routes / 10)
         .unwrap_or(i64::MAX)
@@ -83,7 +67,7 @@ CREATE TABLE IF NOT EXISTS routes (
     name TEXT NOT NULL,
     dial_code TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS samples_by_route (
+CREATE TABLE IF NOT EXISTS route_samples (
     route INTEGER NOT NULL,
     at_ms INTEGER NOT NULL,
     minutes_sold INTEGER,
@@ -92,6 +76,7 @@ CREATE TABLE IF NOT EXISTS samples_by_route (
     ports_total INTEGER,
     PRIMARY KEY (route, at_ms)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS route_samples_at ON route_samples (at_ms);
 CREATE TABLE IF NOT EXISTS polls (at_ms INTEGER PRIMARY KEY, routes INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS utilization (
     at_ms INTEGER PRIMARY KEY,
@@ -109,74 +94,6 @@ CREATE TABLE IF NOT EXISTS utilization (
 );
 ";
 
-/// What schema 2 adds to schema 1 (whose `route_samples` table is renamed `samples_by_route`
-/// first): the newest change points kept by time, each route's last row, and the view that
-/// shows every change point under the old name.
-const SCHEMA_2: &str = "
-CREATE TABLE IF NOT EXISTS samples_by_time (
-    at_ms INTEGER NOT NULL,
-    route INTEGER NOT NULL,
-    minutes_sold INTEGER,
-    minutes_total INTEGER,
-    ports_sold INTEGER,
-    ports_total INTEGER,
-    PRIMARY KEY (at_ms, route)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS route_latest (
-    route INTEGER PRIMARY KEY,
-    at_ms INTEGER NOT NULL,
-    minutes_sold INTEGER,
-    minutes_total INTEGER,
-    ports_sold INTEGER,
-    ports_total INTEGER
-);
-CREATE VIEW IF NOT EXISTS route_samples AS
-    SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
-      FROM samples_by_route
-    UNION ALL
-    SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
-      FROM samples_by_time;
-";
-
-/// The index by time that thinning finds the rows aged into a tier with.
-const SAMPLES_BY_ROUTE_AT: &str =
-    "CREATE INDEX IF NOT EXISTS samples_by_route_at ON samples_by_route (at_ms)";
-
-/// Each route's last row of `samples_by_route` into `route_latest`, for the routes it has
-/// none for (a file moved from schema 1, an earlier captop's hour imported).
-pub const FILL_LATEST: &str = "
-INSERT OR IGNORE INTO route_latest
-  SELECT s.route, s.at_ms, s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
-  FROM routes r JOIN samples_by_route s ON s.route = r.id
-    AND s.at_ms = (SELECT max(at_ms) FROM samples_by_route WHERE route = r.id)";
-
-/// Why a history file could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    /// The directory or the file could be written by another user.
-    #[error("{path} is writable by other users; history is off until it is not")]
-    Unsafe {
-        /// The directory or file.
-        path: PathBuf,
-    },
-    /// The file system said no (a read-only state dir, no space, …).
-    #[error("{path}: {source}")]
-    Io {
-        /// What was being opened.
-        path: PathBuf,
-        /// Why.
-        source: io::Error,
-    },
-    /// SQLite said no.
-    #[error("{path}: {source}")]
-    Sqlite {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: rusqlite::Error,
-    },
-}
-
 /// An open history file, and the warning to show if it had to be started afresh.
 #[derive(Debug)]
 pub struct Opened {
@@ -189,16 +106,16 @@ pub struct Opened {
 /// Opens (creating it and its directory if need be) the history file at `path` for `origin`,
 /// read-write. A file that is not a captop history of this origin is moved aside and started
 /// afresh, with a warning; a file or directory others could write is refused.
-pub fn open(path: &Path, origin: &str) -> Result<Opened, OpenError> {
+pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir(dir).map_err(|source| OpenError::Io {
+    create_private_dir(dir).map_err(|source| HistoryError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
     check_private(dir)?;
     // Create the file ourselves, so it is born 0600 (SQLite gives its -wal and -shm files the
     // database's mode).
-    crate::poll::shared::open_private_file(path).map_err(|source| OpenError::Io {
+    crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
         path: path.to_path_buf(),
         source,
     })?;
@@ -210,19 +127,19 @@ pub fn open(path: &Path, origin: &str) -> Result<Opened, OpenError> {
         }),
         Err(Refused::Io(e)) => Err(e),
         Err(Refused::NotOurs(why)) => {
-            let aside = move_aside(path).map_err(|source| OpenError::Io {
+            let aside = move_aside(path).map_err(|source| HistoryError::Io {
                 path: path.to_path_buf(),
                 source,
             })?;
-            crate::poll::shared::open_private_file(path).map_err(|source| OpenError::Io {
+            crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
                 path: path.to_path_buf(),
                 source,
             })?;
             let conn = try_open(path, origin).map_err(|e| match e {
                 Refused::Io(e) => e,
-                Refused::NotOurs(why) => OpenError::Io {
+                Refused::NotOurs(why) => HistoryError::NotOurs {
                     path: path.to_path_buf(),
-                    source: io::Error::other(why),
+                    why,
                 },
             })?;
             let warning = format!(
@@ -241,14 +158,11 @@ pub fn open(path: &Path, origin: &str) -> Result<Opened, OpenError> {
 
 /// Opens an existing history file read-only (for `history export` and `--once --at` on a
 /// machine that only reads). `Ok(None)` when there is none.
-pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, OpenError> {
+pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, HistoryError> {
     if !path.exists() {
         return Ok(None);
     }
-    let sqlite = |source| OpenError::Sqlite {
-        path: path.to_path_buf(),
-        source,
-    };
+    let sqlite = HistoryError::from;
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -256,20 +170,17 @@ pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, O
     .map_err(sqlite)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
     match whose(&conn, origin) {
-        Ok(None) => {
-            read_schema_1_as_2(&conn).map_err(sqlite)?;
-            Ok(Some(conn))
-        }
-        Ok(Some(why)) => Err(OpenError::Io {
+        Ok(None) => Ok(Some(conn)),
+        Ok(Some(why)) => Err(HistoryError::NotOurs {
             path: path.to_path_buf(),
-            source: io::Error::other(why),
+            why,
         }),
         Err(source) => Err(sqlite(source)),
     }
 }
 
 enum Refused {
-    Io(OpenError),
+    Io(HistoryError),
     /// Not a captop history of this origin: why.
     NotOurs(String),
 }
@@ -279,10 +190,7 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
         if is_not_a_database(&source) {
             Refused::NotOurs(format!("not a database ({source})"))
         } else {
-            Refused::Io(OpenError::Sqlite {
-                path: path.to_path_buf(),
-                source,
-            })
+            Refused::Io(HistoryError::from(source))
         }
     };
     let conn = Connection::open(path).map_err(sqlite)?;
@@ -303,70 +211,16 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
         .map_err(sqlite)?;
     if fresh == 0 {
         create_schema(&conn, origin).map_err(sqlite)?;
-    } else {
-        migrate(&conn).map_err(sqlite)?;
     }
     Ok(conn)
 }
 
-/// The version of the schema in the file.
-fn schema_version(conn: &Connection) -> rusqlite::Result<i32> {
-    conn.pragma_query_value(None, "user_version", |row| row.get(0))
-}
-
-/// Moves a file of schema 1 to schema 2, in one transaction (another process may be doing the
-/// same: whichever comes second finds it done).
-fn migrate(conn: &Connection) -> rusqlite::Result<()> {
-    if schema_version(conn)? != SCHEMA_VERSION_1 {
-        // A file of schema 2 written before thinning looked rows up by time: its index, made
-        // once (under a second for a week at 10,000 routes), and readable by those captops too.
-        return conn.execute_batch(SAMPLES_BY_ROUTE_AT);
-    }
-    in_immediate(conn, || {
-        if schema_version(conn)? != SCHEMA_VERSION_1 {
-            return Ok(());
-        }
-        conn.execute_batch("ALTER TABLE route_samples RENAME TO samples_by_route")?;
-        conn.execute_batch(SCHEMA_2)?;
-        conn.execute_batch(SAMPLES_BY_ROUTE_AT)?;
-        conn.execute_batch(FILL_LATEST)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
-    })
-}
-
-/// A file of schema 1 opened read-only reads as one of schema 2 whose newest change points are
-/// all kept by route: the names the reads use, on this connection only.
-fn read_schema_1_as_2(conn: &Connection) -> rusqlite::Result<()> {
-    if schema_version(conn)? != SCHEMA_VERSION_1 {
-        return Ok(());
-    }
-    conn.execute_batch(
-        "CREATE TEMP VIEW samples_by_route AS SELECT * FROM main.route_samples;
-         CREATE TEMP TABLE samples_by_time (
-             at_ms INTEGER NOT NULL, route INTEGER NOT NULL, minutes_sold INTEGER,
-             minutes_total INTEGER, ports_sold INTEGER, ports_total INTEGER,
-             PRIMARY KEY (at_ms, route)) WITHOUT ROWID;",
-    )
-}
-
-/// The forecast frames' table ([`super::frames`]), made by every captop that writes (an earlier
-/// captop leaves it alone).
-pub const FRAMES_TABLE: &str = "CREATE TABLE IF NOT EXISTS forecast_frames_narrow (
+/// The forecast frames' table ([`super::frames`]).
+pub const FRAMES_TABLE: &str = "CREATE TABLE IF NOT EXISTS forecast_frames (
     at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL)";
-/// The `meta` key of the instant from which every report has its frame.
-pub const FRAMES_FROM_KEY: &str = "narrow_frames_from_ms";
 /// The `meta` key of the instant before which the frames are thinned ([`super::frames::write`]):
-/// where the next writer's thinning starts, so that a `--once` thins only what aged since the
-/// writer before it rather than the whole week again.
-pub const FRAMES_THINNED_KEY: &str = "narrow_frames_thinned_from_ms";
-/// Drops the frames of earlier captops (three `i64`s a route, then varints) and their `meta`
-/// keys (an earlier captop that writes the file again makes them anew from the change points).
-pub const DROP_EARLIER_FRAMES: &str = "DROP TABLE IF EXISTS forecast_frames;
-    DROP TABLE IF EXISTS forecast_frames_packed;
-    DELETE FROM meta WHERE key IN
-        ('frames_from_ms', 'packed_frames_from_ms', 'packed_frames_thinned_from_ms')";
-/// [`FRAMES_FROM_KEY`] of a file whose every report has its frame, from the start.
-pub const FRAMES_WHOLE: i64 = i64::MIN;
+/// where the next writer's thinning starts.
+pub const FRAMES_THINNED_KEY: &str = "frames_thinned_from_ms";
 
 /// An instant the file keeps in `meta` under `key` (when it was thinned, from when its forecast
 /// frames are whole).
@@ -403,10 +257,7 @@ pub fn in_immediate(
 fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
     in_immediate(conn, || {
         conn.execute_batch(SCHEMA)?;
-        conn.execute_batch(SCHEMA_2)?;
-        conn.execute_batch(SAMPLES_BY_ROUTE_AT)?;
         conn.execute_batch(FRAMES_TABLE)?;
-        set_meta_ms(conn, FRAMES_FROM_KEY, FRAMES_WHOLE)?;
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
             [origin],
@@ -428,7 +279,7 @@ fn whose(conn: &Connection, origin: &str) -> rusqlite::Result<Option<String>> {
     if app != APPLICATION_ID {
         return Ok(Some("another program's database".to_owned()));
     }
-    if version != SCHEMA_VERSION && version != SCHEMA_VERSION_1 {
+    if version != SCHEMA_VERSION {
         return Ok(Some(format!("of another schema version ({version})")));
     }
     let theirs: Option<String> = conn
@@ -485,17 +336,17 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Refuses a file or directory that is not ours or that others may write.
-fn check_private(path: &Path) -> Result<(), OpenError> {
+fn check_private(path: &Path) -> Result<(), HistoryError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let meta = fs::metadata(path).map_err(|source| OpenError::Io {
+        let meta = fs::metadata(path).map_err(|source| HistoryError::Io {
             path: path.to_path_buf(),
             source,
         })?;
         let ours = fs::metadata("/proc/self").map_or(true, |me| me.uid() == meta.uid());
         if !ours || meta.mode() & 0o022 != 0 {
-            return Err(OpenError::Unsafe {
+            return Err(HistoryError::Unsafe {
                 path: path.to_path_buf(),
             });
         }

@@ -8,9 +8,9 @@ use std::io::Write;
 use chrono::{DateTime, SecondsFormat};
 use rusqlite::Connection;
 
+use super::HistoryError;
 use super::read::{
-    ExportError, each_report, each_route, instant, reports_between, route_names,
-    utilization_between,
+    each_report, each_route, instant, reports_between, route_names, utilization_between,
 };
 use crate::api::model::UtilizationReport;
 
@@ -27,17 +27,13 @@ pub enum Format {
 
 /// The instant `text` names: RFC 3339, or `-N` followed by `m`, `h`, `d` or `w`, counted back
 /// from `newest_ms` (the newest report recorded: the service's clock, not this machine's).
-pub fn parse_instant(text: &str, newest_ms: i64) -> Result<i64, String> {
+pub fn parse_instant(text: &str, newest_ms: i64) -> Result<i64, HistoryError> {
     let text = text.trim();
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {
         return Ok(at.timestamp_millis());
     }
-    let bad = || {
-        format!(
-            "{:?} is not a time: give RFC 3339 (2026-11-24T18:00:00Z) or a time back from the \
-             newest figures (-90m, -3h, -1d, -2w)",
-            crate::text::fit(text, 40)
-        )
+    let bad = || HistoryError::BadInstant {
+        text: crate::text::fit(text, 40),
     };
     let back = text.strip_prefix('-').ok_or_else(bad)?;
     let split = back.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
@@ -69,7 +65,7 @@ pub fn export(
     to_ms: i64,
     format: Format,
     out: &mut dyn Write,
-) -> Result<usize, ExportError> {
+) -> Result<usize, HistoryError> {
     match format {
         Format::Csv => {
             writeln!(
@@ -122,7 +118,7 @@ fn open_metrics(
     from_ms: i64,
     to_ms: i64,
     out: &mut dyn Write,
-) -> Result<usize, ExportError> {
+) -> Result<usize, HistoryError> {
     type Points = fn(&[i64; 4]) -> Vec<(&'static str, f64)>;
     let families: [(&str, &str, &str, Points); 3] = [
         (
@@ -219,7 +215,7 @@ fn route_info(
     from_ms: i64,
     to_ms: i64,
     out: &mut dyn Write,
-) -> Result<(), ExportError> {
+) -> Result<(), HistoryError> {
     let names = route_names(conn)?;
     let name = "captop_route_info";
     family(
@@ -254,7 +250,7 @@ fn generated(
     to_ms: i64,
     utilization: &[UtilizationReport],
     out: &mut dyn Write,
-) -> Result<(), ExportError> {
+) -> Result<(), HistoryError> {
     let name = "captop_figures_generated_timestamp_seconds";
     family(
         out,
@@ -282,7 +278,7 @@ fn generated(
 fn utilization_families(
     reports: &[UtilizationReport],
     out: &mut dyn Write,
-) -> Result<(), ExportError> {
+) -> Result<(), HistoryError> {
     type Parts = fn(&UtilizationReport) -> Vec<(&'static str, Option<f64>)>;
     let families: [(&str, &str, &str, Parts); 5] = [
         (

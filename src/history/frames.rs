@@ -1,44 +1,26 @@
-//! The forecasts' samples kept ready to read: a frame per report, holding the minutes sold and
-//! total of the first [`crate::forecast::MAX_ROUTES`] routes, so that a `--once` reads a week of
-//! them as a few hundred rows rather than a hundred thousand change points.
+//! The forecasts' samples kept ready to read (the frames cache): a frame per report, holding the
+//! minutes sold and total of the first [`crate::forecast::MAX_ROUTES`] routes, so that a
+//! `--once` reads a week of them as a few hundred rows rather than every route's change points.
+//! [`read::changes_series`] is the plain path it stands for, and the tests compare the two.
 //!
 //! ```sql
-//! forecast_frames_narrow (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's
-//!                                                         -- gap, sold, total (see encode)
-//! meta narrow_frames_from_ms                              -- whole from this instant on
-//! meta narrow_frames_thinned_from_ms                      -- thinned before this instant
+//! forecast_frames (at_ms PRIMARY KEY, routes BLOB) -- per route (id order): the id's gap,
+//!                                                  -- sold, total (see encode)
+//! meta frames_thinned_from_ms                      -- thinned before this instant
+//! meta frames_whole_from_ms                        -- every report after it has its frame
 //! ```
 //!
-//! Each recorded report writes its frame and drops the frames before it in the same
-//! [`STEP_MS`]; frames older than an hour keep the last of each hour (thinned from where the
-//! report before stopped, see [`write()`]), and none is kept past [`FORECAST_DAYS`] and a day.
-//! That is the shape of the samples the forecasts are made from ([`forecast_series`]): every
-//! half minute over the last hour, hourly before.
+//! Each recorded report writes its frame, in the same transaction as its rows, and drops the
+//! frames before it in the same [`STEP_MS`]; frames older than an hour keep the last of each
+//! hour (thinned from where the report before stopped, see [`write()`]), and none is kept past
+//! [`FORECAST_DAYS`] and a day. That is the shape of the samples the forecasts are made from
+//! ([`forecast_series`]): every half minute over the last hour, hourly before.
 //!
-//! The frames are made from the change points and can always be made again from them: a file
-//! of an earlier captop, or one with an earlier captop's hour imported, has them rebuilt once
-//! ([`ensure`]); a report recorded by an earlier captop (which writes none) leaves the newest
-//! frame older than the newest report, and the forecasts are read from the change points until
-//! a report with its frame is recorded. Why a blob: 1,000 routes × a week of hours read as rows
-//! cost 46 ms at 0.35 µs a row; as a blob a frame is one row.
-//!
-//! Why ten bytes a route ([`encode`]): the id's gap from the one before in two bytes, the
-//! minutes sold and total in four each, little-endian. Three `i64`s took 24 bytes (24 kB a
-//! frame: six pages of the write-ahead log with every report, and 4.3 MB to read for a week);
-//! varints took 1, 3 and 3 bytes of the demo's figures (8.9 kB a frame), but decoding them was
-//! 28 of the 40 million instructions of reading a week at 1,000 routes, on the thread that a
-//! `--once` reads the file on while its reports are fetched. A frame with a figure that does
-//! not fit (negative, or above `u32::MAX`) or an id gap above `u16::MAX` is written as varints
-//! instead, which its first byte says.
-//!
-//! Earlier captops' frames (`forecast_frames`, three `i64`s a route, and
-//! `forecast_frames_packed`, varints) are dropped when these are first made, with their `meta`
-//! keys: an earlier captop that writes the file again makes its own anew, and neither reads the
-//! other's.
+//! One encoding ([`encode`]): ten bytes a route, the id's gap from the one before in two, the
+//! minutes sold and total in four each, little-endian. A report whose figures do not fit
+//! (negative, above `u32::MAX`) has no frame: the frames are whole only after it, and until
+//! they cover the forecasts' days again the samples are read from the change points.
 
-use std::collections::BTreeMap;
-
-use integer_encoding::VarInt;
 use rusqlite::{Connection, params};
 
 use super::db;
@@ -48,145 +30,47 @@ use crate::forecast::{Sample, Series};
 
 /// The step of the last hour's frames: one kept per step (the last), as the forecasts sample.
 pub const STEP_MS: i64 = 30_000;
-/// Bytes a route takes in a frame of [`NARROW`] entries.
-const NARROW_BYTES: usize = 10;
-/// Bytes a frame of narrow entries takes: room made at once.
-const FRAME_BYTES: usize = 1 + crate::forecast::MAX_ROUTES * NARROW_BYTES;
-/// A frame's first byte: entries of [`NARROW_BYTES`].
-const NARROW: u8 = 1;
-/// A frame's first byte: entries as three varints (a figure did not fit in a narrow entry).
-const VARINTS: u8 = 0;
+/// Bytes a route takes in a frame.
+const ENTRY_BYTES: usize = 10;
+/// The `meta` key of the instant after which every report has its frame (none: from the start).
+const WHOLE_FROM_KEY: &str = "frames_whole_from_ms";
 
 /// A route's figures in a frame: its id in `routes`, minutes sold and total.
 pub type Entry = (i64, i64, i64);
 
-/// A frame of `entries` (ids ascending): after its first byte, for each, the gap from the id
-/// before (from 0), the minutes sold and the total, narrow (`u16`, `u32`, `u32`, little-endian)
-/// when every one fits, else as varints.
-pub fn encode(entries: impl Iterator<Item = Entry> + Clone) -> Vec<u8> {
-    let mut blob = Vec::with_capacity(FRAME_BYTES);
-    blob.push(NARROW);
+/// A frame of `entries` (ids ascending): for each, the gap from the id before (from 0), the
+/// minutes sold and the total (`u16`, `u32`, `u32`, little-endian); `None` when one does not fit.
+pub fn encode(entries: impl Iterator<Item = Entry>) -> Option<Vec<u8>> {
+    let mut blob = Vec::with_capacity(crate::forecast::MAX_ROUTES * ENTRY_BYTES);
     let mut before = 0;
-    for (id, sold, total) in entries.clone() {
-        let narrow = (
-            u16::try_from(id.wrapping_sub(before)),
-            u32::try_from(sold),
-            u32::try_from(total),
-        );
-        let (Ok(gap), Ok(sold), Ok(total)) = narrow else {
-            return encode_varints(entries);
-        };
-        blob.extend_from_slice(&gap.to_le_bytes());
-        blob.extend_from_slice(&sold.to_le_bytes());
-        blob.extend_from_slice(&total.to_le_bytes());
-        before = id;
-    }
-    blob
-}
-
-/// [`encode`]'s frame of varints.
-fn encode_varints(entries: impl Iterator<Item = Entry>) -> Vec<u8> {
-    let mut blob = Vec::with_capacity(FRAME_BYTES);
-    blob.push(VARINTS);
-    let mut before = 0;
-    let mut varint = [0; 10];
     for (id, sold, total) in entries {
-        for n in [id.wrapping_sub(before), sold, total] {
-            let len = n.encode_var(&mut varint);
-            blob.extend_from_slice(varint.get(..len).unwrap_or_default());
-        }
+        let gap = u16::try_from(id.checked_sub(before)?).ok()?;
+        blob.extend_from_slice(&gap.to_le_bytes());
+        blob.extend_from_slice(&u32::try_from(sold).ok()?.to_le_bytes());
+        blob.extend_from_slice(&u32::try_from(total).ok()?.to_le_bytes());
         before = id;
     }
-    blob
+    Some(blob)
 }
 
-/// The entries of a frame, in order; a `None` ends them where the frame does not decode (a
-/// damaged file: the caller reads the change points instead).
-pub fn decode(blob: &[u8]) -> Entries<'_> {
-    Entries(match blob.split_first() {
-        Some((&NARROW, entries)) => Layout::Narrow {
-            entries: entries.chunks_exact(NARROW_BYTES),
-            id: 0,
-        },
-        Some((&VARINTS, rest)) => Layout::Varints { rest, id: 0 },
-        Some(_) => Layout::Damaged,
-        None => Layout::Done,
-    })
-}
-
-/// The entries of a frame ([`decode`]).
-#[derive(Debug)]
-pub struct Entries<'a>(Layout<'a>);
-
-/// What is left of a frame, with the id of the entry before.
-#[derive(Debug)]
-enum Layout<'a> {
-    Narrow {
-        entries: std::slice::ChunksExact<'a, u8>,
-        id: i64,
-    },
-    Varints {
-        rest: &'a [u8],
-        id: i64,
-    },
-    /// Not a frame: one `None`.
-    Damaged,
-    /// Every entry given.
-    Done,
-}
-
-impl Iterator for Entries<'_> {
-    type Item = Option<Entry>;
-
-    fn next(&mut self) -> Option<Option<Entry>> {
-        match &mut self.0 {
-            Layout::Narrow { entries, id } => match entries.next() {
-                Some(entry) => Some(narrow_entry(entry, id)),
-                // Bytes left over: the frame was cut.
-                None if !entries.remainder().is_empty() => {
-                    self.0 = Layout::Done;
-                    Some(None)
-                }
-                None => None,
-            },
-            Layout::Varints { rest, id } => {
-                if rest.is_empty() {
-                    return None;
-                }
-                let entry = next_entry(rest, id);
-                if entry.is_none() {
-                    self.0 = Layout::Done;
-                }
-                Some(entry)
-            }
-            Layout::Damaged => {
-                self.0 = Layout::Done;
-                Some(None)
-            }
-            Layout::Done => None,
-        }
+/// The entries of a frame, in order; `None` when it does not decode (a damaged file: the
+/// caller reads the change points instead).
+pub fn decode(blob: &[u8]) -> Option<Vec<Entry>> {
+    let entries = blob.chunks_exact(ENTRY_BYTES);
+    if !entries.remainder().is_empty() {
+        return None;
     }
-}
-
-/// The narrow entry `bytes` ([`NARROW_BYTES`] of them), the id before it being `id`.
-fn narrow_entry(bytes: &[u8], id: &mut i64) -> Option<Entry> {
-    let [g0, g1, s0, s1, s2, s3, t0, t1, t2, t3] = *<&[u8; NARROW_BYTES]>::try_from(bytes).ok()?;
-    *id = id.wrapping_add(i64::from(u16::from_le_bytes([g0, g1])));
-    let sold = u32::from_le_bytes([s0, s1, s2, s3]);
-    let total = u32::from_le_bytes([t0, t1, t2, t3]);
-    Some((*id, i64::from(sold), i64::from(total)))
-}
-
-/// The entry at the start of `rest`, which then starts after it.
-fn next_entry(rest: &mut &[u8], id: &mut i64) -> Option<Entry> {
-    let mut next = || {
-        let (n, len) = i64::decode_var(rest)?;
-        *rest = rest.get(len..)?;
-        Some(n)
-    };
-    let (gap, sold, total) = (next()?, next()?, next()?);
-    *id = id.wrapping_add(gap);
-    Some((*id, sold, total))
+    let mut id = 0i64;
+    entries
+        .map(|entry| {
+            let [g0, g1, s0, s1, s2, s3, t0, t1, t2, t3] =
+                *<&[u8; ENTRY_BYTES]>::try_from(entry).ok()?;
+            id += i64::from(u16::from_le_bytes([g0, g1]));
+            let sold = u32::from_le_bytes([s0, s1, s2, s3]);
+            let total = u32::from_le_bytes([t0, t1, t2, t3]);
+            Some((id, i64::from(sold), i64::from(total)))
+        })
+        .collect()
 }
 
 /// Writes the frame of the report at `at_ms` and thins the frames: the earlier ones of its step
@@ -194,31 +78,35 @@ fn next_entry(rest: &mut &[u8], id: &mut i64) -> Option<Entry> {
 /// captop wrote it) that are over an hour old, each hour keeps its last.
 ///
 /// Frames are only ever added after the newest, so once thinned up to an instant, the frames
-/// before it stay so: a writer that starts where the last one stopped thins a few frames,
-/// where thinning the whole week again was 10.6 of the 26.6 million instructions of a
-/// `--once`'s write at 10,000 routes. Frames made again from the change points ([`ensure`])
-/// start with no such instant, so the next report thins them all; so does a failed write,
-/// rolled back with the instant it kept.
-pub fn write(conn: &Connection, at_ms: i64, frame: &[u8]) -> rusqlite::Result<()> {
+/// before it stay so: a writer starts where the last one stopped. A report whose `entries` do
+/// not [`encode`] marks the frames whole only after it instead.
+pub fn write(
+    conn: &Connection,
+    at_ms: i64,
+    entries: impl Iterator<Item = Entry>,
+) -> rusqlite::Result<()> {
+    let Some(frame) = encode(entries) else {
+        return db::set_meta_ms(conn, WHOLE_FROM_KEY, at_ms);
+    };
     let thinned_from = db::meta_ms(conn, db::FRAMES_THINNED_KEY)?.unwrap_or(i64::MIN);
     let step_start = at_ms - at_ms.rem_euclid(STEP_MS);
-    conn.prepare_cached("DELETE FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms < ?2")?
+    conn.prepare_cached("DELETE FROM forecast_frames WHERE at_ms >= ?1 AND at_ms < ?2")?
         .execute(params![step_start, at_ms])?;
-    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames_narrow VALUES (?1, ?2)")?
+    conn.prepare_cached("INSERT OR REPLACE INTO forecast_frames VALUES (?1, ?2)")?
         .execute(params![at_ms, frame])?;
     // Over an hour old, from the start of a step: as the forecasts' samples are read.
     let hour_ago = at_ms - HOUR_MS;
     let aged = hour_ago - hour_ago.rem_euclid(STEP_MS);
     conn.prepare_cached(
-        "DELETE FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms < ?2
-           AND EXISTS (SELECT 1 FROM forecast_frames_narrow f
-                       WHERE f.at_ms > forecast_frames_narrow.at_ms AND f.at_ms < ?2
-                         AND f.at_ms < forecast_frames_narrow.at_ms
-                               - (forecast_frames_narrow.at_ms % ?3 + ?3) % ?3 + ?3)",
+        "DELETE FROM forecast_frames WHERE at_ms >= ?1 AND at_ms < ?2
+           AND EXISTS (SELECT 1 FROM forecast_frames f
+                       WHERE f.at_ms > forecast_frames.at_ms AND f.at_ms < ?2
+                         AND f.at_ms < forecast_frames.at_ms
+                               - (forecast_frames.at_ms % ?3 + ?3) % ?3 + ?3)",
     )?
     .execute(params![thinned_from, aged, HOUR_MS])?;
     let kept_from = at_ms - (FORECAST_DAYS + 1) * DAY_MS;
-    conn.prepare_cached("DELETE FROM forecast_frames_narrow WHERE at_ms < ?1")?
+    conn.prepare_cached("DELETE FROM forecast_frames WHERE at_ms < ?1")?
         .execute([kept_from])?;
     // The hour before the one `aged` is in keeps its last frame before `aged`, which the next
     // hour's first frame to age may replace.
@@ -242,54 +130,38 @@ pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Serie
 }
 
 /// The forecasts' samples of `routes` (id and slug, ids ascending) from `from_ms` to `now_ms`,
-/// read from the frames; `None` when the frames do not hold every report of that time (an
-/// earlier captop wrote, or `from_ms` is before the file's frames begin).
+/// read from the frames; `None` when the frames do not hold every report of that time (one had
+/// figures that do not fit a frame, or the file is damaged).
 fn series(
     conn: &Connection,
     routes: &[(i64, String)],
     from_ms: i64,
     now_ms: i64,
 ) -> rusqlite::Result<Option<Vec<Vec<Sample>>>> {
-    let Some(frames_from) = frames_from(conn)? else {
-        return Ok(None);
-    };
     let newest_report: Option<i64> = conn
         .prepare_cached("SELECT max(at_ms) FROM polls WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
     let newest_frame: Option<i64> = conn
-        .prepare_cached("SELECT max(at_ms) FROM forecast_frames_narrow WHERE at_ms <= ?1")?
+        .prepare_cached("SELECT max(at_ms) FROM forecast_frames WHERE at_ms <= ?1")?
         .query_row([now_ms], |row| row.get(0))?;
-    if frames_from > from_ms || newest_frame != newest_report {
+    let whole_from = db::meta_ms(conn, WHOLE_FROM_KEY)?.unwrap_or(i64::MIN);
+    if newest_frame != newest_report || whole_from >= from_ms {
         return Ok(None);
     }
-    // Each route's samples in one allocation, with room for the report about to be added: at
-    // 1,000 routes, growing them one push at a time was a quarter of the read.
-    let frames: i64 = conn
-        .prepare_cached(
-            "SELECT count(*) FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms <= ?2",
-        )?
-        .query_row(params![from_ms, now_ms], |row| row.get(0))?;
-    // A damaged file's count is not trusted further than the frames kept: the days' hours,
-    // and twice an hour of steps.
-    let most = usize::try_from((FORECAST_DAYS + 1) * 24 + 2 * HOUR_MS / STEP_MS).unwrap_or(0);
-    let room = usize::try_from(frames).unwrap_or(0).min(most) + 1;
-    let mut samples: Vec<Vec<Sample>> = (0..routes.len())
-        .map(|_| Vec::with_capacity(room))
-        .collect();
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); routes.len()];
     let mut stmt = conn.prepare_cached(
-        "SELECT at_ms, routes FROM forecast_frames_narrow WHERE at_ms >= ?1 AND at_ms <= ?2
+        "SELECT at_ms, routes FROM forecast_frames WHERE at_ms >= ?1 AND at_ms <= ?2
          ORDER BY at_ms",
     )?;
     let mut rows = stmt.query(params![from_ms, now_ms])?;
     while let Some(row) = rows.next()? {
         let at_ms: i64 = row.get(0)?;
-        let blob = row.get_ref(1)?.as_blob()?;
+        let Some(entries) = decode(row.get_ref(1)?.as_blob()?) else {
+            return Ok(None);
+        };
         // Both in id order: one walk down the routes per frame.
         let mut place = 0;
-        for entry in decode(blob) {
-            let Some((id, sold, total)) = entry else {
-                return Ok(None);
-            };
+        for (id, sold, total) in entries {
             while routes.get(place).is_some_and(|(known, _)| *known < id) {
                 place += 1;
             }
@@ -302,58 +174,6 @@ fn series(
         }
     }
     Ok(Some(samples))
-}
-
-/// From when the frames hold every report; `None` when the file has no frames (an earlier
-/// captop made it and no writer of this one has opened it yet).
-fn frames_from(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    db::meta_ms(conn, db::FRAMES_FROM_KEY)
-}
-
-/// Makes the frames from the change points when the file has none yet (written by an earlier
-/// captop) or when `again` (reports were just added without frames, an earlier captop's hour
-/// imported): once, in one transaction; about the time of one read of them from the change
-/// points (50 ms for a week at 1,000 routes). Earlier captops' frames go then.
-pub fn ensure(conn: &Connection, again: bool) -> rusqlite::Result<()> {
-    conn.execute_batch(db::FRAMES_TABLE)?;
-    if !again && frames_from(conn)?.is_some() {
-        return Ok(());
-    }
-    db::in_immediate(conn, || {
-        if !again && frames_from(conn)?.is_some() {
-            return Ok(()); // Another process made them meanwhile.
-        }
-        rebuild(conn)
-    })
-}
-
-/// The frames of the reports of the last [`FORECAST_DAYS`], as the change points give them.
-fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(db::DROP_EARLIER_FRAMES)?;
-    conn.execute("DELETE FROM forecast_frames_narrow", [])?;
-    conn.execute("DELETE FROM meta WHERE key = ?1", [db::FRAMES_THINNED_KEY])?;
-    let newest: Option<i64> = conn.query_row("SELECT max(at_ms) FROM polls", [], |r| r.get(0))?;
-    let Some(newest) = newest else {
-        return db::set_meta_ms(conn, db::FRAMES_FROM_KEY, db::FRAMES_WHOLE);
-    };
-    let from = newest - FORECAST_DAYS * DAY_MS;
-    let routes = read::first_routes(conn)?;
-    let (instants, samples) = read::changes_series(conn, &routes, from, newest)?;
-    let mut frames: BTreeMap<i64, Vec<Entry>> =
-        instants.iter().map(|&at| (at, Vec::new())).collect();
-    for ((id, _), samples) in routes.iter().zip(&samples) {
-        for s in samples {
-            if let Some(frame) = frames.get_mut(&s.at_ms) {
-                frame.push((*id, s.sold, s.total));
-            }
-        }
-    }
-    let mut insert =
-        conn.prepare("INSERT OR REPLACE INTO forecast_frames_narrow VALUES (?1, ?2)")?;
-    for (at_ms, entries) in frames {
-        insert.execute(params![at_ms, encode(entries.into_iter())])?;
-    }
-    db::set_meta_ms(conn, db::FRAMES_FROM_KEY, from)
 }
 
 #[cfg(test)]
@@ -403,42 +223,52 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_reads_back_as_written_and_a_cut_one_not_at_all() {
-        // Every figure fits: ten bytes a route after the first.
-        let narrow = [(1, 10, 100), (7, 0, u32::MAX.into()), (7 + 65_535, 3, 3)];
-        let blob = encode(narrow.into_iter());
-        assert_eq!((blob[0], blob.len()), (NARROW, 1 + 3 * NARROW_BYTES));
-        // A negative figure, one above `u32::MAX`, or a gap above `u16::MAX`: varints.
-        let wide = [
-            [(1, -3, 100)],
-            [(1, 0, i64::from(u32::MAX) + 1)],
-            [(65_536, 1, 1)],
-        ];
-        for entries in wide {
-            let blob = encode(entries.into_iter());
-            assert_eq!(blob[0], VARINTS, "{entries:?}");
-            let back: Vec<_> = decode(&blob).collect();
-            assert_eq!(back, [Some(entries[0])]);
+    fn a_frame_reads_back_as_written_a_cut_one_not_at_all_and_a_wide_one_is_not_made() {
+        let entries = [(1, 10, 100), (7, 0, u32::MAX.into()), (7 + 65_535, 3, 3)];
+        let blob = encode(entries.into_iter()).unwrap();
+        assert_eq!(blob.len(), 3 * ENTRY_BYTES);
+        assert_eq!(decode(&blob).unwrap(), entries);
+        assert_eq!(decode(&blob[..blob.len() - 1]), None);
+        assert_eq!(decode(&[]).unwrap(), []);
+        // A negative figure, one above `u32::MAX`, or a gap above `u16::MAX`: no frame.
+        for wide in [
+            (1, -3, 100),
+            (1, 0, i64::from(u32::MAX) + 1),
+            (65_536, 1, 1),
+        ] {
+            assert_eq!(encode([wide].into_iter()), None, "{wide:?}");
         }
-        let varints = [(1, 10, 100), (7, -3, i64::MAX), (1_000, 0, 0)];
-        for entries in [&narrow[..], &varints[..]] {
-            let blob = encode(entries.iter().copied());
-            let all: Vec<_> = entries.iter().copied().map(Some).collect();
-            assert_eq!(decode(&blob).collect::<Vec<_>>(), all);
-            // Cut in the last entry: it ends there.
-            let cut: Vec<_> = decode(&blob[..blob.len() - 1]).collect();
-            assert_eq!(cut, [all[0], all[1], None]);
+    }
+
+    #[test]
+    fn a_report_without_its_frame_is_read_from_the_change_points_until_the_days_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = History::new(dir.path(), "http://a/v1");
+        let (mut w, _) = h.writer().unwrap();
+        let hours = five_hours();
+        for r in &hours[..300] {
+            w.capacity(r).unwrap();
         }
-        // Varints cut in the ten bytes of the largest figure.
-        let blob = encode(varints.into_iter());
-        assert_eq!(blob.len(), 1 + (1 + 1 + 2) + (1 + 1 + 10) + (2 + 1 + 1));
-        assert_eq!(
-            decode(&blob[..11]).collect::<Vec<_>>(),
-            [Some(varints[0]), None]
-        );
-        // Nothing; a first byte that says no layout.
-        assert_eq!(decode(&[]).count(), 0);
-        assert_eq!(decode(&[7, 1, 2, 3]).collect::<Vec<_>>(), [None]);
+        // Figures a frame cannot hold: the reads agree with the change points all the same.
+        let wide = report(300 * 20, &[("a", -5, 100_000), ("b", 30, 5_000)]);
+        w.capacity(&wide).unwrap();
+        for r in &hours[301..320] {
+            w.capacity(r).unwrap();
+            let at = r.generated_at.timestamp_millis();
+            assert_eq!(
+                forecast_series(w.conn(), at).unwrap(),
+                from_changes(w.conn(), at)
+            );
+        }
+        let from_frames = |conn: &Connection, at: i64| {
+            let routes = read::first_routes(conn).unwrap();
+            series(conn, &routes, at - FORECAST_DAYS * DAY_MS, at).unwrap()
+        };
+        assert_eq!(from_frames(w.conn(), t(319 * 20).timestamp_millis()), None);
+        // Once the days the forecasts read are past that report, the frames serve again.
+        let later_s = 300 * 20 + FORECAST_DAYS * DAY_MS / 1000 + 60;
+        w.capacity(&report(later_s, &[("a", 1, 100_000)])).unwrap();
+        assert!(from_frames(w.conn(), t(later_s).timestamp_millis()).is_some());
     }
 
     #[test]
@@ -465,7 +295,7 @@ mod tests {
         let (w, _) = h.writer().unwrap();
         let frames = w
             .conn()
-            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
+            .query_row("SELECT count(*) FROM forecast_frames", [], |r| {
                 r.get::<_, i64>(0)
             })
             .unwrap();
@@ -482,15 +312,13 @@ mod tests {
     /// Frames in the file, and where the next writer's thinning starts.
     fn frames_and_thinned(conn: &Connection) -> (i64, Option<i64>) {
         let frames = conn
-            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
-                r.get(0)
-            })
+            .query_row("SELECT count(*) FROM forecast_frames", [], |r| r.get(0))
             .unwrap();
         (frames, db::meta_ms(conn, db::FRAMES_THINNED_KEY).unwrap())
     }
 
     #[test]
-    fn a_writer_thins_from_where_the_last_one_stopped_and_all_after_a_rebuild() {
+    fn a_writer_thins_from_where_the_last_one_stopped() {
         let dir = tempfile::tempdir().unwrap();
         let h = History::new(dir.path(), "http://a/v1");
         let hours = five_hours();
@@ -510,7 +338,7 @@ mod tests {
         let stray = t(3600 + 10).timestamp_millis();
         let has_stray = |conn: &Connection| {
             conn.query_row(
-                "SELECT count(*) FROM forecast_frames_narrow WHERE at_ms = ?1",
+                "SELECT count(*) FROM forecast_frames WHERE at_ms = ?1",
                 [stray],
                 |r| r.get::<_, i64>(0),
             )
@@ -518,10 +346,7 @@ mod tests {
                 == 1
         };
         w.conn()
-            .execute(
-                "INSERT INTO forecast_frames_narrow VALUES (?1, x'00')",
-                [stray],
-            )
+            .execute("INSERT INTO forecast_frames VALUES (?1, x'00')", [stray])
             .unwrap();
         drop(w);
         record_once(&hours[800]);
@@ -534,94 +359,5 @@ mod tests {
         record_once(&hours[801]);
         let (w, _) = h.writer().unwrap();
         assert!(!has_stray(w.conn()));
-        // Made again from the change points: where the next writer starts is forgotten, and it
-        // thins them all (they come in the shape the forecasts read, as thinning leaves them).
-        ensure(w.conn(), true).unwrap();
-        let (frames, thinned) = frames_and_thinned(w.conn());
-        assert!(
-            frames <= 125 && thinned.is_none(),
-            "{frames} frames, {thinned:?}"
-        );
-        drop(w);
-        record_once(&hours[802]);
-        let (w, _) = h.writer().unwrap();
-        let (frames, thinned) = frames_and_thinned(w.conn());
-        assert!(
-            (120..=125).contains(&frames),
-            "{frames} frames after the rebuild"
-        );
-        assert_eq!(thinned, Some(t(2 * 3600).timestamp_millis()));
-        let at = hours[802].generated_at.timestamp_millis();
-        assert_eq!(
-            forecast_series(w.conn(), at).unwrap(),
-            from_changes(w.conn(), at)
-        );
-    }
-
-    #[test]
-    fn an_earlier_captops_file_and_reports_are_read_from_the_change_points() {
-        let dir = tempfile::tempdir().unwrap();
-        let h = History::new(dir.path(), "http://a/v1");
-        let hours = five_hours();
-        let (mut w, _) = h.writer().unwrap();
-        for r in &hours[..600] {
-            w.capacity(r).unwrap();
-        }
-        let now = hours[599].generated_at.timestamp_millis();
-        let expected = from_changes(w.conn(), now);
-        // An earlier captop knows no frames, or only its own (three `i64`s a route, or varints):
-        // these are made again when this one opens the file, and those dropped.
-        w.conn()
-            .execute_batch(
-                "DROP TABLE forecast_frames_narrow; DELETE FROM meta WHERE key = 'narrow_frames_from_ms';
-                 CREATE TABLE forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
-                 INSERT INTO meta VALUES ('frames_from_ms', '0');
-                 CREATE TABLE forecast_frames_packed (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
-                 INSERT INTO meta VALUES ('packed_frames_from_ms', '0');
-                 INSERT INTO meta VALUES ('packed_frames_thinned_from_ms', '0');",
-            )
-            .unwrap();
-        drop(w);
-        let reader = h.reader().unwrap().unwrap();
-        assert_eq!(forecast_series(&reader, now).unwrap(), expected);
-        let (mut w, warning) = h.writer().unwrap();
-        assert!(warning.is_none(), "{warning:?}");
-        let frames: i64 = w
-            .conn()
-            .query_row("SELECT count(*) FROM forecast_frames_narrow", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
-        assert!(frames > 100, "{frames} frames made");
-        let earlier: i64 = w
-            .conn()
-            .query_row(
-                "SELECT (SELECT count(*) FROM sqlite_schema
-                         WHERE name IN ('forecast_frames', 'forecast_frames_packed'))
-                      + (SELECT count(*) FROM meta WHERE key IN
-                         ('frames_from_ms', 'packed_frames_from_ms', 'packed_frames_thinned_from_ms'))",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(earlier, 0);
-        assert_eq!(forecast_series(w.conn(), now).unwrap(), expected);
-        // A report an earlier captop recorded (no frame): the change points, which have it.
-        w.conn()
-            .execute_batch(&format!(
-                "INSERT INTO polls VALUES ({0}, 1);
-                 INSERT INTO samples_by_time VALUES ({0}, 1, 9999, 100000, 1, 10);",
-                now + 20_000
-            ))
-            .unwrap();
-        let series = forecast_series(w.conn(), now + 20_000).unwrap();
-        assert_eq!(series["a"].last().unwrap().sold, 9999);
-        // This captop's next report has its frame: the frames again.
-        w.capacity(&hours[601]).unwrap();
-        let at = hours[601].generated_at.timestamp_millis();
-        assert_eq!(
-            forecast_series(w.conn(), at).unwrap(),
-            from_changes(w.conn(), at)
-        );
     }
 }

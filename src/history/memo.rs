@@ -3,8 +3,8 @@
 //!
 //! The usual report lists the same routes in the same order as the one before, so the route at
 //! place `i` is looked for first where the last report had it, with one comparison of slugs;
-//! only a route that moved or is new is looked up by slug. At 10,000 routes this spares the
-//! 10,000 hashings of a slug that looking every route up by name cost on each poll.
+//! only a route that moved or is new is looked up by slug (hashing every slug of every report
+//! is what this spares).
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -38,8 +38,7 @@ pub struct Memo {
 #[derive(Debug)]
 enum Texts {
     /// As the file holds them, known by their hash ([`stored_texts`]): what a writer reads
-    /// back, where making two strings of each of 10,000 routes, to compare each once, was an
-    /// eighth of a one-shot run's loading.
+    /// back, compared once with the next report's and then replaced by them.
     Stored(u64),
     /// The last report's, shared with it.
     Shared { name: Arc<str>, dial_code: Arc<str> },

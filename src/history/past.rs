@@ -4,7 +4,8 @@
 use chrono::{DateTime, Utc};
 
 use super::export::rfc3339;
-use super::{History, frames, read};
+use super::prometheus::PrometheusError;
+use super::{History, HistoryError, frames, read};
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::store::{Store, Thresholds};
 
@@ -37,47 +38,37 @@ pub struct Past {
 /// Reads the figures of `history` at the instant `at` picks from the newest recorded one (UNIX
 /// ms) into a store, as `--once --at` and the dashboard's time travel show them: with
 /// `received_at`, a store of rows for the screen whose reports arrived then; without, the
-/// reports whole as `--once` prints them, arrived at their own time. Errors are one line for
-/// the user: the history does not reach the instant, or could not be read.
+/// reports whole as `--once` prints them, arrived at their own time.
 pub fn past_store(
     history: &History,
-    at: impl FnOnce(i64) -> Result<i64, String>,
+    at: impl FnOnce(i64) -> Result<i64, HistoryError>,
     thresholds: Thresholds,
     received_at: Option<DateTime<Utc>>,
-) -> Result<Past, String> {
+) -> Result<Past, HistoryError> {
     let origin = history.origin();
-    let conn = history
-        .reader()
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("nothing is recorded yet for {origin}"))?;
-    let sqlite = |e: rusqlite::Error| format!("reading the history: {e}");
-    let (oldest, newest) = read::span(&conn)
-        .map_err(sqlite)?
-        .ok_or_else(|| format!("nothing is recorded yet for {origin}"))?;
+    let nothing = || HistoryError::NothingRecorded {
+        origin: origin.to_owned(),
+    };
+    let conn = history.reader()?.ok_or_else(nothing)?;
+    let (oldest, newest) = read::span(&conn)?.ok_or_else(nothing)?;
     let at_ms = at(newest)?;
     // Judged by the tier the report before the instant has aged into, not the instant's: a day
     // back, that report's hour is thinned to its last report while the hour's later ones, not
     // yet a day old, are still kept every five minutes, so the report before an instant just
     // under a day old may be most of an hour older than it.
-    let found = read::figures_at(&conn, at_ms, |report_ms| tolerance(newest - report_ms))
-        .map_err(sqlite)?;
+    let found = read::figures_at(&conn, at_ms, |report_ms| tolerance(newest - report_ms))?;
     let Some((capacity, utilization)) = found else {
-        return Err(format!(
-            "the history of {origin} does not reach {}: it holds {} to {}, with gaps where no \
-             captop was running",
-            rfc3339(at_ms),
-            rfc3339(oldest),
-            rfc3339(newest)
-        ));
+        return Err(HistoryError::OutOfReach {
+            origin: origin.to_owned(),
+            at: rfc3339(at_ms),
+            oldest: rfc3339(oldest),
+            newest: rfc3339(newest),
+        });
     };
-    let utilization = utilization.ok_or_else(|| {
-        format!(
-            "no /utilization figures are recorded near {}",
-            rfc3339(at_ms)
-        )
-    })?;
+    let utilization =
+        utilization.ok_or_else(|| HistoryError::NoUtilization { at: rfc3339(at_ms) })?;
     let then = capacity.generated_at;
-    let series = frames::forecast_series(&conn, then.timestamp_millis()).map_err(sqlite)?;
+    let series = frames::forecast_series(&conn, then.timestamp_millis())?;
     Ok(Past {
         store: store_of(capacity, utilization, series, thresholds, received_at),
         asked_ms: at_ms,
@@ -98,13 +89,12 @@ pub enum PastSource {
 
 impl PastSource {
     /// The past `[history] source` names: its Prometheus, asked with requests of `timeout`, or
-    /// `embedded` (the file of the service the face watches). An error is one line (a secret
-    /// file that cannot be read, a bad URL).
+    /// `embedded` (the file of the service the face watches).
     pub fn of(
         source: &super::source::HistorySource,
         timeout: std::time::Duration,
         embedded: Option<History>,
-    ) -> Result<PastSource, String> {
+    ) -> Result<PastSource, PrometheusError> {
         match source {
             super::source::HistorySource::Embedded => Ok(PastSource::Embedded(embedded)),
             super::source::HistorySource::Prometheus(source) => {
@@ -135,14 +125,15 @@ impl PastSource {
         at_ms: i64,
         thresholds: Thresholds,
         received_at: DateTime<Utc>,
-    ) -> Result<Past, String> {
+    ) -> Result<Past, HistoryError> {
         match self {
-            PastSource::Embedded(None) => Err("no history to read".to_owned()),
-            PastSource::Embedded(Some(history)) => tokio::task::spawn_blocking(move || {
-                past_store(&history, |_| Ok(at_ms), thresholds, Some(received_at))
-            })
-            .await
-            .map_err(|e| format!("reading the history: {e}"))?,
+            PastSource::Embedded(None) => Err(HistoryError::NoHistory),
+            PastSource::Embedded(Some(history)) => {
+                tokio::task::spawn_blocking(move || {
+                    past_store(&history, |_| Ok(at_ms), thresholds, Some(received_at))
+                })
+                .await?
+            }
             PastSource::Prometheus(prometheus) => {
                 prometheus_past(&prometheus, |_| Ok(at_ms), thresholds, Some(received_at)).await
             }
@@ -157,30 +148,25 @@ impl PastSource {
 /// for [`past_store`].
 pub async fn prometheus_past(
     prometheus: &super::prometheus::PrometheusHistory,
-    at: impl FnOnce(i64) -> Result<i64, String>,
+    at: impl FnOnce(i64) -> Result<i64, HistoryError>,
     thresholds: Thresholds,
     received_at: Option<DateTime<Utc>>,
-) -> Result<Past, String> {
+) -> Result<Past, HistoryError> {
     let now_ms = Utc::now().timestamp_millis();
     let at_ms = at(now_ms)?;
     let lookback = tolerance(now_ms.saturating_sub(at_ms));
     let past = prometheus
         .figures_at(at_ms, read::FORECAST_DAYS, lookback)
         .await?;
+    let missing = |what| PrometheusError::Missing {
+        what,
+        minutes: lookback / MINUTE_MS,
+        at: rfc3339(at_ms),
+    };
     if past.capacity.routes.is_empty() {
-        return Err(format!(
-            "Prometheus holds no route figures within {} minutes before {}",
-            lookback / MINUTE_MS,
-            rfc3339(at_ms)
-        ));
+        return Err(missing("route").into());
     }
-    let utilization = past.utilization.ok_or_else(|| {
-        format!(
-            "Prometheus holds no /utilization figures within {} minutes before {}",
-            lookback / MINUTE_MS,
-            rfc3339(at_ms)
-        )
-    })?;
+    let utilization = past.utilization.ok_or_else(|| missing("/utilization"))?;
     let then_ms = past.capacity.generated_at.timestamp_millis();
     Ok(Past {
         store: store_of(

@@ -1,8 +1,6 @@
 //! Reading a history file back: the forecasts' samples, the figures as they were at an instant,
 //! and the recorded span. Change points are turned back into values: a route's figures at a
-//! report are those of its last row at or before it. A route's rows are read by route from
-//! `samples_by_route`, then the newest from `samples_by_time`, read once for every route
-//! (see [`super::db`]).
+//! report are those of its last row at or before it (see [`super::db`] for the tables).
 
 use std::collections::HashMap;
 
@@ -27,6 +25,69 @@ pub fn span(conn: &Connection) -> rusqlite::Result<Option<(i64, i64)>> {
             _ => None,
         })
     })
+}
+
+/// How many rows each table of a history holds: what `history info` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowCounts {
+    /// `/capacity` reports recorded (`polls`).
+    pub reports: i64,
+    /// Routes ever seen.
+    pub routes: i64,
+    /// Change points of the routes' figures (`route_samples`).
+    pub route_changes: i64,
+    /// `/utilization` reports recorded.
+    pub utilization: i64,
+}
+
+/// The rows each table holds.
+pub fn row_counts(conn: &Connection) -> rusqlite::Result<RowCounts> {
+    conn.query_row(
+        "SELECT (SELECT count(*) FROM polls), (SELECT count(*) FROM routes),
+                (SELECT count(*) FROM route_samples), (SELECT count(*) FROM utilization)",
+        [],
+        |r| {
+            Ok(RowCounts {
+                reports: r.get(0)?,
+                routes: r.get(1)?,
+                route_changes: r.get(2)?,
+                utilization: r.get(3)?,
+            })
+        },
+    )
+}
+
+/// A change point of a route's figures as kept: when, and the four figures (`None` where the
+/// route had left the report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteChange {
+    /// The route's slug.
+    pub slug: String,
+    /// The report it was recorded from, UNIX ms.
+    pub at_ms: i64,
+    /// Minutes sold and total, ports sold and total.
+    pub figures: Option<[i64; 4]>,
+}
+
+/// Every change point kept in `from_ms..=to_ms`, by slug, then time: what the tiers left.
+pub fn route_changes(
+    conn: &Connection,
+    from_ms: i64,
+    to_ms: i64,
+) -> rusqlite::Result<Vec<RouteChange>> {
+    conn.prepare(
+        "SELECT r.slug, s.at_ms, s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
+         FROM route_samples s JOIN routes r ON r.id = s.route
+         WHERE s.at_ms >= ?1 AND s.at_ms <= ?2 ORDER BY r.slug, s.at_ms",
+    )?
+    .query_map(params![from_ms, to_ms], |r| {
+        Ok(RouteChange {
+            slug: r.get(0)?,
+            at_ms: r.get(1)?,
+            figures: figures_of(r, 2)?,
+        })
+    })?
+    .collect()
 }
 
 /// The samples of `routes` (in their order) by slug, leaving out the routes with none.
@@ -75,13 +136,11 @@ pub fn changes_series(
     let Some(&first) = instants.first() else {
         return Ok((instants, vec![Vec::new(); routes.len()]));
     };
-    let last_id = routes.last().map_or(0, |(id, _)| *id);
-    let recent = recent_by_route(conn, now_ms, last_id)?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
     let mut samples = Vec::with_capacity(routes.len());
     for (id, _) in routes {
         let changes: Vec<(i64, Option<(i64, i64)>)> =
-            changes_of(&mut by_route, *id, (first, now_ms), &recent)?
+            changes_of(&mut by_route, *id, (first, now_ms))?
                 .into_iter()
                 .map(|(at_ms, [sold, total, _, _])| (at_ms, sold.zip(total)))
                 .collect();
@@ -98,60 +157,27 @@ pub fn changes_series(
 /// where NULL.
 type Stored = [Option<i64>; 4];
 
-/// Route `?1`'s rows kept by route from the last at or before `?2` to `?3`, in time order.
+/// Route `?1`'s change points from the last at or before `?2` to `?3`, in time order.
 const BY_ROUTE: &str = "
-SELECT at_ms, minutes_sold, minutes_total, ports_sold, ports_total FROM samples_by_route
+SELECT at_ms, minutes_sold, minutes_total, ports_sold, ports_total FROM route_samples
 WHERE route = ?1 AND at_ms <= ?3 AND at_ms >= coalesce(
-  (SELECT max(at_ms) FROM samples_by_route WHERE route = ?1 AND at_ms <= ?2), ?2)
+  (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms <= ?2), ?2)
 ORDER BY at_ms";
 
-/// The rows of `samples_by_time` up to `to_ms` of the routes up to id `last_id`, by route, in
-/// time order: each route's newest change points, all newer than its rows kept by route.
-fn recent_by_route(
-    conn: &Connection,
-    to_ms: i64,
-    last_id: i64,
-) -> rusqlite::Result<HashMap<i64, Vec<(i64, Stored)>>> {
-    let mut recent: HashMap<i64, Vec<(i64, Stored)>> = HashMap::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
-         FROM samples_by_time WHERE at_ms <= ?1 AND route <= ?2 ORDER BY at_ms",
-    )?;
-    let mut rows = stmt.query(params![to_ms, last_id])?;
-    while let Some(row) = rows.next()? {
-        let stored = stored_of(row, 2)?;
-        recent
-            .entry(row.get(0)?)
-            .or_default()
-            .push((row.get(1)?, stored));
-    }
-    Ok(recent)
-}
-
-/// Route `id`'s change points from the last at or before `first` to `to` (as [`BY_ROUTE`]
-/// reads them), then its rows of `recent`, in time order.
+/// Route `id`'s change points from the last at or before `first` to `to`, in time order.
 fn changes_of(
     by_route: &mut rusqlite::CachedStatement<'_>,
     id: i64,
     (first, to): (i64, i64),
-    recent: &HashMap<i64, Vec<(i64, Stored)>>,
 ) -> rusqlite::Result<Vec<(i64, Stored)>> {
-    let mut changes: Vec<(i64, Stored)> = by_route
+    by_route
         .query_map(params![id, first, to], |r| {
             Ok((r.get(0)?, stored_of(r, 1)?))
         })?
-        .collect::<rusqlite::Result<_>>()?;
-    if let Some(newer) = recent.get(&id) {
-        changes.extend(newer.iter().filter(|(at_ms, _)| *at_ms <= to));
-        // Already in order but for rows imported from an earlier captop's hour; stable, so a
-        // row of `samples_by_time` comes after one of the same instant and wins.
-        changes.sort_by_key(|(at_ms, _)| *at_ms);
-    }
-    Ok(changes)
+        .collect()
 }
 
-/// All four figures, or `None` where any is NULL (the route had left, or an imported row has
-/// no ports).
+/// All four figures, or `None` where any is NULL (the route had left).
 fn complete([a, b, c, d]: Stored) -> Option<[i64; 4]> {
     Some([a?, b?, c?, d?])
 }
@@ -197,24 +223,18 @@ pub fn figures_at(
     else {
         return Ok(None);
     };
-    let recent = recent_by_route(conn, report_at, i64::MAX)?;
     let mut stmt = conn.prepare(
         "SELECT r.id, r.slug, r.name, r.dial_code,
                 s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
-         FROM routes r LEFT JOIN samples_by_route s ON s.route = r.id
-           AND s.at_ms = (SELECT max(at_ms) FROM samples_by_route
+         FROM routes r LEFT JOIN route_samples s ON s.route = r.id
+           AND s.at_ms = (SELECT max(at_ms) FROM route_samples
                           WHERE route = r.id AND at_ms <= ?1)
          ORDER BY r.id",
     )?;
     let mut rows = stmt.query([report_at])?;
     let mut routes = Vec::new();
     while let Some(r) = rows.next()? {
-        let newest = recent.get(&r.get::<_, i64>(0)?).and_then(|c| c.last());
-        let stored = match newest {
-            Some((_, stored)) => *stored,
-            None => stored_of(r, 4)?,
-        };
-        let Some([sold, total, ports_sold, ports_total]) = complete(stored) else {
+        let Some([sold, total, ports_sold, ports_total]) = figures_of(r, 4)? else {
             continue;
         };
         routes.push(RouteCapacity {
@@ -317,7 +337,7 @@ pub fn each_report(
     from_ms: i64,
     to_ms: i64,
     mut each: impl FnMut(i64, &[(&str, &str, &str, [i64; 4])]) -> std::io::Result<()>,
-) -> Result<usize, ExportError> {
+) -> Result<usize, super::HistoryError> {
     let mut names: HashMap<i64, (String, String, String)> = HashMap::new();
     {
         let mut stmt = conn.prepare("SELECT id, slug, name, dial_code FROM routes")?;
@@ -382,7 +402,7 @@ pub fn reports_between(conn: &Connection, from_ms: i64, to_ms: i64) -> rusqlite:
 }
 
 /// The four figures of a row from column `first` on (minutes sold and total, ports sold and
-/// total); `None` where any is NULL (the route had left, or an imported row has no ports).
+/// total); `None` where any is NULL (the route had left).
 pub fn figures_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Option<[i64; 4]>> {
     Ok(complete(stored_of(row, first)?))
 }
@@ -413,7 +433,7 @@ pub fn each_route(
     from_ms: i64,
     to_ms: i64,
     mut each: impl FnMut(&str, &[(i64, [i64; 4])]) -> std::io::Result<()>,
-) -> Result<usize, ExportError> {
+) -> Result<usize, super::HistoryError> {
     let instants = reports_between(conn, from_ms, to_ms)?;
     let Some(&first) = instants.first() else {
         return Ok(0);
@@ -422,15 +442,13 @@ pub fn each_route(
         .prepare("SELECT id, slug FROM routes ORDER BY slug")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let recent = recent_by_route(conn, to_ms, i64::MAX)?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
     let mut points = Vec::new();
     for (id, slug) in routes {
-        let changes: Vec<(i64, Option<[i64; 4]>)> =
-            changes_of(&mut by_route, id, (first, to_ms), &recent)?
-                .into_iter()
-                .map(|(at_ms, stored)| (at_ms, complete(stored)))
-                .collect();
+        let changes: Vec<(i64, Option<[i64; 4]>)> = changes_of(&mut by_route, id, (first, to_ms))?
+            .into_iter()
+            .map(|(at_ms, stored)| (at_ms, complete(stored)))
+            .collect();
         points.clear();
         points.extend(values_at(&changes, &instants));
         if !points.is_empty() {
@@ -438,17 +456,6 @@ pub fn each_route(
         }
     }
     Ok(instants.len())
-}
-
-/// Why an export stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// Reading the history failed.
-    #[error("reading the history: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// Writing the output failed.
-    #[error("writing: {0}")]
-    Io(#[from] std::io::Error),
 }
 
 /// A UNIX-millisecond instant as a date-time (the epoch for one out of range).

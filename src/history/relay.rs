@@ -10,10 +10,12 @@ struct RelayHistory {
     series: Series,
 }
 
-/// The relay's samples for the forecasts, under the body cap and the timeout; `Err` is a
-/// one-line reason.
-pub async fn series(client: &Client) -> Result<Series, String> {
-    let history: RelayHistory = client.relay_history().await.map_err(|e| e.to_string())?;
+/// The relay's samples for the forecasts, under the body cap and the timeout.
+pub async fn series(client: &Client) -> Result<Series, super::HistoryError> {
+    let history: RelayHistory = client
+        .relay_history()
+        .await
+        .map_err(super::HistoryError::Relay)?;
     let mut series = history.series;
     // Slugs are the server's strings: one a terminal could act on is not taken.
     series.retain(|slug, _| !slug.chars().any(crate::text::is_unsafe));

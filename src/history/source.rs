@@ -31,20 +31,42 @@ pub struct PrometheusSource {
     pub ca_file: Option<PathBuf>,
 }
 
+/// Why a `[history]` setting was refused, in the words of the config file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// `url` does not parse.
+    #[error("url is not a URL ({0})")]
+    NotAUrl(#[from] url::ParseError),
+    /// `url` of another scheme.
+    #[error("url must start with http:// or https://, not {0}://")]
+    Scheme(String),
+    /// `url` with a user or password in it.
+    #[error("url must not hold a user or password: use basic_auth_file")]
+    Credentials,
+    /// `url` with a query or a fragment.
+    #[error("url must not have a query or a fragment")]
+    QueryOrFragment,
+    /// `match` that is not a label set a query can take as it is.
+    #[error("match {text:?}: {why}")]
+    Matcher {
+        /// The matcher given, cut.
+        text: String,
+        /// What is wrong.
+        why: &'static str,
+    },
+}
+
 /// Checks `url`: an absolute `http://` or `https://` URL without credentials in it.
-pub fn check_url(url: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(url).map_err(|e| format!("url is not a URL ({e})"))?;
+pub fn check_url(url: &str) -> Result<(), SourceError> {
+    let parsed = url::Url::parse(url)?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(format!(
-            "url must start with http:// or https://, not {}://",
-            crate::text::fit(parsed.scheme(), 20)
-        ));
+        return Err(SourceError::Scheme(crate::text::fit(parsed.scheme(), 20)));
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err("url must not hold a user or password: use basic_auth_file".to_owned());
+        return Err(SourceError::Credentials);
     }
     if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err("url must not have a query or a fragment".to_owned());
+        return Err(SourceError::QueryOrFragment);
     }
     Ok(())
 }
@@ -52,8 +74,11 @@ pub fn check_url(url: &str) -> Result<(), String> {
 /// Checks a label matcher: `{` then `name op "value"` pairs separated by commas, then `}`,
 /// where op is `=`, `!=`, `=~` or `!~` and the value a double-quoted string. What passes can
 /// be put in a query as it is.
-pub fn check_matcher(text: &str) -> Result<(), String> {
-    let bad = |why: &str| format!("match {:?}: {why}", crate::text::fit(text, 60));
+pub fn check_matcher(text: &str) -> Result<(), SourceError> {
+    let bad = |why| SourceError::Matcher {
+        text: crate::text::fit(text, 60),
+        why,
+    };
     let inner = text
         .trim()
         .strip_prefix('{')

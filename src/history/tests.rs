@@ -1,4 +1,5 @@
-//! The history file against the real SQLite: change points in and values out, two writers, an earlier captop's JSON file, and files that are not ours.
+//! The history file against the real SQLite: change points in and values out, two writers,
+//! and files that are not ours.
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -33,8 +34,9 @@ pub(super) fn report(at: DateTime<Utc>, routes: &[(&str, i64)]) -> CapacityRepor
     }
 }
 
-pub(super) fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+/// How many rows the history holds, as `history info` counts them.
+pub(super) fn rows(conn: &rusqlite::Connection) -> read::RowCounts {
+    read::row_counts(conn).unwrap()
 }
 
 /// A history in a fresh directory and its writer.
@@ -70,8 +72,8 @@ fn only_changes_are_written_and_figures_come_back_as_they_were() {
         Outcome::AlreadyRecorded
     );
     let conn = w.conn();
-    assert_eq!(count(conn, "SELECT count(*) FROM polls"), 10);
-    assert_eq!(count(conn, "SELECT count(*) FROM route_samples"), 10 + 1);
+    assert_eq!(rows(conn).reports, 10);
+    assert_eq!(rows(conn).route_changes, 10 + 1);
     let (cap, _) = read::figures_at(conn, t(4 * 60 + 30).timestamp_millis(), |_| 120_000)
         .unwrap()
         .unwrap();
@@ -136,7 +138,7 @@ fn a_writer_that_loaded_the_routes_finds_them_moved_listed_twice_new_or_renamed(
             ("d", 1, "Route d")
         ]
     );
-    assert_eq!(count(w.conn(), "SELECT count(*) FROM routes"), 4);
+    assert_eq!(rows(w.conn()).routes, 4);
 }
 
 #[test]
@@ -183,7 +185,7 @@ fn two_writers_do_not_write_the_same_samples() {
         two.capacity(&report(t(3), &[("a", 2)])).unwrap(),
         Outcome::Written { rows: 0, .. }
     ));
-    assert_eq!(count(one.conn(), "SELECT count(*) FROM route_samples"), 2);
+    assert_eq!(rows(one.conn()).route_changes, 2);
 }
 
 #[test]
@@ -235,36 +237,13 @@ fn files_others_could_write_are_refused_and_ours_are_private() {
     assert_eq!(mode(h.path()), 0o600);
     fs::set_permissions(&state, fs::Permissions::from_mode(0o777)).unwrap();
     let refused = h.writer().unwrap_err();
-    assert!(matches!(refused, OpenError::Unsafe { .. }), "{refused}");
+    assert!(matches!(refused, HistoryError::Unsafe { .. }), "{refused}");
     fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
     fs::set_permissions(h.path(), fs::Permissions::from_mode(0o666)).unwrap();
-    assert!(matches!(h.writer().unwrap_err(), OpenError::Unsafe { .. }));
-}
-
-#[test]
-fn an_earlier_captops_hour_is_imported_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let legacy = dir.path().join(format!(
-        "history-{}.json",
-        crate::poll::shared::key_hash("http://a/v1")
+    assert!(matches!(
+        h.writer().unwrap_err(),
+        HistoryError::Unsafe { .. }
     ));
-    let at = t(0).timestamp_millis();
-    fs::write(
-        &legacy,
-        format!(
-            r#"{{"version": 1, "origin": "http://a/v1",
-                 "routes": {{"a": [[{}, 10, 1000000], [{}, 20, 1000000]]}}}}"#,
-            at,
-            at + 60_000
-        ),
-    )
-    .unwrap();
-    let recorded = h.record(&report(t(120), &[("a", 30)]), None).unwrap();
-    assert!(recorded.warning.is_none());
-    let sold: Vec<i64> = recorded.series["a"].iter().map(|s| s.sold).collect();
-    assert_eq!(sold, [10, 20, 30]);
-    assert!(!legacy.exists(), "read once, then removed");
 }
 
 #[test]
@@ -279,7 +258,7 @@ fn the_recorder_writes_on_its_thread_and_seeds_the_forecasts() {
     recorder.capacity(Arc::new(report(t(300), &[("a", 2500)])));
     recorder.close();
     let conn = h.reader().unwrap().unwrap();
-    assert_eq!(count(&conn, "SELECT count(*) FROM polls"), 6);
+    assert_eq!(rows(&conn).reports, 6);
 }
 
 #[test]
@@ -306,7 +285,7 @@ fn a_full_disk_fails_one_write_by_that_name_and_the_next_writes_what_changed() {
         w.capacity(&report(t(120), &routes)).unwrap(),
         Outcome::Written { rows: 2001, .. }
     ));
-    assert_eq!(count(w.conn(), "SELECT count(*) FROM polls"), 2);
+    assert_eq!(rows(w.conn()).reports, 2);
 }
 
 #[test]
@@ -333,97 +312,31 @@ fn the_recorder_says_once_that_it_cannot_record_and_the_face_goes_on() {
     assert!(warnings[0].contains("not recording"), "{}", warnings[0]);
 }
 
-/// The schema of the first captops with history: one table of change points, kept by route.
-const SCHEMA_1: &str = "
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE routes (id INTEGER PRIMARY KEY, slug TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-    dial_code TEXT NOT NULL);
-CREATE TABLE route_samples (route INTEGER NOT NULL, at_ms INTEGER NOT NULL,
-    minutes_sold INTEGER, minutes_total INTEGER, ports_sold INTEGER, ports_total INTEGER,
-    PRIMARY KEY (route, at_ms)) WITHOUT ROWID;
-CREATE TABLE polls (at_ms INTEGER PRIMARY KEY, routes INTEGER NOT NULL);
-CREATE TABLE utilization (at_ms INTEGER PRIMARY KEY, date TEXT NOT NULL,
-    minutes_run_today INTEGER NOT NULL, daily_sold INTEGER, daily_active INTEGER,
-    daily_paused INTEGER, utilized INTEGER, available INTEGER, pct REAL, active_ports INTEGER,
-    paused_ports INTEGER, provisioning_ports INTEGER);
-PRAGMA application_id = 1667330164;
-PRAGMA user_version = 1;
-";
-
-/// A history file of schema 1 for `origin` at `path`: route `a` sold 100 then 200 (at
-/// minutes 0 and 1), route `b` 5 then left (at minute 1), a report at minutes 0 and 1.
-fn schema_1_file(path: &std::path::Path, origin: &str) {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.execute_batch(SCHEMA_1).unwrap();
-    conn.execute("INSERT INTO meta VALUES ('origin', ?1)", [origin])
-        .unwrap();
-    conn.execute_batch(&format!(
-        "INSERT INTO routes VALUES (1, 'a', 'Route a', '+1'), (2, 'b', 'Route b', '+1');
-         INSERT INTO route_samples VALUES (1, {t0}, 100, 1000000, 1, 10),
-             (1, {t1}, 200, 1000000, 1, 10), (2, {t0}, 5, 1000000, 1, 10),
-             (2, {t1}, NULL, NULL, NULL, NULL);
-         INSERT INTO polls VALUES ({t0}, 2), ({t1}, 1);",
-        t0 = t(0).timestamp_millis(),
-        t1 = t(60).timestamp_millis()
-    ))
-    .unwrap();
-}
-
 #[test]
-fn a_file_of_the_first_schema_is_read_as_it_is_and_moved_to_the_new_one_by_a_writer() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    schema_1_file(h.path(), "http://a/v1");
-    // Read-only: read as it is, left as it is.
-    let reader = h.reader().unwrap().unwrap();
-    let (cap, _) = read::figures_at(&reader, t(0).timestamp_millis(), |_| 0)
-        .unwrap()
-        .unwrap();
-    assert_eq!(cap.routes.len(), 2);
-    let (cap, _) = read::figures_at(&reader, t(60).timestamp_millis(), |_| 0)
-        .unwrap()
-        .unwrap();
-    assert_eq!(cap.routes.len(), 1, "b had left");
-    assert_eq!(cap.routes[0].capacity_minutes.sold, 200);
-    drop(reader);
-    // A writer moves it to schema 2, rows and all, and knows each route's last figures.
+fn a_file_of_another_schema_version_is_moved_aside_and_refused_read_only() {
+    let (_dir, h, w) = one_report_written();
+    w.conn().pragma_update(None, "user_version", 2).unwrap();
+    drop(w);
+    assert!(h.reader().is_err(), "read-only: refused");
     let (mut w, warning) = h.writer().unwrap();
-    assert!(warning.is_none(), "{warning:?}");
+    let warning = warning.unwrap();
+    assert!(warning.contains("another schema version (2)"), "{warning}");
     let version: i32 = w
         .conn()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
     assert_eq!(version, db::SCHEMA_VERSION);
-    let indexed = "SELECT count(*) FROM sqlite_master WHERE name = 'samples_by_route_at'";
-    assert_eq!(count(w.conn(), indexed), 1, "thinning finds rows by time");
-    assert_eq!(count(w.conn(), "SELECT count(*) FROM route_samples"), 4);
-    assert_eq!(count(w.conn(), "SELECT count(*) FROM route_latest"), 2);
     assert_eq!(
-        w.capacity(&report(t(120), &[("a", 200)])).unwrap(),
-        Outcome::Written { rows: 0 },
-        "a's figures are those of its last row"
-    );
-    assert_eq!(
-        w.capacity(&report(t(180), &[("a", 200), ("b", 5)]))
-            .unwrap(),
+        w.capacity(&report(t(0), &[("a", 1)])).unwrap(),
         Outcome::Written { rows: 1 },
-        "b comes back"
+        "started afresh"
     );
-    let series = frames::forecast_series(w.conn(), t(180).timestamp_millis()).unwrap();
-    let sold: Vec<i64> = series["a"].iter().map(|s| s.sold).collect();
-    assert_eq!(sold, [100, 200, 200, 200]);
-    drop(w);
-    // Opened again: nothing more to move, nothing lost.
-    let (w, warning) = h.writer().unwrap();
-    assert!(warning.is_none());
-    assert_eq!(count(w.conn(), "SELECT count(*) FROM route_samples"), 5);
 }
 
 #[test]
-fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
+fn every_read_gives_back_the_figures_of_each_report() {
     let (_dir, _h, mut w) = a_writer();
-    // 25 minutes, a report a minute, `a` selling every minute, `b` leaving at minute 20: the
-    // writer moves the rows a minute old by route, the last ones stay kept by time.
+    // 25 minutes, a report a minute, `a` selling every minute, `b` leaving at minute 20.
     for m in 0..25 {
         let routes: &[(&str, i64)] = if m < 20 {
             &[("a", 10 * m), ("b", 5)]
@@ -433,13 +346,7 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
         w.capacity(&report(t(m * 60), routes)).unwrap();
     }
     let conn = w.conn();
-    let by_route = count(conn, "SELECT count(*) FROM samples_by_route");
-    let by_time = count(conn, "SELECT count(*) FROM samples_by_time");
-    assert!(
-        by_route > 0 && by_time > 0,
-        "{by_route} by route, {by_time} by time"
-    );
-    assert_eq!(by_route + by_time, 25 + 2);
+    assert_eq!(rows(conn).route_changes, 25 + 2);
     for m in [0, 5, 19, 20, 24] {
         let (cap, _) = read::figures_at(conn, t(m * 60).timestamp_millis(), |_| 0)
             .unwrap()
@@ -488,19 +395,6 @@ fn reads_span_the_rows_kept_by_route_and_the_newest_kept_by_time() {
     )
     .unwrap();
     assert_eq!(reports, 25);
-}
-
-#[test]
-fn a_file_written_before_thinning_by_time_is_indexed_by_the_next_writer() {
-    let (_dir, h, w) = one_report_written();
-    w.conn()
-        .execute_batch("DROP INDEX samples_by_route_at")
-        .unwrap();
-    drop(w);
-    let (w, warning) = h.writer().unwrap();
-    assert!(warning.is_none(), "{warning:?}");
-    let indexed = "SELECT count(*) FROM sqlite_master WHERE name = 'samples_by_route_at'";
-    assert_eq!(count(w.conn(), indexed), 1);
 }
 
 #[test]

@@ -10,17 +10,11 @@
 //!  beyond keep_days               only a route's last row, its value until the next
 //! ```
 //!
-//! A report's rows are appended to `samples_by_time` and each route's last figures kept in
-//! `route_latest`, a few pages whatever the routes; the rows move to `samples_by_route`, where
-//! a route's days read back in one range: a minute later with each report of a face that keeps
-//! running, and for a one-shot run's in one pass route by route when the file is thinned or
-//! when they pass [`FOLD_ROWS`] (see [`super::db`]).
-//!
 //! Thinning drops a row once it is older than its tier's age and a later row of its route lies
 //! in the same step (5 minutes, an hour), so what is left of a step is its last row, however
 //! the thinnings fell. A face that keeps running thins with each report what aged since the one
-//! before ([`thinning`]): a few rows, where an hour's at once cost a third of a second of CPU at
-//! 10,000 routes. `--once` and `check` thin once a day ([`ONE_SHOT_COMPACT_EVERY_MS`]).
+//! before ([`thinning`]); `--once` and `check` thin once a day ([`ONE_SHOT_COMPACT_EVERY_MS`]),
+//! so that a cron job does not pay for it on every run.
 //!
 //! Several captops of one user and one service write the same file: a report not newer than
 //! the newest recorded is skipped (another captop recorded that moment), and the figures a row
@@ -32,7 +26,6 @@ pub mod thinning;
 
 use rusqlite::{Connection, ErrorCode, params};
 
-use self::thinning::Place;
 use super::frames;
 use super::memo::Memos;
 use crate::api::model::{CapacityReport, UtilizationReport};
@@ -48,27 +41,17 @@ pub const FINE_STEP_MS: i64 = 5 * 60_000;
 /// The step of the oldest tier.
 pub const COARSE_STEP_MS: i64 = HOUR_MS;
 /// Service time between two thinnings by `--once` and `check`: a day. A one-shot run waits
-/// for its thinning, which at 10,000 routes costs more than the run itself; where a dashboard
+/// for its thinning, which at many routes costs more than the run itself; where a dashboard
 /// or a relay records the same service it thins with every report anyway, and a file written
 /// by cron jobs alone is thinned once a day (its dense tier holding a day more of polls).
 pub const ONE_SHOT_COMPACT_EVERY_MS: i64 = 24 * HOUR_MS;
-/// Rows of `samples_by_time` past which they are moved to `samples_by_route` before the next
-/// thinning is due: ten reports in which 10,000 routes all changed. Each read of the forecasts'
-/// samples goes through them once; moving them costs about a page per route, paid once for them
-/// all rather than once per report.
-pub const FOLD_ROWS: i64 = 100_000;
-/// Age, on the service's clock, at which a long-running writer moves a row from
-/// `samples_by_time` to `samples_by_route` (see [`Writer::capacity`]).
-pub const MOVE_AFTER_MS: i64 = 60_000;
 /// Prepared statements a writer's connection keeps ready, more than a report runs.
 const STATEMENTS_KEPT: usize = 40;
 /// Longest slug recorded; longer ones are not.
 pub const MAX_SLUG_BYTES: usize = 200;
 
-/// Appends a route's row (route, at_ms, the four figures) to `samples_by_time`.
-const WRITE_SAMPLE: &str = "INSERT OR REPLACE INTO samples_by_time VALUES (?2, ?1, ?3, ?4, ?5, ?6)";
-/// Makes the same row the route's last.
-const WRITE_LATEST: &str = "INSERT OR REPLACE INTO route_latest VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+/// Writes a route's change point (route, at_ms, the four figures).
+const WRITE_SAMPLE: &str = "INSERT OR REPLACE INTO route_samples VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
 /// What recording a report did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,19 +76,12 @@ pub struct Writer {
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
     data_version: i64,
     reports: u64,
-    /// Rows in `samples_by_time`, as of the last load and our writes since.
-    recent_rows: i64,
     /// When a one-shot writer thins next.
     next_compact_ms: Option<i64>,
     loaded: bool,
-    /// Whether each report moves the rows older than [`MOVE_AFTER_MS`] to `samples_by_route`
-    /// and thins what aged since the report before (a face that keeps running); otherwise the
-    /// file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
+    /// Whether each report thins what aged since the report before (a face that keeps
+    /// running); otherwise the file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
     as_it_goes: bool,
-    /// How far this writer thinned each of [`thinning::TIERS`]; `None` before its first
-    /// thinning, which starts at the whole step before the file's last (an earlier captop
-    /// stopped at a step's start), and after a failed write.
-    thinned_to: Option<[Place; 2]>,
     /// Whether the log keeps SQLite's size whatever the routes ([`Writer::importing`]).
     importing: bool,
     /// The log's `wal_autocheckpoint` as last set ([`Writer::size_log_for`]); 0 before.
@@ -123,11 +99,9 @@ impl Writer {
             routes: Memos::default(),
             data_version: -1,
             reports: 0,
-            recent_rows: 0,
             next_compact_ms: None,
             loaded: false,
             as_it_goes: true,
-            thinned_to: None,
             importing: false,
             log_pages: 0,
         }
@@ -135,24 +109,19 @@ impl Writer {
 
     /// A writer of many reports at once (a recorded past imported, as `--demo` starts with):
     /// the log keeps SQLite's 1,000 pages whatever the routes, copied back and synced every
-    /// thousand pages rather than every 128. At 14 routes and a week of reports at 5-minute
-    /// steps, the smaller log made `--demo`'s start 50 ms longer.
+    /// thousand pages rather than every 128, so that `--demo`'s start copies it back rarely.
     pub fn importing(mut self) -> Writer {
         self.importing = true;
         self
     }
 
-    /// The same writer for a one-shot run: its report's rows wait in `samples_by_time` for the
-    /// next thinning (moving the rows of the runs before it, minutes apart, would be most of
-    /// its write; a face that keeps running moves them a report at a time), and it thins the
-    /// file at most once every [`ONE_SHOT_COMPACT_EVERY_MS`] of service time.
+    /// The same writer for a one-shot run: it thins the file at most once every
+    /// [`ONE_SHOT_COMPACT_EVERY_MS`] of service time.
     ///
-    /// Its connection leaves the write-ahead log as it is when it closes. SQLite's last
-    /// connection to close otherwise copies the log into the file and syncs the file, which
-    /// was a quarter of a `--once` (20 ms of the 100 for a week at 10,000 routes, the sync
-    /// alone). The log is copied all the same once it passes the pages of
-    /// [`super::db::log_limits`], by whichever write then commits, so a run of one-shots pays
-    /// for it every few runs instead of each.
+    /// Its connection leaves the write-ahead log as it is when it closes: SQLite's last
+    /// connection to close otherwise copies the log into the file and syncs it, on the way to
+    /// the output. The log is copied all the same once it passes the pages of
+    /// [`super::db::log_limits`], by whichever write then commits.
     pub fn one_shot(mut self) -> Writer {
         self.as_it_goes = false;
         // A connection that cannot take the setting closes as before: slower, not wrong.
@@ -260,7 +229,6 @@ impl Writer {
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
                 self.loaded = false;
-                self.thinned_to = None;
                 Err(e)
             }
         }
@@ -287,16 +255,15 @@ impl Writer {
         }
     }
 
-    /// Reads every route and its last row, and how many rows wait to move by route.
+    /// Reads every route and its last row.
     fn load(&mut self) -> rusqlite::Result<()> {
         self.routes.clear();
-        self.recent_rows =
-            self.conn
-                .query_row("SELECT count(*) FROM samples_by_time", [], |row| row.get(0))?;
         let mut stmt = self.conn.prepare(
             "SELECT r.id, r.slug, r.name, r.dial_code,
                     l.minutes_sold, l.minutes_total, l.ports_sold, l.ports_total
-             FROM routes r LEFT JOIN route_latest l ON l.route = r.id ORDER BY r.id",
+             FROM routes r LEFT JOIN route_samples l ON l.route = r.id
+               AND l.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)
+             ORDER BY r.id",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
@@ -326,7 +293,6 @@ impl Writer {
         let this = self.reports;
         let mut written = 0;
         let mut sample = self.conn.prepare_cached(WRITE_SAMPLE)?;
-        let mut latest = self.conn.prepare_cached(WRITE_LATEST)?;
         for (place, route) in report.routes.iter().enumerate() {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
@@ -342,7 +308,6 @@ impl Writer {
             if memo.last != Some(figures) {
                 let row = params![memo.id, at_ms, m.sold, m.total, p.sold, p.total];
                 sample.execute(row)?;
-                latest.execute(row)?;
                 memo.last = Some(figures);
                 written += 1;
             }
@@ -353,7 +318,6 @@ impl Writer {
                 let none = None::<i64>;
                 let row = params![memo.id, at_ms, none, none, none, none];
                 sample.execute(row)?;
-                latest.execute(row)?;
                 memo.last = None;
                 written += 1;
             }
@@ -362,24 +326,20 @@ impl Writer {
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
-        let frame = frames::encode(
-            self.routes
-                .first(MAX_ROUTES)
-                .filter_map(|memo| memo.last.map(|[sold, total, ..]| (memo.id, sold, total))),
-        );
-        frames::write(&self.conn, at_ms, &frame)?;
-        self.recent_rows += written as i64;
-        drop((sample, latest));
+        let entries = self
+            .routes
+            .first(MAX_ROUTES)
+            .filter_map(|memo| memo.last.map(|[sold, total, ..]| (memo.id, sold, total)));
+        frames::write(&self.conn, at_ms, entries)?;
+        drop(sample);
         if self.as_it_goes {
-            let moved = self.move_by_route(at_ms - MOVE_AFTER_MS)?;
-            self.recent_rows = (self.recent_rows - moved).max(0);
             self.compact(at_ms)?;
         }
         Ok(Some(written))
     }
 
     /// A one-shot writer's thinning: at most every [`ONE_SHOT_COMPACT_EVERY_MS`] of service
-    /// time, and a move of the rows kept by time when they pass [`FOLD_ROWS`] in between.
+    /// time.
     fn compact_if_due(&mut self, now_ms: i64) -> rusqlite::Result<()> {
         let next = match self.next_compact_ms {
             Some(next) => next,
@@ -391,13 +351,6 @@ impl Writer {
         };
         if now_ms < next {
             self.next_compact_ms = Some(next);
-            if self.recent_rows > FOLD_ROWS {
-                let outcome = self.in_transaction(|w| w.fold().map(Some));
-                return match outcome {
-                    Err(e) if is_busy(&e) => Ok(()),
-                    other => other.map(drop),
-                };
-            }
             return Ok(());
         }
         self.next_compact_ms = Some(now_ms + ONE_SHOT_COMPACT_EVERY_MS);
@@ -410,7 +363,7 @@ impl Writer {
 
     /// When the rows were last thinned, as the file says.
     fn compacted_at(&self) -> rusqlite::Result<Option<i64>> {
-        self.meta_ms("compacted_at_ms")
+        self.meta_ms(thinning::THINNED_AT_KEY)
     }
 
     /// An instant the file keeps in `meta` under `key` ([`super::db::meta_ms`]).
@@ -423,32 +376,8 @@ impl Writer {
         super::db::set_meta_ms(&self.conn, key, at_ms)
     }
 
-    /// Moves the rows of `samples_by_time` to `samples_by_route`, route by route.
-    fn fold(&mut self) -> rusqlite::Result<()> {
-        self.move_by_route(i64::MAX)?;
-        self.recent_rows = 0;
-        Ok(())
-    }
-
-    /// Moves the rows of `samples_by_time` older than `before` (all of them: `i64::MAX`) to
-    /// `samples_by_route`; how many. Oldest first, so every row left kept by time is newer
-    /// than those of its route kept by route. A report at a time, it is the rows of a report a
-    /// minute before: a few pages, where moving ten minutes of them when the file is thinned
-    /// touched a page for every route that changed (160 ms of CPU at once at 10,000 routes).
-    fn move_by_route(&mut self, before: i64) -> rusqlite::Result<i64> {
-        let moved = self.run(
-            "INSERT OR REPLACE INTO samples_by_route
-               SELECT route, at_ms, minutes_sold, minutes_total, ports_sold, ports_total
-               FROM samples_by_time WHERE at_ms < ?1 ORDER BY route, at_ms",
-            [before],
-        )?;
-        self.run("DELETE FROM samples_by_time WHERE at_ms < ?1", [before])?;
-        Ok(moved as i64)
-    }
-
     /// Runs `sql` through the connection's cache of prepared statements: a running face writes
-    /// the same twenty statements with every report, and preparing them anew each time was a
-    /// tenth of its writing.
+    /// the same twenty statements with every report.
     fn run(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
         self.conn.prepare_cached(sql)?.execute(params)
     }

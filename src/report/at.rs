@@ -74,7 +74,8 @@ async fn figures_at(
                 options.style.thresholds,
                 None,
             )
-            .await?;
+            .await
+            .map_err(|e| e.to_string())?;
             let note = format!(
                 "figures as Prometheus held them at {} (the last scrape within the lookback), \
                  from {}",
@@ -89,7 +90,8 @@ async fn figures_at(
         |newest| parse_instant(at, newest),
         options.style.thresholds,
         None,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let note = format!(
         "figures as recorded at {} (asked for {}), from {}",
         rfc3339(past.then_ms),

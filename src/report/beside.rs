@@ -25,7 +25,7 @@ use std::thread::JoinHandle;
 use crate::api::model::CapacityReport;
 use crate::forecast::Fitted;
 use crate::forecast::{Forecasts, Series};
-use crate::history::{History, Prepared};
+use crate::history::{History, HistoryError, Prepared};
 use crate::store::Store;
 
 /// The history file's thread of a one-shot run.
@@ -33,7 +33,7 @@ pub(super) enum Beside {
     /// The thread, and the ways to and from it.
     Thread {
         reports: SyncSender<Fit>,
-        file: Receiver<io::Result<Prepared>>,
+        file: Receiver<Result<Prepared, HistoryError>>,
         thread: JoinHandle<Fitting>,
     },
     /// No thread could be started: said as the history's warning, the report drawn without.
@@ -61,7 +61,7 @@ pub(super) struct Fitting {
     /// What [`Late`] drew.
     drawn: Option<Result<String, String>>,
     /// Why the samples were not read.
-    unread: Option<io::Error>,
+    unread: Option<HistoryError>,
 }
 
 impl Beside {
@@ -89,7 +89,7 @@ impl Beside {
 fn work(
     history: &History,
     reports: &Receiver<Fit>,
-    file: &SyncSender<io::Result<Prepared>>,
+    file: &SyncSender<Result<Prepared, HistoryError>>,
 ) -> Fitting {
     let prepared = history.prepare();
     let Ok(Fit {
@@ -165,15 +165,12 @@ pub(super) fn with_history<T>(
         Ok(Ok(mut prepared)) => {
             lines.extend(prepared.warning.take());
             let utilization = store.utilization().report().cloned();
-            let written = prepared.write(&capacity, utilization.as_deref());
-            // `--once` and `check` exit once the report is drawn.
-            prepared.leave_to_exit();
-            written
+            prepared.write(&capacity, utilization.as_deref())
         }
         Ok(Err(e)) => Err(e),
         // The thread only reads and writes a file; should it panic all the same, the report is
         // still drawn, without forecasts.
-        Err(_) => Err(io::Error::other("it could not be opened")),
+        Err(_) => Err(HistoryError::Unopened),
     };
     let fitting = thread.join().unwrap_or_default();
     if let Some(fitted) = fitting.fitted {

@@ -245,9 +245,9 @@ async fn seed_days(client: &Client, past: &PastSource, store: &mut Store, stderr
                 .await
                 .map_err(|why| format!("history: {why}"))
         }
-        PastSource::Embedded(_) if client.behind_relay() => {
-            crate::history::relay::series(client).await
-        }
+        PastSource::Embedded(_) if client.behind_relay() => crate::history::relay::series(client)
+            .await
+            .map_err(|e| e.to_string()),
         PastSource::Embedded(_) => return,
     };
     match days {
@@ -316,7 +316,7 @@ pub async fn run_at_with_settings(
     let source = match PastSource::of(&settings.history_source, settings.timeout, embedded) {
         Ok(source) => source,
         Err(why) => {
-            eprintln!("captop: {}", crate::text::sanitize(&why));
+            eprintln!("captop: {}", crate::text::sanitize(&why.to_string()));
             return crate::setup::EXIT_FAILURE;
         }
     };

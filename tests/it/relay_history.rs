@@ -124,8 +124,9 @@ fn recorded_once_created(state: &std::path::Path) -> Option<i64> {
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap();
     assert_eq!(check, "ok");
-    conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0))
+    captop::history::read::row_counts(&conn)
         .ok()
+        .map(|rows| rows.reports)
 }
 
 /// A relay killed with SIGKILL while it records loses at most the report in flight: the file

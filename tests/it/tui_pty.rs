@@ -231,11 +231,8 @@ fn history_counts(dir: &std::path::Path) -> (i64, i64) {
     let conn =
         rusqlite::Connection::open_with_flags(file, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
-    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap_or(0);
-    (
-        count("SELECT count(*) FROM polls"),
-        count("SELECT count(*) FROM route_samples"),
-    )
+    captop::history::read::row_counts(&conn)
+        .map_or((0, 0), |rows| (rows.reports, rows.route_changes))
 }
 
 /// The dashboard records its figures in the history file as they come (on a thread of its

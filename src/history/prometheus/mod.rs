@@ -29,6 +29,71 @@ const DAY_MS: i64 = 86_400_000;
 /// The largest answer read.
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
+/// Why Prometheus could not be asked, or did not give the figures: one line each, naming the
+/// file or the server and never a secret.
+#[derive(Debug, thiserror::Error)]
+pub enum PrometheusError {
+    /// A token, password or CA file could not be read.
+    #[error("cannot read the {what} file {path}: {source}")]
+    Unreadable {
+        /// Which file ("bearer token", "basic auth", "CA").
+        what: &'static str,
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A secret file or a CA file that is not what it should be.
+    #[error("the {what} file {path} {why}")]
+    BadFile {
+        /// Which file.
+        what: &'static str,
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong and what to do, e.g. "may be read by others: chmod 600 it".
+        why: &'static str,
+    },
+    /// `[history] url` does not make a query URL.
+    #[error("[history] url: {0}")]
+    Url(#[from] url::ParseError),
+    /// The HTTP client could not be made.
+    #[error("cannot set up the Prometheus client: {0}")]
+    Client(#[source] reqwest::Error),
+    /// No answer, or no whole answer, within the timeout.
+    #[error("Prometheus at {url} did not answer in time")]
+    Timeout {
+        /// The query URL, as shown.
+        url: String,
+    },
+    /// The request or the answer failed.
+    #[error("Prometheus at {url} is unreachable ({reason})")]
+    Unreachable {
+        /// The query URL, as shown.
+        url: String,
+        /// Why, in one line.
+        reason: String,
+    },
+    /// The answer passed [`MAX_BODY_BYTES`].
+    #[error("Prometheus's answer is larger than {} MiB: narrow match", MAX_BODY_BYTES >> 20)]
+    TooLarge,
+    /// An HTTP error status without an API error body.
+    #[error("Prometheus answered HTTP {0}")]
+    Status(reqwest::StatusCode),
+    /// The body is not a matrix of the API, or carries its error: what it said, in one line.
+    #[error("{0}")]
+    Answer(String),
+    /// Prometheus holds no figures of a kind near the instant.
+    #[error("Prometheus holds no {what} figures within {minutes} minutes before {at}")]
+    Missing {
+        /// "route" or "/utilization".
+        what: &'static str,
+        /// The lookback, in minutes.
+        minutes: i64,
+        /// The instant, RFC 3339.
+        at: String,
+    },
+}
+
 /// The step of a range query over `range_ms`: at most [`MAX_POINTS`] points, at least a minute.
 pub fn step_ms(range_ms: i64) -> i64 {
     (range_ms / MAX_POINTS).max(MIN_STEP_MS)
@@ -65,29 +130,38 @@ const MAX_SECRET_FILE: u64 = 64 * 1024;
 
 /// The first line of a secret file; the message names the file, never what is in it. With
 /// `private`, a file group or others may read is refused.
-fn secret_file(path: &std::path::Path, what: &str, private: bool) -> Result<String, String> {
-    let failed = |e: std::io::Error| format!("cannot read the {what} file {}: {e}", path.display());
+fn secret_file(
+    path: &std::path::Path,
+    what: &'static str,
+    private: bool,
+) -> Result<String, PrometheusError> {
+    let failed = |source| PrometheusError::Unreadable {
+        what,
+        path: path.to_path_buf(),
+        source,
+    };
+    let bad = |why| PrometheusError::BadFile {
+        what,
+        path: path.to_path_buf(),
+        why,
+    };
     let file = SecretFile::open(path).map_err(failed)?;
     if private && file.open_to_others(0o077).is_some() {
-        return Err(format!(
-            "the {what} file {} may be read by others: chmod 600 it",
-            path.display()
-        ));
+        return Err(bad("may be read by others: chmod 600 it"));
     }
     let text = file.read(MAX_SECRET_FILE).map_err(failed)?;
     let line = text.lines().next().unwrap_or_default().trim().to_owned();
     if line.is_empty() {
-        return Err(format!("the {what} file {} is empty", path.display()));
+        return Err(bad("is empty"));
     }
     Ok(line)
 }
 
 impl PrometheusHistory {
     /// A client for `source`, reading its token or password file and CA file now.
-    pub fn new(source: &PrometheusSource, timeout: Duration) -> Result<Self, String> {
+    pub fn new(source: &PrometheusSource, timeout: Duration) -> Result<Self, PrometheusError> {
         let base = source.url.trim_end_matches('/');
-        let query_url = url::Url::parse(&format!("{base}/api/v1/query_range"))
-            .map_err(|e| format!("[history] url: {e}"))?;
+        let query_url = url::Url::parse(&format!("{base}/api/v1/query_range"))?;
         let mut authorization = None;
         if let Some(path) = &source.bearer_token_file {
             authorization = Some(Auth::Bearer(secret_file(path, "bearer token", false)?));
@@ -95,10 +169,11 @@ impl PrometheusHistory {
         if let Some(path) = &source.basic_auth_file {
             let line = secret_file(path, "basic auth", true)?;
             if !line.contains(':') {
-                return Err(format!(
-                    "the basic auth file {} must hold one user:password line",
-                    path.display()
-                ));
+                return Err(PrometheusError::BadFile {
+                    what: "basic auth",
+                    path: path.clone(),
+                    why: "must hold one user:password line",
+                });
             }
             authorization = line
                 .split_once(':')
@@ -107,15 +182,21 @@ impl PrometheusHistory {
         let mut builder =
             crate::api::client::http_client_builder(timeout, timeout.min(Duration::from_secs(5)));
         if let Some(path) = &source.ca_file {
-            let pem = std::fs::read(path)
-                .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem)
-                .map_err(|_| format!("the CA file {} holds no PEM certificate", path.display()))?;
+            let pem = std::fs::read(path).map_err(|source| PrometheusError::Unreadable {
+                what: "CA",
+                path: path.clone(),
+                source,
+            })?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|_| {
+                PrometheusError::BadFile {
+                    what: "CA",
+                    path: path.clone(),
+                    why: "holds no PEM certificate",
+                }
+            })?;
             builder = builder.tls_certs_only(certs);
         }
-        let http = builder
-            .build()
-            .map_err(|e| format!("cannot set up the Prometheus client: {e}"))?;
+        let http = builder.build().map_err(PrometheusError::Client)?;
         let matcher = source.matcher.clone().unwrap_or_else(|| "{}".to_owned());
         Ok(PrometheusHistory {
             http,
@@ -142,7 +223,7 @@ impl PrometheusHistory {
         start_ms: i64,
         end_ms: i64,
         step_ms: i64,
-    ) -> Result<Vec<RangeSeries>, String> {
+    ) -> Result<Vec<RangeSeries>, PrometheusError> {
         let secs = |ms: i64| format!("{:.3}", ms as f64 / 1000.0);
         let mut url = self.query_url.clone();
         url.query_pairs_mut()
@@ -157,44 +238,41 @@ impl PrometheusHistory {
             None => request,
         };
         let shown = crate::text::fit(self.query_url.as_str(), 120);
-        let mut response = request.send().await.map_err(|e| {
+        let failed = |e: reqwest::Error| {
             if e.is_timeout() {
-                format!("Prometheus at {shown} did not answer in time")
+                PrometheusError::Timeout { url: shown.clone() }
             } else {
-                format!("Prometheus at {shown} is unreachable ({})", reason(&e))
+                PrometheusError::Unreachable {
+                    url: shown.clone(),
+                    reason: reason(&e),
+                }
             }
-        })?;
+        };
+        let mut response = request.send().await.map_err(failed)?;
         let status = response.status();
         let mut body = Vec::new();
         loop {
-            let chunk = response.chunk().await.map_err(|e| {
-                if e.is_timeout() {
-                    format!("Prometheus at {shown} did not finish its answer in time")
-                } else {
-                    format!("reading Prometheus's answer failed ({})", reason(&e))
-                }
-            })?;
-            let Some(chunk) = chunk else { break };
+            let Some(chunk) = response.chunk().await.map_err(failed)? else {
+                break;
+            };
             if body.len() + chunk.len() > MAX_BODY_BYTES {
-                return Err(format!(
-                    "Prometheus's answer is larger than {} MiB: narrow match",
-                    MAX_BODY_BYTES / (1024 * 1024)
-                ));
+                return Err(PrometheusError::TooLarge);
             }
             body.extend_from_slice(&chunk);
         }
         match parse_matrix(&body) {
             Ok(series) if status.is_success() => Ok(series),
-            Ok(_) => Err(format!("Prometheus answered HTTP {status}")),
-            Err(why) if status.is_success() => Err(why),
-            Err(why) if body.starts_with(b"{") => Err(why),
-            Err(_) => Err(format!("Prometheus answered HTTP {status}")),
+            Ok(_) => Err(PrometheusError::Status(status)),
+            Err(why) if status.is_success() || body.starts_with(b"{") => {
+                Err(PrometheusError::Answer(why))
+            }
+            Err(_) => Err(PrometheusError::Status(status)),
         }
     }
 
     /// The forecasts' samples of the `days` before `now_ms`: what a dashboard reading its past
     /// from Prometheus starts with (its charts over days, its trends and forecasts).
-    pub async fn series_until(&self, now_ms: i64, days: i64) -> Result<Series, String> {
+    pub async fn series_until(&self, now_ms: i64, days: i64) -> Result<Series, PrometheusError> {
         let minutes = self.minutes_until(now_ms, days, 0).await?;
         Ok(reports_of(now_ms, &minutes, &[], &[]).1)
     }
@@ -206,7 +284,7 @@ impl PrometheusHistory {
         at_ms: i64,
         days: i64,
         lookback_ms: i64,
-    ) -> Result<Vec<RangeSeries>, String> {
+    ) -> Result<Vec<RangeSeries>, PrometheusError> {
         let range = days * DAY_MS;
         let step = step_ms(range);
         let query = format!(
@@ -227,7 +305,7 @@ impl PrometheusHistory {
         at_ms: i64,
         days: i64,
         lookback_ms: i64,
-    ) -> Result<PastFigures, String> {
+    ) -> Result<PastFigures, PrometheusError> {
         let step = step_ms(days * DAY_MS);
         let window = lookback_ms.max(step) / 1000;
         let at = |metric: &'static str| {
