@@ -197,10 +197,6 @@ async fn event_loop(
         while let Ok(more) = rx.try_recv() {
             batch.push(more);
         }
-        // Ticks that change nothing but the clock may draw the frame's clock lines alone.
-        let mut clock_only = batch
-            .iter()
-            .all(|input| matches!(input, Input::App(Event::Tick)));
         for input in batch {
             desk.set_clock(Utc::now(), Instant::now());
             let actions = match input {
@@ -215,10 +211,8 @@ async fn event_loop(
                     let actions = desk.update(event);
                     if tick {
                         for (i, side) in sides.iter_mut().enumerate() {
-                            if let (Some((effects, _)), Some(app)) = (side, desk.app_mut(i))
-                                && effects.on_tick(app.store_mut())
-                            {
-                                clock_only = false;
+                            if let (Some((effects, _)), Some(app)) = (side, desk.app_mut(i)) {
+                                effects.on_tick(app.store_mut());
                             }
                         }
                     }
@@ -243,12 +237,7 @@ async fn event_loop(
             }
         }
         desk.set_clock(Utc::now(), Instant::now());
-        let drawn = if clock_only {
-            guard.draw_tick(desk)
-        } else {
-            guard.draw(desk)
-        };
-        if drawn.is_err() {
+        if guard.draw(desk).is_err() {
             return Ok(Exit::HangUp);
         }
     }

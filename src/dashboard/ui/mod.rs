@@ -14,12 +14,10 @@ pub mod footer;
 pub mod gauge;
 pub mod header;
 pub mod help;
-mod painted;
 pub mod palette;
 pub mod ports;
 pub mod routes;
 mod routes_columns;
-pub mod still;
 pub mod theme;
 pub mod utilization;
 
