@@ -1,4 +1,4 @@
-//! The desk without a terminal: tabs, the overview's lines, the all view's merged table.
+//! The screen without a terminal: tabs, the overview's lines, the all view's merged table.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::time::Instant;
@@ -8,33 +8,33 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::fixture::two_services;
 use super::*;
 
-fn key(desk: &mut Desk, code: KeyCode, modifiers: KeyModifiers) -> Vec<(usize, Action)> {
-    desk.update(Event::Key(KeyEvent::new(code, modifiers)))
+fn key(screen: &mut Screen, code: KeyCode, modifiers: KeyModifiers) -> Vec<(usize, Action)> {
+    screen.update(Event::Key(KeyEvent::new(code, modifiers)))
 }
 
 #[test]
 fn number_keys_and_tab_pick_the_views_in_order() {
-    let mut desk = two_services(Instant::now());
-    assert_eq!(desk.view, View::Overview, "several open on the overview");
-    key(&mut desk, KeyCode::Char('1'), KeyModifiers::NONE);
-    assert_eq!(desk.view, View::Service(0));
-    key(&mut desk, KeyCode::Tab, KeyModifiers::NONE);
-    assert_eq!(desk.view, View::Service(1));
-    key(&mut desk, KeyCode::Tab, KeyModifiers::NONE);
-    assert_eq!(desk.view, View::Overview);
-    key(&mut desk, KeyCode::Char('4'), KeyModifiers::NONE);
-    assert_eq!(desk.view, View::All);
-    key(&mut desk, KeyCode::Tab, KeyModifiers::SHIFT);
-    assert_eq!(desk.view, View::Overview);
-    key(&mut desk, KeyCode::Char('9'), KeyModifiers::NONE);
-    assert_eq!(desk.view, View::Overview, "no ninth tab: nothing moves");
+    let mut screen = two_services(Instant::now());
+    assert_eq!(screen.view, View::Overview, "several open on the overview");
+    key(&mut screen, KeyCode::Char('1'), KeyModifiers::NONE);
+    assert_eq!(screen.view, View::Service(0));
+    key(&mut screen, KeyCode::Tab, KeyModifiers::NONE);
+    assert_eq!(screen.view, View::Service(1));
+    key(&mut screen, KeyCode::Tab, KeyModifiers::NONE);
+    assert_eq!(screen.view, View::Overview);
+    key(&mut screen, KeyCode::Char('4'), KeyModifiers::NONE);
+    assert_eq!(screen.view, View::All);
+    key(&mut screen, KeyCode::Tab, KeyModifiers::SHIFT);
+    assert_eq!(screen.view, View::Overview);
+    key(&mut screen, KeyCode::Char('9'), KeyModifiers::NONE);
+    assert_eq!(screen.view, View::Overview, "no ninth tab: nothing moves");
 }
 
 #[test]
 fn the_overview_says_how_each_service_stands() {
-    let desk = two_services(Instant::now());
+    let screen = two_services(Instant::now());
     let [prod, lab] = [0, 1].map(|i| {
-        let s = &desk.services()[i];
+        let s = &screen.services()[i];
         ServiceLine::of(&s.app, s.down.as_deref())
     });
     assert_eq!(prod.standing, Standing::Up);
@@ -49,7 +49,7 @@ fn the_overview_says_how_each_service_stands() {
 
 #[test]
 fn the_all_view_lists_the_fullest_routes_of_every_service_first_and_filters_once() {
-    let mut desk = two_services(Instant::now());
+    let mut screen = two_services(Instant::now());
     let mut more = crate::fixtures::capacity(
         crate::fixtures::t(11),
         vec![crate::fixtures::route(
@@ -57,7 +57,7 @@ fn the_all_view_lists_the_fullest_routes_of_every_service_first_and_filters_once
         )],
     );
     more.generated_at = crate::fixtures::t(11);
-    desk.update_service(
+    screen.update_service(
         1,
         Event::Poll(crate::poll::PollEvent::Capacity {
             seq: 2,
@@ -65,9 +65,9 @@ fn the_all_view_lists_the_fullest_routes_of_every_service_first_and_filters_once
             result: Ok(more),
         }),
     );
-    key(&mut desk, KeyCode::Char('4'), KeyModifiers::NONE);
-    let (rows, of) = desk.all_rows();
-    let listed: Vec<(&str, usize)> = desk
+    key(&mut screen, KeyCode::Char('4'), KeyModifiers::NONE);
+    let (rows, of) = screen.all_rows();
+    let listed: Vec<(&str, usize)> = screen
         .all
         .view
         .iter()
@@ -82,15 +82,15 @@ fn the_all_view_lists_the_fullest_routes_of_every_service_first_and_filters_once
             ("Frankfurt", 0)
         ]
     );
-    key(&mut desk, KeyCode::Char('/'), KeyModifiers::NONE);
-    assert_eq!(desk.mode(), Mode::Filter);
-    key(&mut desk, KeyCode::Char('l'), KeyModifiers::NONE);
-    key(&mut desk, KeyCode::Char('o'), KeyModifiers::NONE);
-    assert_eq!(desk.all.view.len(), 1, "London only");
-    key(&mut desk, KeyCode::Enter, KeyModifiers::NONE);
-    key(&mut desk, KeyCode::Enter, KeyModifiers::NONE);
+    key(&mut screen, KeyCode::Char('/'), KeyModifiers::NONE);
+    assert_eq!(screen.mode(), Mode::Filter);
+    key(&mut screen, KeyCode::Char('l'), KeyModifiers::NONE);
+    key(&mut screen, KeyCode::Char('o'), KeyModifiers::NONE);
+    assert_eq!(screen.all.view.len(), 1, "London only");
+    key(&mut screen, KeyCode::Enter, KeyModifiers::NONE);
+    key(&mut screen, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
-        desk.view,
+        screen.view,
         View::Service(0),
         "Enter opens the route's service"
     );
@@ -98,10 +98,10 @@ fn the_all_view_lists_the_fullest_routes_of_every_service_first_and_filters_once
 
 #[test]
 fn refresh_on_the_overview_asks_every_service_and_q_quits() {
-    let mut desk = two_services(Instant::now());
-    let actions = key(&mut desk, KeyCode::Char('r'), KeyModifiers::NONE);
+    let mut screen = two_services(Instant::now());
+    let actions = key(&mut screen, KeyCode::Char('r'), KeyModifiers::NONE);
     let refresh = Action::Poll(PollCommand::RefreshNow);
     assert_eq!(actions, [(0, refresh), (1, refresh)]);
-    let actions = key(&mut desk, KeyCode::Char('q'), KeyModifiers::NONE);
+    let actions = key(&mut screen, KeyCode::Char('q'), KeyModifiers::NONE);
     assert_eq!(actions, [(0, Action::Quit)]);
 }

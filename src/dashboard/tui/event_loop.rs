@@ -13,8 +13,8 @@ use tokio::sync::mpsc;
 
 use super::terminal::TerminalGuard;
 use crate::dashboard::app::{Action, Event};
-use crate::dashboard::desk::Desk;
 use crate::dashboard::effects::Effects;
+use crate::dashboard::screen::Screen;
 use crate::history::past::PastSource;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::Thresholds;
@@ -34,7 +34,7 @@ pub enum Exit {
 
 /// What the runtime's one loop waits for.
 enum Input {
-    /// From the terminal (keys, mouse, resize) or the tick: for the desk.
+    /// From the terminal (keys, mouse, resize) or the tick: for the screen.
     App(Event),
     /// From service `.0`'s poller or history: for its dashboard.
     Service(usize, Event),
@@ -62,13 +62,13 @@ type Sides = Vec<Option<(Effects, mpsc::UnboundedSender<PollCommand>)>>;
 
 /// Runs the dashboard until the user quits, a signal arrives or the terminal goes away.
 ///
-/// `services` are the desk's services' ends, in its order (`None` for a service with no
-/// poller); the desk's apps are put on the clock and given their history here. The terminal is
+/// `services` are the screen's services' ends, in its order (`None` for a service with no
+/// poller); the screen's apps are put on the clock and given their history here. The terminal is
 /// restored before this returns, and every poller told to shut down; the caller decides the
 /// exit code from [`Exit`] ([`Exit::PollerGone`] once every poller is gone) and closes the
 /// effects it gets back.
 pub async fn run(
-    mut desk: Desk,
+    mut screen: Screen,
     services: Vec<Option<ServiceIo>>,
 ) -> (anyhow::Result<Exit>, Vec<Effects>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
@@ -81,7 +81,7 @@ pub async fn run(
             sides.push(None);
             continue;
         };
-        if let Some(app) = desk.app_mut(i) {
+        if let Some(app) = screen.app_mut(i) {
             app.has_history = io.effects.past().is_some();
         }
         spawn_forwarder(i, io.polls, tx.clone(), std::sync::Arc::clone(&gone));
@@ -92,10 +92,10 @@ pub async fn run(
         Ok(mut guard) => {
             let started = start_inputs(&tx);
             drop(tx);
-            desk.set_clock(Utc::now(), Instant::now());
+            screen.set_clock(Utc::now(), Instant::now());
             if let Ok((w, h)) = terminal::size() {
                 let _ = guard.resize(w, h);
-                desk.update(Event::Resize(w, h));
+                screen.update(Event::Resize(w, h));
             }
             let exit = match started {
                 Ok(travel) => {
@@ -103,7 +103,7 @@ pub async fn run(
                         rx: &mut rx,
                         travel: &travel,
                     };
-                    event_loop(&mut guard, &mut desk, &mut sides, ends).await
+                    event_loop(&mut guard, &mut screen, &mut sides, ends).await
                 }
                 Err(e) => Err(e),
             };
@@ -177,16 +177,16 @@ async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, Stri
 
 async fn event_loop(
     guard: &mut TerminalGuard,
-    desk: &mut Desk,
+    screen: &mut Screen,
     sides: &mut Sides,
     ends: Ends<'_>,
 ) -> anyhow::Result<Exit> {
     let Ends { rx, travel } = ends;
-    if guard.draw(desk).is_err() {
+    if guard.draw(screen).is_err() {
         return Ok(Exit::HangUp);
     }
     loop {
-        let tick = desk.needs_tick().then(|| next_tick_in(desk));
+        let tick = screen.needs_tick().then(|| next_tick_in(screen));
         let first = tokio::select! {
             input = rx.recv() => input,
             (i, days) = days(sides) => Some(Input::Service(i, Event::Days(days))),
@@ -198,7 +198,7 @@ async fn event_loop(
             batch.push(more);
         }
         for input in batch {
-            desk.set_clock(Utc::now(), Instant::now());
+            screen.set_clock(Utc::now(), Instant::now());
             let actions = match input {
                 Input::End(exit) => return Ok(exit),
                 Input::App(event) => {
@@ -208,10 +208,10 @@ async fn event_loop(
                         return Ok(Exit::HangUp);
                     }
                     let tick = matches!(event, Event::Tick);
-                    let actions = desk.update(event);
+                    let actions = screen.update(event);
                     if tick {
                         for (i, side) in sides.iter_mut().enumerate() {
-                            if let (Some((effects, _)), Some(app)) = (side, desk.app_mut(i)) {
+                            if let (Some((effects, _)), Some(app)) = (side, screen.app_mut(i)) {
                                 effects.on_tick(app.store_mut());
                             }
                         }
@@ -220,10 +220,10 @@ async fn event_loop(
                 }
                 Input::Service(i, event) => {
                     let poll = matches!(event, Event::Poll(_));
-                    let action = desk.update_service(i, event);
+                    let action = screen.update_service(i, event);
                     if poll
                         && let (Some(Some((effects, _))), Some(app)) =
-                            (sides.get_mut(i), desk.app_mut(i))
+                            (sides.get_mut(i), screen.app_mut(i))
                     {
                         effects.after_poll(app.store_mut());
                     }
@@ -231,13 +231,13 @@ async fn event_loop(
                 }
             };
             for (i, action) in actions {
-                if let Some(exit) = act(action, (i, desk, sides), travel) {
+                if let Some(exit) = act(action, (i, screen, sides), travel) {
                     return Ok(exit);
                 }
             }
         }
-        desk.set_clock(Utc::now(), Instant::now());
-        if guard.draw(desk).is_err() {
+        screen.set_clock(Utc::now(), Instant::now());
+        if guard.draw(screen).is_err() {
             return Ok(Exit::HangUp);
         }
     }
@@ -246,7 +246,7 @@ async fn event_loop(
 /// Does what service `i`'s dashboard asked for; how the loop ends, when it does.
 fn act(
     action: Action,
-    (i, desk, sides): (usize, &mut Desk, &Sides),
+    (i, screen, sides): (usize, &mut Screen, &Sides),
     travel: &mpsc::UnboundedSender<Input>,
 ) -> Option<Exit> {
     let Some(Some((effects, commands))) = sides.get(i) else {
@@ -260,7 +260,7 @@ fn act(
             let _ = commands.send(cmd);
         }
         Action::Travel(at) => {
-            if let (Some(past), Some(app)) = (effects.past(), desk.app_mut(i)) {
+            if let (Some(past), Some(app)) = (effects.past(), screen.app_mut(i)) {
                 let thresholds = app.options.thresholds;
                 spawn_travel(past.clone(), at, thresholds, (i, travel.clone()));
             }
@@ -295,9 +295,9 @@ async fn sleep_opt(d: Option<Duration>) {
 
 /// Time to the next whole second of the soonest countdown of any service (just after it, so
 /// the shown figure has changed), or one second when nothing counts down.
-fn next_tick_in(desk: &Desk) -> Duration {
+fn next_tick_in(screen: &Screen) -> Duration {
     let now = Instant::now();
-    let target = desk
+    let target = screen
         .services()
         .iter()
         .filter_map(|service| {

@@ -13,7 +13,7 @@ use ratatui::crossterm::{cursor, execute, terminal};
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
-use crate::dashboard::desk::Desk;
+use crate::dashboard::screen::Screen;
 
 /// Mouse reporting: button events (which include the wheel) in SGR encoding. Not `?1003`
 /// (any motion), which would wake the loop on every mouse move.
@@ -72,10 +72,10 @@ impl TerminalGuard {
         terminal.resize(area)
     }
 
-    /// Draws `desk` (the renderer only reads it).
-    pub fn draw(&mut self, desk: &Desk) -> io::Result<()> {
+    /// Draws `screen` (the renderer only reads it).
+    pub fn draw(&mut self, screen: &Screen) -> io::Result<()> {
         self.ratatui()?
-            .draw(|frame| crate::dashboard::ui::desk::render(frame, desk))?;
+            .draw(|frame| crate::dashboard::ui::screen::render(frame, screen))?;
         Ok(())
     }
 

@@ -7,7 +7,6 @@
 //! [`crate::format`] and the figures model, so nothing here decides what the figures say.
 
 pub mod day_chart;
-pub mod desk;
 pub mod detail;
 pub mod event_pane;
 pub mod footer;
@@ -18,6 +17,7 @@ pub mod palette;
 pub mod ports;
 pub mod routes;
 mod routes_columns;
+pub mod screen;
 pub mod theme;
 pub mod utilization;
 
@@ -58,7 +58,7 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
     render_in(frame, frame.area(), app);
 }
 
-/// [`render`] into `area` of the frame: a service's tab below the tab bar ([`desk`]).
+/// [`render`] into `area` of the frame: a service's tab below the tab bar ([`screen`]).
 pub fn render_in(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let theme = Theme::new(&app.options);
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {

@@ -329,7 +329,8 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn figures(
+/// Appends the chosen columns of a route (or of the totals) to `spans`, each in its style.
+fn push_columns(
     columns: &Columns,
     app: &App,
     theme: &Theme,
@@ -406,7 +407,7 @@ fn route_line(
     } else {
         theme.text()
     };
-    figures(
+    push_columns(
         columns,
         app,
         theme,
@@ -438,7 +439,7 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     .find(|l| l.width() <= w)
     .unwrap_or_else(|| crate::text::fit("Total", w));
     let mut spans = vec![Span::raw("  ")];
-    figures(
+    push_columns(
         columns,
         app,
         theme,
