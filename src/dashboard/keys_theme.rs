@@ -43,7 +43,7 @@ pub fn keymap_and_palette_in(
     theme: &ThemeEntries,
 ) -> Result<(Keymap, Palette), ConfigError> {
     let settings = keys::key_settings(keys).map_err(|e| file.error_at(e.at, e.message))?;
-    let palette = palette_from(theme).map_err(|e| file.error_at(e.at, e.message))?;
+    let palette = palette_from(theme).map_err(|e| file.error_at(e.at(), e.to_string()))?;
     let keymap = keys::keymap_from(&settings).map_err(|e| file.error_at(e.at, e.message))?;
     Ok((keymap, palette))
 }
