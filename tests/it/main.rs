@@ -99,6 +99,7 @@ mod serve_reload;
 mod serve_status_page;
 mod several_services;
 mod tui_pty;
+mod ui_clock_ticks;
 mod ui_days_snapshots;
 mod ui_forecast_snapshots;
 mod ui_several_snapshots;

@@ -93,10 +93,10 @@ fn a_resized_window_is_drawn_whole_at_its_new_size_both_ways() {
 }
 
 #[test]
-fn the_ticks_count_down_in_the_header_and_a_key_draws_over_the_whole_frame() {
+fn the_ticks_count_down_in_the_header_and_a_key_redraws_the_whole_frame() {
     let (mut s, _home) = start_demo();
     wait_for_dashboard(&mut s);
-    // The countdown to the next poll moves every second, drawn by the ticks.
+    // The countdown to the next poll moves every second, drawn by ticks of the header alone.
     let countdown = |screen: &str| {
         let header = screen.lines().next().unwrap_or_default();
         header
@@ -110,7 +110,7 @@ fn the_ticks_count_down_in_the_header_and_a_key_draws_over_the_whole_frame() {
         s.screen()
     );
     s.wait_for("the countdown to move", |sc| countdown(sc) != first);
-    // A key after those ticks: the help over the frame, its first and last lines kept.
+    // A key after those ticks: the frame is drawn whole, its first and last lines kept.
     s.send(b"?");
     s.wait_for("help over a whole frame", |sc| {
         let rows: Vec<&str> = sc.lines().collect();

@@ -197,6 +197,10 @@ async fn event_loop(
         while let Ok(more) = rx.try_recv() {
             batch.push(more);
         }
+        // Ticks that change nothing but the clock may draw the frame's clock lines alone.
+        let mut clock_only = batch
+            .iter()
+            .all(|input| matches!(input, Input::App(Event::Tick)));
         for input in batch {
             screen.set_clock(Utc::now(), Instant::now());
             let actions = match input {
@@ -211,8 +215,10 @@ async fn event_loop(
                     let actions = screen.update(event);
                     if tick {
                         for (i, side) in sides.iter_mut().enumerate() {
-                            if let (Some((effects, _)), Some(app)) = (side, screen.app_mut(i)) {
-                                effects.on_tick(app.store_mut());
+                            if let (Some((effects, _)), Some(app)) = (side, screen.app_mut(i))
+                                && effects.on_tick(app.store_mut())
+                            {
+                                clock_only = false;
                             }
                         }
                     }
@@ -237,7 +243,12 @@ async fn event_loop(
             }
         }
         screen.set_clock(Utc::now(), Instant::now());
-        if guard.draw(screen).is_err() {
+        let drawn = if clock_only {
+            guard.draw_tick(screen)
+        } else {
+            guard.draw(screen)
+        };
+        if drawn.is_err() {
             return Ok(Exit::HangUp);
         }
     }

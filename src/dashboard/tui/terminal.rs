@@ -8,12 +8,14 @@ use std::io::{self, Write};
 use std::sync::Once;
 
 use anyhow::Context;
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::{cursor, execute, terminal};
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::dashboard::screen::Screen;
+use crate::dashboard::ui::clock_tick::{self, ClockBound};
 
 /// Mouse reporting: button events (which include the wheel) in SGR encoding. Not `?1003`
 /// (any motion), which would wake the loop on every mouse move.
@@ -25,11 +27,18 @@ const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
 /// The frame's size is the one the dashboard was told of ([`TerminalGuard::resize`], from each
 /// resize event), not asked of the terminal on every frame: crossterm asks by opening
 /// `/dev/tty`, an open, an ioctl and a close per frame, for a size that changes only when the
-/// window does. Every frame goes through ratatui's `Terminal::draw`, whose diff against the
-/// last frame writes only the cells that changed.
+/// window does.
+///
+/// The first and last lines are the guard's own: every frame draws them apart from the rest,
+/// which ratatui draws, and a tick where the rest is unchanged draws them alone
+/// ([`crate::dashboard::ui::clock_tick`]).
 pub struct TerminalGuard {
     /// `None` once dropped ([`TerminalGuard::drop`] says why it may not be dropped).
     terminal: Option<Terminal<CrosstermBackend<io::Stdout>>>,
+    /// The first and last lines as the screen shows them (`None`: blank, after a clear).
+    edges: [Option<Buffer>; 2],
+    /// What moved with the clock in the rest of the last whole frame (`None`: draw it whole).
+    clock_bound: Option<ClockBound>,
 }
 
 impl TerminalGuard {
@@ -52,6 +61,8 @@ impl TerminalGuard {
         match Terminal::with_options(CrosstermBackend::new(io::stdout()), options) {
             Ok(terminal) => Ok(TerminalGuard {
                 terminal: Some(terminal),
+                edges: [None, None],
+                clock_bound: None,
             }),
             Err(err) => {
                 restore();
@@ -64,27 +75,75 @@ impl TerminalGuard {
 impl TerminalGuard {
     /// The window is now `w` × `h`: the next frame is drawn whole at that size.
     pub fn resize(&mut self, w: u16, h: u16) -> io::Result<()> {
-        let terminal = self.ratatui()?;
         let area = Rect::new(0, 0, w, h);
-        if terminal.get_frame().area() == area {
+        if ratatui_of(&mut self.terminal)?.get_frame().area() == area {
             return Ok(());
         }
-        terminal.resize(area)
+        // Resizing clears the screen, the first and last lines with it.
+        self.edges = [None, None];
+        self.clock_bound = None;
+        ratatui_of(&mut self.terminal)?.resize(area)
     }
 
-    /// Draws `screen` (the renderer only reads it).
+    /// Draws `screen` whole (the renderer only reads it).
     pub fn draw(&mut self, screen: &Screen) -> io::Result<()> {
-        self.ratatui()?
-            .draw(|frame| crate::dashboard::ui::screen::render(frame, screen))?;
+        let mut edges = None;
+        let area = ratatui_of(&mut self.terminal)?
+            .draw(|frame| {
+                crate::dashboard::ui::screen::render(frame, screen);
+                edges = Some(clock_tick::take_edges(frame.buffer_mut()));
+            })?
+            .area;
+        if let Some(edges) = edges {
+            self.write_edges(edges)?;
+        }
+        self.clock_bound = ClockBound::of(screen, area);
         Ok(())
     }
 
-    /// ratatui's terminal, while the guard holds it.
-    fn ratatui(&mut self) -> io::Result<&mut Terminal<CrosstermBackend<io::Stdout>>> {
-        self.terminal
-            .as_mut()
-            .ok_or_else(|| io::Error::other("the terminal was handed back"))
+    /// Draws `screen` after a tick that changed nothing but the clock: its first and last lines
+    /// alone while the rest is unchanged, else whole.
+    pub fn draw_tick(&mut self, screen: &Screen) -> io::Result<()> {
+        let area = ratatui_of(&mut self.terminal)?.get_frame().area();
+        let bound = ClockBound::of(screen, area);
+        if bound.is_some()
+            && bound == self.clock_bound
+            && let Some(edges) = clock_tick::edges(screen, area)
+        {
+            return self.write_edges(edges);
+        }
+        self.draw(screen)
     }
+
+    /// Writes the cells of `edges` that differ from what the screen shows there.
+    fn write_edges(&mut self, edges: [Buffer; 2]) -> io::Result<()> {
+        let backend = ratatui_of(&mut self.terminal)?.backend_mut();
+        for (new, old) in edges.into_iter().zip(&mut self.edges) {
+            let blank;
+            let shown = match old {
+                Some(old) if old.area == new.area => &*old,
+                _ => {
+                    blank = Buffer::empty(new.area);
+                    &blank
+                }
+            };
+            let changed = shown.diff(&new);
+            if !changed.is_empty() {
+                backend.draw(changed.into_iter())?;
+            }
+            *old = Some(new);
+        }
+        Backend::flush(backend)
+    }
+}
+
+/// ratatui's terminal of a guard, borrowed apart from the guard's other fields.
+fn ratatui_of(
+    terminal: &mut Option<Terminal<CrosstermBackend<io::Stdout>>>,
+) -> io::Result<&mut Terminal<CrosstermBackend<io::Stdout>>> {
+    terminal
+        .as_mut()
+        .ok_or_else(|| io::Error::other("the terminal was handed back"))
 }
 
 impl Drop for TerminalGuard {

@@ -6,6 +6,7 @@
 //! the state uses too (for page sizes and clicks); words and numbers come from
 //! [`crate::format`] and the figures model, so nothing here decides what the figures say.
 
+pub mod clock_tick;
 pub mod day_chart;
 pub mod detail;
 pub mod event_pane;

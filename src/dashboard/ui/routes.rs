@@ -100,6 +100,16 @@ fn listed(app: &App, area: Rect) -> (usize, Vec<(usize, &RouteRow)>) {
     (offset, listed)
 }
 
+/// What the table in `area` shows that moves with the clock alone: each listed route's change
+/// (highlighted while recent) and time to full.
+pub(super) fn clock_bound(app: &App, area: Rect) -> Vec<(Option<Change>, String)> {
+    listed(app, area)
+        .1
+        .into_iter()
+        .map(|(_, row)| row_clock(app, row))
+        .collect()
+}
+
 /// A route's change, while it is recent, and its time to full, as of the app's clock.
 fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
     let full_in = if !row.has_minutes_left() {
@@ -115,7 +125,7 @@ fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
 
 /// The age in the panel's title: of `/capacity`'s figures, when it differs from
 /// `/utilization`'s or the last poll failed.
-fn age(app: &App) -> Option<super::PanelAge> {
+pub(super) fn age(app: &App) -> Option<super::PanelAge> {
     let store = app.store();
     super::panel_age(app, store.capacity(), store.utilization())
 }

@@ -82,7 +82,7 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
 
 /// The age in the panel's title: of `/utilization`'s figures, when it differs from
 /// `/capacity`'s or the last poll failed.
-fn age(app: &App) -> Option<super::PanelAge> {
+pub(super) fn age(app: &App) -> Option<super::PanelAge> {
     let store = app.store();
     super::panel_age(app, store.utilization(), store.capacity())
 }
