@@ -46,9 +46,9 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
     };
     let dashboard = !check && !args.once && args.at.is_none() && std::io::stdout().is_terminal();
     // The dashboard's `[keys]` and `[theme]`, checked before anything starts.
-    let habits = if dashboard {
-        match crate::dashboard::habits_of(&settings) {
-            Ok(habits) => Some(habits),
+    let keys_theme = if dashboard {
+        match crate::dashboard::keymap_and_palette(&settings) {
+            Ok(keys_theme) => Some(keys_theme),
             Err(e) => return refuse(check, &e, EXIT_USAGE),
         }
     } else {
@@ -59,7 +59,7 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
     if services.len() > 1 {
-        return several(args, services, check, habits).await;
+        return several(args, services, check, keys_theme).await;
     }
     let thresholds = match thresholds_of(args, &settings) {
         Ok(thresholds) => thresholds,
@@ -77,8 +77,8 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         Ok(client) => client,
         Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
-    let code = if let Some(habits) = habits {
-        crate::dashboard::run(&settings, habits, client, demo.as_ref()).await
+    let code = if let Some(keys_theme) = keys_theme {
+        crate::dashboard::run(&settings, keys_theme, client, demo.as_ref()).await
     } else {
         let demo = demo.is_some();
         crate::report::run_with_settings(&settings, format, thresholds, &client, demo).await
@@ -128,7 +128,7 @@ async fn several(
     args: &GlobalArgs,
     services: Vec<Settings>,
     check: bool,
-    habits: Option<(
+    keys_theme: Option<(
         crate::dashboard::app::Keymap,
         crate::dashboard::ui::palette::Palette,
     )>,
@@ -149,8 +149,8 @@ async fn several(
             .map(|settings| crate::setup::client_for(settings, None)),
     )
     .await;
-    if let Some(habits) = habits {
-        return crate::dashboard::several::run(services, clients, habits).await;
+    if let Some(keys_theme) = keys_theme {
+        return crate::dashboard::several::run(services, clients, keys_theme).await;
     }
     let format = format_of(args, check);
     let asked = services.iter().zip(clients).map(|(settings, client)| {

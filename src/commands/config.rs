@@ -48,7 +48,7 @@ pub fn run_config_with(
         }
         // The dashboard's `[keys]` and `[theme]` are checked too, as the dashboard does at start.
         ConfigCommand::Check => match Settings::resolve_with(args, env)
-            .and_then(|s| crate::dashboard::habits_of(&s).map(|_| s))
+            .and_then(|s| crate::dashboard::keymap_and_palette(&s).map(|_| s))
         {
             Ok(settings) => {
                 match &settings.config_path {

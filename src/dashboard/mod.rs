@@ -1,20 +1,21 @@
 //! The live dashboard: [`app`] (the store plus the state of the screen, changed only by
-//! `App::update`), [`ui`] (pure render functions), [`layout`] (where each panel goes) and
-//! [`tui`] (the terminal runtime: the one event loop); [`habits`] makes the config file's
-//! `[keys]` and `[theme]` into its key table and palette; [`days`] reads the routes' fill over
-//! days (the 24-hour trend, the detail view's chart) from the store's samples.
+//! `App::update`), [`screen`] (one service's app, or several with their tabs, overview and all
+//! view), [`ui`] (pure render functions), [`layout`] (where each panel goes) and [`tui`] (the
+//! terminal runtime: the one event loop); [`keys_theme`] makes the config file's `[keys]` and
+//! `[theme]` into its key table and palette; [`fill_trend`] reads the routes' fill over days
+//! (the 24-hour trend, the detail view's chart) from the store's samples.
 
 pub mod app;
-pub mod days;
-pub mod desk;
 pub mod effects;
-pub mod habits;
+pub mod fill_trend;
+pub mod keys_theme;
 pub mod layout;
+pub mod screen;
 pub mod several;
 pub mod tui;
 pub mod ui;
 
-pub use habits::habits_of;
+pub use keys_theme::keymap_and_palette;
 
 use std::time::Duration;
 
@@ -25,11 +26,11 @@ use crate::setup::{EXIT_FAILURE, past_for};
 
 /// The live dashboard until the user quits, the terminal goes away or a signal arrives:
 /// wires the poller, the store (seeded with the forecast history, alerting as `[actions]`
-/// asks), the effects of its polls and the terminal runtime. `habits` are the key table and
-/// the palette [`habits_of`] made of the settings (checked before anything else starts).
+/// asks), the effects of its polls and the terminal runtime. `keys_theme` are the key table and
+/// the palette [`keymap_and_palette`] made of the settings (checked before anything else starts).
 pub async fn run(
     settings: &Settings,
-    habits: (app::Keymap, ui::palette::Palette),
+    keys_theme: (app::Keymap, ui::palette::Palette),
     client: Client,
     demo: Option<&DemoServer>,
 ) -> u8 {
@@ -37,9 +38,9 @@ pub async fn run(
         Some(server) => format!("demo {}", server.base_url()),
         None => client.base_url().to_owned(),
     };
-    let (service, io) = wire(settings, habits, client, demo.is_some(), label);
-    let desk = desk::Desk::new(vec![service]);
-    finish(tui::run(desk, vec![Some(io)]).await).await
+    let (service, io) = wire(settings, keys_theme, client, demo.is_some(), label);
+    let screen = screen::Screen::new(vec![service]);
+    finish(tui::run(screen, vec![Some(io)]).await).await
 }
 
 /// One service's dashboard and what it runs with: its store (alerting as its `[actions]` ask,
@@ -47,12 +48,12 @@ pub async fn run(
 /// several is wired by this, as the one service is.
 pub fn wire(
     settings: &Settings,
-    habits: (app::Keymap, ui::palette::Palette),
+    keys_theme: (app::Keymap, ui::palette::Palette),
     client: Client,
     demo: bool,
     label: String,
-) -> (desk::Service, tui::ServiceIo) {
-    let options = app::UiOptions::from_settings(settings, habits, label);
+) -> (screen::Service, tui::ServiceIo) {
+    let options = app::UiOptions::from_settings(settings, keys_theme, label);
     let mut store = crate::store::Store::new(options.thresholds)
         .alerting_within(settings.actions.sells_out_within);
     let (past, trouble) = past_for(&client, settings, demo);
@@ -73,7 +74,7 @@ pub fn wire(
         chrono::Utc::now(),
         std::time::Instant::now(),
     );
-    let service = desk::Service {
+    let service = screen::Service {
         name: settings.profile.clone(),
         app,
         down: None,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use captop::cli::GlobalArgs;
 use captop::config::{ConfigError, Environment, LoadedConfig, Settings, load_config, parse_config};
-use captop::dashboard::habits::check_config;
+use captop::dashboard::keys_theme::check_config;
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -489,7 +489,7 @@ fn keys_and_theme_layer_from_the_top_level_into_profiles() {
     use ratatui::style::Color;
 
     let s = resolve(Some(HABITS), GlobalArgs::default(), &[], true).unwrap();
-    let (keys, palette) = captop::dashboard::habits_of(&s).unwrap();
+    let (keys, palette) = captop::dashboard::keymap_and_palette(&s).unwrap();
     assert_eq!(sends(&keys, 'x'), Some(Msg::Quit));
     assert_eq!(sends(&keys, 'o'), Some(Msg::CycleSort));
     assert_eq!(
@@ -507,7 +507,7 @@ fn keys_and_theme_layer_from_the_top_level_into_profiles() {
         ..GlobalArgs::default()
     };
     let prod = resolve(Some(HABITS), args, &[], true).unwrap();
-    let (prod_keys, prod_palette) = captop::dashboard::habits_of(&prod).unwrap();
+    let (prod_keys, prod_palette) = captop::dashboard::keymap_and_palette(&prod).unwrap();
     assert_eq!(
         sends(&prod_keys, 'x'),
         Some(Msg::Quit),
@@ -523,8 +523,8 @@ fn keys_and_theme_layer_from_the_top_level_into_profiles() {
     assert_eq!(prod_palette.get(Role::Key), Color::Rgb(0, 0x5f, 0x87));
     assert_eq!(prod_palette.get(Role::Border), Color::Indexed(240));
     // The keys and the palette reach the dashboard.
-    let habits = (prod_keys.clone(), prod_palette);
-    let ui = captop::dashboard::app::UiOptions::from_settings(&prod, habits, "prod");
+    let keys_theme = (prod_keys.clone(), prod_palette);
+    let ui = captop::dashboard::app::UiOptions::from_settings(&prod, keys_theme, "prod");
     assert_eq!(ui.keys, prod_keys);
     assert_eq!(ui.palette, prod_palette);
 }
@@ -550,7 +550,7 @@ fn no_color_and_the_mono_theme_win_over_any_theme() {
     assert!(!s.color, "mono draws no colours, overrides or not");
     let s = resolve(None, GlobalArgs::default(), &[], true).unwrap();
     assert!(s.color);
-    let (keys, palette) = captop::dashboard::habits_of(&s).unwrap();
+    let (keys, palette) = captop::dashboard::keymap_and_palette(&s).unwrap();
     assert_eq!(palette, captop::dashboard::ui::palette::Palette::default());
     assert_eq!(keys, captop::dashboard::app::Keymap::default());
 }
@@ -562,7 +562,9 @@ fn the_dashboard_checks_the_keys_and_theme_of_every_profile() {
     let s = resolve(Some(text), GlobalArgs::default(), &[], true).unwrap();
     assert_eq!(s.keys.tables.len(), 1, "the top level's [keys]");
     // ...and the dashboard refuses the file, at the line and column of the other profile's entry.
-    let e = captop::dashboard::habits_of(&s).unwrap_err().to_string();
+    let e = captop::dashboard::keymap_and_palette(&s)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains(
             "config.toml:4:1: profiles.ops.keys.relaod: unknown action, expected one of `quit`"

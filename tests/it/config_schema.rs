@@ -29,7 +29,7 @@ fn toml_value(text: &str) -> Value {
 /// entries config keeps as written are checked by the dashboard, as at start.
 fn parse(text: &str) -> Result<(), String> {
     let checked = parse_config(Path::new("test.toml"), text)
-        .and_then(|config| captop::dashboard::habits::check_config(&config));
+        .and_then(|config| captop::dashboard::keys_theme::check_config(&config));
     match checked {
         Ok(()) => Ok(()),
         Err(ConfigError::Invalid { message, .. }) => Err(message),

@@ -100,7 +100,7 @@ fn a_route_with_nothing_left_reads_full_not_a_time() {
         "{row}"
     );
     assert!(!row.contains("< 1 min"), "{row}");
-    let overview = captop::dashboard::desk::ServiceLine::of(&app, None);
+    let overview = captop::dashboard::screen::ServiceLine::of(&app, None);
     assert!(
         overview.soonest.is_none(),
         "not the soonest to sell out: {:?}",

@@ -1,4 +1,4 @@
-//! Snapshots of several services side by side, drawn from the desk's state at a fixed clock:
+//! Snapshots of several services side by side, drawn from the screen's state at a fixed clock:
 //! the overview (one service up, one refusing connections), a service's tab under the tab bar,
 //! and the all view with its Service column.
 #![allow(clippy::unwrap_used)]
@@ -6,23 +6,23 @@
 use std::time::Instant;
 
 use captop::dashboard::app::Event;
-use captop::dashboard::desk::Desk;
-use captop::dashboard::desk::fixture::two_services;
+use captop::dashboard::screen::Screen;
+use captop::dashboard::screen::fixture::two_services;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-fn draw(desk: &mut Desk, w: u16, h: u16) -> Terminal<TestBackend> {
-    desk.update(Event::Resize(w, h));
+fn draw(screen: &mut Screen, w: u16, h: u16) -> Terminal<TestBackend> {
+    screen.update(Event::Resize(w, h));
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal
-        .draw(|f| captop::dashboard::ui::desk::render(f, desk))
+        .draw(|f| captop::dashboard::ui::screen::render(f, screen))
         .unwrap();
     terminal
 }
 
-fn press(desk: &mut Desk, c: char) {
-    desk.update(Event::Key(KeyEvent::new(
+fn press(screen: &mut Screen, c: char) {
+    screen.update(Event::Key(KeyEvent::new(
         KeyCode::Char(c),
         KeyModifiers::NONE,
     )));
@@ -36,20 +36,20 @@ fn snap(name: &str, terminal: &Terminal<TestBackend>) {
 
 #[test]
 fn several_overview_one_down() {
-    let mut desk = two_services(Instant::now());
-    snap("several_overview_120x16", &draw(&mut desk, 120, 16));
+    let mut screen = two_services(Instant::now());
+    snap("several_overview_120x16", &draw(&mut screen, 120, 16));
 }
 
 #[test]
 fn several_service_tab() {
-    let mut desk = two_services(Instant::now());
-    press(&mut desk, '1');
-    snap("several_tab_prod_100x24", &draw(&mut desk, 100, 24));
+    let mut screen = two_services(Instant::now());
+    press(&mut screen, '1');
+    snap("several_tab_prod_100x24", &draw(&mut screen, 100, 24));
 }
 
 #[test]
 fn several_all_view() {
-    let mut desk = two_services(Instant::now());
-    press(&mut desk, '4');
-    snap("several_all_100x16", &draw(&mut desk, 100, 16));
+    let mut screen = two_services(Instant::now());
+    press(&mut screen, '4');
+    snap("several_all_100x16", &draw(&mut screen, 100, 16));
 }

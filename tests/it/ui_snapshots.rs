@@ -494,8 +494,12 @@ fn every_size_from_tiny_to_huge_draws_without_panicking() {
 /// The options of a config file's top level (its `[keys]` and `[theme]`).
 fn options_from_config(text: &str) -> UiOptions {
     let config = captop::config::parse_config(std::path::Path::new("t.toml"), text).unwrap();
-    let (keys, palette) =
-        captop::dashboard::habits::habits_in(&config, &config.top.keys, &config.top.theme).unwrap();
+    let (keys, palette) = captop::dashboard::keys_theme::keymap_and_palette_in(
+        &config,
+        &config.top.keys,
+        &config.top.theme,
+    )
+    .unwrap();
     UiOptions {
         service_label: "demo http://127.0.0.1:41234/v1".into(),
         keys,

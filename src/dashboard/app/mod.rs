@@ -12,7 +12,7 @@
 //! outside world into [`Event`]s and draws the state with the renderer (`ui`), which only
 //! reads it. Where panels go comes from [`crate::dashboard::layout`], which both sides use.
 
-pub mod insight;
+pub mod detail_forecast;
 pub mod keys;
 pub mod routes_view;
 pub mod travel;
@@ -23,7 +23,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
-use crate::dashboard::days::{self, Span};
+use crate::dashboard::fill_trend::{self, Span};
 use crate::dashboard::layout;
 use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
@@ -65,7 +65,7 @@ impl Default for UiOptions {
 
 impl UiOptions {
     /// The look the merged settings ask for, with the key table and the palette made of their
-    /// `[keys]` and `[theme]` ([`crate::dashboard::habits_of`]); `service_label` says where the
+    /// `[keys]` and `[theme]` ([`crate::dashboard::keymap_and_palette`]); `service_label` says where the
     /// figures come from (`demo http://127.0.0.1:…/v1`, a profile name, or the base URL).
     pub fn from_settings(
         settings: &crate::config::Settings,
@@ -184,8 +184,8 @@ pub struct App {
     pub show_events: bool,
     /// How far back the detail view's chart over days reaches.
     pub day_span: Span,
-    /// The detail view's path ahead and backtest of its route ([`insight`]).
-    insight: Option<insight::Insight>,
+    /// The detail view's path ahead and backtest of its route ([`detail_forecast`]).
+    detail_forecast: Option<detail_forecast::DetailForecast>,
     /// What the routes table's trends were worked out from: the version of the series of the
     /// store on screen and its rows' slugs (shared between polls, so compared by address);
     /// `None` when the store on screen was replaced.
@@ -221,7 +221,7 @@ impl App {
             overlay: Overlay::None,
             show_events: false,
             day_span: Span::default(),
-            insight: None,
+            detail_forecast: None,
             trends_of: None,
         }
     }
@@ -259,7 +259,7 @@ impl App {
     /// Applies one event; returns what the runtime should do about it.
     pub fn update(&mut self, event: Event) -> Option<Action> {
         let action = self.apply(event);
-        self.refresh_insight();
+        self.refresh_detail_forecast();
         action
     }
 
@@ -354,7 +354,7 @@ impl App {
                 (Some(oldest), Some(newest)) => newest.at_ms - oldest.at_ms,
                 _ => 0,
             };
-            span >= days::DAY_MS - days::TREND_SLACK_MS
+            span >= fill_trend::DAY_MS - fill_trend::TREND_SLACK_MS
         });
         if !a_day {
             return Vec::new();
@@ -363,7 +363,7 @@ impl App {
         // hash: looking up each of 10,000 rows in the ordered map cost a millisecond a sample.
         let by_slug: std::collections::HashMap<&str, i32> = series
             .iter()
-            .filter_map(|(slug, samples)| Some((slug.as_str(), days::trend(samples)?)))
+            .filter_map(|(slug, samples)| Some((slug.as_str(), fill_trend::trend(samples)?)))
             .collect();
         self.store()
             .rows()
@@ -381,11 +381,11 @@ impl App {
     }
 
     /// The samples of route `slug` and the service's now, when they reach far enough back for
-    /// the chart over days ([`days::has_chart`]).
+    /// the chart over days ([`fill_trend::has_chart`]).
     pub fn days_of(&self, slug: &str) -> Option<(&[Sample], i64)> {
         let now_ms = self.newest_figures_ms()?;
         let samples = self.store().forecast_series().get(slug)?;
-        days::has_chart(samples, now_ms).then_some((samples.as_slice(), now_ms))
+        fill_trend::has_chart(samples, now_ms).then_some((samples.as_slice(), now_ms))
     }
 
     /// Whether `msg` would do anything now, for the footer's hints: the span of the chart over
@@ -412,7 +412,7 @@ impl App {
         self.store()
             .forecast_series()
             .values()
-            .any(|samples| days::has_chart(samples, now_ms))
+            .any(|samples| fill_trend::has_chart(samples, now_ms))
     }
 
     /// The selected route, if the view is not empty.
@@ -484,7 +484,7 @@ impl App {
                 }
             }
             // Answered above (time travel), by the table (moving, sorting, filtering), or by
-            // the several services' desk (the tabs).
+            // the several services' screen (the tabs).
             _ => {}
         }
         None

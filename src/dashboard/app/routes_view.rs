@@ -186,7 +186,7 @@ impl RoutesTable {
         self.offset = self.offset.min(len.saturating_sub(page));
     }
 
-    /// Takes the rows' 24-hour trends, by row index (see [`crate::dashboard::days::trend`]),
+    /// Takes the rows' 24-hour trends, by row index (see [`crate::dashboard::fill_trend::trend`]),
     /// for the next [`RoutesTable::recompute`]; none at all is kept as none.
     pub fn set_trends(&mut self, trends: Vec<Option<i32>>) {
         self.trends = if trends.iter().any(Option::is_some) {

@@ -15,8 +15,8 @@ use tokio::sync::mpsc;
 
 use super::terminal::TerminalGuard;
 use crate::dashboard::app::{Action, Event, PastError};
-use crate::dashboard::desk::Desk;
 use crate::dashboard::effects::Effects;
+use crate::dashboard::screen::Screen;
 use crate::forecast::FitWorker;
 use crate::history::past::PastSource;
 use crate::poll::{Pause, PollCommand, PollEvent};
@@ -37,7 +37,7 @@ pub enum Exit {
 
 /// What the runtime's one loop waits for.
 enum Input {
-    /// From the terminal (keys, mouse, resize) or the tick: for the desk.
+    /// From the terminal (keys, mouse, resize) or the tick: for the screen.
     App(Event),
     /// From service `.0`'s poller or history: for its dashboard.
     Service(usize, Event),
@@ -65,13 +65,13 @@ type Sides = Vec<Option<(Effects, mpsc::UnboundedSender<PollCommand>)>>;
 
 /// Runs the dashboard until the user quits, a signal arrives or the terminal goes away.
 ///
-/// `services` are the desk's services' ends, in its order (`None` for a service with no
-/// poller); the desk's apps are put on the clock and given their history here. The terminal is
+/// `services` are the screen's services' ends, in its order (`None` for a service with no
+/// poller); the screen's apps are put on the clock and given their history here. The terminal is
 /// restored before this returns, and every poller told to shut down; the caller decides the
 /// exit code from [`Exit`] ([`Exit::PollerGone`] once every poller is gone) and closes the
 /// effects it gets back.
 pub async fn run(
-    mut desk: Desk,
+    mut screen: Screen,
     services: Vec<Option<ServiceIo>>,
 ) -> (anyhow::Result<Exit>, Vec<Effects>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Input>();
@@ -84,7 +84,7 @@ pub async fn run(
             sides.push(None);
             continue;
         };
-        if let Some(app) = desk.app_mut(i) {
+        if let Some(app) = screen.app_mut(i) {
             app.has_history = io.effects.past().is_some();
         }
         spawn_forwarder(i, io.polls, tx.clone(), std::sync::Arc::clone(&gone));
@@ -95,10 +95,10 @@ pub async fn run(
         Ok(mut guard) => {
             let started = start_inputs(&tx);
             drop(tx);
-            desk.set_clock(Utc::now(), Instant::now());
+            screen.set_clock(Utc::now(), Instant::now());
             if let Ok((w, h)) = terminal::size() {
                 let _ = guard.resize(w, h);
-                desk.update(Event::Resize(w, h));
+                screen.update(Event::Resize(w, h));
             }
             let exit = match started {
                 Ok((travel, fits)) => {
@@ -107,7 +107,7 @@ pub async fn run(
                         travel: &travel,
                         fits: &fits,
                     };
-                    event_loop(&mut guard, &mut desk, &mut sides, ends).await
+                    event_loop(&mut guard, &mut screen, &mut sides, ends).await
                 }
                 Err(e) => Err(e),
             };
@@ -189,16 +189,16 @@ async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, Past
 
 async fn event_loop(
     guard: &mut TerminalGuard,
-    desk: &mut Desk,
+    screen: &mut Screen,
     sides: &mut Sides,
     ends: Ends<'_>,
 ) -> anyhow::Result<Exit> {
     let Ends { rx, travel, fits } = ends;
-    if guard.draw(desk).is_err() {
+    if guard.draw(screen).is_err() {
         return Ok(Exit::HangUp);
     }
     loop {
-        let tick = desk.needs_tick().then(|| next_tick_in(desk));
+        let tick = screen.needs_tick().then(|| next_tick_in(screen));
         let first = tokio::select! {
             input = rx.recv() => input,
             (i, days) = days(sides) => Some(Input::Service(i, Event::Days(days))),
@@ -214,7 +214,7 @@ async fn event_loop(
             .iter()
             .all(|input| matches!(input, Input::App(Event::Tick)));
         for input in batch {
-            desk.set_clock(Utc::now(), Instant::now());
+            screen.set_clock(Utc::now(), Instant::now());
             let actions = match input {
                 Input::End(exit) => return Ok(exit),
                 Input::App(event) => {
@@ -224,10 +224,10 @@ async fn event_loop(
                         return Ok(Exit::HangUp);
                     }
                     let tick = matches!(event, Event::Tick);
-                    let actions = desk.update(event);
+                    let actions = screen.update(event);
                     if tick {
                         for (i, side) in sides.iter_mut().enumerate() {
-                            if let (Some((effects, _)), Some(app)) = (side, desk.app_mut(i))
+                            if let (Some((effects, _)), Some(app)) = (side, screen.app_mut(i))
                                 && effects.on_tick(app.store_mut())
                             {
                                 clock_only = false;
@@ -239,9 +239,9 @@ async fn event_loop(
                 Input::Service(i, event) => {
                     let poll = matches!(event, Event::Poll(_));
                     let fitted = matches!(event, Event::Fitted(_));
-                    let action = desk.update_service(i, event);
+                    let action = screen.update_service(i, event);
                     if let (Some(Some((effects, _))), Some(app)) =
-                        (sides.get_mut(i), desk.app_mut(i))
+                        (sides.get_mut(i), screen.app_mut(i))
                     {
                         if poll {
                             effects.after_poll(app.store_mut());
@@ -253,17 +253,17 @@ async fn event_loop(
                 }
             };
             for (i, action) in actions {
-                if let Some(exit) = act(action, (i, desk, sides), travel) {
+                if let Some(exit) = act(action, (i, screen, sides), travel) {
                     return Ok(exit);
                 }
             }
         }
-        send_fit_jobs(desk, fits);
-        desk.set_clock(Utc::now(), Instant::now());
+        send_fit_jobs(screen, fits);
+        screen.set_clock(Utc::now(), Instant::now());
         let drawn = if clock_only {
-            guard.draw_tick(desk)
+            guard.draw_tick(screen)
         } else {
-            guard.draw(desk)
+            guard.draw(screen)
         };
         if drawn.is_err() {
             return Ok(Exit::HangUp);
@@ -272,9 +272,9 @@ async fn event_loop(
 }
 
 /// Sends each service's live samples that changed since its last job to the worker.
-fn send_fit_jobs(desk: &mut Desk, fits: &FitWorker) {
-    for i in 0..desk.services().len() {
-        if let Some(job) = desk.app_mut(i).and_then(|app| app.fit_job()) {
+fn send_fit_jobs(screen: &mut Screen, fits: &FitWorker) {
+    for i in 0..screen.services().len() {
+        if let Some(job) = screen.app_mut(i).and_then(|app| app.fit_job()) {
             fits.fit(i, job);
         }
     }
@@ -283,7 +283,7 @@ fn send_fit_jobs(desk: &mut Desk, fits: &FitWorker) {
 /// Does what service `i`'s dashboard asked for; how the loop ends, when it does.
 fn act(
     action: Action,
-    (i, desk, sides): (usize, &mut Desk, &Sides),
+    (i, screen, sides): (usize, &mut Screen, &Sides),
     travel: &mpsc::UnboundedSender<Input>,
 ) -> Option<Exit> {
     let Some(Some((effects, commands))) = sides.get(i) else {
@@ -297,7 +297,7 @@ fn act(
             let _ = commands.send(cmd);
         }
         Action::Travel(at) => {
-            if let (Some(past), Some(app)) = (effects.past(), desk.app_mut(i)) {
+            if let (Some(past), Some(app)) = (effects.past(), screen.app_mut(i)) {
                 let thresholds = app.options.thresholds;
                 spawn_travel(past.clone(), at, thresholds, (i, travel.clone()));
             }
@@ -333,9 +333,9 @@ async fn sleep_opt(d: Option<Duration>) {
 
 /// Time to the next whole second of the soonest countdown of any service (just after it, so
 /// the shown figure has changed), or one second when nothing counts down.
-fn next_tick_in(desk: &Desk) -> Duration {
+fn next_tick_in(screen: &Screen) -> Duration {
     let now = Instant::now();
-    let target = desk
+    let target = screen
         .services()
         .iter()
         .filter_map(|service| {

@@ -4,10 +4,10 @@
 //! ```text
 //!  stdin reader thread ─┐ (keys, mouse; EOF or a read error = the terminal is gone)
 //!  signal task ─────────┤ (SIGWINCH → resize; SIGTERM, SIGINT, SIGHUP → leave)
-//!  poll forwarders ─────┼──► one channel ──► Desk::update ──► ui::desk::render ──► terminal
+//!  poll forwarders ─────┼──► one channel ──► Screen::update ──► ui::screen::render ──► terminal
 //!  (one a service)      │
-//!  1 s tick (only while │                        │
-//!  something counts) ───┘                        └──► PollCommand (r, p, quit) ──► poller
+//!  1 s tick (only while │                          │
+//!  something counts) ───┘                          └──► PollCommand (r, p, quit) ──► poller
 //! ```
 //!
 //! [`terminal`] puts the terminal into dashboard mode and restores it on every way out,

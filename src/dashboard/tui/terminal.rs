@@ -14,8 +14,8 @@ use ratatui::crossterm::{cursor, execute, terminal};
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
-use crate::dashboard::desk::Desk;
-use crate::dashboard::ui::still::{self, Still};
+use crate::dashboard::screen::Screen;
+use crate::dashboard::ui::clock_tick::{self, ClockBound};
 
 /// Mouse reporting: button events (which include the wheel) in SGR encoding. Not `?1003`
 /// (any motion), which would wake the loop on every mouse move.
@@ -30,15 +30,15 @@ const MOUSE_OFF: &str = "\x1b[?1006l\x1b[?1000l";
 /// window does.
 ///
 /// The first and last lines are the guard's own: every frame draws them apart from the rest,
-/// which ratatui draws, and a tick where the rest stands still draws them alone
-/// ([`crate::dashboard::ui::still`]).
+/// which ratatui draws, and a tick where the rest is unchanged draws them alone
+/// ([`crate::dashboard::ui::clock_tick`]).
 pub struct TerminalGuard {
     /// `None` once dropped ([`TerminalGuard::drop`] says why it may not be dropped).
     terminal: Option<Terminal<CrosstermBackend<io::Stdout>>>,
     /// The first and last lines as the screen shows them (`None`: blank, after a clear).
     edges: [Option<Buffer>; 2],
     /// What moved with the clock in the rest of the last whole frame (`None`: draw it whole).
-    still: Option<Still>,
+    clock_bound: Option<ClockBound>,
 }
 
 impl TerminalGuard {
@@ -62,7 +62,7 @@ impl TerminalGuard {
             Ok(terminal) => Ok(TerminalGuard {
                 terminal: Some(terminal),
                 edges: [None, None],
-                still: None,
+                clock_bound: None,
             }),
             Err(err) => {
                 restore();
@@ -81,38 +81,38 @@ impl TerminalGuard {
         }
         // Resizing clears the screen, the first and last lines with it.
         self.edges = [None, None];
-        self.still = None;
+        self.clock_bound = None;
         ratatui_of(&mut self.terminal)?.resize(area)
     }
 
-    /// Draws `desk` whole (the renderer only reads it).
-    pub fn draw(&mut self, desk: &Desk) -> io::Result<()> {
+    /// Draws `screen` whole (the renderer only reads it).
+    pub fn draw(&mut self, screen: &Screen) -> io::Result<()> {
         let mut edges = None;
         let area = ratatui_of(&mut self.terminal)?
             .draw(|frame| {
-                crate::dashboard::ui::desk::render(frame, desk);
-                edges = Some(still::take_edges(frame.buffer_mut()));
+                crate::dashboard::ui::screen::render(frame, screen);
+                edges = Some(clock_tick::take_edges(frame.buffer_mut()));
             })?
             .area;
         if let Some(edges) = edges {
             self.write_edges(edges)?;
         }
-        self.still = Still::of(desk, area);
+        self.clock_bound = ClockBound::of(screen, area);
         Ok(())
     }
 
-    /// Draws `desk` after a tick that changed nothing but the clock: its first and last lines
-    /// alone while the rest stands still, else whole.
-    pub fn draw_tick(&mut self, desk: &Desk) -> io::Result<()> {
+    /// Draws `screen` after a tick that changed nothing but the clock: its first and last lines
+    /// alone while the rest is unchanged, else whole.
+    pub fn draw_tick(&mut self, screen: &Screen) -> io::Result<()> {
         let area = ratatui_of(&mut self.terminal)?.get_frame().area();
-        let still = Still::of(desk, area);
-        if still.is_some()
-            && still == self.still
-            && let Some(edges) = still::edges(desk, area)
+        let bound = ClockBound::of(screen, area);
+        if bound.is_some()
+            && bound == self.clock_bound
+            && let Some(edges) = clock_tick::edges(screen, area)
         {
             return self.write_edges(edges);
         }
-        self.draw(desk)
+        self.draw(screen)
     }
 
     /// Writes the cells of `edges` that differ from what the screen shows there.

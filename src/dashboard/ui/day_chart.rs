@@ -1,5 +1,5 @@
 //! The detail view's chart of a route's fill over the last 24 hours or the last 7 days, from
-//! the store's samples ([`crate::dashboard::days`]): a bar per hour (or per few hours), scaled
+//! the store's samples ([`crate::dashboard::fill_trend`]): a bar per hour (or per few hours), scaled
 //! between the lowest and the highest fill shown, hatched where captop took no sample, with the
 //! span, the range and the ends of the time axis (the service's clock, UTC) labelled. When the
 //! route has a forecast, the hours ahead follow `now` in the muted style: the fill the forecast
@@ -28,7 +28,7 @@ use unicode_width::UnicodeWidthStr;
 use super::theme::Theme;
 use ratatui::widgets::SparklineBar;
 
-use crate::dashboard::days::{self, DayChart, Outlook, Point, Span as DaySpan};
+use crate::dashboard::fill_trend::{self, DayChart, Outlook, Point, Span as DaySpan};
 use crate::forecast::Sample;
 use crate::text::{pad, pad_left};
 
@@ -175,7 +175,8 @@ fn likely_text(early_ms: i64, late_ms: Option<i64>, dash: &str) -> String {
             clock(early_ms)
         );
     };
-    let days_later = late_ms.div_euclid(days::DAY_MS) - early_ms.div_euclid(days::DAY_MS);
+    let days_later =
+        late_ms.div_euclid(fill_trend::DAY_MS) - early_ms.div_euclid(fill_trend::DAY_MS);
     let late = match days_later {
         1.. => format!("{} +{days_later}d", clock(late_ms)),
         _ => clock(late_ms),
@@ -203,8 +204,8 @@ fn title(
     let then = if ahead { " + forecast" } else { "" };
     let left = format!("fill over the {}{then}: {shown}", span.label());
     let mut spans = vec![Span::styled(left.clone(), theme.muted())];
-    if chart.history_ms < span.hours() * days::HOUR_MS {
-        let note = days::history_text(chart.history_ms);
+    if chart.history_ms < span.hours() * fill_trend::HOUR_MS {
+        let note = fill_trend::history_text(chart.history_ms);
         let room = usize::from(width).saturating_sub(left.width() + 2);
         if note.width() <= room {
             spans.push(Span::styled(pad_left(&note, room + 2), theme.muted()));
@@ -284,7 +285,7 @@ fn axis(chart: &DayChart, span: DaySpan, width: u16) -> String {
     };
     for hour in chart.point_starts().filter(|h| h.rem_euclid(every) == 0) {
         let column = chart.column_of_hour(hour, width as u16);
-        if let (Some(column), Some(at)) = (column, days::hour_start(hour)) {
+        if let (Some(column), Some(at)) = (column, fill_trend::hour_start(hour)) {
             place(usize::from(column), &at.format(format).to_string());
         }
     }
@@ -296,7 +297,7 @@ fn axis(chart: &DayChart, span: DaySpan, width: u16) -> String {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::dashboard::days::HOUR_MS;
+    use crate::dashboard::fill_trend::HOUR_MS;
 
     /// 2026-11-22 12:00 UTC, a Sunday.
     const NOON: i64 = 1_795_348_800_000;

@@ -13,7 +13,7 @@ use ratatui::widgets::{Clear, Paragraph, Sparkline};
 use super::gauge::inline_gauge;
 use super::theme::Theme;
 use crate::dashboard::app::App;
-use crate::dashboard::app::insight::backtest_text;
+use crate::dashboard::app::detail_forecast::backtest_text;
 use crate::store::{RouteRow, describe_change};
 use crate::text::{pad, pad_left, thousands};
 
@@ -54,7 +54,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, target);
 
     let level = theme.level(app.options.thresholds.level(f64::from(row.filled_pct)));
-    let mut lines = figures(app, row, inner.width, level, theme);
+    let mut lines = summary_lines(app, row, inner.width, level, theme);
     let room = usize::from(inner.height).saturating_sub(lines.len());
     if days.is_some() && room < DAYS_MIN_LINES {
         lines.retain(|line| line.width() > 0);
@@ -62,7 +62,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let rest = super::lines_then_rest(frame, inner, lines);
     match days {
         Some(days) => {
-            let outlook = app.insight().and_then(|i| i.outlook.as_ref());
+            let outlook = app.detail_forecast().and_then(|i| i.outlook.as_ref());
             super::day_chart::render(frame, rest, days, (app.day_span, outlook), level, theme);
         }
         None => fill_history(frame, rest, app, row, level, theme),
@@ -71,7 +71,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 
 /// The lines above the chart: the route, its fill, its minutes and ports, its last change and
 /// its forecast, with blank lines between.
-fn figures(
+fn summary_lines(
     app: &App,
     row: &RouteRow,
     width: u16,
@@ -135,8 +135,8 @@ fn figures(
 /// `track record  4 of 5 alarms came true · median error 12 % · 6 days scored`: how the
 /// forecast did on the route's stored past, once a day of it can be scored.
 fn track_record(app: &App, theme: &Theme) -> Option<Line<'static>> {
-    let insight = app.insight()?;
-    let text = backtest_text(&insight.backtest, theme.glyphs().dot)?;
+    let detail = app.detail_forecast()?;
+    let text = backtest_text(&detail.backtest, theme.glyphs().dot)?;
     Some(Line::from(vec![
         Span::styled(pad("track record", 13), theme.muted()),
         Span::styled(text, theme.text()),

@@ -6,20 +6,19 @@
 //! the state uses too (for page sizes and clicks); words and numbers come from
 //! [`crate::format`] and the figures model, so nothing here decides what the figures say.
 
+pub mod clock_tick;
 pub mod day_chart;
-pub mod desk;
 pub mod detail;
 pub mod event_pane;
 pub mod footer;
 pub mod gauge;
 pub mod header;
 pub mod help;
-mod painted;
 pub mod palette;
 pub mod ports;
 pub mod routes;
 mod routes_columns;
-pub mod still;
+pub mod screen;
 pub mod theme;
 pub mod utilization;
 
@@ -60,7 +59,7 @@ pub fn render(frame: &mut Frame<'_>, app: &App) {
     render_in(frame, frame.area(), app);
 }
 
-/// [`render`] into `area` of the frame: a service's tab below the tab bar ([`desk`]).
+/// [`render`] into `area` of the frame: a service's tab below the tab bar ([`screen`]).
 pub fn render_in(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let theme = Theme::new(&app.options);
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {

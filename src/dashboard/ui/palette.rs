@@ -189,13 +189,76 @@ impl Palette {
     }
 }
 
-/// Why a `[theme]` entry cannot be applied: the message, and where in the file it points.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ThemeError {
-    /// Byte offset in the file.
-    pub at: usize,
-    /// One line that names the entry.
-    pub message: String,
+/// Why a `[theme]` entry cannot be applied; [`ThemeError::at`] is where in the file it points.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ThemeError {
+    /// `name` names no theme.
+    #[error("{table}.name: unknown theme {name:?}, expected one of {}", known(&ThemeName::ALL))]
+    UnknownTheme {
+        /// Byte offset in the file.
+        at: usize,
+        /// `theme` or `profiles.NAME.theme`.
+        table: String,
+        /// The name as written, shortened.
+        name: String,
+    },
+    /// A key of `[theme.colors]` names no role.
+    #[error("{table}.colors.{role}: unknown colour role, expected one of {}", known(&Role::ALL))]
+    UnknownRole {
+        /// Byte offset in the file.
+        at: usize,
+        /// `theme` or `profiles.NAME.theme`.
+        table: String,
+        /// The role as written, shortened.
+        role: String,
+    },
+    /// A role's colour cannot be read.
+    #[error("{table}.colors.{role}: {source}")]
+    Color {
+        /// Byte offset in the file.
+        at: usize,
+        /// `theme` or `profiles.NAME.theme`.
+        table: String,
+        /// The role as written.
+        role: String,
+        /// Why the colour is not one.
+        source: ColorError,
+    },
+}
+
+impl ThemeError {
+    /// Byte offset in the file of the entry at fault.
+    pub fn at(&self) -> usize {
+        match self {
+            ThemeError::UnknownTheme { at, .. }
+            | ThemeError::UnknownRole { at, .. }
+            | ThemeError::Color { at, .. } => *at,
+        }
+    }
+}
+
+/// Why a value of `[theme.colors]` is not a colour.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ColorError {
+    /// Text that is no colour name, `#rrggbb` or index (quoted, shortened).
+    #[error(
+        "{0:?} is not a colour: use an ANSI name (black, red, green, yellow, blue, magenta, \
+         cyan, gray, dark-gray, light-red, light-green, light-yellow, light-blue, \
+         light-magenta, light-cyan, white, reset), #rrggbb, or a palette index 0 to 255"
+    )]
+    NotAColor(String),
+    /// An integer outside the 256-colour palette.
+    #[error("{0} is not a palette index from 0 to 255")]
+    NotAnIndex(i64),
+    /// Neither text nor an integer.
+    #[error("must be a colour name, \"#rrggbb\" or a palette index")]
+    WrongType,
+}
+
+/// The names of `all`, each in backquotes, joined with commas: what an error expects.
+fn known<T>(all: &[(T, &str)]) -> String {
+    let names: Vec<String> = all.iter().map(|(_, n)| format!("`{n}`")).collect();
+    names.join(", ")
 }
 
 /// The palette of a profile's `[theme]` as config read it: the named theme (dark when none
@@ -204,48 +267,31 @@ pub struct ThemeError {
 pub fn palette_from(theme: &ThemeEntries) -> Result<Palette, ThemeError> {
     let name = match &theme.name {
         None => ThemeName::default(),
-        Some(entry) => ThemeName::parse(&entry.name).ok_or_else(|| {
-            let known: Vec<String> = ThemeName::ALL
-                .iter()
-                .map(|(_, n)| format!("`{n}`"))
-                .collect();
-            ThemeError {
-                at: entry.at,
-                message: format!(
-                    "{}.name: unknown theme {:?}, expected one of {}",
-                    entry.table,
-                    crate::text::fit(&entry.name, 40),
-                    known.join(", ")
-                ),
-            }
+        Some(entry) => ThemeName::parse(&entry.name).ok_or_else(|| ThemeError::UnknownTheme {
+            at: entry.at,
+            table: entry.table.clone(),
+            name: crate::text::fit(&entry.name, 40),
         })?,
     };
     let mut palette = Palette::named(name);
     for entry in &theme.colors {
-        let role = Role::parse(&entry.role).ok_or_else(|| {
-            let known: Vec<String> = Role::ALL.iter().map(|(_, n)| format!("`{n}`")).collect();
-            ThemeError {
-                at: entry.role_at,
-                message: format!(
-                    "{}.colors.{}: unknown colour role, expected one of {}",
-                    entry.table,
-                    crate::text::fit(&entry.role, 40),
-                    known.join(", ")
-                ),
-            }
+        let role = Role::parse(&entry.role).ok_or_else(|| ThemeError::UnknownRole {
+            at: entry.role_at,
+            table: entry.table.clone(),
+            role: crate::text::fit(&entry.role, 40),
         })?;
         let color = match &entry.value {
             ColorValue::Text(s) => parse_color(s),
             ColorValue::Integer(i) => u8::try_from(*i)
                 .map(Color::Indexed)
-                .map_err(|_| format!("{i} is not a palette index from 0 to 255")),
-            ColorValue::Other => {
-                Err("must be a colour name, \"#rrggbb\" or a palette index".to_owned())
-            }
+                .map_err(|_| ColorError::NotAnIndex(*i)),
+            ColorValue::Other => Err(ColorError::WrongType),
         }
-        .map_err(|m| ThemeError {
+        .map_err(|source| ThemeError::Color {
             at: entry.value_at,
-            message: format!("{}.colors.{}: {m}", entry.table, entry.role),
+            table: entry.table.clone(),
+            role: entry.role.clone(),
+            source,
         })?;
         palette.set(role, color);
     }
@@ -254,15 +300,9 @@ pub fn palette_from(theme: &ThemeEntries) -> Result<Palette, ThemeError> {
 
 /// Reads a colour as `[theme.colors]` writes it: an ANSI name (`red`, `light-blue`,
 /// `dark-gray`), `#rrggbb`, or a 256-colour palette index (`"208"`).
-pub fn parse_color(text: &str) -> Result<Color, String> {
-    text.parse::<Color>().map_err(|_| {
-        format!(
-            "{:?} is not a colour: use an ANSI name (black, red, green, yellow, blue, magenta, \
-             cyan, gray, dark-gray, light-red, light-green, light-yellow, light-blue, \
-             light-magenta, light-cyan, white, reset), #rrggbb, or a palette index 0 to 255",
-            shortened(text)
-        )
-    })
+pub fn parse_color(text: &str) -> Result<Color, ColorError> {
+    text.parse::<Color>()
+        .map_err(|_| ColorError::NotAColor(shortened(text)))
 }
 
 /// The text as a message quotes it: at most 40 characters.
@@ -314,7 +354,12 @@ mod tests {
         assert_eq!(parse_color("208"), Ok(Color::Indexed(208)));
         assert!(parse_color("256").is_err());
         assert!(parse_color("#12345").is_err());
-        assert!(parse_color("blurple").unwrap_err().contains("\"blurple\""));
+        assert!(
+            parse_color("blurple")
+                .unwrap_err()
+                .to_string()
+                .contains("\"blurple\"")
+        );
         for (i, (role, name)) in Role::ALL.into_iter().enumerate() {
             assert_eq!(role as usize, i, "{name} is out of order");
             assert_eq!(Role::parse(name), Some(role));

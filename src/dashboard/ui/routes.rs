@@ -5,9 +5,6 @@
 //! so ten thousand routes cost what a screenful costs. Columns drop, least useful first, when
 //! the terminal is narrow (`routes_columns` chooses them and their widths).
 
-use std::rc::Rc;
-use std::sync::Arc;
-
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
@@ -63,18 +60,21 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let (offset, listed) = listed(app, area);
     let visible: Vec<&RouteRow> = listed.iter().map(|&(_, row)| row).collect();
     let columns = choose_columns(inner.width, app, &visible);
-    let buf = frame.buffer_mut();
 
     // Heading.
     let heading = heading_line(&columns, app, theme);
-    super::painted::set_line(buf, inner.x, inner.y, &heading, inner.width);
+    frame
+        .buffer_mut()
+        .set_line(inner.x, inner.y, &heading, inner.width);
 
     draw_rows(frame, inner, app, theme, &columns, &listed, offset);
 
     // Totals, pinned on the last line.
     let y = inner.y + inner.height - 1;
     let totals = totals_line(&columns, app, theme);
-    super::painted::set_line(frame.buffer_mut(), inner.x, y, &totals, inner.width);
+    frame
+        .buffer_mut()
+        .set_line(inner.x, y, &totals, inner.width);
 
     if app.routes.view.len() > body_h {
         scrollbar(frame, area, inner, app, theme, (body_h, offset));
@@ -216,17 +216,14 @@ fn draw_rows(
         for (n, &(index, row)) in visible.iter().enumerate() {
             let y = inner.y + 1 + n as u16;
             let selected = offset + n == app.routes.selected;
-            let look = RowLook::of(
+            let line = route_line(
                 columns,
                 app,
                 theme,
                 (row, app.routes.trend_of(index)),
                 selected,
             );
-            let at = (inner.x, y, inner.width);
-            super::painted::set_keyed(frame.buffer_mut(), at, look, |look| {
-                look.line(columns, app, theme)
-            });
+            frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
             if selected {
                 frame.buffer_mut().set_style(
                     Rect {
@@ -342,19 +339,13 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn figures(
+/// Appends the chosen columns of a route (or of the totals) to `spans`, each in its style.
+fn push_columns(
     columns: &Columns,
     app: &App,
     theme: &Theme,
     spans: &mut Vec<Span<'static>>,
-    fig: (
-        &str,
-        &str,
-        u8,
-        &crate::api::model::MinutesCapacity,
-        &crate::api::model::PortCapacity,
-        &str,
-    ),
+    fig: (&str, &str, u8, &MinutesCapacity, &PortCapacity, &str),
     (change, trend): (Option<Change>, Option<i32>),
     name_style: Style,
 ) {
@@ -406,81 +397,43 @@ fn figures(
     }
 }
 
-/// Everything a route's line in the table is made from, the clock's part included (its
-/// change, its time to full): equal from one frame to the next, the line is the same, and the
-/// frame copies its cells ([`super::painted::set_keyed`]).
-#[derive(PartialEq)]
-struct RowLook {
-    theme: Theme,
-    thresholds: crate::store::Thresholds,
-    cols: Rc<[(Col, u16)]>,
-    name: Arc<str>,
-    dial_code: Arc<str>,
-    filled_pct: u8,
-    minutes: MinutesCapacity,
-    ports: PortCapacity,
-    change: Option<Change>,
-    full_in: String,
-    trend: Option<i32>,
+/// A route's line in the table: pointer, figures, change and time to full as of the app's clock.
+fn route_line(
+    columns: &Columns,
+    app: &App,
+    theme: &Theme,
+    (row, trend): (&RouteRow, Option<i32>),
     selected: bool,
-}
-
-impl RowLook {
-    fn of(
-        columns: &Columns,
-        app: &App,
-        theme: &Theme,
-        (row, trend): (&RouteRow, Option<i32>),
-        selected: bool,
-    ) -> RowLook {
-        let (change, full_in) = row_clock(app, row);
-        RowLook {
-            theme: *theme,
-            thresholds: app.options.thresholds,
-            cols: Rc::clone(&columns.cols),
-            name: Arc::clone(&row.name),
-            dial_code: Arc::clone(&row.dial_code),
-            filled_pct: row.filled_pct,
-            minutes: row.minutes,
-            ports: row.ports,
-            change,
-            full_in,
-            trend,
-            selected,
-        }
-    }
-
-    /// The route's line, from these values alone.
-    fn line(&self, columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
-        let pointer = if self.selected {
-            theme.glyphs().pointer
-        } else {
-            " "
-        };
-        let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
-        let name_style = if self.change.is_some_and(|c| c.is_purchase()) {
-            theme.highlight()
-        } else {
-            theme.text()
-        };
-        figures(
-            columns,
-            app,
-            theme,
-            &mut spans,
-            (
-                &self.name,
-                &self.dial_code,
-                self.filled_pct,
-                &self.minutes,
-                &self.ports,
-                &self.full_in,
-            ),
-            (self.change, self.trend),
-            name_style,
-        );
-        Line::from(spans)
-    }
+) -> Line<'static> {
+    let (change, full_in) = row_clock(app, row);
+    let pointer = if selected {
+        theme.glyphs().pointer
+    } else {
+        " "
+    };
+    let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
+    let name_style = if change.is_some_and(|c| c.is_purchase()) {
+        theme.highlight()
+    } else {
+        theme.text()
+    };
+    push_columns(
+        columns,
+        app,
+        theme,
+        &mut spans,
+        (
+            &row.name,
+            &row.dial_code,
+            row.filled_pct,
+            &row.minutes,
+            &row.ports,
+            &full_in,
+        ),
+        (change, trend),
+        name_style,
+    );
+    Line::from(spans)
 }
 
 fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
@@ -496,7 +449,7 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     .find(|l| l.width() <= w)
     .unwrap_or_else(|| crate::text::fit("Total", w));
     let mut spans = vec![Span::raw("  ")];
-    figures(
+    push_columns(
         columns,
         app,
         theme,

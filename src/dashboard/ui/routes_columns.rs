@@ -5,8 +5,6 @@
 //! whole list. The "Full in" and "Trend" columns are shown only when some route has a
 //! forecast, or a day of history.
 
-use std::rc::Rc;
-
 use crate::dashboard::app::App;
 use crate::store::{Change, RouteRow};
 use crate::text::thousands;
@@ -66,9 +64,8 @@ const FULL_IN_W: u16 = 12;
 const TREND_W: u16 = 7;
 
 /// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
-/// Shared: each row's look keeps them, to know its cells were laid out for the same columns.
 pub(super) struct Columns {
-    pub(super) cols: Rc<[(Col, u16)]>,
+    pub(super) cols: Vec<(Col, u16)>,
 }
 
 impl Columns {

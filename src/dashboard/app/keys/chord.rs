@@ -3,6 +3,14 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+/// Why a chord's text cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChordError {
+    /// Text that names no key (nor a modifier followed by one, nor a gesture).
+    #[error("unknown key {0:?}")]
+    UnknownKey(String),
+}
+
 /// A key with its modifiers, or a mouse gesture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chord {
@@ -54,7 +62,7 @@ wheel-down, click)";
 impl Chord {
     /// Reads `q`, `G`, `?`, `ctrl-c`, `Esc`, `PageDown`, `F5`, `wheel-up`, `click`: names of keys
     /// and modifiers are case-insensitive, a single character is taken as it is.
-    pub fn parse(text: &str) -> Result<Chord, String> {
+    pub fn parse(text: &str) -> Result<Chord, ChordError> {
         match text.to_ascii_lowercase().as_str() {
             "wheel-up" => return Ok(Chord::WheelUp),
             "wheel-down" => return Ok(Chord::WheelDown),
@@ -87,7 +95,7 @@ impl Chord {
                 .iter()
                 .find(|(name, _, _)| name.eq_ignore_ascii_case(rest))
                 .map(|&(_, code, _)| code)
-                .ok_or_else(|| format!("unknown key {text:?}"))?,
+                .ok_or_else(|| ChordError::UnknownKey(text.to_owned()))?,
         };
         Ok(Chord::Key(code, mods))
     }

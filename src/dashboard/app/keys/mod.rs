@@ -25,7 +25,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-pub use chord::{CHORD_SYNTAX, Chord};
+pub use chord::{CHORD_SYNTAX, Chord, ChordError};
 pub use from_config::{
     ACTIONS, KeyAction, KeyError, KeySetting, KeyTable, key_settings, keymap_from,
 };
@@ -238,17 +238,33 @@ impl Default for Keymap {
     }
 }
 
+/// Why [`Keymap::rebind`] cannot bind a message to keys.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RebindError {
+    /// One of the keys cannot be read.
+    #[error(transparent)]
+    Chord(#[from] ChordError),
+    /// The table has no binding of the message in the layer.
+    #[error("{msg:?} cannot be bound in {layer:?}")]
+    NotBindable {
+        /// The message to bind.
+        msg: Msg,
+        /// Where it was to be bound.
+        layer: Layer,
+    },
+}
+
 impl Keymap {
     /// Binds `msg` in `layer` to `keys` instead of the table's chords, as a `[keys]` section of
     /// the config file would.
-    pub fn rebind(&mut self, layer: Layer, msg: Msg, keys: &[&str]) -> Result<(), String> {
+    pub fn rebind(&mut self, layer: Layer, msg: Msg, keys: &[&str]) -> Result<(), RebindError> {
         let chords = keys
             .iter()
             .map(|k| Chord::parse(k))
             .collect::<Result<Vec<_>, _>>()?;
         self.set_chords(layer, msg, chords)
             .map(|_| ())
-            .ok_or_else(|| format!("{msg:?} cannot be bound in {layer:?}"))
+            .ok_or(RebindError::NotBindable { msg, layer })
     }
 
     /// Gives `msg` in `layer` these chords instead of its own (the first row of the pair gets

@@ -11,11 +11,11 @@ use super::gauge::inline_gauge;
 use super::theme::Theme;
 use crate::dashboard::app::keys::Layer;
 use crate::dashboard::app::{App, Mode, Msg};
-use crate::dashboard::desk::{Desk, ServiceLine, Standing, View};
+use crate::dashboard::screen::{Screen, ServiceLine, Standing, View};
 use crate::store::{Level, LogKind};
 use crate::text::{pad, pad_left, thousands};
 
-/// Draws the desk.
+/// Draws the screen.
 ///
 /// ```text
 ///  1 prod ● │ 2 lab ✖ │ 3 overview │ 4 all                                     tab bar
@@ -28,11 +28,11 @@ use crate::text::{pad, pad_left, thousands};
 /// ```
 /// A service's tab is its own dashboard one line lower; the all view is a routes table with a
 /// Service column, fullest first across every service.
-pub fn render(frame: &mut Frame<'_>, desk: &Desk) {
-    let Some(first) = desk.services().first() else {
+pub fn render(frame: &mut Frame<'_>, screen: &Screen) {
+    let Some(first) = screen.services().first() else {
         return;
     };
-    if !desk.several() {
+    if !screen.several() {
         super::render(frame, &first.app);
         return;
     }
@@ -43,9 +43,9 @@ pub fn render(frame: &mut Frame<'_>, desk: &Desk) {
         return;
     }
     let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-    tab_bar(frame, bar, desk, &theme);
-    if let View::Service(i) = desk.view
-        && let Some(service) = desk.services().get(i)
+    tab_bar(frame, bar, screen, &theme);
+    if let View::Service(i) = screen.view
+        && let Some(service) = screen.services().get(i)
     {
         match &service.down {
             Some(why) => down(frame, body, &service.name, why, &theme),
@@ -55,12 +55,12 @@ pub fn render(frame: &mut Frame<'_>, desk: &Desk) {
     }
     let [main, footer_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(body);
-    match desk.view {
-        View::All => all_routes(frame, main, desk, &theme),
-        _ => overview(frame, main, desk, &theme),
+    match screen.view {
+        View::All => all_routes(frame, main, screen, &theme),
+        _ => overview(frame, main, screen, &theme),
     }
-    footer(frame, footer_area, desk, &first.app, &theme);
-    if desk.help {
+    footer(frame, footer_area, screen, &first.app, &theme);
+    if screen.help {
         super::help::render(frame, main, &first.app, &theme);
     }
 }
@@ -97,13 +97,13 @@ fn standing_style(standing: Standing, theme: &Theme) -> ratatui::style::Style {
     }
 }
 
-fn tab_bar(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
+fn tab_bar(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
     let mut spans = vec![Span::raw(" ")];
-    for (n, view) in desk.tabs().into_iter().enumerate() {
+    for (n, view) in screen.tabs().into_iter().enumerate() {
         if n > 0 {
             spans.push(Span::styled(" │ ", theme.muted()));
         }
-        let style = if view == desk.view {
+        let style = if view == screen.view {
             theme.selected()
         } else {
             theme.text()
@@ -116,7 +116,7 @@ fn tab_bar(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
         spans.push(Span::styled(key, theme.key()));
         match view {
             View::Service(i) => {
-                let Some(service) = desk.services().get(i) else {
+                let Some(service) = screen.services().get(i) else {
                     continue;
                 };
                 let line = ServiceLine::of(&service.app, service.down.as_deref());
@@ -141,8 +141,8 @@ fn tab_bar(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
 /// Widths of the overview's columns: service, state, fullest route, sells out first, utilization.
 const OVERVIEW_COLUMNS: [usize; 5] = [12, 13, 26, 26, 7];
 
-fn overview(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
-    let count = desk.services().len();
+fn overview(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
+    let count = screen.services().len();
     let block = super::panel(
         Line::from(vec![
             Span::styled(" Services ", theme.title()),
@@ -163,9 +163,9 @@ fn overview(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
     );
     let mut lines = vec![Line::styled(heading, theme.heading())];
     let dash = "–";
-    for (i, service) in desk.services().iter().enumerate() {
+    for (i, service) in screen.services().iter().enumerate() {
         let line = ServiceLine::of(&service.app, service.down.as_deref());
-        let selected = i == desk.overview_selected;
+        let selected = i == screen.overview_selected;
         let pointer = if selected { "▶ " } else { "  " };
         let fullest = line
             .fullest
@@ -225,9 +225,9 @@ const ALL_COLUMNS: [(&str, usize, bool); 7] = [
     ("Ports free", 11, true),
 ];
 
-fn all_routes(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
-    let (rows, of) = desk.all_rows();
-    let table = &desk.all;
+fn all_routes(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
+    let (rows, of) = screen.all_rows();
+    let table = &screen.all;
     let dot = theme.glyphs().dot;
     let arrow = if table.sort.descending() != table.reverse {
         "↓"
@@ -271,7 +271,7 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, desk: &Desk, theme: &Theme) {
     let mut lines = vec![Line::styled(heading, theme.heading())];
     let page = usize::from(inner.height.saturating_sub(1));
     for (at, &r) in table.view.iter().enumerate().skip(table.offset).take(page) {
-        let service = of.get(r).and_then(|&s| desk.services().get(s));
+        let service = of.get(r).and_then(|&s| screen.services().get(s));
         if let (Some(row), Some(service)) = (rows.get(r), service) {
             lines.push(all_row(row, service, at == table.selected, theme));
         }
@@ -293,7 +293,7 @@ fn cell(text: &str, width: usize) -> String {
 /// One route of the all view: its service, name, dial code, fill, minutes and ports left.
 fn all_row(
     row: &crate::store::RouteRow,
-    service: &crate::dashboard::desk::Service,
+    service: &crate::dashboard::screen::Service,
     selected: bool,
     theme: &Theme,
 ) -> Line<'static> {
@@ -346,30 +346,30 @@ fn all_row(
 }
 
 /// The overview's and the all view's footer: the filter being typed, else the hints of the
-/// desk's own keys.
-fn footer(frame: &mut Frame<'_>, area: Rect, desk: &Desk, app: &App, theme: &Theme) {
+/// screen's own keys.
+fn footer(frame: &mut Frame<'_>, area: Rect, screen: &Screen, app: &App, theme: &Theme) {
     let mut spans = vec![Span::raw(" ")];
-    if desk.view == View::All && desk.all.filter_editing {
+    if screen.view == View::All && screen.all.filter_editing {
         spans.push(Span::styled("filter ", theme.muted()));
         spans.push(Span::styled(
-            format!("/{}_", crate::text::fit(&desk.all.filter, 40)),
+            format!("/{}_", crate::text::fit(&screen.all.filter, 40)),
             theme.key(),
         ));
         spans.push(Span::raw("  "));
     }
-    let mode = desk.mode();
-    let answered = |msg: Msg| match desk.view {
+    let mode = screen.mode();
+    let answered = |msg: Msg| match screen.view {
         View::Overview => matches!(
             msg,
             Msg::Help | Msg::Quit | Msg::Detail | Msg::Refresh | Msg::TogglePause
         ),
         _ => !matches!(msg, Msg::Step(_) | Msg::Live | Msg::ToggleEvents),
     };
-    let mut hints = desk
+    let mut hints = screen
         .keys()
         .hints_offered(mode, |msg| app.offers(msg) && answered(msg));
     if mode == Mode::Dashboard
-        && let Some(tab) = desk.keys().help_row(Layer::Dashboard, Msg::NextTab)
+        && let Some(tab) = screen.keys().help_row(Layer::Dashboard, Msg::NextTab)
     {
         let key = tab.keys.split(' ').next().unwrap_or_default().to_owned();
         hints.push((key, "next tab"));

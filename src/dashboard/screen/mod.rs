@@ -1,17 +1,17 @@
-//! The dashboard's whole screen: one [`App`] per service, and with several of them the tabs,
+//! The dashboard's whole screen ([`Screen`]): one [`App`] per service, and with several of them the tabs,
 //! the overview and the "all" view that merges their routes. Changed only by
-//! [`Desk::update`] (input) and [`Desk::update_service`] (what one service's poller, history
-//! or relay sends); drawn by `ui::desk`.
+//! [`Screen::update`] (input) and [`Screen::update_service`] (what one service's poller, history
+//! or relay sends); drawn by `ui::screen`.
 //!
 //! ```text
-//!  key ──► Keymap ──► Msg ──► Desk ──┬─ tabs (1…9, Tab, Shift-Tab) ──► view
-//!                                    ├─ service tab ──► that App::update ──► (service, Action)
-//!                                    ├─ overview: select, open, refresh all
-//!                                    └─ all: one RoutesTable over every service's rows
-//!  PollEvent of service i ──► Desk::update_service(i) ──► App i
+//!  key ──► Keymap ──► Msg ──► Screen ──┬─ tabs (1…9, Tab, Shift-Tab) ──► view
+//!                                      ├─ service tab ──► that App::update ──► (service, Action)
+//!                                      ├─ overview: select, open, refresh all
+//!                                      └─ all: one RoutesTable over every service's rows
+//!  PollEvent of service i ──► Screen::update_service(i) ──► App i
 //! ```
 //!
-//! With one service the desk is that service's [`App`] and nothing more: every event goes to
+//! With one service the screen is that service's [`App`] and nothing more: every event goes to
 //! it unchanged, and it is drawn as it always was. Each service keeps its own store, poller,
 //! budget, history and relay; one failing changes its own tab and overview line only.
 
@@ -38,7 +38,7 @@ pub enum View {
     All,
 }
 
-/// One service of the desk.
+/// One service of the screen.
 #[derive(Debug)]
 pub struct Service {
     /// Its profile's name, as the tab names it.
@@ -54,13 +54,13 @@ const CHROME: u16 = 2;
 
 /// The dashboard of one or several services.
 #[derive(Debug)]
-pub struct Desk {
+pub struct Screen {
     services: Vec<Service>,
     /// What is shown.
     pub view: View,
-    /// The keys of the desk's own views (the first service's `[keys]`).
+    /// The keys of the screen's own views (the first service's `[keys]`).
     keys: Keymap,
-    /// The all view's table, over [`Desk::all_rows`].
+    /// The all view's table, over [`Screen::all_rows`].
     pub all: RoutesTable,
     /// Every service's rows, and each one's service, as of the last refresh.
     all_rows: Vec<RouteRow>,
@@ -75,9 +75,9 @@ pub struct Desk {
     pub size: (u16, u16),
 }
 
-impl Desk {
-    /// A desk of `services` (at least one), opening on the overview when there are several.
-    pub fn new(mut services: Vec<Service>) -> Desk {
+impl Screen {
+    /// A screen of `services` (at least one), opening on the overview when there are several.
+    pub fn new(mut services: Vec<Service>) -> Screen {
         let several = services.len() > 1;
         for service in &mut services {
             service.app.tabs = several;
@@ -86,7 +86,7 @@ impl Desk {
             .first()
             .map(|s| s.app.options.keys.clone())
             .unwrap_or_default();
-        Desk {
+        Screen {
             view: if several {
                 View::Overview
             } else {
@@ -131,7 +131,7 @@ impl Desk {
         (&self.all_rows, &self.all_of)
     }
 
-    /// The key table of the desk's own views.
+    /// The key table of the screen's own views.
     pub fn keys(&self) -> &Keymap {
         &self.keys
     }
@@ -303,7 +303,7 @@ impl Desk {
             .collect()
     }
 
-    /// The keys every view of the desk answers alike: quit, help, refresh and pause all.
+    /// The keys every view of the screen answers alike: quit, help, refresh and pause all.
     fn common(&mut self, msg: Msg) -> Option<Vec<(usize, Action)>> {
         let every = |command| {
             (0..self.services.len())

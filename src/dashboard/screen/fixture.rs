@@ -1,12 +1,12 @@
-//! A desk of two services for tests and snapshots (hidden from the docs): one live, one whose
+//! A screen of two services for tests and snapshots (hidden from the docs): one live, one whose
 //! every poll is refused.
 
 use crate::fixtures::{capacity, route, t, utilization};
 
-/// Two services side by side at `t(12)`, for the desk's tests and snapshots: `prod`, polled
+/// Two services side by side at `t(12)`, for the screen's tests and snapshots: `prod`, polled
 /// at `t(10)` (Lagos 98 % full, 63.4 % utilized), and `lab`, whose every poll is refused.
 /// `base` is the monotonic instant of `t(0)`.
-pub fn two_services(base: std::time::Instant) -> super::Desk {
+pub fn two_services(base: std::time::Instant) -> super::Screen {
     use crate::api::{ApiError, Endpoint};
     use crate::dashboard::app::{App, Event, UiOptions};
     use crate::poll::PollEvent;
@@ -22,8 +22,8 @@ pub fn two_services(base: std::time::Instant) -> super::Desk {
         ),
         down: None,
     };
-    let mut desk = super::Desk::new(vec![service("prod"), service("lab")]);
-    desk.set_clock(t(10), base + std::time::Duration::from_secs(10));
+    let mut screen = super::Screen::new(vec![service("prod"), service("lab")]);
+    screen.set_clock(t(10), base + std::time::Duration::from_secs(10));
     let routes = vec![
         route("ng-lagos", "Lagos", "+234", 120_000, 117_600, 40, 39),
         route("gb-london", "London", "+44", 480_000, 398_400, 120, 100),
@@ -42,7 +42,7 @@ pub fn two_services(base: std::time::Instant) -> super::Desk {
         },
     ];
     for poll in polled {
-        desk.update_service(0, Event::Poll(poll));
+        screen.update_service(0, Event::Poll(poll));
     }
     fn refused<T>(endpoint: Endpoint) -> Result<T, ApiError> {
         let reason = "connection refused".to_owned();
@@ -62,8 +62,8 @@ pub fn two_services(base: std::time::Instant) -> super::Desk {
         },
     ];
     for poll in failed {
-        desk.update_service(1, Event::Poll(poll));
+        screen.update_service(1, Event::Poll(poll));
     }
-    desk.set_clock(t(12), base + std::time::Duration::from_secs(12));
-    desk
+    screen.set_clock(t(12), base + std::time::Duration::from_secs(12));
+    screen
 }

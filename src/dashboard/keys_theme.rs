@@ -16,20 +16,20 @@ use crate::dashboard::ui::palette::{Palette, palette_from};
 /// The key table and the palette of the selected profile, after checking the `[keys]` and
 /// `[theme]` of every profile of the config file. Called before the dashboard takes the
 /// terminal, and by `captop config check`.
-pub fn habits_of(settings: &Settings) -> Result<(Keymap, Palette), ConfigError> {
+pub fn keymap_and_palette(settings: &Settings) -> Result<(Keymap, Palette), ConfigError> {
     let Some(file) = settings.config_file() else {
         // No file, no tables: the defaults.
         return Ok((Keymap::default(), Palette::default()));
     };
     check_config(file)?;
-    habits_in(file, &settings.keys, &settings.theme)
+    keymap_and_palette_in(file, &settings.keys, &settings.theme)
 }
 
 /// Checks the `[keys]` and `[theme]` of every profile of `file` (the top level first, then the
 /// named profiles by name) as the dashboard would build them.
 pub fn check_config(file: &LoadedConfig) -> Result<(), ConfigError> {
     for profile in file.every_profile() {
-        habits_in(file, &profile.keys, &profile.theme)?;
+        keymap_and_palette_in(file, &profile.keys, &profile.theme)?;
     }
     Ok(())
 }
@@ -37,13 +37,13 @@ pub fn check_config(file: &LoadedConfig) -> Result<(), ConfigError> {
 /// The key table and the palette of one profile's tables, read from `file`, or the first
 /// problem placed in it. The shape of the key tables is checked first, then the theme, then
 /// the rebindings themselves.
-pub fn habits_in(
+pub fn keymap_and_palette_in(
     file: &LoadedConfig,
     keys: &KeyEntries,
     theme: &ThemeEntries,
 ) -> Result<(Keymap, Palette), ConfigError> {
     let settings = keys::key_settings(keys).map_err(|e| file.error_at(e.at, e.message))?;
-    let palette = palette_from(theme).map_err(|e| file.error_at(e.at, e.message))?;
+    let palette = palette_from(theme).map_err(|e| file.error_at(e.at(), e.to_string()))?;
     let keymap = keys::keymap_from(&settings).map_err(|e| file.error_at(e.at, e.message))?;
     Ok((keymap, palette))
 }

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use super::{App, Overlay};
-use crate::dashboard::days::{DAY_MS, HOUR_MS, Outlook};
+use crate::dashboard::fill_trend::{DAY_MS, HOUR_MS, Outlook};
 use crate::forecast::backtest::{Backtest, backtest};
 use crate::forecast::{self, Forecast, Sample};
 
@@ -18,7 +18,7 @@ const AHEAD_MS: i64 = 7 * DAY_MS / 3;
 
 /// The selected route's path ahead and backtest, as of its newest sample.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Insight {
+pub struct DetailForecast {
     /// The route it is of.
     pub slug: Arc<str>,
     /// Its samples when worked out: how many, the oldest's and the newest's instants (the
@@ -31,22 +31,22 @@ pub struct Insight {
 }
 
 impl App {
-    /// The detail view's insight into the selected route, when it is open on one.
-    pub fn insight(&self) -> Option<&Insight> {
-        let insight = self.insight.as_ref()?;
+    /// The detail view's forecast of the selected route, when it is open on one.
+    pub fn detail_forecast(&self) -> Option<&DetailForecast> {
+        let forecast = self.detail_forecast.as_ref()?;
         let row = self.selected_row()?;
-        (self.overlay == Overlay::Detail && insight.slug == row.slug).then_some(insight)
+        (self.overlay == Overlay::Detail && forecast.slug == row.slug).then_some(forecast)
     }
 
-    /// Works the insight out again if the detail view shows another route, or newer samples
+    /// Works the forecast out again if the detail view shows another route, or newer samples
     /// of it, than it was worked out for; forgets it when the view is closed.
-    pub(super) fn refresh_insight(&mut self) {
+    pub(super) fn refresh_detail_forecast(&mut self) {
         if self.overlay != Overlay::Detail {
-            self.insight = None;
+            self.detail_forecast = None;
             return;
         }
         let Some(row) = self.selected_row() else {
-            self.insight = None;
+            self.detail_forecast = None;
             return;
         };
         let slug = Arc::clone(&row.slug);
@@ -56,11 +56,11 @@ impl App {
             .get(&*slug)
             .map_or(&[], Vec::as_slice);
         let (Some(oldest), Some(newest)) = (samples.first(), samples.last()) else {
-            self.insight = None;
+            self.detail_forecast = None;
             return;
         };
         let seen = (samples.len(), oldest.at_ms, newest.at_ms);
-        let same_route = self.insight.as_ref().filter(|i| i.slug == slug);
+        let same_route = self.detail_forecast.as_ref().filter(|i| i.slug == slug);
         if same_route.is_some_and(|i| i.samples == seen) {
             return;
         }
@@ -75,7 +75,7 @@ impl App {
             _ => backtest(samples),
         };
         let outlook = store.forecast(&slug).and_then(|f| outlook_of(samples, f));
-        self.insight = Some(Insight {
+        self.detail_forecast = Some(DetailForecast {
             slug,
             samples: seen,
             outlook,
