@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::commands::exit_code;
 use crate::config::Settings;
+use crate::report::several::ServiceError;
 use crate::setup::{EXIT_FAILURE, EXIT_USAGE, client_for, real_environment, start_demo};
 
 /// Runs what the command line asks for.
@@ -113,7 +114,7 @@ fn format_of(args: &GlobalArgs, check: bool) -> crate::cli::Format {
 fn thresholds_of(
     args: &GlobalArgs,
     settings: &Settings,
-) -> Result<crate::report::check::CheckThresholds, String> {
+) -> Result<crate::report::check::CheckThresholds, crate::report::check::ThresholdError> {
     crate::report::check::CheckThresholds::resolve(
         &args.check,
         &settings.check,
@@ -150,11 +151,13 @@ async fn several(
     )
     .await;
     if let Some(habits) = habits {
-        return crate::dashboard::several::run(services, clients, habits).await;
+        // The dashboard shows why on the service's tab.
+        let shown = clients.into_iter().map(|c| c.map_err(|e| e.to_string()));
+        return crate::dashboard::several::run(services, shown.collect(), habits).await;
     }
     let format = format_of(args, check);
     let asked = services.iter().zip(clients).map(|(settings, client)| {
-        let parts = client.and_then(|client| {
+        let parts = client.map_err(ServiceError::from).and_then(|client| {
             let thresholds = thresholds_of(args, settings)?;
             let (options, budget) =
                 crate::report::once_parts(settings, format, thresholds, &client, false);

@@ -29,8 +29,35 @@ pub enum Gate {
     Go,
     /// Room comes at this UNIX millisecond, soon enough to wait for.
     WaitUntil(u64),
-    /// Do not ask; the one-line reason.
-    Refuse(String),
+    /// Do not ask, for this reason.
+    Refuse(Refusal),
+}
+
+/// Why a one-shot fetch does not ask the service now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// Another captop got a 429; the wait until its `Retry-After`, as people read it.
+    #[error(
+        "429 rate limited: another captop of yours was told to wait, so captop does not ask \
+         before then — retry after {0}"
+    )]
+    Paused(String),
+    /// Other captops used up the budget: the requests they sent in the last minute, and the
+    /// wait for room, when known.
+    #[error(
+        "the request budget is used up by other captop processes ({used} requests in the last \
+         minute){}",
+        room_in.as_ref().map_or(String::new(), |wait| format!(" — room again in {wait}"))
+    )]
+    UsedUp {
+        /// Requests in the window.
+        used: u32,
+        /// The wait for room, as people read it.
+        room_in: Option<String>,
+    },
+    /// Still no room after three turns of waiting.
+    #[error("the request budget is still used up by other captop processes")]
+    StillUsedUp,
 }
 
 /// Decides from `answer` at `now_ms`, waiting at most `patience` for room.
@@ -45,27 +72,21 @@ pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Gate {
     let used = answer.used;
     match answer.verdict {
         Verdict::Granted => Gate::Go,
-        Verdict::Paused { until_ms } => Gate::Refuse(format!(
-            "429 rate limited: another captop of yours was told to wait, so captop does not ask \
-             before then — retry after {}",
-            wait(until_ms)
-        )),
+        Verdict::Paused { until_ms } => Gate::Refuse(Refusal::Paused(wait(until_ms))),
         Verdict::Slot { at_ms: at }
         | Verdict::Full {
             room_at_ms: Some(at),
         } if soon(at) => Gate::WaitUntil(at),
         // The next turn is the next room: at the budget's rate, the others' polls fill it.
-        Verdict::Slot { at_ms } => Gate::Refuse(used_up(used, Some(wait(at_ms)))),
-        Verdict::Full { room_at_ms } => Gate::Refuse(used_up(used, room_at_ms.map(wait))),
+        Verdict::Slot { at_ms } => Gate::Refuse(Refusal::UsedUp {
+            used,
+            room_in: Some(wait(at_ms)),
+        }),
+        Verdict::Full { room_at_ms } => Gate::Refuse(Refusal::UsedUp {
+            used,
+            room_in: room_at_ms.map(wait),
+        }),
     }
-}
-
-fn used_up(used: u32, room_in: Option<String>) -> String {
-    format!(
-        "the request budget is used up by other captop processes ({used} requests in the last \
-         minute){}",
-        room_in.map_or(String::new(), |wait| format!(" — room again in {wait}"))
-    )
 }
 
 /// The shared budget as a one-shot fetch uses it.
@@ -94,7 +115,7 @@ impl OneShot {
     /// Records the fetch's requests, waiting up to `patience` for room; `Err` says why the
     /// service must not be asked now. A state file that cannot be read or written is passed
     /// over: the fetch then goes unshared.
-    pub async fn ask(&self, patience: Duration) -> Result<(), String> {
+    pub async fn ask(&self, patience: Duration) -> Result<(), Refusal> {
         let Some(budget) = &self.budget else {
             return Ok(());
         };
@@ -112,7 +133,7 @@ impl OneShot {
                 }
             }
         }
-        Err("the request budget is still used up by other captop processes".to_owned())
+        Err(Refusal::StillUsedUp)
     }
 
     /// Tells the other captop processes about a 429 in `result`, if it is one.
@@ -170,6 +191,7 @@ mod tests {
         let Gate::Refuse(why) = paused else {
             panic!("{paused:?}");
         };
+        let why = why.to_string();
         assert!(
             why.starts_with("429 rate limited") && why.ends_with("retry after 30 s"),
             "{why}"
@@ -180,6 +202,7 @@ mod tests {
         let Gate::Refuse(why) = gate(answer(full, 60), 1_000, PATIENCE) else {
             panic!("a 45 s wait is longer than the patience");
         };
+        let why = why.to_string();
         assert!(
             why.contains("60 requests") && why.ends_with("room again in 45 s"),
             "{why}"
