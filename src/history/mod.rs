@@ -88,16 +88,6 @@ impl Prepared {
         }
         Ok(())
     }
-
-    /// Leaves the file open until the process exits, for a one-shot run that is about to:
-    /// what it wrote is committed, a one-shot writer does not copy the log back when it closes
-    /// ([`write::Writer::one_shot`]), and the system releases SQLite's locks with the process.
-    /// Closing would only free the connection's pages and the memos of every route, about a
-    /// millisecond at 10,000 routes on the way to the output (3.5 % of a `--once` with a
-    /// week, paired over 201 rounds). Not for a process that opens files again and again.
-    pub fn leave_to_exit(self) {
-        std::mem::forget(self);
-    }
 }
 
 /// Bytes a one-shot run's reading thread has its heap grown by at once ([`grow_thread_heap`]):
