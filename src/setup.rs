@@ -188,10 +188,7 @@ pub async fn client_for(
         (None, Some(url)) => url.clone(),
         (None, None) => return Err(SetupError::NoService),
     };
-    let mut options = ClientOptions::new(base_url, None);
-    options.timeout = settings.timeout;
-    options.max_body_bytes = settings.max_body_bytes;
-    options.allow_insecure_http = settings.allow_insecure_http;
+    let mut options = client_options(settings, base_url, None);
     options.check_base_url()?;
     options.api_key = match demo {
         Some(server) => ApiKey::new(server.api_key()),
@@ -204,4 +201,18 @@ pub async fn client_for(
         }
     };
     Ok(Client::new(options)?)
+}
+
+/// The client options of `settings` (timeout, body cap, plain-HTTP opt-in) for `base_url` and
+/// `api_key`: what every client of a configured service starts from.
+pub fn client_options(
+    settings: &Settings,
+    base_url: String,
+    api_key: Option<ApiKey>,
+) -> ClientOptions {
+    let mut options = ClientOptions::new(base_url, api_key);
+    options.timeout = settings.timeout;
+    options.max_body_bytes = settings.max_body_bytes;
+    options.allow_insecure_http = settings.allow_insecure_http;
+    options
 }
