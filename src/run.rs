@@ -5,7 +5,6 @@
 use std::io::IsTerminal;
 
 use crate::cli::{Cli, Command, GlobalArgs};
-use crate::commands::exit_code;
 use crate::config::Settings;
 use crate::report::several::ServiceError;
 use crate::setup::{EXIT_FAILURE, EXIT_USAGE, client_for, real_environment, start_demo};
@@ -15,23 +14,40 @@ pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => crate::demo::run_standalone(args).await,
         Some(Command::Serve(args)) => crate::serve::run_cli(&args, &cli.global).await,
-        Some(Command::Auth(cmd)) => crate::commands::auth_with_settings(&cmd, &cli.global).await,
-        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config_with(
+        Some(Command::Auth(cmd)) => match settings(&cli.global) {
+            Ok(settings) => {
+                crate::commands::auth::run_auth(
+                    &cmd,
+                    &settings,
+                    crate::commands::auth::KeyInput::from_stdin(),
+                    &mut std::io::stdout(),
+                    &mut std::io::stderr(),
+                )
+                .await
+            }
+            Err(code) => code,
+        },
+        Some(Command::Config(cmd)) => crate::commands::config::run_config_with(
             &cmd,
             &cli.global,
             &real_environment(),
             &mut std::io::stdout(),
             &mut std::io::stderr(),
-        )),
-        Some(Command::Completions(args)) => exit_code(crate::commands::generate::completions(
-            args.shell,
-            &mut std::io::stdout().lock(),
-        )),
-        Some(Command::Man) => exit_code(crate::commands::generate::man_page(
-            &mut std::io::stdout().lock(),
-        )),
+        ),
+        Some(Command::Completions(args)) => {
+            crate::commands::generate::completions(args.shell, &mut std::io::stdout().lock())
+        }
+        Some(Command::Man) => crate::commands::generate::man_page(&mut std::io::stdout().lock()),
         Some(Command::Check) => figures(&cli.global, true).await,
-        Some(Command::History(cmd)) => history(&cmd, &cli.global),
+        Some(Command::History(cmd)) => match settings(&cli.global) {
+            Ok(settings) => crate::commands::history::run(
+                &cmd,
+                &settings,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Err(code) => code,
+        },
         None => figures(&cli.global, cli.global.format == crate::cli::Format::Nagios).await,
     }
 }
@@ -177,18 +193,11 @@ async fn several(
     .await
 }
 
-/// `captop history info|export`.
-fn history(cmd: &crate::cli::HistoryCommand, args: &GlobalArgs) -> u8 {
-    match Settings::resolve_with(args, &real_environment()) {
-        Ok(settings) => crate::commands::history::run(
-            cmd,
-            &settings,
-            &mut std::io::stdout().lock(),
-            &mut std::io::stderr().lock(),
-        ),
-        Err(e) => {
-            eprintln!("captop: {e}");
-            EXIT_USAGE
-        }
-    }
+/// The settings of the command line, environment and config file, for the maintenance
+/// commands; or, printed, why they do not resolve, and the usage exit code.
+fn settings(args: &GlobalArgs) -> Result<Settings, u8> {
+    Settings::resolve_with(args, &real_environment()).map_err(|e| {
+        eprintln!("captop: {e}");
+        EXIT_USAGE
+    })
 }

@@ -58,7 +58,7 @@ pub async fn run_auth(
     input: KeyInput,
     out: &mut impl Write,
     err: &mut impl Write,
-) -> i32 {
+) -> u8 {
     match cmd {
         AuthCommand::Login => login(settings, input, out, err).await,
         AuthCommand::Logout => logout(settings, out, err).await,
@@ -80,7 +80,7 @@ async fn login(
     input: KeyInput,
     out: &mut impl Write,
     err: &mut impl Write,
-) -> i32 {
+) -> u8 {
     let profile = &settings.profile;
     let Some(base_url) = settings.base_url.clone() else {
         let _ = writeln!(
@@ -226,7 +226,7 @@ async fn check_key(settings: &Settings, base_url: &str, key: &ApiKey) -> Result<
     Client::new(options)?.capacity().await.map(|_| ())
 }
 
-async fn logout(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> i32 {
+async fn logout(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
     let profile = &settings.profile;
     let keyring = match KeyringHandle::new(settings.keyring).get().await {
         Ok(keyring) => keyring,
@@ -271,7 +271,7 @@ struct StatusRow {
     ok: bool,
 }
 
-async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> i32 {
+async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
     match (&settings.config_path, &settings.config_search_path) {
         (Some(path), _) => {
             let _ = writeln!(out, "config:  {}", path.display());
