@@ -41,12 +41,6 @@ pub enum RecordError {
     Write(#[from] rusqlite::Error),
 }
 
-/// Simulated seconds per real second in `--demo`: real time, so the days and hours on screen
-/// are the reader's own; the forecasts are there from the start all the same, learnt from
-/// the week of past the demo begins with ([`DEMO_PAST`]). (`captop demo-server --speed N`
-/// runs faster, on its own clock.)
-pub const DEMO_TIME_SCALE: f64 = 1.0;
-
 /// The process's real environment: its variables, the default config file, and whether stdout
 /// is a terminal. Read here, at the edge, so the config code can take it as a parameter.
 pub fn real_environment() -> Environment<'static> {
@@ -130,15 +124,15 @@ pub const DEMO_PAST: std::time::Duration = std::time::Duration::from_secs(7 * 86
 /// The step of the demo's recorded past.
 pub const DEMO_PAST_STEP: std::time::Duration = std::time::Duration::from_secs(300);
 
-/// Starts the embedded simulated service when `--demo` asks for it: in real time, with a week
+/// Starts the embedded simulated service when `--demo` asks for it: in real time (the
+/// default `time_scale`), so the days and hours on screen are the reader's own, with a week
 /// of its past recorded in the demo's private history, so the charts and the day-shaped
-/// forecasts are there from the first frame.
+/// forecasts are there from the first frame. (`captop demo-server --speed N` runs faster.)
 pub async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, SetupError> {
     if !wanted {
         return Ok(None);
     }
     let config = DemoConfig {
-        time_scale: DEMO_TIME_SCALE,
         past: DEMO_PAST,
         ..DemoConfig::default()
     };
