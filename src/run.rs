@@ -5,8 +5,8 @@
 use std::io::IsTerminal;
 
 use crate::cli::{Cli, Command, GlobalArgs};
-use crate::commands::exit_code;
 use crate::config::Settings;
+use crate::report::several::ServiceError;
 use crate::setup::{EXIT_FAILURE, EXIT_USAGE, client_for, real_environment, start_demo};
 
 /// Runs what the command line asks for.
@@ -14,23 +14,40 @@ pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => crate::demo::run_standalone(args).await,
         Some(Command::Serve(args)) => crate::serve::run_cli(&args, &cli.global).await,
-        Some(Command::Auth(cmd)) => crate::commands::auth_with_settings(&cmd, &cli.global).await,
-        Some(Command::Config(cmd)) => exit_code(crate::commands::config::run_config_with(
+        Some(Command::Auth(cmd)) => match settings(&cli.global) {
+            Ok(settings) => {
+                crate::commands::auth::run_auth(
+                    &cmd,
+                    &settings,
+                    crate::commands::auth::KeyInput::from_stdin(),
+                    &mut std::io::stdout(),
+                    &mut std::io::stderr(),
+                )
+                .await
+            }
+            Err(code) => code,
+        },
+        Some(Command::Config(cmd)) => crate::commands::config::run_config_with(
             &cmd,
             &cli.global,
             &real_environment(),
             &mut std::io::stdout(),
             &mut std::io::stderr(),
-        )),
-        Some(Command::Completions(args)) => exit_code(crate::commands::generate::completions(
-            args.shell,
-            &mut std::io::stdout().lock(),
-        )),
-        Some(Command::Man) => exit_code(crate::commands::generate::man_page(
-            &mut std::io::stdout().lock(),
-        )),
+        ),
+        Some(Command::Completions(args)) => {
+            crate::commands::generate::completions(args.shell, &mut std::io::stdout().lock())
+        }
+        Some(Command::Man) => crate::commands::generate::man_page(&mut std::io::stdout().lock()),
         Some(Command::Check) => figures(&cli.global, true).await,
-        Some(Command::History(cmd)) => history(&cmd, &cli.global),
+        Some(Command::History(cmd)) => match settings(&cli.global) {
+            Ok(settings) => crate::commands::history::run(
+                &cmd,
+                &settings,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Err(code) => code,
+        },
         None => figures(&cli.global, cli.global.format == crate::cli::Format::Nagios).await,
     }
 }
@@ -113,7 +130,7 @@ fn format_of(args: &GlobalArgs, check: bool) -> crate::cli::Format {
 fn thresholds_of(
     args: &GlobalArgs,
     settings: &Settings,
-) -> Result<crate::report::check::CheckThresholds, String> {
+) -> Result<crate::report::check::CheckThresholds, crate::report::check::ThresholdError> {
     crate::report::check::CheckThresholds::resolve(
         &args.check,
         &settings.check,
@@ -154,7 +171,7 @@ async fn several(
     }
     let format = format_of(args, check);
     let asked = services.iter().zip(clients).map(|(settings, client)| {
-        let parts = client.and_then(|client| {
+        let parts = client.map_err(ServiceError::from).and_then(|client| {
             let thresholds = thresholds_of(args, settings)?;
             let (options, budget) =
                 crate::report::once_parts(settings, format, thresholds, &client, false);
@@ -174,18 +191,11 @@ async fn several(
     .await
 }
 
-/// `captop history info|export`.
-fn history(cmd: &crate::cli::HistoryCommand, args: &GlobalArgs) -> u8 {
-    match Settings::resolve_with(args, &real_environment()) {
-        Ok(settings) => crate::commands::history::run(
-            cmd,
-            &settings,
-            &mut std::io::stdout().lock(),
-            &mut std::io::stderr().lock(),
-        ),
-        Err(e) => {
-            eprintln!("captop: {e}");
-            EXIT_USAGE
-        }
-    }
+/// The settings of the command line, environment and config file, for the maintenance
+/// commands; or, printed, why they do not resolve, and the usage exit code.
+fn settings(args: &GlobalArgs) -> Result<Settings, u8> {
+    Settings::resolve_with(args, &real_environment()).map_err(|e| {
+        eprintln!("captop: {e}");
+        EXIT_USAGE
+    })
 }

@@ -10,11 +10,36 @@ use std::io::IsTerminal;
 
 pub use crate::cli::{EXIT_FAILURE, EXIT_USAGE};
 
-/// Simulated seconds per real second in `--demo`: real time, so the days and hours on screen
-/// are the reader's own; the forecasts are there from the start all the same, learnt from
-/// the week of past the demo begins with ([`DEMO_PAST`]). (`captop demo-server --speed N`
-/// runs faster, on its own clock.)
-pub const DEMO_TIME_SCALE: f64 = 1.0;
+/// Why there is no service to watch.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// No base URL was given, nor `--demo`.
+    #[error(
+        "no service to watch — pass --base-url URL (or set CAPTOP_BASE_URL, or base_url in the \
+         config), or try --demo"
+    )]
+    NoService,
+    /// The base URL is refused, or the client could not be built.
+    #[error(transparent)]
+    Client(#[from] crate::api::ApiError),
+    /// No key was found.
+    #[error(transparent)]
+    Key(#[from] crate::credentials::KeyError),
+    /// The embedded demo service could not listen.
+    #[error("cannot start the demo service on loopback: {0}")]
+    Demo(#[source] std::io::Error),
+}
+
+/// Why a simulated past could not be recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The history file could not be opened.
+    #[error(transparent)]
+    Open(#[from] crate::history::HistoryError),
+    /// A report could not be written.
+    #[error(transparent)]
+    Write(#[from] rusqlite::Error),
+}
 
 /// The process's real environment: its variables, the default config file, and whether stdout
 /// is a terminal. Read here, at the edge, so the config code can take it as a parameter.
@@ -99,21 +124,19 @@ pub const DEMO_PAST: std::time::Duration = std::time::Duration::from_secs(7 * 86
 /// The step of the demo's recorded past.
 pub const DEMO_PAST_STEP: std::time::Duration = std::time::Duration::from_secs(300);
 
-/// Starts the embedded simulated service when `--demo` asks for it: in real time, with a week
+/// Starts the embedded simulated service when `--demo` asks for it: in real time (the
+/// default `time_scale`), so the days and hours on screen are the reader's own, with a week
 /// of its past recorded in the demo's private history, so the charts and the day-shaped
-/// forecasts are there from the first frame.
-pub async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, String> {
+/// forecasts are there from the first frame. (`captop demo-server --speed N` runs faster.)
+pub async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, SetupError> {
     if !wanted {
         return Ok(None);
     }
     let config = DemoConfig {
-        time_scale: DEMO_TIME_SCALE,
         past: DEMO_PAST,
         ..DemoConfig::default()
     };
-    let server = DemoServer::start(config)
-        .await
-        .map_err(|e| format!("cannot start the demo service on loopback: {e}"))?;
+    let server = DemoServer::start(config).await.map_err(SetupError::Demo)?;
     let history = crate::history::History::new(&demo_history_dir(), &server.base_url());
     let past = server.past_reports(DEMO_PAST_STEP);
     // Best effort: without it the demo runs as well, its forecasts only later.
@@ -131,14 +154,12 @@ pub fn record_past(
             crate::api::model::UtilizationReport,
         ),
     >,
-) -> Result<(), String> {
-    let (writer, _) = history.writer().map_err(|e| e.to_string())?;
+) -> Result<(), RecordError> {
+    let (writer, _) = history.writer()?;
     let mut writer = writer.importing();
     for (capacity, utilization) in past {
-        writer.capacity(&capacity).map_err(|e| e.to_string())?;
-        writer
-            .utilization(&utilization)
-            .map_err(|e| e.to_string())?;
+        writer.capacity(&capacity)?;
+        writer.utilization(&utilization)?;
     }
     Ok(())
 }
@@ -150,37 +171,42 @@ pub async fn end_demo(server: DemoServer) {
 }
 
 /// The client for the service to watch: the demo service when one runs, otherwise the
-/// configured base URL and key; or the one-line reason there is none (no base URL, a refused
-/// one, no key). The URL is checked before the key is looked for, since a refused URL is the
+/// configured base URL and key; or why there is none (no base URL, a refused one, no key). The URL is checked before the key is looked for, since a refused URL is the
 /// more useful thing to hear first. The key source's warnings go to stderr.
-pub async fn client_for(settings: &Settings, demo: Option<&DemoServer>) -> Result<Client, String> {
+pub async fn client_for(
+    settings: &Settings,
+    demo: Option<&DemoServer>,
+) -> Result<Client, SetupError> {
     let base_url = match (demo, &settings.base_url) {
         (Some(server), _) => server.base_url(),
         (None, Some(url)) => url.clone(),
-        (None, None) => {
-            return Err(
-                "no service to watch — pass --base-url URL (or set CAPTOP_BASE_URL, or base_url in the config), or try --demo".to_owned(),
-            );
-        }
+        (None, None) => return Err(SetupError::NoService),
     };
-    let mut options = ClientOptions::new(base_url, None);
-    options.timeout = settings.timeout;
-    options.max_body_bytes = settings.max_body_bytes;
-    options.allow_insecure_http = settings.allow_insecure_http;
-    options.check_base_url().map_err(|e| e.to_string())?;
+    let mut options = client_options(settings, base_url, None);
+    options.check_base_url()?;
     options.api_key = match demo {
         Some(server) => ApiKey::new(server.api_key()),
         None => {
-            let found = settings
-                .key_request()
-                .find()
-                .await
-                .map_err(|e| e.to_string())?;
+            let found = settings.key_request().find().await?;
             for warning in &found.warnings {
                 eprintln!("captop: warning: {warning}");
             }
             Some(found.key)
         }
     };
-    Client::new(options).map_err(|e| e.to_string())
+    Ok(Client::new(options)?)
+}
+
+/// The client options of `settings` (timeout, body cap, plain-HTTP opt-in) for `base_url` and
+/// `api_key`: what every client of a configured service starts from.
+pub fn client_options(
+    settings: &Settings,
+    base_url: String,
+    api_key: Option<ApiKey>,
+) -> ClientOptions {
+    let mut options = ClientOptions::new(base_url, api_key);
+    options.timeout = settings.timeout;
+    options.max_body_bytes = settings.max_body_bytes;
+    options.allow_insecure_http = settings.allow_insecure_http;
+    options
 }

@@ -43,8 +43,7 @@ pub fn is_unsafe(c: char) -> bool {
 ///
 /// Borrows when nothing needed replacing, which is nearly always.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
-    // Printable ASCII, what nearly every server string is, needs no per-character look-up.
-    if is_plain_ascii(s) || !s.chars().any(is_unsafe) {
+    if !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
@@ -124,19 +123,10 @@ pub fn width(s: &str) -> usize {
     sanitize(s).width()
 }
 
-/// Whether `s` is printable ASCII only (space to `~`): safe, one cell a character.
-fn is_plain_ascii(s: &str) -> bool {
-    s.bytes().all(|b| (0x20..0x7f).contains(&b))
-}
-
 /// Sanitizes `s` and cuts it to at most `max` cells, ending in `…` when something was cut.
 ///
 /// Wide characters (CJK, emoji) count as two cells and are never split.
 pub fn fit(s: &str, max: usize) -> String {
-    if s.len() <= max && is_plain_ascii(s) {
-        // One cell a byte, nothing to clean: the common case, ten thousand times a poll.
-        return s.to_owned();
-    }
     let clean = sanitize(s);
     if clean.width() <= max {
         return clean.into_owned();

@@ -11,7 +11,7 @@
 use std::io::{IsTerminal, Read, Write};
 use std::sync::Arc;
 
-use crate::api::{ApiError, Client, ClientOptions};
+use crate::api::{ApiError, Client};
 use crate::cli::AuthCommand;
 use crate::config::Settings;
 use crate::credentials::{
@@ -58,7 +58,7 @@ pub async fn run_auth(
     input: KeyInput,
     out: &mut impl Write,
     err: &mut impl Write,
-) -> i32 {
+) -> u8 {
     match cmd {
         AuthCommand::Login => login(settings, input, out, err).await,
         AuthCommand::Logout => logout(settings, out, err).await,
@@ -80,7 +80,7 @@ async fn login(
     input: KeyInput,
     out: &mut impl Write,
     err: &mut impl Write,
-) -> i32 {
+) -> u8 {
     let profile = &settings.profile;
     let Some(base_url) = settings.base_url.clone() else {
         let _ = writeln!(
@@ -166,8 +166,31 @@ fn overriding_source(settings: &Settings) -> Option<&'static str> {
     }
 }
 
+/// Why `auth login` has no key to check.
+#[derive(Debug, thiserror::Error)]
+enum ReadKeyError {
+    /// The terminal prompt failed.
+    #[error("cannot read the key from the terminal: {0}")]
+    Terminal(#[source] std::io::Error),
+    /// The piped input could not be read.
+    #[error("cannot read the key from stdin: {0}")]
+    Stdin(#[source] std::io::Error),
+    /// The reading thread could not be started.
+    #[error("cannot start a thread: {0}")]
+    Thread(#[source] std::io::Error),
+    /// The reading thread ended without an answer.
+    #[error("reading the key stopped unexpectedly")]
+    Stopped,
+    /// The input holds spaces or several lines.
+    #[error("the input is not one key (it has spaces or several lines)")]
+    NotOneKey,
+    /// The input is empty.
+    #[error("no key given")]
+    Empty,
+}
+
 /// Reads the key to store, off the async workers (a terminal prompt waits for a person).
-async fn read_key(input: KeyInput, profile: &str) -> Result<ApiKey, String> {
+async fn read_key(input: KeyInput, profile: &str) -> Result<ApiKey, ReadKeyError> {
     let prompt = format!("API key for profile `{profile}` (input hidden): ");
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
@@ -176,39 +199,34 @@ async fn read_key(input: KeyInput, profile: &str) -> Result<ApiKey, String> {
             let result = match input {
                 KeyInput::Terminal => rpassword::prompt_password(prompt)
                     .map(zeroize::Zeroizing::new)
-                    .map_err(|e| format!("cannot read the key from the terminal: {e}")),
+                    .map_err(ReadKeyError::Terminal),
                 KeyInput::Reader(reader) => {
                     let mut text = zeroize::Zeroizing::new(String::new());
                     reader
                         .take(MAX_KEY_INPUT)
                         .read_to_string(&mut text)
                         .map(|_| text)
-                        .map_err(|e| format!("cannot read the key from stdin: {e}"))
+                        .map_err(ReadKeyError::Stdin)
                 }
             };
             let _ = tx.send(result);
         })
-        .map_err(|e| format!("cannot start a thread: {e}"))?;
-    let text = rx
-        .await
-        .map_err(|_| "reading the key stopped unexpectedly".to_owned())??;
+        .map_err(ReadKeyError::Thread)?;
+    let text = rx.await.map_err(|_| ReadKeyError::Stopped)??;
     let trimmed = text.trim();
     if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("the input is not one key (it has spaces or several lines)".to_owned());
+        return Err(ReadKeyError::NotOneKey);
     }
-    ApiKey::new(trimmed).ok_or_else(|| "no key given".to_owned())
+    ApiKey::new(trimmed).ok_or(ReadKeyError::Empty)
 }
 
 /// One metered request with `key`: `GET /capacity`.
 async fn check_key(settings: &Settings, base_url: &str, key: &ApiKey) -> Result<(), ApiError> {
-    let mut options = ClientOptions::new(base_url, Some(key.clone()));
-    options.timeout = settings.timeout;
-    options.max_body_bytes = settings.max_body_bytes;
-    options.allow_insecure_http = settings.allow_insecure_http;
+    let options = crate::setup::client_options(settings, base_url.to_owned(), Some(key.clone()));
     Client::new(options)?.capacity().await.map(|_| ())
 }
 
-async fn logout(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> i32 {
+async fn logout(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
     let profile = &settings.profile;
     let keyring = match KeyringHandle::new(settings.keyring).get().await {
         Ok(keyring) => keyring,
@@ -253,7 +271,7 @@ struct StatusRow {
     ok: bool,
 }
 
-async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> i32 {
+async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
     match (&settings.config_path, &settings.config_search_path) {
         (Some(path), _) => {
             let _ = writeln!(out, "config:  {}", path.display());

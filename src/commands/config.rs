@@ -18,7 +18,7 @@ pub fn run_config_with(
     env: &Environment<'_>,
     out: &mut impl Write,
     err: &mut impl Write,
-) -> i32 {
+) -> u8 {
     // Errors writing to stdout/stderr (a closed pipe) leave nothing better to do than exit.
     match cmd {
         ConfigCommand::Path => {

@@ -23,7 +23,7 @@ pub fn command() -> clap::Command {
 }
 
 /// Writes the completion script for `shell`; returns the exit code (1 when stdout fails).
-pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> i32 {
+pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> u8 {
     let mut cmd = command();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut cmd, "captop", &mut script);
@@ -31,7 +31,7 @@ pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> i32 {
 }
 
 /// Writes the manual page in roff; returns the exit code (1 when stdout fails).
-pub fn man_page(out: &mut impl Write) -> i32 {
+pub fn man_page(out: &mut impl Write) -> u8 {
     let mut page = Vec::new();
     if render_man(&mut page).is_err() {
         return 1;
@@ -71,7 +71,7 @@ fn once_preamble(page: &str) -> String {
 
 /// Writes `bytes` and flushes; a closed pipe gives exit code 1 and no message, like `head`
 /// closing early would expect.
-fn write_out(out: &mut impl Write, bytes: &[u8]) -> i32 {
+fn write_out(out: &mut impl Write, bytes: &[u8]) -> u8 {
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => 0,
         Err(_) => 1,

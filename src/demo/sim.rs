@@ -148,11 +148,6 @@ impl Simulation {
         millis_to_time(self.start_ms)
     }
 
-    /// Number of routes.
-    pub fn route_count(&self) -> usize {
-        self.statics.len()
-    }
-
     /// The `/capacity` report at simulated instant `at` (clamped to the start); its
     /// `generated_at` is that simulated instant (which the server replaces with the real one
     /// on its real clock, [`ReportClock::Real`](crate::demo::ReportClock::Real)).

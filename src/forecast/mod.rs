@@ -221,17 +221,6 @@ pub fn forecast(samples: &[Sample]) -> Option<Forecast> {
 /// Forecasts by route slug, for the routes that have one.
 pub type Forecasts = std::collections::BTreeMap<String, Forecast>;
 
-/// `forecasts` by slug in a hash map: for a caller that looks up each of a report's 10,000
-/// routes, where the ordered map takes a dozen string comparisons a route.
-pub fn by_slug(
-    forecasts: &Forecasts,
-) -> std::collections::HashMap<&str, &Forecast, foldhash::fast::RandomState> {
-    forecasts
-        .iter()
-        .map(|(slug, forecast)| (slug.as_str(), forecast))
-        .collect()
-}
-
 pub use fit::{FitJob, FitResult, FitWorker, Fitted};
 pub use samples::{
     KEEP, KEEP_DAYS, MAX_ROUTES, MAX_SAMPLES_PER_ROUTE, MIN_GAP, Series, Snapshot, add_report,

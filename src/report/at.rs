@@ -8,7 +8,22 @@ use crate::history::export::{parse_instant, rfc3339};
 use crate::history::past::{PastSource, past_store, prometheus_past};
 use crate::store::Store;
 
-use super::OnceOptions;
+use super::check::Status;
+use super::{OnceOptions, nagios, write_out};
+
+/// Why there are no figures at the instant asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum AtError {
+    /// No history is kept here to read.
+    #[error(
+        "--at reads the history, and there is none here: set a base URL and a home or \
+         CAPTOP_STATE_DIR (the demo keeps none)"
+    )]
+    NoHistory,
+    /// The history does not reach the instant, or could not be read: its one-line reason.
+    #[error(transparent)]
+    Past(crate::history::HistoryError),
+}
 
 /// Prints the figures of `history` as of `at` (see [`parse_instant`]); returns the exit code.
 pub async fn run(
@@ -18,37 +33,34 @@ pub async fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    match figures_at(history, at, options).await {
-        Ok((mut store, origin, note)) => {
-            let _ = writeln!(stderr, "captop: {note}");
-            if options.format == Format::Nagios {
-                let text = match super::check::evaluate_store(&store, &options.thresholds) {
-                    Some(evaluation) => {
-                        let text = super::nagios::render(&evaluation);
-                        return match super::write_out(&text, stdout, stderr) {
-                            0 => evaluation.status.code(),
-                            _ => super::check::Status::Unknown.code(),
-                        };
-                    }
-                    None => super::nagios::unknown("no figures recorded then"),
-                };
-                let _ = super::write_out(&text, stdout, stderr);
-                return super::check::Status::Unknown.code();
-            }
-            match super::draw(options, &origin, &mut store, None, stderr) {
-                Ok(text) => super::write_out(&text, stdout, stderr),
-                Err(why) => {
-                    let _ = writeln!(stderr, "captop: {why}");
-                    crate::setup::EXIT_FAILURE
-                }
-            }
-        }
+    let (store, origin, note) = match figures_at(history, at, options).await {
+        Ok(found) => found,
         Err(why) => {
-            let why = crate::text::sanitize(&why).into_owned();
+            let why = crate::text::sanitize(&why.to_string()).into_owned();
             if options.format == Format::Nagios {
-                let _ = super::write_out(&super::nagios::unknown(&why), stdout, stderr);
-                return super::check::Status::Unknown.code();
+                let _ = write_out(&nagios::unknown(&why), stdout, stderr);
+                return Status::Unknown.code();
             }
+            let _ = writeln!(stderr, "captop: {why}");
+            return crate::setup::EXIT_FAILURE;
+        }
+    };
+    let _ = writeln!(stderr, "captop: {note}");
+    if options.format == Format::Nagios {
+        let Some(evaluation) = super::check::evaluate_store(&store, &options.thresholds) else {
+            let _ = write_out(&nagios::unknown("no figures recorded then"), stdout, stderr);
+            return Status::Unknown.code();
+        };
+        return match write_out(&nagios::render(&evaluation), stdout, stderr) {
+            0 => evaluation.status.code(),
+            _ => Status::Unknown.code(),
+        };
+    }
+    let text = super::render(options, &origin, &store);
+    super::print_broken_rules(options, &store, stderr);
+    match text {
+        Ok(text) => write_out(&text, stdout, stderr),
+        Err(why) => {
             let _ = writeln!(stderr, "captop: {why}");
             crate::setup::EXIT_FAILURE
         }
@@ -61,12 +73,9 @@ async fn figures_at(
     history: PastSource,
     at: &str,
     options: &OnceOptions,
-) -> Result<(Store, String, String), String> {
+) -> Result<(Store, String, String), AtError> {
     let history = match history {
-        PastSource::Embedded(history) => history.ok_or(
-            "--at reads the history, and there is none here: set a base URL and a home or \
-             CAPTOP_STATE_DIR (the demo keeps none)",
-        )?,
+        PastSource::Embedded(history) => history.ok_or(AtError::NoHistory)?,
         PastSource::Prometheus(prometheus) => {
             let past = prometheus_past(
                 &prometheus,
@@ -75,7 +84,7 @@ async fn figures_at(
                 None,
             )
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(AtError::Past)?;
             let note = format!(
                 "figures as Prometheus held them at {} (the last scrape within the lookback), \
                  from {}",
@@ -91,7 +100,7 @@ async fn figures_at(
         options.style.thresholds,
         None,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(AtError::Past)?;
     let note = format!(
         "figures as recorded at {} (asked for {}), from {}",
         rfc3339(past.then_ms),

@@ -1,29 +1,29 @@
 //! `captop --once`: fetch both reports concurrently, print them in the format asked for, exit.
 //!
-//! The fetched pair is applied to a fresh [`Store`] ([`Store::of_reports`]) and every format
-//! draws from it; rendering is pure (store in, text out) so it is tested without a network;
+//! In a straight line: fetch, apply the pair to a fresh [`Store`] ([`Store::of_reports`]),
+//! record it in the history and fit the forecasts, render once, print. Every format draws
+//! from the store; rendering is pure (store in, text out) so it is tested without a network;
 //! [`run`] is the thin edge that fetches and writes, inside the request budget shared with
-//! every other captop of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings included), 1 the
-//! figures could not be had; check mode (`--format nagios`) exits as a monitoring plugin
-//! does, 0 to 3. Each format has its own module: [`table`], [`json`], [`markdown`], [`nagios`],
-//! [`prometheus`].
+//! every other captop of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings
+//! included), 1 the figures could not be had; check mode (`--format nagios`) exits as a
+//! monitoring plugin does, 0 to 3. Each format has its own module: [`table`], [`json`],
+//! [`markdown`], [`nagios`], [`prometheus`].
 
 use std::io::Write;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::Client;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
+use crate::api::{ApiError, Client};
 use crate::cli::Format;
-use crate::forecast::Forecasts;
+use crate::history::Prepared;
 use crate::history::past::PastSource;
-use crate::poll::one_shot::OneShot;
+use crate::poll::one_shot::{OneShot, Refusal};
 use crate::store::Store;
 use crate::text::sanitize;
-use beside::{Beside, with_history};
 
 pub mod at;
-mod beside;
 pub mod check;
 pub mod json;
 pub mod markdown;
@@ -37,6 +37,26 @@ pub use table::{TableStyle, render_table};
 
 /// Most warnings printed one per line under the table; the rest are counted in one more line.
 const MAX_WARNING_LINES: usize = 20;
+
+/// Why `--once` or check mode has no report to print.
+#[derive(Debug, thiserror::Error)]
+pub enum OnceError {
+    /// The shared request budget says not to ask the service now.
+    #[error(transparent)]
+    Budget(#[from] Refusal),
+    /// The service could not be asked, or its answer not read.
+    #[error("{}", sanitize(&.0.to_string()))]
+    Fetch(#[from] ApiError),
+    /// Check mode's timeout (`-t`, as people read it) passed before the answer came.
+    #[error("timed out: no answer within {0} (-t)")]
+    TimedOut(String),
+    /// The store did not keep the reports fetched.
+    #[error("the figures were fetched but not taken")]
+    NotTaken,
+    /// The JSON document could not be written.
+    #[error("could not encode the report: {0}")]
+    Encode(#[from] serde_json::Error),
+}
 
 /// What `--once` prints and how.
 #[derive(Debug, Clone)]
@@ -74,126 +94,163 @@ impl OnceOptions {
     }
 }
 
-/// The report as `format` draws it from the store, or why it could not be encoded. The
-/// history file is read and the forecasts fitted on a second thread meanwhile ([`beside`]),
-/// and the validation warnings go to `stderr` in the formats that do not carry them.
-fn draw(
-    options: &OnceOptions,
-    base_url: &str,
-    store: &mut Store,
-    beside: Option<Beside>,
-    stderr: &mut dyn Write,
-) -> Result<String, String> {
-    let format = options.format;
-    let style = options.style;
-    let warnings: Vec<Warning> = store.broken_rules().cloned().collect();
-    let tail = |warnings: &[Warning], capacity: &CapacityReport, forecasts: &Forecasts| {
-        let order = json::SlugOrder::of(capacity);
-        json::render_tail(capacity, &order, warnings, forecasts).map_err(encode)
-    };
-    let late = (format == Format::Json).then(|| {
-        let warnings = warnings.clone();
-        Box::new(move |capacity: &CapacityReport, forecasts: &Forecasts| {
-            tail(&warnings, capacity, forecasts)
-        }) as beside::Late
-    });
-    let (early, drawn_late) = with_history(
-        store,
-        beside,
-        stderr,
-        |store| {
-            let (capacity, utilization) = reports_of(store)?;
-            Ok::<_, String>(match format {
-                Format::Json => {
-                    Early::Json(json::render_head(capacity, utilization).map_err(encode)?)
-                }
-                Format::Table | Format::Nagios => {
-                    Early::Text(render_table(capacity, utilization, base_url, style))
-                }
-                Format::Prometheus | Format::Markdown => Early::Later,
-            })
-        },
-        late,
-    );
-    let early = early?;
+/// The report as `options.format` draws it from the store (check mode: the table).
+fn render(options: &OnceOptions, base_url: &str, store: &Store) -> Result<String, OnceError> {
     let (capacity, utilization) = reports_of(store)?;
-    match early {
-        Early::Json(head) => {
-            let tail = match drawn_late {
-                Some(drawn) => drawn?,
-                None => tail(&warnings, capacity, store.forecasts())?,
-            };
-            json::join(head, &tail).map_err(encode)
-        }
-        Early::Text(text) => {
-            print_warnings(&warnings, stderr);
-            Ok(text)
-        }
-        Early::Later if format == Format::Prometheus => {
-            print_warnings(&warnings, stderr);
-            Ok(prometheus::once_text(store))
-        }
-        Early::Later => {
-            print_warnings(&warnings, stderr);
-            Ok(markdown::render(
+    let warnings: Vec<Warning> = store.broken_rules().cloned().collect();
+    Ok(match options.format {
+        Format::Json => {
+            let forecasts = store.forecasts();
+            json::to_text(&json::Document::new(
                 capacity,
                 utilization,
-                base_url,
-                store.forecasts(),
-            ))
+                &warnings,
+                forecasts,
+            ))?
         }
-    }
-}
-
-/// What [`draw`] draws while the history is read and the forecasts fitted.
-enum Early {
-    /// The JSON document's first half.
-    Json(json::HeadText),
-    /// The whole text of a format without forecasts (the table, check mode's).
-    Text(String),
-    /// Nothing: the format draws the forecasts throughout.
-    Later,
-}
-
-/// The store of the pair just fetched, its rows judged against the table's thresholds.
-fn store_of(
-    options: &OnceOptions,
-    capacity: CapacityReport,
-    utilization: UtilizationReport,
-) -> Store {
-    let now = chrono::Utc::now();
-    Store::of_reports(options.style.thresholds, capacity, utilization, now)
+        Format::Prometheus => prometheus::once_text(store),
+        Format::Markdown => markdown::render(capacity, utilization, base_url, store.forecasts()),
+        Format::Table | Format::Nagios => {
+            render_table(capacity, utilization, base_url, options.style)
+        }
+    })
 }
 
 /// The store's two reports, which `--once` always has once its fetch succeeded.
-fn reports_of(store: &Store) -> Result<(&CapacityReport, &UtilizationReport), String> {
+fn reports_of(store: &Store) -> Result<(&CapacityReport, &UtilizationReport), OnceError> {
     match (store.capacity().report(), store.utilization().report()) {
         (Some(c), Some(u)) => Ok((c, u)),
-        _ => Err("the figures were fetched but not taken".to_owned()),
+        _ => Err(OnceError::NotTaken),
     }
 }
 
-fn encode(e: serde_json::Error) -> String {
-    format!("could not encode the report: {e}")
-}
-
-/// Fetches both reports inside the shared budget; `Err` is the one-line reason they could not
-/// be had (sanitized).
+/// Fetches both reports concurrently, inside the shared budget, waiting up to `patience` for
+/// room in it; check mode's `deadline` bounds the whole fetch, budget wait included.
 async fn fetch(
     client: &Client,
     budget: &OneShot,
     patience: Duration,
-) -> Result<(CapacityReport, UtilizationReport), String> {
-    budget
-        .ask(patience)
-        .await
-        .map_err(|why| sanitize(&why.to_string()).into_owned())?;
-    let (capacity, utilization) = client.poll().await;
-    budget.after(&capacity);
-    budget.after(&utilization);
-    match (capacity, utilization) {
-        (Ok(c), Ok(u)) => Ok((c, u)),
-        (Err(e), _) | (_, Err(e)) => Err(sanitize(&e.to_string()).into_owned()),
+    deadline: Option<Duration>,
+) -> Result<(CapacityReport, UtilizationReport), OnceError> {
+    let fetch = async {
+        budget.ask(patience).await?;
+        let (capacity, utilization) = client.poll().await;
+        budget.after(&capacity);
+        budget.after(&utilization);
+        Ok((capacity?, utilization?))
+    };
+    let Some(deadline) = deadline else {
+        return fetch.await;
+    };
+    tokio::time::timeout(deadline, fetch).await.map_err(|_| {
+        let shown = crate::format::duration(deadline, crate::format::Precision::Sentence);
+        OnceError::TimedOut(shown)
+    })?
+}
+
+/// The reports fetched in a store with every route's forecast fitted from the samples kept by
+/// earlier runs, and the writing of the reports into the history, to await before exiting.
+///
+/// The history file is opened and read while the reports are fetched, and the reports are
+/// written while the forecasts are fitted and the report drawn: on a blocking task each, each
+/// awaited. (In a straight line, `--once` at 10,000 routes took half as long again; the test
+/// `the_history_beside_the_fetch_is_the_plain_record` compares both ways.)
+async fn fetched_store(
+    client: &Client,
+    budget: &OneShot,
+    options: &OnceOptions,
+    (patience, deadline): (Duration, Option<Duration>),
+    warnings: &mut Vec<String>,
+) -> Result<(Store, Option<Writing>), OnceError> {
+    let opening = options
+        .past
+        .recorded()
+        .cloned()
+        .map(|history| tokio::task::spawn_blocking(move || history.prepare()));
+    let (capacity, utilization) = fetch(client, budget, patience, deadline).await?;
+    let now = chrono::Utc::now();
+    let mut store = Store::of_reports(options.style.thresholds, capacity, utilization, now);
+    if let Err(why) = seed_days(client, &options.past, &mut store).await {
+        warnings.push(why);
+    }
+    let writing = match opening {
+        Some(opening) => seed_from_history(opening, &mut store, warnings).await,
+        None => None,
+    };
+    Ok((store, writing))
+}
+
+/// The reports being written into the history file.
+type Writing = tokio::task::JoinHandle<Result<(), crate::history::HistoryError>>;
+
+/// Seeds the store's forecasts with the samples of the history file `opening` opens, and
+/// starts writing the store's reports into it; trouble is a warning, never a failure (the
+/// report is printed without the days).
+async fn seed_from_history(
+    opening: tokio::task::JoinHandle<Result<Prepared, crate::history::HistoryError>>,
+    store: &mut Store,
+    warnings: &mut Vec<String>,
+) -> Option<Writing> {
+    let mut prepared = match opening.await {
+        Ok(Ok(prepared)) => prepared,
+        Ok(Err(e)) => {
+            warnings.push(kept_not(&e));
+            return None;
+        }
+        Err(e) => {
+            warnings.push(kept_not(&e));
+            return None;
+        }
+    };
+    warnings.extend(prepared.warning.take());
+    let capacity = store.capacity().report().cloned()?;
+    let utilization = store.utilization().report().cloned();
+    let read = tokio::task::spawn_blocking(move || {
+        let series = prepared.series_before(&capacity);
+        (prepared, series, capacity)
+    });
+    let (mut prepared, series, capacity) = match read.await {
+        Ok(read) => read,
+        Err(e) => {
+            warnings.push(kept_not(&e));
+            return None;
+        }
+    };
+    let written = {
+        let capacity = Arc::clone(&capacity);
+        tokio::task::spawn_blocking(move || prepared.write(&capacity, utilization.as_deref()))
+    };
+    match series {
+        Ok(mut series) => {
+            crate::forecast::add_report(&mut series, &capacity);
+            store.seed_forecasts(series);
+        }
+        Err(e) => warnings.push(kept_not(&e)),
+    }
+    Some(written)
+}
+
+/// Waits for the reports to be written into the history (none: no history).
+async fn written(writing: Option<Writing>, warnings: &mut Vec<String>) {
+    let Some(writing) = writing else {
+        return;
+    };
+    match writing.await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => warnings.push(kept_not(&e)),
+        Err(e) => warnings.push(kept_not(&e)),
+    }
+}
+
+/// The warning that the history could not be kept, and why.
+fn kept_not(why: &dyn std::fmt::Display) -> String {
+    format!("could not keep the forecast history: {why}")
+}
+
+/// The history's warnings on `stderr`, one line each.
+fn print_history_warnings(warnings: &[String], stderr: &mut dyn Write) {
+    for line in warnings {
+        let _ = writeln!(stderr, "captop: warning: {}", sanitize(line));
     }
 }
 
@@ -218,49 +275,47 @@ pub async fn run(
     }
 }
 
-/// Fetches both reports and draws them in `options.format` (not check mode's); `Err` is the
-/// one-line reason there is no report (sanitized). Warnings go to `stderr`.
+/// Fetches both reports and draws them in `options.format` (not check mode's); `Err` is why
+/// there is no report. Warnings go to `stderr`.
 pub async fn report_text(
     client: &Client,
     budget: &OneShot,
     options: &OnceOptions,
     stderr: &mut dyn Write,
-) -> Result<String, String> {
-    let beside = Beside::start(options.past.recorded());
-    let (capacity, utilization) = fetch(client, budget, client.timeout()).await?;
-    let mut store = store_of(options, capacity, utilization);
-    seed_days(client, &options.past, &mut store, stderr).await;
-    draw(options, client.base_url(), &mut store, beside, stderr)
+) -> Result<String, OnceError> {
+    let mut warnings = Vec::new();
+    let timing = (client.timeout(), None);
+    let (store, writing) = fetched_store(client, budget, options, timing, &mut warnings).await?;
+    let text = render(options, client.base_url(), &store);
+    written(writing, &mut warnings).await;
+    print_history_warnings(&warnings, stderr);
+    print_broken_rules(options, &store, stderr);
+    text
 }
 
 /// Seeds the forecasts from the days Prometheus holds (`[history] source = "prometheus"`), or
 /// behind a captop relay from the relay's history, so the first run of a fresh machine has
-/// them; trouble is a warning on `stderr`, never a failure.
-async fn seed_days(client: &Client, past: &PastSource, store: &mut Store, stderr: &mut dyn Write) {
-    let days = match past {
+/// them; `Err` is the warning to show, never a failure.
+async fn seed_days(client: &Client, past: &PastSource, store: &mut Store) -> Result<(), String> {
+    let series = match past {
         PastSource::Prometheus(prometheus) => {
             let now_ms = chrono::Utc::now().timestamp_millis();
             prometheus
                 .series_until(now_ms, crate::history::read::FORECAST_DAYS)
                 .await
-                .map_err(|why| format!("history: {why}"))
+                .map_err(|why| format!("history: {why}"))?
         }
         PastSource::Embedded(_) if client.behind_relay() => crate::history::relay::series(client)
             .await
-            .map_err(|e| e.to_string()),
-        PastSource::Embedded(_) => return,
+            .map_err(|why| why.to_string())?,
+        PastSource::Embedded(_) => return Ok(()),
     };
-    match days {
-        Ok(series) => store.seed_forecasts(series),
-        Err(why) => {
-            let _ = writeln!(stderr, "captop: warning: {}", sanitize(&why));
-        }
-    }
+    store.seed_forecasts(series);
+    Ok(())
 }
 
 /// Check mode: the plugin's output on stdout and its exit code, UNKNOWN with the reason when
-/// the figures cannot be had within the timeout (which bounds the whole check, budget wait
-/// included, as the plugins' `-t` does).
+/// the figures cannot be had within the timeout.
 async fn check(
     client: &Client,
     budget: &OneShot,
@@ -270,7 +325,7 @@ async fn check(
 ) -> u8 {
     let (text, status) = match check_evaluation(client, budget, options, stderr).await {
         Ok(evaluation) => (nagios::render(&evaluation), evaluation.status),
-        Err(why) => (nagios::unknown(&why), check::Status::Unknown),
+        Err(why) => (nagios::unknown(&why.to_string()), check::Status::Unknown),
     };
     match write_out(&text, stdout, stderr) {
         0 => status.code(),
@@ -278,29 +333,23 @@ async fn check(
     }
 }
 
-/// Check mode's verdict on the service `client` asks, or the one-line reason it is UNKNOWN:
-/// the figures could not be had within the timeout (which bounds the whole check, budget wait
-/// included, as the plugins' `-t` does).
+/// Check mode's verdict on the service `client` asks, or why it is UNKNOWN: the figures could
+/// not be had within the timeout (which bounds the whole check, budget wait included, as the
+/// plugins' `-t` does).
 pub async fn check_evaluation(
     client: &Client,
     budget: &OneShot,
     options: &OnceOptions,
     stderr: &mut dyn Write,
-) -> Result<check::Evaluation, String> {
+) -> Result<check::Evaluation, OnceError> {
     let deadline = client.timeout();
-    let beside = Beside::start(options.past.recorded());
-    let fetched = tokio::time::timeout(deadline, fetch(client, budget, deadline / 2)).await;
-    let (capacity, utilization) = fetched.map_err(|_| {
-        format!(
-            "timed out: no answer within {} (-t)",
-            crate::format::duration(deadline, crate::format::Precision::Sentence)
-        )
-    })??;
-    let mut store = store_of(options, capacity, utilization);
-    seed_days(client, &options.past, &mut store, stderr).await;
-    with_history(&mut store, beside, stderr, |_| (), None);
-    check::evaluate_store(&store, &options.thresholds)
-        .ok_or_else(|| "the figures were fetched but not taken".to_owned())
+    let mut warnings = Vec::new();
+    let timing = (deadline / 2, Some(deadline));
+    let (store, writing) = fetched_store(client, budget, options, timing, &mut warnings).await?;
+    let evaluation = check::evaluate_store(&store, &options.thresholds).ok_or(OnceError::NotTaken);
+    written(writing, &mut warnings).await;
+    print_history_warnings(&warnings, stderr);
+    evaluation
 }
 
 /// `--once --at TIME`: the figures as the history recorded them then, in any format, read
@@ -370,8 +419,13 @@ pub fn once_parts(
     (options, budget)
 }
 
-/// Validation warnings on stderr, at most [`MAX_WARNING_LINES`] of them.
-fn print_warnings(warnings: &[Warning], stderr: &mut dyn Write) {
+/// The reports' validation warnings on `stderr`, in the formats that do not carry them (all
+/// but JSON), at most [`MAX_WARNING_LINES`] of them.
+fn print_broken_rules(options: &OnceOptions, store: &Store, stderr: &mut dyn Write) {
+    if options.format == Format::Json {
+        return;
+    }
+    let warnings: Vec<&Warning> = store.broken_rules().collect();
     for w in warnings.iter().take(MAX_WARNING_LINES) {
         let _ = writeln!(stderr, "warning: {}", sanitize(&w.to_string()));
     }
@@ -407,4 +461,50 @@ pub(crate) fn sample_reports() -> (CapacityReport, UtilizationReport) {
     let start = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let mut sim = crate::demo::sim::Simulation::new(7, 14, start);
     (sim.capacity_at(start), sim.utilization_at(start))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::history::History;
+    use chrono::{Duration as Span, TimeZone, Utc};
+
+    /// The history opened beside the fetch and written beside the drawing gives the store the
+    /// samples and forecasts, and the file the reports, that the plain `History::record` in a
+    /// straight line does.
+    #[tokio::test]
+    async fn the_history_beside_the_fetch_is_the_plain_record() {
+        let start = Utc.with_ymd_and_hms(2026, 11, 22, 6, 0, 0).unwrap();
+        let mut sim = crate::demo::sim::Simulation::new(7, 14, start);
+        let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+        let [plain, beside] = dirs.map(|dir| History::new(dir.path(), "http://service/v1"));
+        let mut reports = (0..60).map(|i| {
+            let at = start + Span::minutes(5 * i);
+            (sim.capacity_at(at), sim.utilization_at(at))
+        });
+        for (capacity, utilization) in reports.by_ref().take(50) {
+            plain.record(&capacity, Some(&utilization)).unwrap();
+            beside.record(&capacity, Some(&utilization)).unwrap();
+        }
+        let thresholds = crate::store::Thresholds::default();
+        for (capacity, utilization) in reports {
+            let at = capacity.generated_at;
+            let recorded = plain.record(&capacity, Some(&utilization)).unwrap();
+            let mut straight =
+                Store::of_reports(thresholds, capacity.clone(), utilization.clone(), at);
+            straight.seed_forecasts(recorded.series);
+
+            let history = beside.clone();
+            let opening = tokio::task::spawn_blocking(move || history.prepare());
+            let mut store = Store::of_reports(thresholds, capacity, utilization, at);
+            let mut warnings = Vec::new();
+            let writing = seed_from_history(opening, &mut store, &mut warnings).await;
+            written(writing, &mut warnings).await;
+            assert!(warnings.is_empty(), "{warnings:?}");
+            assert!(straight.has_forecasts());
+            assert_eq!(store.forecasts(), straight.forecasts());
+            assert_eq!(store.forecast_series(), straight.forecast_series());
+        }
+    }
 }

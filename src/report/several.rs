@@ -20,22 +20,38 @@ use std::io::Write;
 use crate::api::Client;
 use crate::cli::Format;
 use crate::poll::one_shot::OneShot;
-use crate::report::check::{Evaluation, Status};
-use crate::report::{OnceOptions, nagios};
+use crate::report::check::{Evaluation, Status, ThresholdError};
+use crate::report::{OnceError, OnceOptions, nagios};
+use crate::setup::SetupError;
+use crate::text::sanitize;
 
 /// One service as `--once` asks it: its profile, and its client or why there is none.
 pub struct Service {
     /// The profile's name, which labels its section.
     pub profile: String,
-    /// The client, its options and its budget; `Err` the one-line reason there is none.
-    pub parts: Result<(Client, OnceOptions, OneShot), String>,
+    /// The client, its options and its budget, or why there are none.
+    pub parts: Result<(Client, OnceOptions, OneShot), ServiceError>,
+}
+
+/// Why a service's section has no figures.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// No client: no base URL, a refused one, no key.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A check threshold of its profile is not one.
+    #[error(transparent)]
+    Thresholds(#[from] ThresholdError),
+    /// The figures could not be had.
+    #[error(transparent)]
+    Once(#[from] OnceError),
 }
 
 /// What one service gave: its report text, or its verdict in check mode, or why neither.
 struct Section {
     profile: String,
-    /// The report, or the reason there is none (sanitized, one line).
-    report: Result<Reported, String>,
+    /// The report, or why there is none.
+    report: Result<Reported, ServiceError>,
     /// The service's warnings and notes, each line to go to stderr under its profile.
     stderr: Vec<u8>,
 }
@@ -78,16 +94,20 @@ pub async fn run(
 
 async fn fetch_one(service: Service) -> Section {
     let mut stderr = Vec::new();
-    let report = match &service.parts {
-        Err(why) => Err(crate::text::sanitize(why).into_owned()),
+    let report = match service.parts {
+        Err(why) => Err(why),
         Ok((client, options, budget)) if options.format == Format::Nagios => {
-            super::check_evaluation(client, budget, options, &mut stderr)
+            super::check_evaluation(&client, &budget, &options, &mut stderr)
                 .await
                 .map(|e| Reported::Check(Box::new(e)))
+                .map_err(ServiceError::from)
         }
-        Ok((client, options, budget)) => super::report_text(client, budget, options, &mut stderr)
-            .await
-            .map(Reported::Text),
+        Ok((client, options, budget)) => {
+            super::report_text(&client, &budget, &options, &mut stderr)
+                .await
+                .map(Reported::Text)
+                .map_err(ServiceError::from)
+        }
     };
     Section {
         profile: service.profile,
@@ -101,7 +121,7 @@ fn joined(sections: &[Section], format: Format) -> String {
     let text = |s: &Section| match &s.report {
         Ok(Reported::Text(text)) => Ok(text.clone()),
         Ok(Reported::Check(e)) => Ok(nagios::render(e)),
-        Err(why) => Err(why.clone()),
+        Err(why) => Err(sanitize(&why.to_string()).into_owned()),
     };
     match format {
         Format::Json => json_object(sections.iter().map(|s| (s.profile.as_str(), text(s)))),
@@ -144,10 +164,7 @@ fn json_object<'a>(sections: impl Iterator<Item = (&'a str, Result<String, Strin
         };
         object.insert(profile.to_owned(), value);
     }
-    let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(object))
-        .unwrap_or_else(|_| "{}".to_owned());
-    text.push('\n');
-    text
+    super::json::to_text(&object).unwrap_or_else(|_| "{}\n".to_owned())
 }
 
 /// Several expositions as one: each metric family's `# HELP` and `# TYPE` once, then its
@@ -243,7 +260,7 @@ fn nagios_text(sections: &[Section]) -> (String, Status) {
             Ok(Reported::Text(_)) | Err(_) => {
                 worst = worst.graver(Status::Unknown);
                 let why = match &section.report {
-                    Err(why) => crate::report::check::plain(why),
+                    Err(why) => crate::report::check::plain(&sanitize(&why.to_string())),
                     Ok(_) => "no verdict".to_owned(),
                 };
                 summaries.push(format!(

@@ -40,7 +40,7 @@ fn unique_profile(test: &str) -> String {
 }
 
 /// Runs one auth command; returns (exit code, stdout, stderr), asserting neither holds a key.
-async fn auth(cmd: AuthCommand, s: &Settings, piped: Option<&str>) -> (i32, String, String) {
+async fn auth(cmd: AuthCommand, s: &Settings, piped: Option<&str>) -> (u8, String, String) {
     let input = KeyInput::Reader(Box::new(Cursor::new(
         piped.unwrap_or("").as_bytes().to_vec(),
     )));
@@ -302,7 +302,7 @@ async fn login_status_logout_with_the_secret_service() {
     assert!(out.contains("from the Secret Service"), "{out}");
 }
 
-fn config_cmd(cmd: ConfigCommand, args: &GlobalArgs, default: &Path) -> (i32, String, String) {
+fn config_cmd(cmd: ConfigCommand, args: &GlobalArgs, default: &Path) -> (u8, String, String) {
     let lookup = |_: &str| None;
     let env = Environment {
         var: &lookup,

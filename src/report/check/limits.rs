@@ -33,6 +33,16 @@ impl Pair {
     }
 }
 
+/// A threshold flag whose value is not one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{flag}: {why}")]
+pub struct ThresholdError {
+    /// The flag, e.g. `--warning`.
+    pub flag: &'static str,
+    /// Why its value is refused.
+    pub why: String,
+}
+
 /// Every threshold of a check, after flags, profile and defaults.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CheckThresholds {
@@ -56,18 +66,20 @@ impl CheckThresholds {
         args: &CheckArgs,
         profile: &CheckProfile,
         fill: crate::store::Thresholds,
-    ) -> Result<CheckThresholds, String> {
-        let pick = |flag: &Option<String>, name: &str, file: &Option<Range>| match flag {
+    ) -> Result<CheckThresholds, ThresholdError> {
+        let refused = |flag, why: &dyn std::fmt::Display| ThresholdError {
+            flag,
+            why: why.to_string(),
+        };
+        let pick = |flag: &Option<String>, name, file: &Option<Range>| match flag {
             Some(text) => text
                 .parse::<Range>()
                 .map(Some)
-                .map_err(|e| format!("{name}: {e}")),
+                .map_err(|e| refused(name, &e)),
             None => Ok(file.clone()),
         };
-        let hours = |flag: Option<f64>, name: &str, file: Option<Hours>| match flag {
-            Some(v) => Hours::try_from(v)
-                .map(Some)
-                .map_err(|e| format!("{name}: {e}")),
+        let hours = |flag: Option<f64>, name, file: Option<Hours>| match flag {
+            Some(v) => Hours::try_from(v).map(Some).map_err(|e| refused(name, &e)),
             None => Ok(file),
         };
         // Fill % is an integer: "from warn_pct on" is "above warn_pct - 1".

@@ -26,7 +26,7 @@ use chrono::{DateTime, Utc};
 
 use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 pub use crate::config::{CheckProfile, Hours};
-pub use limits::{CheckThresholds, Pair};
+pub use limits::{CheckThresholds, Pair, ThresholdError};
 use perfdata::perfdata;
 pub use perfdata::{Perf, label};
 pub use range::{Range, RangeError};
@@ -125,8 +125,7 @@ pub fn evaluate_store(
 ) -> Option<Evaluation> {
     let capacity = store.capacity().report()?;
     let utilization = store.utilization().report()?;
-    let forecasts = crate::forecast::by_slug(store.forecasts());
-    let sells_out_at = |r: &RouteCapacity| forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
+    let sells_out_at = |r: &RouteCapacity| store.forecast(&r.route).and_then(|f| f.sells_out_at);
     Some(evaluate(capacity, utilization, thresholds, &sells_out_at))
 }
 
@@ -451,7 +450,8 @@ mod tests {
             ..CheckArgs::default()
         };
         let e = CheckThresholds::resolve(&args, &profile, Default::default()).unwrap_err();
-        assert!(e.starts_with("--warning: "), "{e}");
+        assert_eq!(e.flag, "--warning");
+        assert!(e.to_string().starts_with("--warning: "), "{e}");
     }
 
     #[test]
