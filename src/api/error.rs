@@ -136,16 +136,3 @@ pub enum ApiError {
     #[error("no API key — run `captop auth login`, set CAPTOP_API_KEY, or pass --api-key-file")]
     MissingKey,
 }
-
-impl ApiError {
-    /// Whether retrying soon can help (network trouble, 5xx), as opposed to a problem only the
-    /// user can fix (401, bad URL) or one with its own schedule (429).
-    pub fn is_transient(&self) -> bool {
-        match self {
-            ApiError::Timeout { .. } | ApiError::Connect { .. } => true,
-            ApiError::Status { status, .. } => *status >= 500,
-            ApiError::Decode { .. } | ApiError::BodyTooLarge { .. } => true,
-            _ => false,
-        }
-    }
-}

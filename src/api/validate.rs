@@ -67,13 +67,6 @@ pub fn utilization_warnings(r: &UtilizationReport) -> Vec<Warning> {
     utilization_warnings_at(r, Utc::now())
 }
 
-/// All validation warnings of both reports, `/capacity`'s first.
-pub fn warnings(capacity: &CapacityReport, utilization: &UtilizationReport) -> Vec<Warning> {
-    let mut all = capacity_warnings(capacity);
-    all.extend(utilization_warnings(utilization));
-    all
-}
-
 fn check_generated_at(at: DateTime<Utc>, now: DateTime<Utc>, out: &mut Vec<Warning>) {
     let ahead = at.signed_duration_since(now);
     if ahead > FUTURE_TOLERANCE {

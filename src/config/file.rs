@@ -327,7 +327,7 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;

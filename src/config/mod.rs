@@ -48,7 +48,7 @@ mod values;
 
 pub use check_table::{CheckProfile, Hours};
 pub use error::ConfigError;
-pub use file::{LoadedConfig, Profile, line_col, load_config, parse_config};
+pub use file::{LoadedConfig, Profile, load_config, parse_config};
 pub use keys_theme::{
     ColorEntry, ColorValue, KeyEntries, KeyEntry, KeyTableEntries, KeyValue, NO_COLOR_THEME,
     ThemeEntries, ThemeNameEntry,

@@ -55,16 +55,6 @@ impl Range {
         }
     }
 
-    /// Alerts when the value is below `min`: `min:`.
-    pub fn below(min: f64) -> Range {
-        Range {
-            start: Some(min),
-            end: None,
-            inside: false,
-            text: format!("{}:", number(min)),
-        }
-    }
-
     /// Whether `value` raises the alert this range stands for.
     pub fn alerts(&self, value: f64) -> bool {
         let within = self.start.is_none_or(|s| value >= s) && self.end.is_none_or(|e| value <= e);
@@ -224,8 +214,6 @@ mod tests {
     fn built_ranges_read_as_they_behave() {
         assert_eq!(Range::above(79.0).to_string(), "~:79");
         assert!(Range::above(79.0).alerts(80.0) && !Range::above(79.0).alerts(79.0));
-        assert_eq!(Range::below(2.0).to_string(), "2:");
-        assert!(Range::below(2.0).alerts(1.0) && !Range::below(2.0).alerts(2.0));
         assert_eq!(number(2.5), "2.5");
         assert_eq!(number(1.0 / 3.0), "0.333");
     }

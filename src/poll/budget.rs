@@ -86,17 +86,6 @@ impl SlidingWindow {
         )
     }
 
-    /// Takes `n` requests from the budget if they fit now; otherwise says when they will.
-    pub fn try_take(&mut self, now: u64, n: u32) -> Result<(), Option<u64>> {
-        match self.room_at(now, n) {
-            Some(at) if at <= now => {
-                self.record(now, n);
-                Ok(())
-            }
-            other => Err(other),
-        }
-    }
-
     /// Records `n` requests sent at `now` (whether or not they fitted: they were sent).
     pub fn record(&mut self, now: u64, n: u32) {
         let at = self.sent.back().map_or(now, |&last| now.max(last));
@@ -113,15 +102,18 @@ mod tests {
     #[test]
     fn fills_then_waits_for_the_oldest_to_leave() {
         let mut w = SlidingWindow::new(4, Duration::from_secs(10));
-        assert_eq!(w.try_take(0, 2), Ok(()));
-        assert_eq!(w.try_take(3_000, 2), Ok(()));
+        assert_eq!(w.room_at(0, 2), Some(0));
+        w.record(0, 2);
+        assert_eq!(w.room_at(3_000, 2), Some(3_000));
+        w.record(3_000, 2);
         assert_eq!(w.used(3_000), 4);
         // The two sent at 0 leave one millisecond after the window.
-        assert_eq!(w.try_take(5_000, 2), Err(Some(10_001)));
-        assert_eq!(w.try_take(10_000, 2), Err(Some(10_001)));
-        assert_eq!(w.try_take(10_001, 2), Ok(()));
+        assert_eq!(w.room_at(5_000, 2), Some(10_001));
+        assert_eq!(w.room_at(10_000, 2), Some(10_001));
+        assert_eq!(w.room_at(10_001, 2), Some(10_001));
+        w.record(10_001, 2);
         assert_eq!(w.used(10_001), 4);
-        assert_eq!(w.try_take(10_001, 5), Err(None));
+        assert_eq!(w.room_at(10_001, 5), None);
     }
 
     #[test]

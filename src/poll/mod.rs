@@ -49,8 +49,6 @@ pub mod scheduler;
 pub mod shared;
 
 pub use driver::{BudgetSharing, MeteredSource, PollConfig, spawn};
-pub use outcome::PollOutcome;
-pub use scheduler::{Scheduler, SchedulerConfig};
 
 use std::time::{Duration, Instant};
 

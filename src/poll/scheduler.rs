@@ -175,11 +175,6 @@ impl Scheduler {
         self.seq
     }
 
-    /// Whether a poll was sent and has not been reported back yet.
-    pub fn in_flight(&self) -> bool {
-        self.in_flight
-    }
-
     /// Failures in a row (transient ones), for the status line.
     pub fn failures(&self) -> u32 {
         self.backoff.failures()
@@ -363,11 +358,6 @@ impl Scheduler {
         if self.user_paused {
             self.refresh_pending = false;
         }
-    }
-
-    /// Whether the user paused polling.
-    pub fn is_user_paused(&self) -> bool {
-        self.user_paused
     }
 }
 

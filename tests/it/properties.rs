@@ -181,6 +181,16 @@ fn hostile_string() -> impl Strategy<Value = String> {
 }
 
 /// The `/capacity` fixture with `name` as the first route's name (and slug, and notes).
+/// Every validation warning of both reports, `/capacity`'s first.
+fn warnings(
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+) -> Vec<captop::api::validate::Warning> {
+    let mut all = captop::api::validate::capacity_warnings(capacity);
+    all.extend(captop::api::validate::utilization_warnings(utilization));
+    all
+}
+
 fn capacity_named(name: &str) -> CapacityReport {
     let mut report: CapacityReport = decode(support::fixtures::CAPACITY.as_bytes()).unwrap();
     report.routes[0].name = name.into();
@@ -199,7 +209,7 @@ proptest! {
         let capacity = capacity_named(&name);
         let utilization: UtilizationReport =
             decode(support::fixtures::UTILIZATION.as_bytes()).unwrap();
-        let warnings = captop::api::validate::warnings(&capacity, &utilization);
+        let warnings = warnings(&capacity, &utilization);
         let json = captop::report::render_json(&capacity, &utilization, &warnings).unwrap();
         prop_assert!(!json.chars().any(|c| c != '\n' && is_unsafe(c)));
         let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -215,7 +225,7 @@ proptest! {
         let table = captop::report::render_table(
             &capacity, &utilization, "http://127.0.0.1/v1", captop::report::TableStyle::default());
         prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)), "{table}");
-        for w in captop::api::validate::warnings(&capacity, &utilization) {
+        for w in warnings(&capacity, &utilization) {
             prop_assert!(!w.to_string().chars().any(is_unsafe), "{w}");
         }
     }
@@ -421,7 +431,7 @@ proptest! {
         capacity in capacity_report(),
         utilization in utilization_report(),
     ) {
-        let warnings = captop::api::validate::warnings(&capacity, &utilization);
+        let warnings = warnings(&capacity, &utilization);
         let table = captop::report::render_table(
             &capacity, &utilization, "http://127.0.0.1/v1", captop::report::TableStyle::default());
         prop_assert!(!table.chars().any(|c| c != '\n' && is_unsafe(c)));

@@ -201,10 +201,7 @@ pub(super) fn is_dial_code(code: &str) -> bool {
 }
 
 fn check_duplicate_slugs(r: &CapacityReport, out: &mut Vec<Warning>) {
-    let mut first_seen = std::collections::HashMap::with_capacity_and_hasher(
-        r.routes.len(),
-        foldhash::fast::RandomState::default(),
-    );
+    let mut first_seen = std::collections::HashMap::with_capacity(r.routes.len());
     for (i, route) in r.routes.iter().enumerate() {
         if let Some(first) = first_seen.insert(&*route.route, i) {
             // Keep pointing at the first one, so a third copy names it too.
