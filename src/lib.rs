@@ -3,12 +3,13 @@
 //! One store of the figures, read by every face; data flows one way:
 //!
 //! ```text
-//!  poller (poll) ── PollEvent ──┬──► dashboard: App::update ──► store::Store::apply
+//!  poller (poll) ── PollEvent ──┬──► dashboard: App::update ──► store::RowsView::apply (rows over the Store)
 //!                               │        │  ├──► ui::render(&App) ──► frame (reads, never changes)
+//!                               │        │  ├──► FitJob ──► forecast::FitWorker (a thread) ──► Event::Fitted
 //!                               │        │  └──► Action ──► poller (refresh, pause, quit)
 //!                               │        └──► effects: the store's alerts ──► [actions]; samples ──► history
-//!                               ├──► relay (serve): Relay::apply ──► Store::apply ──► bodies, /metrics
-//!                               └──► --once, check (report): Store::of_reports ──► one format
+//!                               ├──► relay (serve): Relay::apply ──► Store::apply, fit on a blocking task ──► bodies, /metrics
+//!                               └──► --once, check (report): Store::of_reports, fit at once ──► one format
 //!  terminal ── tui::input (bytes → keys) ── app::keys (table) ── Msg ──► App::update
 //! ```
 //!
