@@ -489,6 +489,7 @@ async fn readers_over_tls_get_the_figures() {
 /// requests in any minute. The relay is asked to poll every 0.5 s (240 requests a minute), so
 /// the budget, not the interval, is what holds it back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a minute of real load: run by .ci/run"]
 #[expect(
     clippy::too_many_lines,
     reason = "readers of three kinds started, run for a minute and counted, as one scenario"
