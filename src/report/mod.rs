@@ -153,8 +153,9 @@ async fn fetch(
 ///
 /// The history file is opened and read while the reports are fetched, and the reports are
 /// written while the forecasts are fitted and the report drawn: on a blocking task each, each
-/// awaited. (In a straight line, `--once` at 10,000 routes took half as long again; the test
-/// `the_history_beside_the_fetch_is_the_plain_record` compares both ways.)
+/// awaited, so the history's I/O waits on the network rather than adding to it. The test
+/// `the_history_beside_the_fetch_is_the_plain_record` holds this to the plain record on the same
+/// reports.
 async fn fetched_store(
     client: &Client,
     budget: &OneShot,
