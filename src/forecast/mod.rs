@@ -221,7 +221,7 @@ pub fn forecast(samples: &[Sample]) -> Option<Forecast> {
 /// Forecasts by route slug, for the routes that have one.
 pub type Forecasts = std::collections::BTreeMap<String, Forecast>;
 
-pub use fit::{FitJob, FitResult, FitWorker, Fitted};
+pub use fit::{FitJob, FitResult, FitWorker};
 pub use samples::{
     KEEP, KEEP_DAYS, MAX_ROUTES, MAX_SAMPLES_PER_ROUTE, MIN_GAP, Series, Snapshot, add_report,
     add_samples, adds_after, merge_older,

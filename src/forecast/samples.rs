@@ -63,7 +63,7 @@ pub(super) fn figures(
 
 /// The routes that are tracked: the first [`MAX_ROUTES`], but those whose slug is over
 /// `MAX_SLUG_BYTES`.
-pub(super) fn tracked<'a>(
+fn tracked<'a>(
     routes: impl Iterator<Item = (&'a str, i64, i64)>,
 ) -> impl Iterator<Item = (&'a str, i64, i64)> {
     routes
@@ -134,12 +134,12 @@ pub fn add_samples<'a>(
 }
 
 /// [`KEEP`] in milliseconds.
-pub(super) fn keep_ms() -> i64 {
+fn keep_ms() -> i64 {
     i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Whether `routes` are the routes of `series`, each once.
-pub(super) fn lists_the_same_routes(series: &Series, routes: &[(&str, i64, i64)]) -> bool {
+fn lists_the_same_routes(series: &Series, routes: &[(&str, i64, i64)]) -> bool {
     if routes.len() != series.len()
         || routes
             .iter()
@@ -158,7 +158,7 @@ pub(super) fn lists_the_same_routes(series: &Series, routes: &[(&str, i64, i64)]
 /// them; whether it was added. Thinned only when a sample comes, every [`MIN_GAP`]: between,
 /// the few samples that age out of the dense window wait for it (thinning all 1,000 routes'
 /// days on every 5-s poll was a tenth of an idle dashboard's CPU).
-pub(super) fn add_sample(samples: &mut Vec<Sample>, sample: Sample, keep_ms: i64) -> bool {
+fn add_sample(samples: &mut Vec<Sample>, sample: Sample, keep_ms: i64) -> bool {
     let newest = samples.last().map(|last| last.at_ms);
     if !adds_after(newest, sample.at_ms) {
         return false;
@@ -246,7 +246,7 @@ pub fn merge_older(series: &mut Series, older: Series) {
 }
 
 /// Puts the `past` samples older than the first of `own` before them.
-pub(super) fn put_before(own: &mut Vec<Sample>, mut past: Vec<Sample>) {
+fn put_before(own: &mut Vec<Sample>, mut past: Vec<Sample>) {
     let first = own.first().map_or(i64::MAX, |s| s.at_ms);
     past.retain(|s| s.at_ms < first);
     past.append(own);

@@ -160,7 +160,7 @@ fn forecasts_get_their_samples_back_after_a_restart() {
         6,
         "a value at every report, not only at changes"
     );
-    let forecasts = crate::forecast::Fitted::of(series).forecasts;
+    let forecasts = crate::forecast::fit::fit_all(&series);
     assert!(forecasts.contains_key("a") && !forecasts.contains_key("b"));
 }
 

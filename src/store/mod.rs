@@ -44,7 +44,7 @@ use chrono::{DateTime, Utc};
 use crate::api::ApiError;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate;
-use crate::forecast::{FitJob, FitResult, Fitted};
+use crate::forecast::{FitJob, FitResult};
 use crate::format::{Precision, age, duration, thousands};
 use crate::poll::{PollEvent, ScheduleStatus};
 use crate::text::{fit, sanitize};
@@ -343,18 +343,6 @@ impl Store {
     pub fn seed_series(&mut self, older: crate::forecast::Series) {
         crate::forecast::merge_older(Arc::make_mut(&mut self.forecast_series), older);
         self.series_version += 1;
-    }
-
-    /// Takes in the samples and forecasts a one-shot run fitted beside its drawing
-    /// ([`Fitted::merging_report`] of the store's samples, the history's and the report's).
-    pub fn take_fitted(&mut self, fitted: Fitted) {
-        self.series_version += 1;
-        self.forecast_series = Arc::new(fitted.series);
-        self.take_fit(FitResult {
-            tag: self.series_version,
-            forecasts: fitted.forecasts,
-        });
-        self.fit_asked = self.series_version;
     }
 
     /// The samples to fit when they changed since the last job was handed out: for a worker,
