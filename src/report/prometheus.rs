@@ -265,7 +265,20 @@ pub fn openmetrics_with(store: &Store, more: impl FnOnce(&mut Registry)) -> Stri
     let mut text = String::new();
     // Writing to a String cannot fail; an error here would be a bug of the encoder.
     let _ = prometheus_client::encoding::text::encode(&mut text, &registry);
-    text
+    sorted_samples(&text)
+}
+
+/// `text` with each family's samples (the lines between two comment lines) sorted: the encoder
+/// walks each family's hash map, whose order changes from run to run, and a scrape or a
+/// `--once` printed twice should read the same.
+fn sorted_samples(text: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    for samples in lines.split_mut(|line| line.starts_with('#')) {
+        samples.sort_unstable();
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
 }
 
 /// Registers each route's forecast: when it sells out (only where there is a sell-out time)
@@ -449,6 +462,31 @@ mod tests {
             utilization.clone(),
             capacity.generated_at,
         ))
+    }
+
+    /// Every family's samples come in one order, the sorted one, run after run: the encoder
+    /// walks each family's hash map, whose order changes from one process to the next.
+    #[test]
+    fn samples_come_sorted_within_each_family() {
+        let at = chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap_or_default();
+        let mut sim = crate::demo::Simulation::new(7, 40, at);
+        let text = once_text(&sim.capacity_at(at), &sim.utilization_at(at));
+        let mut family: Vec<&str> = Vec::new();
+        let mut families = 0;
+        for line in text.lines().chain(["# end"]) {
+            if line.starts_with('#') {
+                if !family.is_empty() {
+                    families += 1;
+                    let mut sorted = family.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(family, sorted);
+                }
+                family.clear();
+            } else {
+                family.push(line);
+            }
+        }
+        assert!(families > 5, "{text}");
     }
 
     #[test]
