@@ -250,7 +250,11 @@ pub fn openmetrics_with(store: &Store, more: impl FnOnce(&mut Registry)) -> Stri
     if let Some(capacity) = capacity {
         register_routes(&mut registry, capacity);
     }
-    register_forecasts(&mut registry, store.forecasts());
+    register_forecasts(
+        &mut registry,
+        capacity.map(|c| c.as_ref()),
+        store.forecasts(),
+    );
     if let Some(utilization) = utilization {
         register_utilization(&mut registry, utilization);
     }
@@ -281,9 +285,21 @@ fn sorted_samples(text: &str) -> String {
     out
 }
 
-/// Registers each route's forecast: when it sells out (only where there is a sell-out time)
-/// and its sales pace (where there is a forecast at all).
-fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
+/// Registers each route's forecast: when it sells out (only where there is a sell-out time
+/// ahead: not for a route of `capacity` with no minutes left) and its sales pace (where there
+/// is a forecast at all).
+fn register_forecasts(
+    registry: &mut Registry,
+    capacity: Option<&CapacityReport>,
+    forecasts: &Forecasts,
+) {
+    let full: std::collections::HashSet<&str> = capacity
+        .map(|c| c.routes.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| r.capacity_minutes.remaining <= 0)
+        .map(|r| &*r.route)
+        .collect();
     let sells_out = Family::<RouteLabels, FloatGauge>::default();
     let earliest = Family::<RouteLabels, FloatGauge>::default();
     let latest = Family::<RouteLabels, FloatGauge>::default();
@@ -292,6 +308,10 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
         let labels = RouteLabels {
             route: LabelText::new(route),
         };
+        pace.get_or_create(&labels).set(forecast.rate_per_hour);
+        if full.contains(route.as_str()) {
+            continue;
+        }
         if let Some(at) = forecast.sells_out_at {
             sells_out.get_or_create(&labels).set(seconds(at));
         }
@@ -301,7 +321,6 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
                 latest.get_or_create(&labels).set(seconds(late));
             }
         }
-        pace.get_or_create(&labels).set(forecast.rate_per_hour);
     }
     registry.register(
         "captop_route_sells_out_earliest_timestamp_seconds",
@@ -315,7 +334,7 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
     );
     registry.register(
         "captop_route_sells_out_timestamp_seconds",
-        "When each route is forecast to sell out, unix seconds; absent when there is no forecast",
+        "When each route is forecast to sell out, unix seconds; absent when there is no forecast or the route is full",
         sells_out,
     );
     registry.register(
@@ -617,7 +636,7 @@ mod tests {
         forecasts.insert("closed".to_owned(), shaped(Some((at(3), Some(at(9))))));
         forecasts.insert("open".to_owned(), shaped(Some((at(3), None))));
         let mut registry = Registry::default();
-        register_forecasts(&mut registry, &forecasts);
+        register_forecasts(&mut registry, None, &forecasts);
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         let values = |name: &str| -> Vec<String> {

@@ -197,7 +197,7 @@ impl Watcher {
         };
         for ((_, state), r) in states.iter_mut().zip(&report.routes) {
             let before = *state;
-            let sells_out_at = || forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
+            let sells_out_at = || super::rows::sells_out_at(r, forecasts);
             let now = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: super::rows::is_sold_out(r),
@@ -276,7 +276,7 @@ impl Watcher {
                 continue;
             }
             // Looked up only for the few routes that stand, not each of 10,000.
-            let sells_out_at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
+            let sells_out_at = super::rows::sells_out_at(r, forecasts);
             for kind in fill.into_iter().chain(soon) {
                 standing.push(route_event(r, kind, sells_out_at, report.generated_at));
             }
