@@ -14,7 +14,8 @@ use crate::forecast::{Forecast, Forecasts};
 /// The `--format json` document; its field order is the document's key order.
 #[derive(Debug, Serialize)]
 pub struct Document<'a> {
-    /// The `/capacity` report as the service sent it (unknown fields dropped).
+    /// The `/capacity` report as the service sent it (unknown fields dropped), but a
+    /// `filled_pct` that contradicts sold / total, which is shown instead (and warned about).
     pub capacity: &'a CapacityReport,
     /// The `/utilization` report as the service sent it.
     pub utilization: &'a UtilizationReport,

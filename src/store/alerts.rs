@@ -357,6 +357,35 @@ mod tests {
             .collect()
     }
 
+    /// A route whose `filled_pct` (250) contradicts its sold / total (500 of 1,000) is judged
+    /// at sold / total, as every face shows it: no sold-out or fill alert, one warning.
+    #[test]
+    fn a_fill_that_contradicts_sold_and_total_raises_no_alert() {
+        let (mut cap, util) = crate::report::sample_reports();
+        cap.totals = Default::default();
+        let r = &mut cap.routes[0];
+        (r.capacity_minutes.total, r.capacity_minutes.sold) = (1_000, 500);
+        r.capacity_minutes.remaining = 500;
+        r.filled_pct = 250;
+        let slug = r.route.to_string();
+        let mut store = crate::store::Store::new(Default::default());
+        store.apply_pair(cap.clone(), util.clone(), cap.generated_at);
+        cap.generated_at += chrono::Duration::seconds(30);
+        let at = cap.generated_at;
+        store.apply_pair(cap, util, at);
+        let standing = store.standing_alerts();
+        assert!(
+            !kinds(&standing).iter().any(|(_, r)| *r == slug),
+            "{standing:?}"
+        );
+        assert!(store.take_alerts().iter().all(|e| e.route != slug));
+        let shown = store.capacity().report().unwrap();
+        assert_eq!(shown.routes[0].filled_pct, 50);
+        let warnings: Vec<String> = store.broken_rules().map(|w| w.to_string()).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains(&slug), "{warnings:?}");
+    }
+
     #[test]
     fn events_fire_on_the_way_up_once_and_not_at_start() {
         let (mut cap, _) = crate::report::sample_reports();
