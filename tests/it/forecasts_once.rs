@@ -214,6 +214,77 @@ async fn a_route_with_nothing_left_is_full_in_every_format() {
     assert!(text.contains("captop_route_sales_minutes_per_hour{route=\"ng-lagos\"} 30000"));
 }
 
+/// The service's clock is not this machine's (the server's reports are of 2026-11-22): every
+/// format counts the time left from its `generated_at`, so on one report Markdown, JSON,
+/// Prometheus and check mode say the same sell-out, whatever the date here.
+#[tokio::test]
+async fn every_format_counts_down_on_the_services_clock() {
+    // Four reports a minute apart, then the one of 06:03 again and again.
+    let server = selling_from(25_000, 3).await;
+    let url = server.base_url("/v1");
+    let (doc, markdown, check, prometheus) = tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let once = |format: &str| {
+            captop(
+                &["--once", "--format", format, "--base-url", &url],
+                dir.path(),
+            )
+        };
+        for _ in 0..4 {
+            json_of(&once("json"));
+        }
+        let check = captop(
+            &[
+                "check",
+                "--base-url",
+                &url,
+                "-w",
+                "100",
+                "-c",
+                "100",
+                "--sells-out-within-warning",
+                "3",
+            ],
+            dir.path(),
+        );
+        (
+            json_of(&once("json")),
+            once("markdown"),
+            check,
+            once("prometheus"),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(doc["capacity"]["generated_at"], "2026-11-22T06:03:00Z");
+    // 73,500 left at 06:03 at 30,000 an hour: 2 h 27 min.
+    assert_eq!(
+        doc["forecasts"]["ng-lagos"]["sells_out_at"],
+        "2026-11-22T08:30:00Z"
+    );
+    let row = markdown
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| Nigeria"))
+        .unwrap();
+    assert!(row.ends_with("| 30,000 | ~2 h 27 min |"), "{row}");
+    assert_eq!(check.code, Some(1), "{}", check.stdout);
+    assert!(
+        check.stdout.contains("Nigeria – Lagos full in ~2 h 27 min"),
+        "{}",
+        check.stdout
+    );
+    let at = chrono::DateTime::parse_from_rfc3339("2026-11-22T08:30:00Z").unwrap();
+    assert!(
+        prometheus.stdout.contains(&format!(
+            "captop_route_sells_out_timestamp_seconds{{route=\"ng-lagos\"}} {}.0",
+            at.timestamp()
+        )),
+        "{}",
+        prometheus.stdout
+    );
+}
+
 /// The runs' figures are kept over days: `--once --at` prints them as they were, in any
 /// format, and says so; `history export` writes them as CSV and as OpenMetrics; an instant
 /// the history does not reach is one line and exit 1.
