@@ -384,6 +384,15 @@ mod tests {
         let warnings: Vec<String> = store.broken_rules().map(|w| w.to_string()).collect();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains(&slug), "{warnings:?}");
+        // The dashboard's status line: the same warning, once.
+        let (line, _) = store.warning().unwrap();
+        assert!(line.ends_with(&warnings[0]), "{line}");
+        let logged = store
+            .log()
+            .iter()
+            .filter(|e| e.text.contains(&slug))
+            .count();
+        assert_eq!(logged, 1);
     }
 
     #[test]
