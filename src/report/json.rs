@@ -14,7 +14,8 @@ use crate::forecast::{Forecast, Forecasts};
 /// The `--format json` document; its field order is the document's key order.
 #[derive(Debug, Serialize)]
 pub struct Document<'a> {
-    /// The `/capacity` report as the service sent it (unknown fields dropped).
+    /// The `/capacity` report as the service sent it (unknown fields dropped), but a
+    /// `filled_pct` that contradicts sold / total, which is shown instead (and warned about).
     pub capacity: &'a CapacityReport,
     /// The `/utilization` report as the service sent it.
     pub utilization: &'a UtilizationReport,
@@ -36,7 +37,11 @@ impl<'a> Document<'a> {
         let forecasts = capacity
             .routes
             .iter()
-            .map(|r| (&*r.route, forecasts.get(&*r.route).map(ForecastJson::from)))
+            .map(|r| {
+                let full = r.capacity_minutes.remaining <= 0;
+                let forecast = forecasts.get(&*r.route).map(|f| ForecastJson::of(f, full));
+                (&*r.route, forecast)
+            })
             .collect();
         Document {
             capacity,
@@ -52,8 +57,11 @@ impl<'a> Document<'a> {
 pub struct ForecastJson {
     /// Minutes sold per hour, at the pace of the samples fitted.
     pub rate_per_hour: f64,
-    /// When the route sells out at that pace (RFC 3339, UTC); `null` beyond 30 days.
+    /// When the route sells out at that pace (RFC 3339, UTC); `null` beyond 30 days, and once
+    /// it is full.
     pub sells_out_at: Option<String>,
+    /// Whether the route has no minutes left: it sold out, so it has no sell-out time ahead.
+    pub full: bool,
     /// Samples the fit used.
     pub samples: usize,
     /// Seconds from the oldest to the newest sample used.
@@ -76,16 +84,19 @@ pub struct WindowJson {
     pub latest: Option<String>,
 }
 
-impl From<&Forecast> for ForecastJson {
-    fn from(f: &Forecast) -> Self {
+impl ForecastJson {
+    /// Forecast `f` of a route, `full` when it has no minutes left (no sell-out time then).
+    pub fn of(f: &Forecast, full: bool) -> Self {
+        let ahead = |at: chrono::DateTime<chrono::Utc>| {
+            (!full).then(|| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        };
         ForecastJson {
             rate_per_hour: (f.rate_per_hour * 10.0).round() / 10.0,
-            sells_out_at: f
-                .sells_out_at
-                .map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            sells_out_at: f.sells_out_at.and_then(ahead),
+            full,
             samples: f.samples,
             window_seconds: f.window.as_secs(),
-            sells_out_window: f.likely.map(|(a, b)| WindowJson {
+            sells_out_window: f.likely.filter(|_| !full).map(|(a, b)| WindowJson {
                 earliest: a.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 latest: b.map(|b| b.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
             }),
@@ -198,7 +209,7 @@ mod tests {
     fn a_window_with_no_late_end_is_written_with_a_null_latest() {
         let at = |h: i64| chrono::DateTime::from_timestamp(1_800_000_000 + h * 3600, 0).unwrap();
         let forecast = |late| crate::fixtures::day_shaped_forecast(at(5), Some((at(3), late)));
-        let json = |late| serde_json::to_value(ForecastJson::from(&forecast(late))).unwrap();
+        let json = |late| serde_json::to_value(ForecastJson::of(&forecast(late), false)).unwrap();
         assert_eq!(
             json(None)["sells_out_window"],
             serde_json::json!({"earliest": "2027-01-15T11:00:00Z", "latest": null})

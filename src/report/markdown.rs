@@ -78,9 +78,13 @@ fn route_row(r: &RouteCapacity, forecasts: &Forecasts, now: DateTime<Utc>) -> St
         || "—".to_owned(),
         |f| thousands(f.rate_per_hour.round() as i64),
     );
-    let full_in = forecast
-        .and_then(|f| f.left(now))
-        .map_or_else(|| "—".to_owned(), crate::forecast::full_in);
+    let full_in = if r.capacity_minutes.remaining <= 0 {
+        "full".to_owned()
+    } else {
+        forecast
+            .and_then(|f| f.left(now))
+            .map_or_else(|| "—".to_owned(), crate::forecast::full_in)
+    };
     format!(
         "| {} | {} | {} % | {} | {} | {} | {} | {} | {} | {rate} | {full_in} |\n",
         cell(&r.name),

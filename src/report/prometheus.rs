@@ -250,7 +250,11 @@ pub fn openmetrics_with(store: &Store, more: impl FnOnce(&mut Registry)) -> Stri
     if let Some(capacity) = capacity {
         register_routes(&mut registry, capacity);
     }
-    register_forecasts(&mut registry, store.forecasts());
+    register_forecasts(
+        &mut registry,
+        capacity.map(|c| c.as_ref()),
+        store.forecasts(),
+    );
     if let Some(utilization) = utilization {
         register_utilization(&mut registry, utilization);
     }
@@ -265,12 +269,37 @@ pub fn openmetrics_with(store: &Store, more: impl FnOnce(&mut Registry)) -> Stri
     let mut text = String::new();
     // Writing to a String cannot fail; an error here would be a bug of the encoder.
     let _ = prometheus_client::encoding::text::encode(&mut text, &registry);
-    text
+    sorted_samples(&text)
 }
 
-/// Registers each route's forecast: when it sells out (only where there is a sell-out time)
-/// and its sales pace (where there is a forecast at all).
-fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
+/// `text` with each family's samples (the lines between two comment lines) sorted: the encoder
+/// walks each family's hash map, whose order changes from run to run, and a scrape or a
+/// `--once` printed twice should read the same.
+fn sorted_samples(text: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    for samples in lines.split_mut(|line| line.starts_with('#')) {
+        samples.sort_unstable();
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// Registers each route's forecast: when it sells out (only where there is a sell-out time
+/// ahead: not for a route of `capacity` with no minutes left) and its sales pace (where there
+/// is a forecast at all).
+fn register_forecasts(
+    registry: &mut Registry,
+    capacity: Option<&CapacityReport>,
+    forecasts: &Forecasts,
+) {
+    let full: std::collections::HashSet<&str> = capacity
+        .map(|c| c.routes.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| r.capacity_minutes.remaining <= 0)
+        .map(|r| &*r.route)
+        .collect();
     let sells_out = Family::<RouteLabels, FloatGauge>::default();
     let earliest = Family::<RouteLabels, FloatGauge>::default();
     let latest = Family::<RouteLabels, FloatGauge>::default();
@@ -279,6 +308,10 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
         let labels = RouteLabels {
             route: LabelText::new(route),
         };
+        pace.get_or_create(&labels).set(forecast.rate_per_hour);
+        if full.contains(route.as_str()) {
+            continue;
+        }
         if let Some(at) = forecast.sells_out_at {
             sells_out.get_or_create(&labels).set(seconds(at));
         }
@@ -288,7 +321,6 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
                 latest.get_or_create(&labels).set(seconds(late));
             }
         }
-        pace.get_or_create(&labels).set(forecast.rate_per_hour);
     }
     registry.register(
         "captop_route_sells_out_earliest_timestamp_seconds",
@@ -302,7 +334,7 @@ fn register_forecasts(registry: &mut Registry, forecasts: &Forecasts) {
     );
     registry.register(
         "captop_route_sells_out_timestamp_seconds",
-        "When each route is forecast to sell out, unix seconds; absent when there is no forecast",
+        "When each route is forecast to sell out, unix seconds; absent when there is no forecast or the route is full",
         sells_out,
     );
     registry.register(
@@ -451,6 +483,31 @@ mod tests {
         ))
     }
 
+    /// Every family's samples come in one order, the sorted one, run after run: the encoder
+    /// walks each family's hash map, whose order changes from one process to the next.
+    #[test]
+    fn samples_come_sorted_within_each_family() {
+        let at = chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap_or_default();
+        let mut sim = crate::demo::Simulation::new(7, 40, at);
+        let text = once_text(&sim.capacity_at(at), &sim.utilization_at(at));
+        let mut family: Vec<&str> = Vec::new();
+        let mut families = 0;
+        for line in text.lines().chain(["# end"]) {
+            if line.starts_with('#') {
+                if !family.is_empty() {
+                    families += 1;
+                    let mut sorted = family.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(family, sorted);
+                }
+                family.clear();
+            } else {
+                family.push(line);
+            }
+        }
+        assert!(families > 5, "{text}");
+    }
+
     #[test]
     fn hostile_label_values_are_escaped_and_stripped() {
         let (mut capacity, utilization) = reports();
@@ -579,7 +636,7 @@ mod tests {
         forecasts.insert("closed".to_owned(), shaped(Some((at(3), Some(at(9))))));
         forecasts.insert("open".to_owned(), shaped(Some((at(3), None))));
         let mut registry = Registry::default();
-        register_forecasts(&mut registry, &forecasts);
+        register_forecasts(&mut registry, None, &forecasts);
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         let values = |name: &str| -> Vec<String> {

@@ -485,9 +485,17 @@ mod tests {
         let relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
         let (mut capacity, _) = reports();
         for r in &mut capacity.routes {
-            r.filled_pct = 10;
+            fill(r, 10);
         }
         (relay, capacity, actions)
+    }
+
+    /// Route `r` `pct` % full, its minutes sold saying so (the fill every face trusts).
+    fn fill(r: &mut crate::api::model::RouteCapacity, pct: i64) {
+        let m = &mut r.capacity_minutes;
+        m.sold = m.total * pct / 100;
+        m.remaining = m.total - m.sold;
+        r.filled_pct = pct;
     }
 
     #[test]
@@ -495,7 +503,7 @@ mod tests {
         let (mut relay, mut capacity, _) = alerting_relay();
         poll(&mut relay, 1, Ok(capacity.clone()));
         assert!(relay.take_notices().is_empty());
-        capacity.routes[2].filled_pct = 96;
+        fill(&mut capacity.routes[2], 96);
         poll(&mut relay, 2, Ok(capacity.clone()));
         poll(&mut relay, 3, Ok(capacity.clone()));
         let notices = relay.take_notices();
@@ -507,7 +515,7 @@ mod tests {
         assert_eq!(body["alerts"][0]["id"], id.as_str());
         assert_eq!(body["alerts"][0]["filled_pct"], 96);
         assert_eq!(relay.snapshot().firing.alerts[0].id, id);
-        capacity.routes[2].filled_pct = 50;
+        fill(&mut capacity.routes[2], 50);
         poll(&mut relay, 4, Ok(capacity));
         let notices = relay.take_notices();
         assert!(matches!(&notices[..], [Notice::Resolved(a)] if a.id == id));
@@ -518,8 +526,8 @@ mod tests {
     #[test]
     fn a_reload_retunes_the_thresholds_without_paging_again_for_what_fires() {
         let (mut relay, mut capacity, actions) = alerting_relay();
-        capacity.routes[0].filled_pct = 96;
-        capacity.routes[1].filled_pct = 85;
+        fill(&mut capacity.routes[0], 96);
+        fill(&mut capacity.routes[1], 85);
         poll(&mut relay, 1, Ok(capacity.clone()));
         assert_eq!(relay.take_notices().len(), 2, "critical and warning");
         // The warning level raised to 90: the 85 % route's alert resolves, the 96 % one stays.

@@ -197,7 +197,7 @@ impl Watcher {
         };
         for ((_, state), r) in states.iter_mut().zip(&report.routes) {
             let before = *state;
-            let sells_out_at = || forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
+            let sells_out_at = || super::rows::sells_out_at(r, forecasts);
             let now = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: super::rows::is_sold_out(r),
@@ -276,7 +276,7 @@ impl Watcher {
                 continue;
             }
             // Looked up only for the few routes that stand, not each of 10,000.
-            let sells_out_at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
+            let sells_out_at = super::rows::sells_out_at(r, forecasts);
             for kind in fill.into_iter().chain(soon) {
                 standing.push(route_event(r, kind, sells_out_at, report.generated_at));
             }
@@ -355,6 +355,44 @@ mod tests {
             .iter()
             .map(|e| (e.kind.name(), e.route.clone()))
             .collect()
+    }
+
+    /// A route whose `filled_pct` (250) contradicts its sold / total (500 of 1,000) is judged
+    /// at sold / total, as every face shows it: no sold-out or fill alert, one warning.
+    #[test]
+    fn a_fill_that_contradicts_sold_and_total_raises_no_alert() {
+        let (mut cap, util) = crate::report::sample_reports();
+        cap.totals = Default::default();
+        let r = &mut cap.routes[0];
+        (r.capacity_minutes.total, r.capacity_minutes.sold) = (1_000, 500);
+        r.capacity_minutes.remaining = 500;
+        r.filled_pct = 250;
+        let slug = r.route.to_string();
+        let mut store = crate::store::Store::new(Default::default());
+        store.apply_pair(cap.clone(), util.clone(), cap.generated_at);
+        cap.generated_at += chrono::Duration::seconds(30);
+        let at = cap.generated_at;
+        store.apply_pair(cap, util, at);
+        let standing = store.standing_alerts();
+        assert!(
+            !kinds(&standing).iter().any(|(_, r)| *r == slug),
+            "{standing:?}"
+        );
+        assert!(store.take_alerts().iter().all(|e| e.route != slug));
+        let shown = store.capacity().report().unwrap();
+        assert_eq!(shown.routes[0].filled_pct, 50);
+        let warnings: Vec<String> = store.broken_rules().map(|w| w.to_string()).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains(&slug), "{warnings:?}");
+        // The dashboard's status line: the same warning, once.
+        let (line, _) = store.warning().unwrap();
+        assert!(line.ends_with(&warnings[0]), "{line}");
+        let logged = store
+            .log()
+            .iter()
+            .filter(|e| e.text.contains(&slug))
+            .count();
+        assert_eq!(logged, 1);
     }
 
     #[test]

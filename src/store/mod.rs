@@ -446,7 +446,7 @@ impl Store {
 
     fn apply_capacity(
         &mut self,
-        report: CapacityReport,
+        mut report: CapacityReport,
         received_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) {
@@ -463,6 +463,8 @@ impl Store {
         });
         self.warn_rules("/capacity", &broken, now);
         self.broken_rules.0 = broken;
+        // One fill for every face and alert, as the warnings just taken say.
+        validate::capacity::settle_fills(&mut report);
         if self.capacity.latest.is_none() {
             let text = format!("{} routes reported", thousands(report.routes.len() as i64));
             self.log.push(received_at, LogKind::Info, text);

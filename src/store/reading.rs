@@ -91,7 +91,8 @@ impl Store {
 
     /// The service's clock at captop's `now`: the latest report's `generated_at`, moved on by
     /// the time since it arrived. Forecasts run on the service's clock (a simulated service
-    /// may run its clock fast or days behind), so time left is measured from this.
+    /// may run its clock fast or days behind), so every face's time left is measured from this
+    /// (`--once` and check, which take the figures as they arrive, from `generated_at` itself).
     pub fn service_now(&self, now: DateTime<Utc>) -> DateTime<Utc> {
         match &self.capacity.latest {
             Some(fetched) => {

@@ -276,6 +276,19 @@ pub fn is_sold_out(r: &RouteCapacity) -> bool {
     r.capacity_minutes.remaining <= 0 || r.ports.available <= 0 || r.filled_pct >= 100
 }
 
+/// When route `r` sells out by its forecast in `forecasts`: none once it has no minutes left,
+/// since it sold out and is not about to; every face says `full` (or its sold-out state) then,
+/// never a time, which would be one already past.
+pub fn sells_out_at(
+    r: &RouteCapacity,
+    forecasts: &crate::forecast::Forecasts,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    if r.capacity_minutes.remaining <= 0 {
+        return None;
+    }
+    forecasts.get(&*r.route)?.sells_out_at
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]

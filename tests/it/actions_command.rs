@@ -29,8 +29,15 @@ fn recorder(dir: &Path) -> std::path::PathBuf {
 fn hostile_event() -> captop::actions::ActionEvent {
     let (mut cap, util) = sample();
     let _ = util;
+    // Fills with the minutes sold that make them (the fill every face trusts).
+    let fill = |r: &mut captop::api::model::RouteCapacity, pct: i64| {
+        let m = &mut r.capacity_minutes;
+        m.sold = m.total * pct / 100;
+        m.remaining = m.total - m.sold;
+        r.filled_pct = pct;
+    };
     for r in &mut cap.routes {
-        r.filled_pct = 10;
+        fill(r, 10);
     }
     cap.routes[0].name = HOSTILE.into();
     // The store finds the alert, as it does for the dashboard: a baseline, then a rise.
@@ -46,7 +53,7 @@ fn hostile_event() -> captop::actions::ActionEvent {
         store.take_alerts().is_empty(),
         "the first report is the baseline"
     );
-    cap.routes[0].filled_pct = 97;
+    fill(&mut cap.routes[0], 97);
     store.apply(poll(2, &cap), now);
     let mut events = store.take_alerts();
     assert_eq!(events.len(), 1);

@@ -16,13 +16,19 @@ use crate::support::fixtures::{CAPACITY, UTILIZATION};
 /// A server whose Lagos route sells 500 minutes each time its clock (one minute per
 /// `/capacity` request) moves: 30,000 minutes an hour; 75,000 left at the start.
 async fn selling_server() -> FaultServer {
-    let polls = Arc::new(AtomicI64::new(0));
+    selling_from(25_000, i64::MAX).await
+}
+
+/// [`selling_server`] from `sold` minutes of Lagos' 100,000, its clock and sales stopping
+/// after `polls` moves (every later `/capacity` is the same report).
+async fn selling_from(sold: i64, polls: i64) -> FaultServer {
+    let asked = Arc::new(AtomicI64::new(0));
     FaultServer::start(move |req| {
         if req.path.ends_with("/utilization") {
             return Reply::json(200, UTILIZATION);
         }
-        let n = polls.fetch_add(1, Ordering::SeqCst);
-        let sold = 25_000 + 500 * n;
+        let n = asked.fetch_add(1, Ordering::SeqCst).min(polls);
+        let sold = sold + 500 * n;
         let body = CAPACITY
             .replacen(
                 "2026-11-22T06:00:00Z",
@@ -44,7 +50,7 @@ async fn selling_server() -> FaultServer {
     .await
 }
 
-fn captop(args: &[&str], dir: &std::path::Path) -> Run {
+pub(crate) fn captop(args: &[&str], dir: &std::path::Path) -> Run {
     let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
     captop_in(&args, dir)
 }
@@ -133,6 +139,149 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
     assert!(
         stderr_of_damage.contains("started afresh"),
         "{stderr_of_damage}"
+    );
+}
+
+/// A route that sold its last minute reads `full` in every format, never a sell-out in
+/// "< 1 min": Markdown's Full in, JSON's forecast (no `sells_out_at`, `full` true),
+/// Prometheus (no sell-out timestamp) and check mode, which leaves it to the sold-out range
+/// rather than report it twice.
+#[tokio::test]
+async fn a_route_with_nothing_left_is_full_in_every_format() {
+    // 98,000 of 100,000 sold, 500 a poll: full at the fifth report, which then stays.
+    let server = selling_from(98_000, 4).await;
+    let url = server.base_url("/v1");
+    let (doc, markdown, check, prometheus) = tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let once = |format: &str| {
+            captop(
+                &["--once", "--format", format, "--base-url", &url],
+                dir.path(),
+            )
+        };
+        for _ in 0..5 {
+            json_of(&once("json"));
+        }
+        let check = captop(
+            &[
+                "check",
+                "--base-url",
+                &url,
+                "-w",
+                "100",
+                "-c",
+                "100",
+                "--sells-out-within-critical",
+                "3",
+                "--sold-out-warning",
+                "1",
+            ],
+            dir.path(),
+        );
+        (
+            json_of(&once("json")),
+            once("markdown"),
+            check,
+            once("prometheus"),
+        )
+    })
+    .await
+    .unwrap();
+    let lagos = &doc["capacity"]["routes"][0];
+    assert_eq!(lagos["capacity_minutes"]["remaining"], 0, "{lagos}");
+    let f = &doc["forecasts"]["ng-lagos"];
+    assert_eq!(f["rate_per_hour"], 30_000.0, "{f}");
+    assert!(f["sells_out_at"].is_null(), "{f}");
+    assert_eq!(f["full"], true, "{f}");
+
+    let row = markdown
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| Nigeria"))
+        .unwrap();
+    assert!(row.ends_with("| 30,000 | full |"), "{row}");
+
+    let line = check.stdout.lines().next().unwrap_or_default();
+    assert_eq!(check.code, Some(1), "{}", check.stdout);
+    assert!(line.contains("routes sold out 2"), "{line}");
+    assert!(!check.stdout.contains("full in"), "{}", check.stdout);
+
+    let text = prometheus.stdout;
+    assert!(
+        !text.contains("captop_route_sells_out_timestamp_seconds{route=\"ng-lagos\"}"),
+        "{text}"
+    );
+    assert!(text.contains("captop_route_sales_minutes_per_hour{route=\"ng-lagos\"} 30000"));
+}
+
+/// The service's clock is not this machine's (the server's reports are of 2026-11-22): every
+/// format counts the time left from its `generated_at`, so on one report Markdown, JSON,
+/// Prometheus and check mode say the same sell-out, whatever the date here.
+#[tokio::test]
+async fn every_format_counts_down_on_the_services_clock() {
+    // Four reports a minute apart, then the one of 06:03 again and again.
+    let server = selling_from(25_000, 3).await;
+    let url = server.base_url("/v1");
+    let (doc, markdown, check, prometheus) = tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let once = |format: &str| {
+            captop(
+                &["--once", "--format", format, "--base-url", &url],
+                dir.path(),
+            )
+        };
+        for _ in 0..4 {
+            json_of(&once("json"));
+        }
+        let check = captop(
+            &[
+                "check",
+                "--base-url",
+                &url,
+                "-w",
+                "100",
+                "-c",
+                "100",
+                "--sells-out-within-warning",
+                "3",
+            ],
+            dir.path(),
+        );
+        (
+            json_of(&once("json")),
+            once("markdown"),
+            check,
+            once("prometheus"),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(doc["capacity"]["generated_at"], "2026-11-22T06:03:00Z");
+    // 73,500 left at 06:03 at 30,000 an hour: 2 h 27 min.
+    assert_eq!(
+        doc["forecasts"]["ng-lagos"]["sells_out_at"],
+        "2026-11-22T08:30:00Z"
+    );
+    let row = markdown
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| Nigeria"))
+        .unwrap();
+    assert!(row.ends_with("| 30,000 | ~2 h 27 min |"), "{row}");
+    assert_eq!(check.code, Some(1), "{}", check.stdout);
+    assert!(
+        check.stdout.contains("Nigeria – Lagos full in ~2 h 27 min"),
+        "{}",
+        check.stdout
+    );
+    let at = chrono::DateTime::parse_from_rfc3339("2026-11-22T08:30:00Z").unwrap();
+    assert!(
+        prometheus.stdout.contains(&format!(
+            "captop_route_sells_out_timestamp_seconds{{route=\"ng-lagos\"}} {}.0",
+            at.timestamp()
+        )),
+        "{}",
+        prometheus.stdout
     );
 }
 

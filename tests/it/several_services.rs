@@ -184,3 +184,81 @@ async fn the_dashboard_shows_the_live_service_and_why_the_other_is_down() {
         "the key never shows"
     );
 }
+
+/// Two services side by side, the second's clock 35 days behind this machine's (as `captop
+/// demo-server` runs its simulated one): the overview's "Sells out first" counts down on each
+/// service's own clock, to the figure its tab's Full in column shows.
+#[test]
+fn the_overview_counts_down_on_each_services_clock_as_its_tab_does() {
+    use captop::dashboard::app::{App, Event, UiOptions};
+    use captop::dashboard::screen::{Screen, Service, View};
+    use captop::fixtures::{capacity, t, utilization};
+    use captop::poll::PollEvent;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use std::time::{Duration, Instant};
+
+    let base = Instant::now();
+    let service = |name: &str| Service {
+        name: name.to_owned(),
+        app: App::new(UiOptions::default(), t(0), base),
+        down: None,
+    };
+    let mut screen = Screen::new(vec![service("near"), service("behind")]);
+    let mut routes = crate::support::frames::selling_routes();
+    for i in 0..6u64 {
+        let at = i as i64 * 60;
+        screen.set_clock(t(at), base + Duration::from_secs(at as u64));
+        for (s, behind) in [(0, 0), (1, 35 * 86_400)] {
+            let generated = t(at - behind);
+            let polled = [
+                PollEvent::Capacity {
+                    seq: i + 1,
+                    received_at: t(at),
+                    result: Ok(capacity(generated, routes.clone())),
+                },
+                PollEvent::Utilization {
+                    seq: i + 1,
+                    received_at: t(at),
+                    result: Ok(utilization(generated, 60.0, 1_000)),
+                },
+            ];
+            for poll in polled {
+                screen.update_service(s, Event::Poll(poll));
+            }
+            let job = screen.app_mut(s).and_then(|app| app.fit_job()).unwrap();
+            screen.update_service(s, Event::Fitted(job.fit()));
+        }
+        for (index, per_minute) in [(0, 400), (3, 1_000)] {
+            let r = &mut routes[index];
+            r.capacity_minutes.sold += per_minute;
+            r.capacity_minutes.remaining -= per_minute;
+            r.filled_pct = r.capacity_minutes.sold * 100 / r.capacity_minutes.total;
+        }
+    }
+    // Ten minutes after the last poll: Lagos, 43 minutes from it, is 33 minutes away.
+    screen.set_clock(t(900), base + Duration::from_secs(900));
+    let mut text_of = |view: View| {
+        screen.view = view;
+        screen.update(Event::Resize(160, 24));
+        let mut terminal = Terminal::new(TestBackend::new(160, 24)).unwrap();
+        terminal
+            .draw(|f| captop::dashboard::ui::screen::render(f, &screen))
+            .unwrap();
+        crate::support::frames::screen(&terminal)
+    };
+    let overview = text_of(View::Overview);
+    for (i, name) in ["near", "behind"].into_iter().enumerate() {
+        let line = overview
+            .lines()
+            .find(|l| l.contains(name) && l.contains("Lagos"))
+            .unwrap();
+        assert!(
+            line.contains("Lagos in ~33 min"),
+            "{name}: {line}\n{overview}"
+        );
+        let tab = text_of(View::Service(i));
+        let row = tab.lines().find(|l| l.contains("Lagos")).unwrap();
+        assert!(row.contains("~33 min"), "{name}'s tab: {row}\n{tab}");
+    }
+}

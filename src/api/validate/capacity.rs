@@ -3,6 +3,9 @@
 //! 0..=100 and equal, give or take 1 for the service's own rounding, to `sold × 100 / total`
 //! rounded half up (0 when total is 0); `dial_code` is `+` and digits; slugs are unique. On the
 //! totals, each field present equals the sum over the routes (`routes` the count of them).
+//!
+//! A `filled_pct` that breaks its rule is the one figure replaced ([`settle_fills`]): the spec
+//! defines it by sold / total, so sold / total is shown everywhere, and its warning says so.
 
 use chrono::{DateTime, Utc};
 
@@ -173,26 +176,56 @@ pub(super) fn expected_pct(sold: i128, total: i128) -> Option<i128> {
     Some((sold * 200 + total) / (total * 2))
 }
 
+/// The fill every face shows for a `filled_pct` of `pct` beside `sold` of `total`: the spec
+/// defines the percentage as the share of capacity sold, so where the two disagree beyond the
+/// service's rounding, sold / total is trusted; when those are wrong too, `pct` within 0..=100.
+pub fn trusted_pct(pct: i64, sold: i128, total: i128) -> i64 {
+    match expected_pct(sold, total) {
+        Some(expected) if (i128::from(pct) - expected).abs() > 1 => {
+            i64::try_from(expected).unwrap_or(100)
+        }
+        _ => pct.clamp(0, 100),
+    }
+}
+
+/// Every `filled_pct` of `report` (its routes' and its totals') made the one [`trusted_pct`]
+/// says, so every face and alert reads the same fill; [`capacity_warnings_at`] says where.
+pub fn settle_fills(report: &mut CapacityReport) {
+    for r in &mut report.routes {
+        let m = &r.capacity_minutes;
+        r.filled_pct = trusted_pct(r.filled_pct, m.sold.into(), m.total.into());
+    }
+    let sum = |f: fn(&RouteCapacity) -> i64| -> i128 {
+        report.routes.iter().map(|r| i128::from(f(r))).sum()
+    };
+    let (sold, total) = (
+        sum(|r| r.capacity_minutes.sold),
+        sum(|r| r.capacity_minutes.total),
+    );
+    if let Some(pct) = &mut report.totals.filled_pct {
+        *pct = trusted_pct(*pct, sold, total);
+    }
+}
+
 fn check_filled_pct(pct: i64, sold: i128, total: i128, path: &str, out: &mut Vec<Warning>) {
-    if !(0..=100).contains(&pct) {
-        out.push(Warning::new(
-            path,
-            format!("filled_pct {pct} is outside 0–100"),
-        ));
+    let shown = trusted_pct(pct, sold, total);
+    if shown == pct {
         return;
     }
-    if let Some(expected) = expected_pct(sold, total)
-        && (i128::from(pct) - expected).abs() > 1
-    {
-        out.push(Warning::new(
-            path,
-            format!(
-                "filled_pct {pct} but sold {} / total {} is {expected}%",
-                big(sold),
-                big(total)
-            ),
-        ));
-    }
+    let wrong = if (0..=100).contains(&pct) {
+        format!("filled_pct {pct} but")
+    } else {
+        format!("filled_pct {pct} is outside 0–100;")
+    };
+    let message = match expected_pct(sold, total) {
+        Some(expected) if i128::from(shown) == expected => format!(
+            "{wrong} sold {} / total {} is {shown} %, which is shown",
+            big(sold),
+            big(total)
+        ),
+        _ => format!("{wrong} {shown} % is shown"),
+    };
+    out.push(Warning::new(path, message));
 }
 
 pub(super) fn is_dial_code(code: &str) -> bool {

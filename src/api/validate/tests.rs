@@ -125,7 +125,7 @@ fn rounding_rule_is_half_up_with_tolerance() {
     r.routes[0].filled_pct = 35;
     assert_eq!(
         cap(&r),
-        ["routes[0] (ng-lagos): filled_pct 35 but sold 333 / total 1,000 is 33%"]
+        ["routes[0] (ng-lagos): filled_pct 35 but sold 333 / total 1,000 is 33 %, which is shown"]
     );
 }
 
@@ -204,8 +204,8 @@ fn filled_pct_out_of_range() {
     assert_eq!(
         cap(&r),
         [
-            "routes[2] (empty): filled_pct 101 is outside 0–100",
-            "totals: filled_pct 250 is outside 0–100",
+            "routes[2] (empty): filled_pct 101 is outside 0–100; sold 0 / total 0 is 0 %, which is shown",
+            "totals: filled_pct 250 is outside 0–100; sold 335 / total 1,003 is 33 %, which is shown",
         ]
     );
 }
@@ -268,7 +268,7 @@ fn totals_must_be_the_sums() {
     r.totals.filled_pct = Some(50);
     assert_eq!(
         cap(&r),
-        ["totals: filled_pct 50 but sold 335 / total 1,003 is 33%"]
+        ["totals: filled_pct 50 but sold 335 / total 1,003 is 33 %, which is shown"]
     );
 }
 

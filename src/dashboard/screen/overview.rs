@@ -3,8 +3,7 @@
 //! utilization. Read from the service's [`App`], never changing it.
 
 use std::sync::Arc;
-
-use chrono::{DateTime, Utc};
+use std::time::Duration;
 
 use crate::dashboard::app::App;
 use crate::poll::Pause;
@@ -47,8 +46,9 @@ pub struct ServiceLine {
     pub cause: Option<String>,
     /// Its fullest route: name and fill.
     pub fullest: Option<(Arc<str>, u8)>,
-    /// Its route forecast to sell out first: name and when.
-    pub soonest: Option<(Arc<str>, DateTime<Utc>)>,
+    /// Its route forecast to sell out first: name and the time left, on the service's clock
+    /// (as its tab counts it: a service days behind this machine is not "in < 1 min").
+    pub soonest: Option<(Arc<str>, Duration)>,
     /// Today's utilization, percent.
     pub utilization_pct: Option<f64>,
 }
@@ -81,16 +81,17 @@ impl ServiceLine {
             .max_by_key(|row| row.filled_pct)
             .map(|row| (Arc::clone(&row.name), row.filled_pct));
         let forecasts = store.forecasts();
+        let now = store.service_now(app.now);
         // Among the routes with minutes left: a full one has sold out, it is not about to.
         let soonest = store
             .rows()
             .iter()
             .filter(|row| row.has_minutes_left())
             .filter_map(|row| {
-                let at = forecasts.get(&*row.slug)?.sells_out_at?;
-                Some((Arc::clone(&row.name), at))
+                let left = forecasts.get(&*row.slug)?.left(now)?;
+                Some((Arc::clone(&row.name), left))
             })
-            .min_by_key(|(_, at)| *at);
+            .min_by_key(|(_, left)| *left);
         ServiceLine {
             standing,
             cause,

@@ -173,14 +173,16 @@ fn overview(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
             .map_or(dash.to_owned(), |(name, pct)| {
                 format!("{} {pct} %", crate::text::fit(name, fullest_w - 7))
             });
-        let soonest = line.soonest.as_ref().map_or(dash.to_owned(), |(name, at)| {
-            let left = (*at - service.app.now).to_std().unwrap_or_default();
-            format!(
-                "{} in {}",
-                crate::text::fit(name, soonest_w - 12),
-                crate::forecast::full_in(left)
-            )
-        });
+        let soonest = line
+            .soonest
+            .as_ref()
+            .map_or(dash.to_owned(), |(name, left)| {
+                format!(
+                    "{} in {}",
+                    crate::text::fit(name, soonest_w - 12),
+                    crate::forecast::full_in(*left)
+                )
+            });
         let util = line
             .utilization_pct
             .map_or(dash.to_owned(), |pct| format!("{pct:.1} %"));

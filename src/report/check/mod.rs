@@ -125,7 +125,8 @@ pub fn evaluate_store(
 ) -> Option<Evaluation> {
     let capacity = store.capacity().report()?;
     let utilization = store.utilization().report()?;
-    let sells_out_at = |r: &RouteCapacity| store.forecast(&r.route).and_then(|f| f.sells_out_at);
+    let forecasts = store.forecasts();
+    let sells_out_at = |r: &RouteCapacity| crate::store::rows::sells_out_at(r, forecasts);
     Some(evaluate(capacity, utilization, thresholds, &sells_out_at))
 }
 
@@ -140,7 +141,8 @@ pub fn evaluate(
     for r in &capacity.routes {
         let name = crate::text::fit(&plain(&r.name), NAME_CELLS);
         findings.extend(fill_finding(r, &name, &thresholds.fill));
-        if let Some(at) = sells_out_at(r) {
+        // A route already sold out is the sold-out range's to report, not about to sell out.
+        if let Some(at) = sells_out_at(r).filter(|_| !is_sold_out(r)) {
             let hours = (at - capacity.generated_at).num_seconds().max(0) as f64 / 3600.0;
             findings.extend(sell_out_finding(
                 &name,

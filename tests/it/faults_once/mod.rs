@@ -266,6 +266,7 @@ fn report_peak(fault: &str, run: &Run) {
 
 // The matrix, one module per kind of fault.
 mod budget;
+mod contradictions;
 mod decoding;
 mod statuses;
 mod text_and_size;
