@@ -23,7 +23,9 @@ pub mod theme;
 pub mod utilization;
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
@@ -31,6 +33,9 @@ use crate::dashboard::app::{App, Overlay};
 use crate::dashboard::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
 use crate::store::Feed;
 use theme::Theme;
+
+/// What the routes table's `Ports f/s/t` column shows, as the help explains it.
+pub const PORTS_LEGEND: &str = "free / sold / total ports of the route";
 
 /// Draws the whole dashboard for `app`.
 ///
@@ -99,7 +104,29 @@ pub fn panel<'a>(title: impl Into<Line<'a>>, theme: &Theme) -> Block<'a> {
         .border_type(BorderType::Rounded)
         .border_set(theme.border_set())
         .border_style(theme.border())
+        // Titles draw on the border: without this, a span with no colour of its own would
+        // take the border's (dark blue on black).
+        .title_style(Style::reset())
         .title(title.into())
+}
+
+/// Gives line `n` of `area` the selection style, one style over every cell (name, dial code,
+/// gauge and figures alike), so the whole row reads as selected whatever the cells' own styles.
+pub fn select_row(buf: &mut Buffer, area: Rect, n: usize, theme: &Theme) {
+    let Some(y) = u16::try_from(n)
+        .ok()
+        .and_then(|n| area.y.checked_add(n))
+        .filter(|&y| y < area.bottom())
+    else {
+        return;
+    };
+    let row = Rect {
+        y,
+        height: 1,
+        ..area
+    };
+    buf.set_style(row, Style::reset());
+    buf.set_style(row, theme.selected());
 }
 
 /// A `w` × `h` rectangle centred in `area`, shrunk to fit.
