@@ -46,14 +46,14 @@ pub const PORTS_LEGEND: &str = "free / sold / total ports of the route";
 /// │ ██████████████████████▎░░░░░░░░░░░░  63.4 %  ││ ▒ paused          96   8.3 % │
 /// │ utilized 1.23 M · available 665 k min        ││ ░ provisioning    24   2.1 % │
 /// │ daily sold 1.90 M active 1.65 M paused 250 k ││ █████████████████████████▒▒░ │
-/// │  ▂█  (sparkline of the session)  61.5–63.4 % ││   total        1,150  ports  │
+/// │  ▂█  (sparkline of the session)  61.5–63.4 % ││   sold         1,150  ports  │
 /// ╰──────────────────────────────────────────────╯╰──────────────────────────────╯
 /// ╭ Routes 14 · sort fill ↓ ───────────────────────────────╮╭ Events (e) ────────╮
 /// │  Name          Dial  Fill ↓               Min left  …  ││ 12:00:10 ▲ London …│
 /// │▶ Lagos         +234  █████████▊  98%         2,400     ││ (beside the routes │
 /// │  London        +44   ████████▍░  84%        76,800  +4…││  from 130 columns, │
 /// │  … only the visible slice of the view is drawn         ││  below them under) │
-/// │  Total (14)          ██████░░░░  60%     1,283,000     ││                    │
+/// │  Total, 14 routes    ██████░░░░  60%     1,283,000     ││                    │
 /// ╰────────────────────────────────────────────── 1 of 14 ╯╰────────────────────╯
 ///  ✖ why the last poll failed · figures 42 s old            ? help  q quit  …       footer
 /// ```
