@@ -58,10 +58,8 @@ fn rows_and_max(target: Rect, total: usize) -> (usize, usize) {
 fn footer(app: &App, theme: &Theme, (offset, rows, total): (usize, usize, usize)) -> Line<'static> {
     let scrolls = total > rows;
     let mut spans = vec![Span::raw(" ")];
-    for (key, word) in app.options.keys.hints(Mode::Help) {
-        if word == "scroll" && !scrolls {
-            continue;
-        }
+    let offered = |msg: Msg| scrolls || !matches!(msg, Msg::Down | Msg::Up);
+    for (key, word) in app.options.keys.hints_offered(Mode::Help, offered) {
         spans.push(Span::styled(theme.key_label(&key), theme.key()));
         spans.push(Span::styled(format!(" {word}  "), theme.text()));
     }
