@@ -372,12 +372,18 @@ fn trend_column_when_a_day_of_history_and_width_allow() {
 fn the_help_explains_the_span_key_and_the_trend_when_there_are_days() {
     let mut app = week(demo());
     key(&mut app, KeyCode::Char('?'));
+    // The help is longer than 24 lines: its end is a page down.
+    draw(&mut app, 80, 24);
+    key(&mut app, KeyCode::PageDown);
     let text = screen(&draw(&mut app, 80, 24));
     assert!(
         text.contains("detail view: fill over the last 24 h / 7 days"),
         "{text}"
     );
-    assert!(text.contains("Trend: fill now minus 24 h before"), "{text}");
+    assert!(
+        text.contains("Trend           fill now minus 24 h before"),
+        "{text}"
+    );
 }
 
 /// The store of the week as the history holds it `hours_ago` hours before noon: that hour's

@@ -43,14 +43,35 @@ fn full_in_column_when_width_allows() {
     let row = text.lines().find(|l| l.contains("Lagos")).unwrap();
     assert!(row.contains("~43 min"), "{row}");
     let row = text.lines().find(|l| l.contains("London")).unwrap();
-    assert!(row.contains('—'), "no forecast, a dash: {row}");
+    assert!(row.contains('–'), "no forecast, a dash: {row}");
     snap("forecast_160x30", &wide);
 
     let narrow = screen(&draw(&mut app, 80, 24));
     assert!(
-        !narrow.contains("Full in"),
-        "no room at 80 columns:\n{narrow}"
+        narrow.contains("Full in"),
+        "the headline keeps its room at 80 columns:\n{narrow}"
     );
+}
+
+#[test]
+fn full_in_before_an_empty_change_column_at_120_and_80() {
+    let base = Instant::now();
+    let mut app = selling_session(base);
+    // Ninety seconds after the last poll: no change is recent, the forecasts hold.
+    app.set_clock(t(390), base + Duration::from_secs(390));
+    for (w, h, name) in [(120, 40, "forecast_120x40"), (80, 24, "forecast_80x24")] {
+        let term = draw(&mut app, w, h);
+        snap(name, &term);
+        let text = screen(&term);
+        let heading = text.lines().find(|l| l.contains("Name")).unwrap();
+        assert!(heading.contains("Full in"), "{w}: {heading}");
+        assert!(
+            !heading.contains("Change"),
+            "{w}: nothing to show: {heading}"
+        );
+        let row = text.lines().find(|l| l.contains("Lagos")).unwrap();
+        assert!(row.contains(" min"), "{w}: {row}");
+    }
 }
 
 #[test]

@@ -41,6 +41,23 @@ fn several_overview_one_down() {
 }
 
 #[test]
+fn several_overview_keeps_the_cause_at_80_columns() {
+    let mut screen = two_services(Instant::now());
+    let term = draw(&mut screen, 80, 24);
+    snap("several_overview_80x24", &term);
+    let buf = term.backend().buffer();
+    let text: String = (0..24)
+        .map(|y| {
+            (0..80)
+                .map(|x| buf[(x, y)].symbol().to_owned())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(text.contains("connection refused"), "{text}");
+}
+
+#[test]
 fn several_service_tab() {
     let mut screen = two_services(Instant::now());
     press(&mut screen, '1');

@@ -224,7 +224,139 @@ fn filter_active() {
     for c in "on".chars() {
         f.key(KeyCode::Char(c));
     }
-    snap("filter", &f.draw(80, 24));
+    let term = f.draw(80, 24);
+    snap("filter", &term);
+    // The totals row counts what the filter lets through (London alone), and says so.
+    let text = crate::support::frames::screen(&term);
+    let total = text.lines().find(|l| l.contains("Total")).unwrap();
+    assert!(total.contains("Total, 1 of 14 "), "{total}");
+    assert!(
+        total.contains("76,800") && total.contains("19/101/120"),
+        "{total}"
+    );
+}
+
+#[test]
+fn filter_total_row_at_120_columns() {
+    let mut f = Fixture::demo().normal();
+    f.key(KeyCode::Char('/'));
+    f.key(KeyCode::Char('a'));
+    f.key(KeyCode::Enter);
+    let text = crate::support::frames::screen(&f.draw(120, 40));
+    let shown = f.app.routes.view.len();
+    assert!(shown > 1 && shown < 14, "{shown}");
+    let total = text.lines().find(|l| l.contains("Total")).unwrap();
+    assert!(
+        total.contains(&format!("Total, {shown} of 14 routes")),
+        "{total}"
+    );
+}
+
+/// A help longer than 80×24 holds: with a history and tabs, its time-travel and tabs' keys.
+fn long_help() -> Fixture {
+    let mut f = Fixture::demo().normal();
+    f.app.has_history = true;
+    f.app.tabs = true;
+    f.key(KeyCode::Char('?'));
+    f
+}
+
+#[test]
+fn help_overlay_scrolls_within_80x24() {
+    let mut f = long_help();
+    let text = crate::support::frames::screen(&f.draw(80, 24));
+    // Its own footer names the keys that scroll and close it, and which lines are shown.
+    let bottom = text.lines().rev().find(|l| l.contains("╰")).unwrap();
+    assert!(bottom.contains("↑↓ scroll"), "{bottom}");
+    assert!(bottom.contains("Esc close"), "{bottom}");
+    assert!(bottom.contains("1–20 of "), "{bottom}");
+    assert!(
+        !text.contains("Full in "),
+        "the last lines wait below:\n{text}"
+    );
+    f.key(KeyCode::PageDown);
+    f.key(KeyCode::PageDown);
+    let term = f.draw(80, 24);
+    snap("help_scrolled_80x24", &term);
+    let text = crate::support::frames::screen(&term);
+    assert!(text.contains("Full in "), "{text}");
+    assert!(
+        text.contains("Ports f/s/t     free / sold / total"),
+        "{text}"
+    );
+    // Back up a line at a time from the end, never past it.
+    f.key(KeyCode::Char('k'));
+    let up = crate::support::frames::screen(&f.draw(80, 24));
+    assert!(!up.contains("Full in "), "{up}");
+    for _ in 0..40 {
+        f.key(KeyCode::Up);
+    }
+    let top = crate::support::frames::screen(&f.draw(80, 24));
+    assert!(top.contains("q  Esc  Ctrl-C"), "{top}");
+    // The box fits the screen: its corners are on it.
+    assert!(top.lines().any(|l| l.contains("╭ Keys")), "{top}");
+}
+
+#[test]
+fn the_selected_row_is_one_style_across_every_cell() {
+    for config in ["", "[theme]\nname = \"light\"\n"] {
+        let mut f = Fixture::new(UiOptions {
+            service_label: "demo".into(),
+            ..options_from_config(config)
+        })
+        .normal();
+        // London: a fresh purchase (highlighted name and change), a warning-level fill.
+        f.key(KeyCode::Down);
+        f.key(KeyCode::Down);
+        f.key(KeyCode::Down);
+        f.key(KeyCode::Down);
+        f.key(KeyCode::Down);
+        assert_eq!(f.app.selected_row().unwrap().name.as_ref(), "London");
+        let term = f.draw(120, 40);
+        let buf = term.backend().buffer();
+        let y = (0..40)
+            .find(|&y| buf[(1, y)].symbol() == "▶")
+            .expect("the pointer");
+        let row: String = (0..120).map(|x| buf[(x, y)].symbol()).collect();
+        assert!(row.contains("London") && row.contains('█'), "{row}");
+        let theme = captop::dashboard::ui::theme::Theme::new(&f.app.options);
+        let selected = theme.selected();
+        // Every cell inside the borders: pointer, name, dial, gauge, figures, change.
+        for x in 1..119 {
+            let cell = &buf[(x, y)];
+            assert_eq!(
+                (cell.fg, cell.bg, cell.modifier),
+                (
+                    selected.fg.unwrap_or(Color::Reset),
+                    selected.bg.unwrap_or(Color::Reset),
+                    selected.add_modifier
+                ),
+                "{config:?}: cell {x} ({:?}) of {row}",
+                cell.symbol()
+            );
+        }
+    }
+}
+
+#[test]
+fn panel_titles_never_take_the_border_colour() {
+    let mut f = Fixture::demo().normal();
+    let term = f.draw(120, 40);
+    let buf = term.backend().buffer();
+    let border = buf[(0, 1)].fg;
+    let text = crate::support::frames::screen(&term);
+    let y = text.lines().position(|l| l.contains("╭ Routes")).unwrap() as u16;
+    let row: String = (0..120).map(|x| buf[(x, y)].symbol()).collect();
+    // From "Routes" to the end of the title: the count, the sort, its arrow.
+    let start = row.chars().position(|c| c == 'R').unwrap() as u16;
+    let end = row.chars().position(|c| c == '↓').unwrap() as u16;
+    for x in start..=end {
+        let cell = &buf[(x, y)];
+        if cell.symbol() != " " {
+            assert_ne!(cell.fg, border, "{:?} at {x} of {row}", cell.symbol());
+            assert!(!cell.modifier.contains(Modifier::DIM), "{row}");
+        }
+    }
 }
 
 #[test]
@@ -425,9 +557,11 @@ fn gauge_colour_on_row_of(term: &Terminal<TestBackend>, name: &str) -> Color {
 #[test]
 fn gauge_colours_step_at_the_thresholds() {
     let mut f = Fixture::demo().normal();
+    // The selection (drawn in one style of its own) off the rows looked at.
+    f.key(KeyCode::End);
     let term = f.draw(120, 40);
     // Lagos 98 % ≥ 95, Nairobi 85 % ≥ 80, Paris 65 % below.
-    assert_eq!(gauge_colour_on_row_of(&term, "Lagos"), Color::Red);
+    assert_eq!(gauge_colour_on_row_of(&term, "Lagos"), Color::LightRed);
     assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::Yellow);
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Green);
 
@@ -436,9 +570,10 @@ fn gauge_colours_step_at_the_thresholds() {
         ..UiOptions::default()
     })
     .normal();
+    f.key(KeyCode::End);
     let term = f.draw(120, 40);
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Yellow);
-    assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::Red);
+    assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::LightRed);
 }
 
 #[test]
@@ -448,6 +583,7 @@ fn no_color_marks_critical_rows_by_reverse_video() {
         ..UiOptions::default()
     })
     .normal();
+    f.key(KeyCode::End);
     let term = f.draw(120, 40);
     let buf = term.backend().buffer();
     let lagos_pct = (0..40)
@@ -549,6 +685,8 @@ fn the_light_theme_changes_colours_only() {
     let light = "[theme]\nname = \"light\"\n";
     let mut dark = Fixture::demo().normal();
     let mut f = Fixture::new(options_from_config(light)).normal();
+    dark.key(KeyCode::End);
+    f.key(KeyCode::End);
     let (dark, term) = (dark.draw(120, 40), f.draw(120, 40));
     assert_eq!(
         format!("{}", dark.backend()),
@@ -558,10 +696,7 @@ fn the_light_theme_changes_colours_only() {
     // Lagos 98 % critical, Nairobi 85 % warning, Paris 65 % fine: darker than ANSI red,
     // yellow and green, for a white background.
     assert_eq!(gauge_colour_on_row_of(&term, "Lagos"), Color::Indexed(124));
-    assert_eq!(
-        gauge_colour_on_row_of(&term, "Nairobi"),
-        Color::Indexed(136)
-    );
+    assert_eq!(gauge_colour_on_row_of(&term, "Nairobi"), Color::Indexed(94));
     assert_eq!(gauge_colour_on_row_of(&term, "Paris"), Color::Indexed(28));
     let buf = term.backend().buffer();
     assert_eq!(buf[(0, 1)].symbol(), "╭");
@@ -571,6 +706,7 @@ fn the_light_theme_changes_colours_only() {
         "[theme]\nname = \"light\"\n[theme.colors]\ncrit = \"#d70000\"\n",
     ))
     .normal();
+    f.key(KeyCode::End);
     let term = f.draw(120, 40);
     assert_eq!(
         gauge_colour_on_row_of(&term, "Lagos"),

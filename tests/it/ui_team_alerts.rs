@@ -53,6 +53,6 @@ fn the_relays_team_alerts_show_in_the_header_and_the_event_pane() {
     let at = header.find("1 TEAM ALERT").unwrap();
     let column = header[..at].chars().count() as u16;
     let cell = &term.backend().buffer()[(column, 0)];
-    assert_eq!(cell.fg, Color::Red, "critical: the error colour");
+    assert_eq!(cell.fg, Color::LightRed, "critical: the error colour");
     assert!(cell.modifier.contains(Modifier::REVERSED));
 }

@@ -180,6 +180,8 @@ pub struct App {
     pub size: (u16, u16),
     /// What is drawn over the dashboard.
     pub overlay: Overlay,
+    /// The first line of the help shown (the help scrolls when the screen is too short).
+    pub help_scroll: usize,
     /// Whether the events pane is shown.
     pub show_events: bool,
     /// How far back the detail view's chart over days reaches.
@@ -219,6 +221,7 @@ impl App {
             now_mono,
             size: (80, 24),
             overlay: Overlay::None,
+            help_scroll: 0,
             show_events: false,
             day_span: Span::default(),
             detail_forecast: None,
@@ -389,11 +392,16 @@ impl App {
     }
 
     /// Whether `msg` would do anything now, for the footer's hints: the span of the chart over
-    /// days only while the detail view shows one.
+    /// days only while the detail view shows one, the help's scrolling only when it scrolls.
     pub fn offers(&self, msg: Msg) -> bool {
         match msg {
             Msg::Step(_) => self.has_history && self.travel.is_some(),
             Msg::Live => self.travel.is_some(),
+            // The help's scrolling keys, only while it is longer than the screen.
+            Msg::Down | Msg::Up | Msg::PageDown | Msg::PageUp if self.overlay == Overlay::Help => {
+                let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+                crate::dashboard::ui::help::scroll_room(self, screen).0 > 0
+            }
             Msg::ToggleSpan => {
                 self.overlay == Overlay::Detail
                     && self
@@ -446,11 +454,34 @@ impl App {
         }
     }
 
+    /// Scrolls the help by `msg` (a line, a page, a wheel notch), kept within its lines on
+    /// this screen; false for any other message.
+    pub fn scroll_help(&mut self, msg: Msg) -> bool {
+        let screen = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        let (max, page) = crate::dashboard::ui::help::scroll_room(self, screen);
+        let at = self.help_scroll.min(max);
+        self.help_scroll = match msg {
+            Msg::Down | Msg::ScrollDown => at + 1,
+            Msg::Up | Msg::ScrollUp => at.saturating_sub(1),
+            Msg::PageDown => at + page,
+            Msg::PageUp => at.saturating_sub(page),
+            _ => return false,
+        }
+        .min(max);
+        true
+    }
+
     fn on_msg(&mut self, msg: Msg) -> Option<Action> {
         // The note of the last time-travel key lasts until the next key.
         self.travel_note = None;
         if let Some(action) = self.on_travel_msg(msg) {
             return action;
+        }
+        if self.overlay == Overlay::Help && self.scroll_help(msg) {
+            return None;
+        }
+        if self.overlay == Overlay::Help && self.scroll_help(msg) {
+            return None;
         }
         let page = self.page_rows();
         let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
@@ -461,7 +492,10 @@ impl App {
         match msg {
             Msg::Quit => return Some(Action::Quit),
             Msg::Back => return Some(Action::Quit),
-            Msg::Help => self.overlay = Overlay::Help,
+            Msg::Help => {
+                self.overlay = Overlay::Help;
+                self.help_scroll = 0;
+            }
             Msg::Close => self.overlay = Overlay::None,
             Msg::StartFilter => {
                 table.filter_editing = true;

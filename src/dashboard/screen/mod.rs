@@ -273,7 +273,12 @@ impl Screen {
                     self.help = false;
                     Vec::new()
                 }
-                _ => Vec::new(),
+                _ => {
+                    if let Some(first) = self.services.first_mut() {
+                        first.app.scroll_help(msg);
+                    }
+                    Vec::new()
+                }
             };
         }
         match self.view {
@@ -314,6 +319,9 @@ impl Screen {
             Msg::Quit => Some(vec![(0, Action::Quit)]),
             Msg::Help => {
                 self.help = true;
+                if let Some(first) = self.services.first_mut() {
+                    first.app.help_scroll = 0;
+                }
                 Some(Vec::new())
             }
             Msg::Refresh => Some(every(PollCommand::RefreshNow)),

@@ -1,77 +1,141 @@
 //! The help overlay (`?`): every key of the key table, and what the colours and columns mean.
 //! The detail view's span key and the trend column are explained only while there are days
-//! of history to show with them.
+//! of history to show with them. Longer than the screen, it scrolls; its own bottom border
+//! names the keys that scroll and close it, and which lines are shown.
 
 use ratatui::Frame;
-use ratatui::layout::{Margin, Rect};
+use ratatui::layout::{Alignment, Margin, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::theme::Theme;
 use crate::dashboard::app::keys::Layer;
-use crate::dashboard::app::{App, Msg};
+use crate::dashboard::app::{App, Mode, Msg};
 
-/// Draws the overlay centred in `area`.
+/// Width of the keys' column.
+const KEY_W: usize = 16;
+
+/// Draws the overlay centred in `area`, scrolled to the app's help offset.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let key_w = 16;
+    let lines = content(app, theme);
+    let total = lines.len();
+    let target = box_in(area, total);
+    let (rows, max) = rows_and_max(target, total);
+    let offset = app.help_scroll.min(max);
+    frame.render_widget(Clear, target);
+    let mut block = super::panel(Span::styled(" Keys ", theme.title()), theme);
+    block = block.title_bottom(footer(app, theme, (offset, rows, total)));
+    let inner = block.inner(target).inner(Margin::new(1, 0));
+    frame.render_widget(block, target);
+    let shown: Vec<Line<'static>> = lines.into_iter().skip(offset).take(rows).collect();
+    frame.render_widget(Paragraph::new(shown), inner);
+}
+
+/// How far the help in a screen of `area` scrolls at most, and how many lines a page holds.
+pub fn scroll_room(app: &App, area: Rect) -> (usize, usize) {
+    let total = content(app, &Theme::new(&app.options)).len();
+    let (rows, max) = rows_and_max(box_in(area, total), total);
+    (max, rows.max(1))
+}
+
+/// The box of a help of `lines` lines in `area`: 76 cells wide (or the width less a margin),
+/// as tall as the lines (or the height less a margin).
+fn box_in(area: Rect, lines: usize) -> Rect {
+    let w = 76.min(area.width.saturating_sub(2));
+    let want = u16::try_from(lines).unwrap_or(u16::MAX).saturating_add(2);
+    let h = want.min(area.height.saturating_sub(2));
+    super::centered(area, w, h)
+}
+
+/// The lines a box shows at once, and the largest offset, for `total` lines.
+fn rows_and_max(target: Rect, total: usize) -> (usize, usize) {
+    let rows = usize::from(target.height.saturating_sub(2));
+    (rows, total.saturating_sub(rows))
+}
+
+/// The bottom border: the help's keys as the key table names them (`Esc close  ↑↓ scroll`),
+/// the scrolling one only when there is more than fits, and the lines shown.
+fn footer(app: &App, theme: &Theme, (offset, rows, total): (usize, usize, usize)) -> Line<'static> {
+    let scrolls = total > rows;
+    let mut spans = vec![Span::raw(" ")];
+    let offered = |msg: Msg| scrolls || !matches!(msg, Msg::Down | Msg::Up);
+    for (key, word) in app.options.keys.hints_offered(Mode::Help, offered) {
+        spans.push(Span::styled(theme.key_label(&key), theme.key()));
+        spans.push(Span::styled(format!(" {word}  "), theme.text()));
+    }
+    if scrolls {
+        let dash = theme.glyphs().dash;
+        spans.push(Span::styled(
+            format!(
+                "{}{dash}{} of {total} ",
+                offset + 1,
+                (offset + rows).min(total)
+            ),
+            theme.muted(),
+        ));
+    }
+    Line::from(spans).alignment(Alignment::Right)
+}
+
+/// Every line of the help, as many as there are.
+fn content(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     let keys = &app.options.keys;
     let span_key = app
         .has_days()
         .then(|| keys.help_row(Layer::Detail, Msg::ToggleSpan))
         .flatten();
+    let row = |k: &str, text: Vec<Span<'static>>| {
+        let mut spans = vec![Span::styled(crate::text::pad(k, KEY_W), theme.key())];
+        spans.extend(text);
+        Line::from(spans)
+    };
     let mut lines: Vec<Line<'static>> = keys
         .help_lines_of(|msg| app.lists(msg))
         .into_iter()
         .chain(span_key)
         .map(|help| {
-            let k = theme.key_label(&help.keys);
-            Line::from(vec![
-                Span::styled(crate::text::pad(&k, key_w), theme.key()),
-                Span::styled(help.text.to_owned(), theme.text()),
-            ])
+            row(
+                &theme.key_label(&help.keys),
+                vec![Span::styled(help.text.to_owned(), theme.text())],
+            )
         })
         .collect();
     let o = &app.options.thresholds;
     lines.push(Line::raw(""));
+    let legend = |name: &str, text: &str| {
+        Line::from(vec![
+            Span::styled(crate::text::pad(name, KEY_W), theme.strong()),
+            Span::styled(text.to_owned(), theme.text()),
+        ])
+    };
     lines.push(Line::from(vec![
-        Span::styled("Fill  ", theme.muted()),
+        Span::styled(crate::text::pad("Fill", KEY_W), theme.strong()),
         Span::styled(
             format!("below {} %", o.warn),
             theme.level(crate::store::Level::Ok),
         ),
-        Span::styled("  ", theme.muted()),
+        Span::raw("  "),
         Span::styled(
             format!("from {} %", o.warn),
             theme.level(crate::store::Level::Warn),
         ),
-        Span::styled("  ", theme.muted()),
+        Span::raw("  "),
         Span::styled(
             format!("from {} %", o.crit),
             theme.level(crate::store::Level::Crit),
         ),
     ]));
-    lines.push(Line::styled(
-        "Ports a/s/t: available / sold / total.  Change: since the previous poll.",
-        theme.muted(),
+    lines.push(legend("Ports f/s/t", super::PORTS_LEGEND));
+    lines.push(legend("Change", "since the previous poll"));
+    lines.push(legend(
+        "Full in",
+        "when the route sells out at its pace of the last hour",
     ));
     if app.routes.has_trends() {
-        lines.push(Line::styled(
-            "Trend: fill now minus 24 h before, in points (s sorts by it after name).",
-            theme.muted(),
+        lines.push(legend(
+            "Trend",
+            "fill now minus 24 h before, in points; s sorts by it",
         ));
     }
-    let w = 76.min(area.width.saturating_sub(2));
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let target = super::centered(area, w, h);
-    frame.render_widget(Clear, target);
-    let block = super::panel(
-        Line::from(vec![
-            Span::styled(" Keys ", theme.title()),
-            Span::styled("(Esc closes) ", theme.muted()),
-        ]),
-        theme,
-    );
-    let inner = block.inner(target).inner(Margin::new(1, 0));
-    frame.render_widget(block, target);
-    frame.render_widget(Paragraph::new(lines), inner);
+    lines
 }

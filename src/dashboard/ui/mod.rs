@@ -23,7 +23,9 @@ pub mod theme;
 pub mod utilization;
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
@@ -31,6 +33,9 @@ use crate::dashboard::app::{App, Overlay};
 use crate::dashboard::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
 use crate::store::Feed;
 use theme::Theme;
+
+/// What the routes table's `Ports f/s/t` column shows, as the help explains it.
+pub const PORTS_LEGEND: &str = "free / sold / total ports of the route";
 
 /// Draws the whole dashboard for `app`.
 ///
@@ -41,14 +46,14 @@ use theme::Theme;
 /// │ ██████████████████████▎░░░░░░░░░░░░  63.4 %  ││ ▒ paused          96   8.3 % │
 /// │ utilized 1.23 M · available 665 k min        ││ ░ provisioning    24   2.1 % │
 /// │ daily sold 1.90 M active 1.65 M paused 250 k ││ █████████████████████████▒▒░ │
-/// │  ▂█  (sparkline of the session)  61.5–63.4 % ││   total        1,150  ports  │
+/// │  ▂█  (sparkline of the session)  61.5–63.4 % ││   sold         1,150  ports  │
 /// ╰──────────────────────────────────────────────╯╰──────────────────────────────╯
 /// ╭ Routes 14 · sort fill ↓ ───────────────────────────────╮╭ Events (e) ────────╮
 /// │  Name          Dial  Fill ↓               Min left  …  ││ 12:00:10 ▲ London …│
 /// │▶ Lagos         +234  █████████▊  98%         2,400     ││ (beside the routes │
 /// │  London        +44   ████████▍░  84%        76,800  +4…││  from 130 columns, │
 /// │  … only the visible slice of the view is drawn         ││  below them under) │
-/// │  Total (14)          ██████░░░░  60%     1,283,000     ││                    │
+/// │  Total, 14 routes    ██████░░░░  60%     1,283,000     ││                    │
 /// ╰────────────────────────────────────────────── 1 of 14 ╯╰────────────────────╯
 ///  ✖ why the last poll failed · figures 42 s old            ? help  q quit  …       footer
 /// ```
@@ -99,7 +104,29 @@ pub fn panel<'a>(title: impl Into<Line<'a>>, theme: &Theme) -> Block<'a> {
         .border_type(BorderType::Rounded)
         .border_set(theme.border_set())
         .border_style(theme.border())
+        // Titles draw on the border: without this, a span with no colour of its own would
+        // take the border's (dark blue on black).
+        .title_style(Style::reset())
         .title(title.into())
+}
+
+/// Gives line `n` of `area` the selection style, one style over every cell (name, dial code,
+/// gauge and figures alike), so the whole row reads as selected whatever the cells' own styles.
+pub fn select_row(buf: &mut Buffer, area: Rect, n: usize, theme: &Theme) {
+    let Some(y) = u16::try_from(n)
+        .ok()
+        .and_then(|n| area.y.checked_add(n))
+        .filter(|&y| y < area.bottom())
+    else {
+        return;
+    };
+    let row = Rect {
+        y,
+        height: 1,
+        ..area
+    };
+    buf.set_style(row, Style::reset());
+    buf.set_style(row, theme.selected());
 }
 
 /// A `w` × `h` rectangle centred in `area`, shrunk to fit.

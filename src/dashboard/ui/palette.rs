@@ -72,12 +72,14 @@ pub enum Role {
     Paused,
     /// Ports being provisioned.
     Provisioning,
+    /// Labels and secondary text (panel subtitles, units, the dial code).
+    Muted,
 }
 
 impl Role {
     /// Every role, with its name in `[theme.colors]`, in the order of the palette (a role's
     /// discriminant is its index there).
-    pub const ALL: [(Role, &'static str); 14] = [
+    pub const ALL: [(Role, &'static str); 15] = [
         (Role::Border, "border"),
         (Role::Title, "title"),
         (Role::Key, "key"),
@@ -92,6 +94,7 @@ impl Role {
         (Role::Active, "active"),
         (Role::Paused, "paused"),
         (Role::Provisioning, "provisioning"),
+        (Role::Muted, "muted"),
     ];
 
     /// The role called `name` in `[theme.colors]`.
@@ -104,7 +107,7 @@ impl Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Palette {
     name: ThemeName,
-    colors: [Color; 14],
+    colors: [Color; 15],
 }
 
 impl Default for Palette {
@@ -113,44 +116,51 @@ impl Default for Palette {
     }
 }
 
-/// Today's colours: named ANSI colours that follow the user's terminal palette.
-const DARK: [Color; 14] = [
-    Color::Blue,    // border
-    Color::Cyan,    // title
-    Color::Cyan,    // key
-    Color::Magenta, // brand
-    Color::Green,   // ok
-    Color::Yellow,  // warn
-    Color::Red,     // crit
-    Color::Magenta, // highlight
-    Color::Cyan,    // info
-    Color::Red,     // error
-    Color::Green,   // recovery
-    Color::Green,   // active
-    Color::Yellow,  // paused
-    Color::Cyan,    // provisioning
+/// For dark backgrounds: named ANSI colours that follow the user's terminal palette, each one
+/// readable as text on black (WCAG AA, 4.5:1) in xterm's and GNOME's Tango palettes (a test
+/// computes it): plain red and magenta are not (xterm's #cd0000 is 3.6:1), their light shades
+/// are. Muted text is a grey of the 256-colour palette (245, #8a8a8a, the same RGB in every
+/// terminal): dim is drawn at half intensity, and half of a light grey is too dark on black.
+const DARK: [Color; 15] = [
+    Color::Blue,         // border
+    Color::Cyan,         // title
+    Color::Cyan,         // key
+    Color::LightMagenta, // brand
+    Color::Green,        // ok
+    Color::Yellow,       // warn
+    Color::LightRed,     // crit
+    Color::LightMagenta, // highlight
+    Color::Cyan,         // info
+    Color::LightRed,     // error
+    Color::Green,        // recovery
+    Color::Green,        // active
+    Color::Yellow,       // paused
+    Color::Cyan,         // provisioning
+    Color::Indexed(245), // muted
 ];
 
 /// For white and light backgrounds. Most terminals' default ANSI yellow, cyan and green are
 /// bright shades meant for dark backgrounds (xterm's yellow is #cdcd00, cyan #00cdcd) and
-/// nearly vanish on white, so those roles take darker entries of the 256-colour palette, which
-/// are the same RGB in every terminal: 136 is #af8700 (dark gold), 30 is #008787 (teal), 25 is
-/// #005faf (deep blue), 28 is #008700 (green), 90 is #870087 (purple), 124 is #af0000 (red).
-const LIGHT: [Color; 14] = [
+/// nearly vanish on white, so every role takes a darker entry of the 256-colour palette, which
+/// are the same RGB in every terminal, each readable as text on white (WCAG AA): 94 is #875f00
+/// (amber brown), 24 is #005f87 (teal blue), 25 is #005faf (deep blue), 28 is #008700
+/// (green), 90 is #870087 (purple), 124 is #af0000 (red), 241 is #626262 (grey).
+const LIGHT: [Color; 15] = [
     Color::Indexed(25),  // border
     Color::Indexed(25),  // title
-    Color::Indexed(30),  // key
+    Color::Indexed(24),  // key
     Color::Indexed(90),  // brand
     Color::Indexed(28),  // ok
-    Color::Indexed(136), // warn
+    Color::Indexed(94),  // warn
     Color::Indexed(124), // crit
     Color::Indexed(90),  // highlight
-    Color::Indexed(30),  // info
+    Color::Indexed(24),  // info
     Color::Indexed(124), // error
     Color::Indexed(28),  // recovery
     Color::Indexed(28),  // active
-    Color::Indexed(136), // paused
-    Color::Indexed(30),  // provisioning
+    Color::Indexed(94),  // paused
+    Color::Indexed(24),  // provisioning
+    Color::Indexed(241), // muted
 ];
 
 impl Palette {

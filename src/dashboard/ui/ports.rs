@@ -1,5 +1,6 @@
-//! The port split: active, paused and provisioning ports as counts, shares and one
-//! proportional bar whose parts differ by glyph as well as colour.
+//! The port split: the sold ports by state (active, paused, provisioning) as counts, shares
+//! and one proportional bar whose parts differ by glyph as well as colour. Their sum reads
+//! "sold": "total" is the routes table's word for free and sold ports together.
 
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
@@ -65,7 +66,7 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         inner.width,
     )));
     lines.push(Line::from(vec![
-        Span::styled(format!("  {}", pad("total", 13)), theme.muted()),
+        Span::styled(format!("  {}", pad("sold", 13)), theme.muted()),
         Span::styled(
             pad_left(&thousands(sum.clamp(0, i128::from(i64::MAX)) as i64), num_w),
             theme.text(),

@@ -19,7 +19,7 @@ use super::routes_columns::{
 use super::theme::Theme;
 use crate::api::model::{MinutesCapacity, PortCapacity};
 use crate::dashboard::app::{App, SortKey};
-use crate::store::{Change, RouteRow};
+use crate::store::{Change, RouteRow, TotalsRow};
 use crate::text::{pad, pad_left, thousands};
 
 /// Draws the table into `area` (borders included).
@@ -118,7 +118,10 @@ fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
         app.store()
             .forecast(&row.slug)
             .and_then(|f| f.left(app.store().service_now(app.now)))
-            .map_or_else(|| "—".to_owned(), crate::forecast::full_in)
+            .map_or_else(
+                || Theme::new(&app.options).glyphs().dash.to_owned(),
+                crate::forecast::full_in,
+            )
     };
     (app.store().change_of(&row.slug, app.now), full_in)
 }
@@ -225,14 +228,7 @@ fn draw_rows(
             );
             frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
             if selected {
-                frame.buffer_mut().set_style(
-                    Rect {
-                        y,
-                        height: 1,
-                        ..inner
-                    },
-                    theme.selected(),
-                );
+                super::select_row(frame.buffer_mut(), inner, 1 + n, theme);
             }
         }
     }
@@ -327,7 +323,7 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
             Col::Left => pad_left(&marked("Min left", SortKey::Remaining), w),
             Col::Sold => pad_left("Min sold", w),
             Col::Total => pad_left("Min total", w),
-            Col::Ports => pad_left("Ports a/s/t", w),
+            Col::Ports => pad_left("Ports f/s/t", w),
             Col::Change => pad("Change", w),
             Col::FullIn => pad_left("Full in", w),
         };
@@ -345,20 +341,41 @@ fn push_columns(
     app: &App,
     theme: &Theme,
     spans: &mut Vec<Span<'static>>,
-    fig: (&str, &str, u8, &MinutesCapacity, &PortCapacity, &str),
+    fig: (
+        &str,
+        Option<&str>,
+        u8,
+        &MinutesCapacity,
+        &PortCapacity,
+        &str,
+    ),
     (change, trend): (Option<Change>, Option<i32>),
     name_style: Style,
 ) {
     let (name, dial, pct, minutes, ports, full_in) = fig;
     let level_style = theme.level(app.options.thresholds.level(f64::from(pct)));
+    // Without a dial code (the totals row) the name runs on over the dial column.
+    let dial_room = match (dial, columns.width_of(Col::Dial)) {
+        (None, Some(w)) => GAP + w,
+        _ => 0,
+    };
     for &(col, w) in columns.cols.iter() {
+        if col == Col::Dial && dial.is_none() {
+            continue;
+        }
         if col != Col::Name {
             push_gap(spans);
         }
         let wu = usize::from(w);
         match col {
-            Col::Name => spans.push(Span::styled(pad(name, wu), name_style)),
-            Col::Dial => spans.push(Span::styled(pad(dial, wu), theme.muted())),
+            Col::Name => spans.push(Span::styled(
+                pad(name, usize::from(w + dial_room)),
+                name_style,
+            )),
+            Col::Dial => spans.push(Span::styled(
+                pad(dial.unwrap_or_default(), wu),
+                theme.muted(),
+            )),
             Col::Fill => {
                 spans.extend(inline_gauge(f64::from(pct) / 100.0, w, level_style, theme));
                 spans.push(Span::styled(format!("{pct:>4}%"), level_style));
@@ -424,7 +441,7 @@ fn route_line(
         &mut spans,
         (
             &row.name,
-            &row.dial_code,
+            Some(&row.dial_code),
             row.filled_pct,
             &row.minutes,
             &row.ports,
@@ -436,31 +453,71 @@ fn route_line(
     Line::from(spans)
 }
 
+/// The totals row: of every route, or under a filter of the routes it lets through, its label
+/// saying which (`Total, 12 of 14 routes`).
 fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
-    let t = app.store().totals();
-    let w = columns.width_of(Col::Name).map_or(5, usize::from);
+    let all = app.store().rows().len();
+    let filtered = (app.routes.view.len() != all).then(|| listed_totals(app));
+    let t = filtered.as_ref().unwrap_or(app.store().totals());
+    let w = usize::from(
+        columns.width_of(Col::Name).unwrap_or(5)
+            + columns.width_of(Col::Dial).map_or(0, |d| GAP + d),
+    );
     let n = thousands(t.routes);
-    let label = [
-        format!("Total, {n} routes"),
-        format!("Total ({n})"),
-        "Total".to_owned(),
-    ]
-    .into_iter()
-    .find(|l| l.width() <= w)
-    .unwrap_or_else(|| crate::text::fit("Total", w));
+    let labels = if filtered.is_some() {
+        let of = thousands(all as i64);
+        [
+            format!("Total, {n} of {of} routes"),
+            format!("Total, {n} of {of}"),
+            format!("Total ({n}/{of})"),
+        ]
+    } else {
+        [
+            format!("Total, {n} routes"),
+            format!("Total ({n})"),
+            "Total".to_owned(),
+        ]
+    };
+    let label = labels
+        .into_iter()
+        .find(|l| l.width() <= w)
+        .unwrap_or_else(|| crate::text::fit("Total", w));
     let mut spans = vec![Span::raw("  ")];
     push_columns(
         columns,
         app,
         theme,
         &mut spans,
-        (&label, "", t.filled_pct, &t.minutes, &t.ports, ""),
+        (&label, None, t.filled_pct, &t.minutes, &t.ports, ""),
         (None, None),
         theme.strong(),
     );
     let mut line = Line::from(spans);
     line.style = theme.strong();
     line
+}
+
+/// The sums of the routes the filter lets through, as the totals row shows them.
+fn listed_totals(app: &App) -> TotalsRow {
+    let rows = app.store().rows();
+    let mut t = TotalsRow {
+        routes: app.routes.view.len() as i64,
+        ..TotalsRow::default()
+    };
+    for row in app.routes.view.iter().filter_map(|&i| rows.get(i)) {
+        let (m, p) = (&mut t.minutes, &mut t.ports);
+        m.total = m.total.saturating_add(row.minutes.total);
+        m.sold = m.sold.saturating_add(row.minutes.sold);
+        m.remaining = m.remaining.saturating_add(row.minutes.remaining);
+        p.total = p.total.saturating_add(row.ports.total);
+        p.sold = p.sold.saturating_add(row.ports.sold);
+        p.available = p.available.saturating_add(row.ports.available);
+    }
+    if t.minutes.total > 0 {
+        let pct = i128::from(t.minutes.sold) * 100 / i128::from(t.minutes.total);
+        t.filled_pct = pct.clamp(0, 100) as u8;
+    }
+    t
 }
 
 /// A trend in percentage points with its sign: `+12`, `−3` (a minus sign; `-3` with

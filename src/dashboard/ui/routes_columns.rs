@@ -2,8 +2,8 @@
 //! order in which they drop when the terminal is narrow, and the widths of the chosen ones.
 //!
 //! Widths come from the totals row (the widest figures) and the visible rows, never from the
-//! whole list. The "Full in" and "Trend" columns are shown only when some route has a
-//! forecast, or a day of history.
+//! whole list. A column with nothing to show takes no room: "Full in" without a forecast,
+//! "Trend" without a day of history, "Change" without a recent change.
 
 use crate::dashboard::app::App;
 use crate::store::{Change, RouteRow};
@@ -23,10 +23,7 @@ pub(super) enum Col {
     FullIn,
 }
 
-/// Display order; the order of choice when space is short is [`PRIORITY`]. `FullIn` (the
-/// sell-out forecast) is not among them: it is shown only when some route has a forecast and
-/// width is left over once the others are placed; `Trend` likewise after it, when some route
-/// has one (a day of history).
+/// Display order; the order of choice when space is short is [`PRIORITY`].
 const ORDER: [Col; 10] = [
     Col::Name,
     Col::Dial,
@@ -39,19 +36,25 @@ const ORDER: [Col; 10] = [
     Col::Change,
     Col::FullIn,
 ];
-const PRIORITY: [Col; 8] = [
+/// The order in which columns get room. "Full in" (the sell-out forecast) comes right after
+/// the fill and the minutes left: when a route sells out is what the table is for. A column
+/// with nothing to show in the visible rows (no forecast, no trend, no recent change) takes
+/// no room at all.
+const PRIORITY: [Col; 10] = [
     Col::Name,
     Col::Fill,
     Col::Left,
+    Col::FullIn,
     Col::Ports,
     Col::Dial,
     Col::Change,
+    Col::Trend,
     Col::Total,
     Col::Sold,
 ];
 /// Columns without which the table says too little; the others are added only while the name
 /// keeps [`NAME_COMFORT`] cells.
-const CORE: [Col; 4] = [Col::Name, Col::Fill, Col::Left, Col::Ports];
+const CORE: [Col; 5] = [Col::Name, Col::Fill, Col::Left, Col::FullIn, Col::Ports];
 const NAME_COMFORT: u16 = 16;
 pub(super) const POINTER: u16 = 2;
 pub(super) const GAP: u16 = 2;
@@ -111,7 +114,7 @@ fn natural_width(col: Col, app: &App, visible: &[&RouteRow]) -> u16 {
         Col::Left => num(t.minutes.remaining, "Min left ↓"),
         Col::Sold => num(t.minutes.sold, "Min sold"),
         Col::Total => num(t.minutes.total, "Min total"),
-        Col::Ports => ports_text(&t.ports).len().max("Ports a/s/t".len()) as u16,
+        Col::Ports => ports_text(&t.ports).len().max("Ports f/s/t".len()) as u16,
         Col::Change => visible
             .iter()
             .filter_map(|r| app.store().change_of(&r.slug, app.now))
@@ -121,6 +124,29 @@ fn natural_width(col: Col, app: &App, visible: &[&RouteRow]) -> u16 {
             .clamp(6, 16) as u16,
         Col::FullIn => FULL_IN_W,
         Col::Trend => TREND_W,
+    }
+}
+
+/// Whether column `col` has something to show in the `visible` rows: the trend only with a
+/// day of history, "Full in" only for a route that sells out at its pace (or is sold out),
+/// the change only for a recent one.
+fn has_content(col: Col, app: &App, visible: &[&RouteRow]) -> bool {
+    let store = app.store();
+    match col {
+        Col::Trend => app.routes.has_trends(),
+        Col::FullIn => {
+            let now = store.service_now(app.now);
+            visible.iter().any(|r| {
+                !r.has_minutes_left()
+                    || store
+                        .forecast(&r.slug)
+                        .is_some_and(|f| f.left(now).is_some())
+            })
+        }
+        Col::Change => visible
+            .iter()
+            .any(|r| store.change_of(&r.slug, app.now).is_some()),
+        _ => true,
     }
 }
 
@@ -138,8 +164,10 @@ pub(super) fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Co
     // One cell stays free on the right so figures never touch the border or scrollbar.
     let width = width.saturating_sub(1);
     let mut used = POINTER;
-    let has_trends = app.routes.has_trends();
-    for col in PRIORITY {
+    for col in PRIORITY
+        .into_iter()
+        .filter(|&c| has_content(c, app, visible))
+    {
         let w = natural(col);
         let reserve = if CORE.contains(&col) {
             0
@@ -151,47 +179,27 @@ pub(super) fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Co
             chosen.push((col, w));
         }
     }
-    // Spare room: the name first (to 28 cells), then the gauge (to 24), then the name again.
+    // Spare room: the gauge to 10 cells, the name to 22, the gauge to 24, the name to what
+    // the longest visible one needs (up to 40 cells, not more), the gauge to 32.
     let mut spare = width.saturating_sub(used);
-    let grow = |chosen: &mut Vec<(Col, u16)>, spare: &mut u16, col: Col, upto: u16| {
+    let mut grow = |col: Col, upto: u16| {
         if let Some((_, w)) = chosen.iter_mut().find(|(c, _)| *c == col) {
-            let add = upto.saturating_sub(*w).min(*spare);
+            let add = upto.saturating_sub(*w).min(spare);
             *w += add;
-            *spare -= add;
+            spare -= add;
         }
     };
-    // Names get what the longest visible one needs (up to 40 cells), not more.
     let longest = visible
         .iter()
         .map(|r| r.name_cells())
         .max()
         .unwrap_or(0)
         .clamp(16, 40);
-    grow(&mut chosen, &mut spare, Col::Fill, 10);
-    grow(&mut chosen, &mut spare, Col::Name, longest.min(22));
-    let forecasts = app.store().has_forecasts();
-    let mut full_in = false;
-    if has_trends {
-        // The trend only where the forecast keeps its room: when a route sells out says more
-        // than how it moved.
-        let reserve = if forecasts { GAP + FULL_IN_W } else { 0 };
-        if spare >= reserve + GAP + TREND_W {
-            spare -= GAP + TREND_W;
-            chosen.push((Col::Trend, TREND_W));
-        }
-        if forecasts && spare >= GAP + FULL_IN_W {
-            spare -= GAP + FULL_IN_W;
-            chosen.push((Col::FullIn, FULL_IN_W));
-            full_in = true;
-        }
-    }
-    grow(&mut chosen, &mut spare, Col::Fill, 24);
-    grow(&mut chosen, &mut spare, Col::Name, longest);
-    if forecasts && !full_in && spare >= GAP + FULL_IN_W {
-        spare -= GAP + FULL_IN_W;
-        chosen.push((Col::FullIn, FULL_IN_W));
-    }
-    grow(&mut chosen, &mut spare, Col::Fill, 32);
+    grow(Col::Fill, 10);
+    grow(Col::Name, longest.min(22));
+    grow(Col::Fill, 24);
+    grow(Col::Name, longest);
+    grow(Col::Fill, 32);
     let cols = ORDER
         .iter()
         .filter_map(|c| chosen.iter().find(|(x, _)| x == c).copied())

@@ -138,8 +138,18 @@ fn tab_bar(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Widths of the overview's columns: service, state, fullest route, sells out first, utilization.
-const OVERVIEW_COLUMNS: [usize; 5] = [12, 13, 26, 26, 7];
+/// The fewest cells the cause of a failure is cut to beside the columns.
+const CAUSE_MIN: usize = 20;
+
+/// Widths of the overview's columns in `width` cells: service, state, fullest route, sells out
+/// first, utilization. The two routes' columns give up room (down to 18 cells each) so that
+/// the rest still fits with [`CAUSE_MIN`] cells for the cause beside them.
+fn overview_columns(width: u16) -> [usize; 5] {
+    let [name, state, util] = [12, 13, 7];
+    let left = usize::from(width).saturating_sub(3 + name + state + util + CAUSE_MIN);
+    let routes = (left / 2).clamp(18, 26);
+    [name, state, routes, routes, util]
+}
 
 fn overview(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
     let count = screen.services().len();
@@ -152,7 +162,8 @@ fn overview(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [name_w, state_w, fullest_w, soonest_w, util_w] = OVERVIEW_COLUMNS;
+    let columns = overview_columns(inner.width);
+    let [name_w, state_w, fullest_w, soonest_w, util_w] = columns;
     let heading = format!(
         "  {}{}{}{}{} Why",
         pad("Service", name_w),
@@ -162,58 +173,89 @@ fn overview(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme) {
         pad_left("Util.", util_w),
     );
     let mut lines = vec![Line::styled(heading, theme.heading())];
-    let dash = "–";
+    let mut selected_at = None;
     for (i, service) in screen.services().iter().enumerate() {
-        let line = ServiceLine::of(&service.app, service.down.as_deref());
         let selected = i == screen.overview_selected;
-        let pointer = if selected { "▶ " } else { "  " };
-        let fullest = line
-            .fullest
-            .as_ref()
-            .map_or(dash.to_owned(), |(name, pct)| {
-                format!("{} {pct} %", crate::text::fit(name, fullest_w - 7))
-            });
-        let soonest = line
-            .soonest
-            .as_ref()
-            .map_or(dash.to_owned(), |(name, left)| {
-                format!(
-                    "{} in {}",
-                    crate::text::fit(name, soonest_w - 12),
-                    crate::forecast::full_in(*left)
-                )
-            });
-        let util = line
-            .utilization_pct
-            .map_or(dash.to_owned(), |pct| format!("{pct:.1} %"));
-        let fullest_style = line.fullest.as_ref().map_or(theme.muted(), |(_, pct)| {
-            theme.level(service.app.options.thresholds.level(f64::from(*pct)))
-        });
-        // The cause takes what the columns leave, cut with an ellipsis.
-        let used = 3 + OVERVIEW_COLUMNS.iter().sum::<usize>();
-        let room = usize::from(inner.width).saturating_sub(used);
-        let cause = crate::text::fit(line.cause.as_deref().unwrap_or_default(), room);
-        let mut spans = vec![
-            Span::styled(pointer, theme.key()),
-            Span::styled(cell(&service.name, name_w), theme.strong()),
-            Span::styled(
-                pad(line.standing.word(), state_w),
-                standing_style(line.standing, theme),
-            ),
-            Span::styled(cell(&fullest, fullest_w), fullest_style),
-            Span::styled(cell(&soonest, soonest_w), theme.text()),
-            Span::styled(pad_left(&util, util_w), theme.text()),
-            Span::raw(" "),
-            Span::styled(cause, standing_style(line.standing, theme)),
-        ];
+        let first = lines.len();
+        lines.extend(service_lines(
+            service,
+            selected,
+            (columns, inner.width),
+            theme,
+        ));
         if selected {
-            for span in spans.iter_mut().skip(1) {
-                span.style = span.style.patch(theme.highlight());
-            }
+            selected_at = Some(first..lines.len());
         }
-        lines.push(Line::from(spans));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+    for n in selected_at.unwrap_or_default() {
+        super::select_row(frame.buffer_mut(), inner, n, theme);
+    }
+}
+
+/// A service's line of the overview in a panel `width` cells wide, and the cause of its failure
+/// on a line of its own when the columns leave too little room for it beside them.
+fn service_lines(
+    service: &crate::dashboard::screen::Service,
+    selected: bool,
+    (columns, width): ([usize; 5], u16),
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let [name_w, state_w, fullest_w, soonest_w, util_w] = columns;
+    let dash = "–";
+    let line = ServiceLine::of(&service.app, service.down.as_deref());
+    let pointer = if selected { "▶ " } else { "  " };
+    let fullest = line
+        .fullest
+        .as_ref()
+        .map_or(dash.to_owned(), |(name, pct)| {
+            format!("{} {pct} %", crate::text::fit(name, fullest_w - 7))
+        });
+    let soonest = line
+        .soonest
+        .as_ref()
+        .map_or(dash.to_owned(), |(name, left)| {
+            format!(
+                "{} in {}",
+                crate::text::fit(name, soonest_w - 12),
+                crate::forecast::full_in(*left)
+            )
+        });
+    let util = line
+        .utilization_pct
+        .map_or(dash.to_owned(), |pct| format!("{pct:.1} %"));
+    let fullest_style = line.fullest.as_ref().map_or(theme.muted(), |(_, pct)| {
+        theme.level(service.app.options.thresholds.level(f64::from(*pct)))
+    });
+    // The cause takes what the columns leave, cut with an ellipsis; when that is too little
+    // to read (a narrow terminal), it goes on a line of its own under the service.
+    let used = 3 + columns.iter().sum::<usize>();
+    let room = usize::from(width).saturating_sub(used);
+    let cause = line.cause.as_deref().unwrap_or_default();
+    let below = room < CAUSE_MIN && crate::text::width(cause) > room;
+    let cause_style = standing_style(line.standing, theme);
+    let mut spans = vec![
+        Span::styled(pointer, theme.key()),
+        Span::styled(cell(&service.name, name_w), theme.strong()),
+        Span::styled(pad(line.standing.word(), state_w), cause_style),
+        Span::styled(cell(&fullest, fullest_w), fullest_style),
+        Span::styled(cell(&soonest, soonest_w), theme.text()),
+        Span::styled(pad_left(&util, util_w), theme.text()),
+    ];
+    if !below {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(crate::text::fit(cause, room), cause_style));
+    }
+    let mut lines = vec![Line::from(spans)];
+    if below {
+        let indent = 2 + name_w;
+        let text = crate::text::fit(cause, usize::from(width).saturating_sub(indent));
+        lines.push(Line::from(vec![
+            Span::raw(" ".repeat(indent)),
+            Span::styled(text, cause_style),
+        ]));
+    }
+    lines
 }
 
 /// The all view's columns: heading, width, and whether right-aligned.
@@ -272,9 +314,13 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme)
     let heading = format!("  {heading}");
     let mut lines = vec![Line::styled(heading, theme.heading())];
     let page = usize::from(inner.height.saturating_sub(1));
+    let mut selected_at = None;
     for (at, &r) in table.view.iter().enumerate().skip(table.offset).take(page) {
         let service = of.get(r).and_then(|&s| screen.services().get(s));
         if let (Some(row), Some(service)) = (rows.get(r), service) {
+            if at == table.selected {
+                selected_at = Some(lines.len());
+            }
             lines.push(all_row(row, service, at == table.selected, theme));
         }
     }
@@ -285,6 +331,9 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme)
         ));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+    if let Some(n) = selected_at {
+        super::select_row(frame.buffer_mut(), inner, n, theme);
+    }
 }
 
 /// `text` cut and padded to `width` cells, the last one a space, so neighbours never touch.
@@ -339,11 +388,6 @@ fn all_row(
         pad_left(&thousands(row.ports.available), ports_w),
         theme.text(),
     ));
-    if selected {
-        for span in spans.iter_mut().skip(1) {
-            span.style = span.style.patch(theme.highlight());
-        }
-    }
     Line::from(spans)
 }
 

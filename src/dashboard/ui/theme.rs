@@ -2,8 +2,7 @@
 //!
 //! Colours come from the [`Palette`] of the configured theme (`[theme]` in the config file):
 //! by default the terminal's own named ANSI colours, never fixed RGB, so they follow the user's
-//! palette; muted text is `DIM` rather than a grey that vanishes on a dark or a light
-//! background. With colours off (`NO_COLOR`, `--no-color`, `color = "never"`, or the `mono`
+//! palette, every text style readable (WCAG AA) on the theme's background. With colours off (`NO_COLOR`, `--no-color`, `color = "never"`, or the `mono`
 //! theme) every style keeps only its modifiers (bold, reversed, dim) and state is told by text.
 //! With `--ascii` every symbol comes from plain ASCII.
 
@@ -169,9 +168,13 @@ impl Theme {
         Style::new()
     }
 
-    /// Labels and secondary text.
+    /// Labels and secondary text: the theme's grey, or dim without colours.
     pub fn muted(&self) -> Style {
-        Style::new().add_modifier(Modifier::DIM)
+        if self.color {
+            self.fg(Role::Muted)
+        } else {
+            Style::new().add_modifier(Modifier::DIM)
+        }
     }
 
     /// Store that matter most.
@@ -232,7 +235,7 @@ impl Theme {
 
     /// The empty part of a gauge.
     pub fn gauge_empty(&self) -> Style {
-        Style::new().add_modifier(Modifier::DIM)
+        self.muted()
     }
 
     /// A fresh purchase in the routes table.
@@ -303,9 +306,9 @@ mod tests {
         assert_eq!(dark.level(Level::Warn).fg, Some(Color::Yellow));
         assert_eq!(dark.border().fg, Some(Color::Blue));
         let light = theme(true, Palette::named(ThemeName::Light));
-        assert_eq!(light.level(Level::Warn).fg, Some(Color::Indexed(136)));
-        assert_eq!(light.key().fg, Some(Color::Indexed(30)));
-        assert_eq!(light.port_states()[2].fg, Some(Color::Indexed(30)));
+        assert_eq!(light.level(Level::Warn).fg, Some(Color::Indexed(94)));
+        assert_eq!(light.key().fg, Some(Color::Indexed(24)));
+        assert_eq!(light.port_states()[2].fg, Some(Color::Indexed(24)));
         // Modifiers stay whatever the colours.
         assert_eq!(light.key().add_modifier, dark.key().add_modifier);
     }
@@ -351,5 +354,172 @@ mod tests {
         assert_eq!(t.key_label("k ↑ n ↓"), "k Up n Dn");
         let unicode = Theme::new(&UiOptions::default());
         assert_eq!(unicode.key_label("↑↓"), "↑↓");
+    }
+
+    /// xterm's 16 colours as it ships them (xterm's `XTerm-col.ad` and `charproc.c` defaults:
+    /// color0 … color15).
+    const XTERM: [(u8, u8, u8); 16] = [
+        (0x00, 0x00, 0x00),
+        (0xcd, 0x00, 0x00),
+        (0x00, 0xcd, 0x00),
+        (0xcd, 0xcd, 0x00),
+        (0x00, 0x00, 0xee),
+        (0xcd, 0x00, 0xcd),
+        (0x00, 0xcd, 0xcd),
+        (0xe5, 0xe5, 0xe5),
+        (0x7f, 0x7f, 0x7f),
+        (0xff, 0x00, 0x00),
+        (0x00, 0xff, 0x00),
+        (0xff, 0xff, 0x00),
+        (0x5c, 0x5c, 0xff),
+        (0xff, 0x00, 0xff),
+        (0x00, 0xff, 0xff),
+        (0xff, 0xff, 0xff),
+    ];
+
+    /// GNOME Terminal's "Tango" palette (its Preferences, Colors, built-in schemes: the Tango
+    /// project's colours).
+    const TANGO: [(u8, u8, u8); 16] = [
+        (0x2e, 0x34, 0x36),
+        (0xcc, 0x00, 0x00),
+        (0x4e, 0x9a, 0x06),
+        (0xc4, 0xa0, 0x00),
+        (0x34, 0x65, 0xa4),
+        (0x75, 0x50, 0x7b),
+        (0x06, 0x98, 0x9a),
+        (0xd3, 0xd7, 0xcf),
+        (0x55, 0x57, 0x53),
+        (0xef, 0x29, 0x29),
+        (0x8a, 0xe2, 0x34),
+        (0xfc, 0xe9, 0x4f),
+        (0x72, 0x9f, 0xcf),
+        (0xad, 0x7f, 0xa8),
+        (0x34, 0xe2, 0xe2),
+        (0xee, 0xee, 0xec),
+    ];
+
+    type Rgb = (u8, u8, u8);
+
+    /// `color` in `palette`: the 16 named colours from it, the rest of the 256 from the
+    /// xterm-256 cube and greys (the same in both terminals), `Reset` as `default`.
+    fn rgb(color: Color, palette: &[Rgb; 16], default: Rgb) -> Rgb {
+        let named = |i: usize| palette[i];
+        match color {
+            Color::Reset => default,
+            Color::Black => named(0),
+            Color::Red => named(1),
+            Color::Green => named(2),
+            Color::Yellow => named(3),
+            Color::Blue => named(4),
+            Color::Magenta => named(5),
+            Color::Cyan => named(6),
+            Color::Gray => named(7),
+            Color::DarkGray => named(8),
+            Color::LightRed => named(9),
+            Color::LightGreen => named(10),
+            Color::LightYellow => named(11),
+            Color::LightBlue => named(12),
+            Color::LightMagenta => named(13),
+            Color::LightCyan => named(14),
+            Color::White => named(15),
+            Color::Rgb(r, g, b) => (r, g, b),
+            Color::Indexed(i @ 0..=15) => named(usize::from(i)),
+            Color::Indexed(i @ 16..=231) => {
+                let level = |v: u8| if v == 0 { 0 } else { 55 + 40 * v };
+                let i = i - 16;
+                (level(i / 36), level(i / 6 % 6), level(i % 6))
+            }
+            Color::Indexed(i) => {
+                let v = 8 + 10 * (i - 232);
+                (v, v, v)
+            }
+        }
+    }
+
+    /// Relative luminance (WCAG 2).
+    fn luminance((r, g, b): Rgb) -> f64 {
+        let lin = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.039_28 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+    }
+
+    /// The contrast ratio of text in `style` on the terminal's background: `Reset` is the
+    /// default background (black for the dark theme, white for the light one) and the
+    /// default foreground (the palette's light grey on black, its black on white); reverse
+    /// swaps them; dim is drawn at half intensity, halfway to the background.
+    fn contrast(style: Style, palette: &[Rgb; 16], dark: bool) -> f64 {
+        let (bg0, fg0) = if dark {
+            ((0, 0, 0), palette[7])
+        } else {
+            ((0xff, 0xff, 0xff), palette[0])
+        };
+        let mut fg = rgb(style.fg.unwrap_or(Color::Reset), palette, fg0);
+        let mut bg = rgb(style.bg.unwrap_or(Color::Reset), palette, bg0);
+        if style.add_modifier.contains(Modifier::REVERSED) {
+            std::mem::swap(&mut fg, &mut bg);
+        }
+        if style.add_modifier.contains(Modifier::DIM) {
+            let half = |f: u8, b: u8| ((u16::from(f) + u16::from(b)) / 2) as u8;
+            fg = (half(fg.0, bg.0), half(fg.1, bg.1), half(fg.2, bg.2));
+        }
+        let (a, b) = (luminance(fg), luminance(bg));
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
+
+    /// Every style text is drawn in, by name.
+    fn text_styles(t: &Theme) -> Vec<(String, Style)> {
+        let mut styles = vec![
+            ("text".to_owned(), t.text()),
+            ("muted".to_owned(), t.muted()),
+            ("strong".to_owned(), t.strong()),
+            ("title".to_owned(), t.title()),
+            ("key".to_owned(), t.key()),
+            ("brand".to_owned(), t.brand()),
+            ("selected".to_owned(), t.selected()),
+            ("heading".to_owned(), t.heading()),
+            ("gauge_empty".to_owned(), t.gauge_empty()),
+            ("highlight".to_owned(), t.highlight()),
+        ];
+        for level in [Level::Ok, Level::Warn, Level::Crit] {
+            styles.push((format!("level {level:?}"), t.level(level)));
+        }
+        for kind in [
+            LogKind::Purchase,
+            LogKind::Info,
+            LogKind::Warn,
+            LogKind::Error,
+            LogKind::Recovery,
+        ] {
+            styles.push((format!("log {kind:?}"), t.log(kind)));
+            styles.push((format!("badge {kind:?}"), t.badge(kind)));
+        }
+        for (i, style) in t.port_states().into_iter().enumerate() {
+            styles.push((format!("port state {i}"), style));
+        }
+        styles
+    }
+
+    #[test]
+    fn every_text_style_reaches_wcag_aa_in_xterm_and_tango() {
+        let mut failures = Vec::new();
+        for (name, dark) in [(ThemeName::Dark, true), (ThemeName::Light, false)] {
+            let t = theme(true, Palette::named(name));
+            for (style_name, style) in text_styles(&t) {
+                for (term, palette) in [("xterm", &XTERM), ("tango", &TANGO)] {
+                    let ratio = contrast(style, palette, dark);
+                    println!("{name:?} {style_name:<16} {term:<6} {ratio:5.2}");
+                    if ratio < 4.5 {
+                        failures.push(format!("{name:?} {style_name} in {term}: {ratio:.2}"));
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "below 4.5:1: {failures:#?}");
     }
 }

@@ -86,6 +86,7 @@ const MOUSE: HelpLine = line("mouse", "wheel scrolls, a click selects");
 const HOUR: HelpLine = line("[ ]", "the figures an hour earlier / later (history)");
 const DAY: HelpLine = line("{ }", "the figures a day earlier / later (history)");
 const CLOSE: HelpLine = line("Esc", "close this view");
+const HELP_SCROLL: HelpLine = line("↑ ↓  PgUp PgDn", "scroll the help");
 const TABS: HelpLine = line("1 … 9", "a service's tab, then the overview and all routes");
 const CYCLE: HelpLine = line("Tab Shift-Tab", "next / previous tab");
 
@@ -244,6 +245,16 @@ pub const BINDINGS: &[Binding] = &[
         CLOSE,
         hint(0, "close"),
     ),
+    bind(
+        H,
+        &["Down", "j"],
+        Msg::Down,
+        HELP_SCROLL,
+        hint_as(1, "↑↓", "scroll"),
+    ),
+    bind(H, &["Up", "k"], Msg::Up, HELP_SCROLL, None),
+    bind(H, &["PageDown"], Msg::PageDown, HELP_SCROLL, None),
+    bind(H, &["PageUp"], Msg::PageUp, HELP_SCROLL, None),
     bind(
         V,
         &["Esc", "Enter", "q", "Backspace"],
