@@ -23,6 +23,8 @@
 //! | `config_schema`     | `schemas/config.schema.json` in step with the config parser         |
 //! | `demo_clock`        | `demo-server --speed` and `--sim-start`: generated_at on its clock  |
 //! | `demo_service`      | the simulated service over HTTP                                     |
+//! | `docs_links`        | the guide's links and anchors, its config reference, the README's commands |
+//! | `docs_pictures`     | the guide's pictures are frames captop draws (`UPDATE_PICTURES=1`)  |
 //! | `faults_dashboard`  | the fault matrix, live dashboard in a pty                           |
 //! | `faults_once`       | the fault matrix, `--once`                                          |
 //! | `forecasts_once`    | forecasts and the history over days from cron-like `--once` runs    |
@@ -76,6 +78,8 @@ mod config_files;
 mod config_schema;
 mod demo_clock;
 mod demo_service;
+mod docs_links;
+mod docs_pictures;
 mod faults_dashboard;
 mod faults_once;
 mod forecasts_once;

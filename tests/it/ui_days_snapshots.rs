@@ -129,7 +129,7 @@ impl Shape {
 }
 
 /// The dashboard after the week, as started with the history file: seeded, then one poll.
-fn week(options: UiOptions) -> App {
+pub(crate) fn week(options: UiOptions) -> App {
     let series: Series = SHAPES
         .iter()
         .map(|s| (s.slug.to_owned(), s.samples()))
@@ -142,7 +142,7 @@ fn week(options: UiOptions) -> App {
     app
 }
 
-fn demo() -> UiOptions {
+pub(crate) fn demo() -> UiOptions {
     UiOptions {
         service_label: "demo http://127.0.0.1:41234/v1".into(),
         ..UiOptions::default()
@@ -210,7 +210,7 @@ fn detail_chart_over_7_days_says_how_much_history_there_is() {
 /// A route that sells a daily curve (nothing at night, 1,000 minutes an hour by day, 2,000 in
 /// the evening), each day busier or quieter than the last, for eight days; 9,000 minutes are
 /// left at noon: full at about 19:30, today's evening.
-fn selling_out(options: UiOptions) -> App {
+pub(crate) fn selling_out(options: UiOptions) -> App {
     let per_hour = |hours_ago: i64| {
         let at = t(-hours_ago * 3600);
         let hour_of_day = (12 - hours_ago).rem_euclid(24);
