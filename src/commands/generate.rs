@@ -22,7 +22,7 @@ pub fn command() -> clap::Command {
     cmd
 }
 
-/// Writes the completion script for `shell`; returns the exit code (1 when stdout fails).
+/// Writes the completion script for `shell`; returns the exit code (see [`write_out`]).
 pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> u8 {
     let mut cmd = command();
     let mut script = Vec::new();
@@ -30,7 +30,7 @@ pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> u8 {
     write_out(out, &script)
 }
 
-/// Writes the manual page in roff; returns the exit code (1 when stdout fails).
+/// Writes the manual page in roff; returns the exit code (see [`write_out`]).
 pub fn man_page(out: &mut impl Write) -> u8 {
     let mut page = Vec::new();
     if render_man(&mut page).is_err() {
@@ -69,12 +69,12 @@ fn once_preamble(page: &str) -> String {
     kept
 }
 
-/// Writes `bytes` and flushes; a closed pipe gives exit code 1 and no message, like `head`
-/// closing early would expect.
+/// Writes `bytes` and flushes; returns 0, also when the reader went away (`| head -1`), or 1
+/// when stdout fails otherwise.
 fn write_out(out: &mut impl Write, bytes: &[u8]) -> u8 {
     match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => 0,
-        Err(_) => 1,
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 1,
+        _ => 0,
     }
 }
 
