@@ -49,13 +49,16 @@ fn usage_error(e: &clap::Error, args: &[String]) -> (String, bool) {
     let mut lines = rendered.lines();
     let first = lines.next().unwrap_or_default();
     let first = first.strip_prefix("error: ").unwrap_or(first);
-    let details: Vec<&str> = lines
+    let mut details: Vec<&str> = lines
         .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .map(|l| l.strip_prefix("tip: ").unwrap_or(l))
         .map(|l| l.trim_start_matches('[').trim_end_matches(']'))
         .collect();
+    if first.starts_with("the subcommand '") {
+        details.push("a command's flags go after its name");
+    }
     let details = if details.is_empty() {
         String::new()
     } else {
