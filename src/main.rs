@@ -2,10 +2,11 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = captop::cli::Cli::parse();
+    let cli = match captop::cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return ExitCode::from(code),
+    };
     let runtime = match runtime_for(cli.command.as_ref()).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {

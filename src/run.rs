@@ -4,7 +4,7 @@
 
 use std::io::IsTerminal;
 
-use crate::cli::{Cli, Command, GlobalArgs};
+use crate::cli::{Cli, Command, DashboardArgs, GlobalArgs};
 use crate::config::Settings;
 use crate::report::several::ServiceError;
 use crate::setup::{EXIT_FAILURE, EXIT_USAGE, client_for, real_environment, start_demo};
@@ -13,11 +13,11 @@ use crate::setup::{EXIT_FAILURE, EXIT_USAGE, client_for, real_environment, start
 pub async fn run(cli: Cli) -> u8 {
     match cli.command {
         Some(Command::DemoServer(args)) => crate::demo::run_standalone(args).await,
-        Some(Command::Serve(args)) => crate::serve::run_cli(&args, &cli.global).await,
-        Some(Command::Auth(cmd)) => match settings(&cli.global) {
+        Some(Command::Serve(args)) => crate::serve::run_cli(&args, &args.settings_args()).await,
+        Some(Command::Auth(auth)) => match settings(&auth.args.settings_args()) {
             Ok(settings) => {
                 crate::commands::auth::run_auth(
-                    &cmd,
+                    &auth.command,
                     &settings,
                     crate::commands::auth::KeyInput::from_stdin(),
                     &mut std::io::stdout(),
@@ -27,9 +27,9 @@ pub async fn run(cli: Cli) -> u8 {
             }
             Err(code) => code,
         },
-        Some(Command::Config(cmd)) => crate::commands::config::run_config_with(
-            &cmd,
-            &cli.global,
+        Some(Command::Config(config)) => crate::commands::config::run_config_with(
+            &config.command,
+            &config.profile.settings_args(),
             &real_environment(),
             &mut std::io::stdout(),
             &mut std::io::stderr(),
@@ -38,26 +38,28 @@ pub async fn run(cli: Cli) -> u8 {
             crate::commands::generate::completions(args.shell, &mut std::io::stdout().lock())
         }
         Some(Command::Man) => crate::commands::generate::man_page(&mut std::io::stdout().lock()),
-        Some(Command::Check) => figures(&cli.global, true).await,
-        Some(Command::History(cmd)) => match settings(&cli.global) {
+        Some(Command::Check(args)) => figures(&args.as_once()).await,
+        Some(Command::History(history)) => match settings(&history.args.settings_args()) {
             Ok(settings) => crate::commands::history::run(
-                &cmd,
+                &history.command,
                 &settings,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),
             Err(code) => code,
         },
-        None => figures(&cli.global, cli.global.format == crate::cli::Format::Nagios).await,
+        None => figures(&cli.dashboard).await,
     }
 }
 
 /// The dashboard, or `--once` (also when stdout is not a terminal), or check mode.
 ///
-/// In check mode every failure before the figures (a bad threshold, config or key) is the
-/// plugin's UNKNOWN on stdout with exit 3, as monitoring systems expect, not a usage error.
-async fn figures(args: &GlobalArgs, check: bool) -> u8 {
-    let settings = match Settings::resolve_with(args, &real_environment()) {
+/// In check mode (`--format nagios`, which `captop check` is) every failure before the figures
+/// (a bad threshold, config or key) is the plugin's UNKNOWN on stdout with exit 3, as
+/// monitoring systems expect, not a usage error.
+async fn figures(args: &DashboardArgs) -> u8 {
+    let check = args.format == crate::cli::Format::Nagios;
+    let settings = match Settings::resolve_with(&args.settings_args(), &real_environment()) {
         Ok(settings) => settings,
         Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
@@ -82,7 +84,7 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
         Ok(thresholds) => thresholds,
         Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
-    let format = format_of(args, check);
+    let format = args.format;
     if let Some(at) = &args.at {
         return crate::report::run_at_with_settings(&settings, at, format, thresholds).await;
     }
@@ -110,25 +112,18 @@ async fn figures(args: &GlobalArgs, check: bool) -> u8 {
 /// one line on stderr and `code`.
 fn refuse(check: bool, message: &dyn std::fmt::Display, code: u8) -> u8 {
     if check {
-        print!("{}", crate::report::nagios::unknown(&message.to_string()));
+        let unknown = crate::report::nagios::unknown(&message.to_string());
+        // A closed stdout is the reader having had enough, not a reason to panic.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), unknown.as_bytes());
         return crate::report::check::Status::Unknown.code();
     }
     eprintln!("captop: {message}");
     code
 }
 
-/// The format asked for: check mode's is the plugin's.
-fn format_of(args: &GlobalArgs, check: bool) -> crate::cli::Format {
-    if check {
-        crate::cli::Format::Nagios
-    } else {
-        args.format
-    }
-}
-
 /// Check mode's thresholds for the service of `settings`: the flags, else its profile's.
 fn thresholds_of(
-    args: &GlobalArgs,
+    args: &DashboardArgs,
     settings: &Settings,
 ) -> Result<crate::report::check::CheckThresholds, crate::report::check::ThresholdError> {
     crate::report::check::CheckThresholds::resolve(
@@ -142,7 +137,7 @@ fn thresholds_of(
 /// report with a section each. A service whose client cannot be built (no key, a refused
 /// URL) is shown failing with the reason; the others go on.
 async fn several(
-    args: &GlobalArgs,
+    args: &DashboardArgs,
     services: Vec<Settings>,
     check: bool,
     keys_theme: Option<(
@@ -169,7 +164,7 @@ async fn several(
     if let Some(keys_theme) = keys_theme {
         return crate::dashboard::several::run(services, clients, keys_theme).await;
     }
-    let format = format_of(args, check);
+    let format = args.format;
     let asked = services.iter().zip(clients).map(|(settings, client)| {
         let parts = client.map_err(ServiceError::from).and_then(|client| {
             let thresholds = thresholds_of(args, settings)?;

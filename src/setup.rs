@@ -191,6 +191,7 @@ pub async fn client_for(
             for warning in &found.warnings {
                 eprintln!("captop: warning: {warning}");
             }
+            options.rejected_key_fix = found.source.rejected_fix(&settings.profile);
             Some(found.key)
         }
     };

@@ -71,6 +71,9 @@ pub struct ClientOptions {
     pub max_body_bytes: usize,
     /// Allow plain `http://` to hosts other than loopback (the key then travels in clear).
     pub allow_insecure_http: bool,
+    /// What a 401 tells the user to do: fix the key where it came from (a file or variable
+    /// wins over the keyring, so logging in again would not help).
+    pub rejected_key_fix: String,
 }
 
 impl ClientOptions {
@@ -84,6 +87,7 @@ impl ClientOptions {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             allow_insecure_http: false,
+            rejected_key_fix: "run `captop auth login`".to_owned(),
         }
     }
 
@@ -110,6 +114,7 @@ struct Inner {
     timeout: Duration,
     connect_timeout: Duration,
     max_body_bytes: usize,
+    rejected_key_fix: String,
     /// Set once an answer came from a captop relay (`x-captop-relay`).
     behind_relay: std::sync::atomic::AtomicBool,
     /// The relay's history of the forecasts' samples, should the base URL be a relay's.
@@ -182,6 +187,7 @@ impl Client {
                 timeout: options.timeout,
                 connect_timeout: options.connect_timeout,
                 max_body_bytes: options.max_body_bytes,
+                rejected_key_fix: options.rejected_key_fix,
                 behind_relay: std::sync::atomic::AtomicBool::new(false),
                 history_url,
                 alerts_url,

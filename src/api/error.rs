@@ -40,12 +40,14 @@ impl std::fmt::Display for Endpoint {
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ApiError {
     /// 401: the key is missing, wrong or revoked.
-    #[error("401 API key rejected by {endpoint}: {message} — run `captop auth login`")]
+    #[error("401 API key rejected by {endpoint}: {message} — {fix}")]
     Unauthorized {
         /// The endpoint that answered.
         endpoint: Endpoint,
         /// The server's `error` text, sanitized and shortened.
         message: String,
+        /// What to do, where the key came from (`ClientOptions::rejected_key_fix`).
+        fix: String,
     },
     /// 429: over the service's rate limit.
     #[error("429 rate limited by {endpoint}{}", retry_after.map(|r| format!(" — retry after {}", r.describe())).unwrap_or_default())]
@@ -56,7 +58,7 @@ pub enum ApiError {
         retry_after: Option<RetryAfter>,
     },
     /// Any other non-success status.
-    #[error("HTTP {status} from {endpoint}{}", if excerpt.is_empty() { String::new() } else { format!(": {excerpt}") })]
+    #[error("HTTP {status} from {endpoint}{}{hint}", if excerpt.is_empty() { String::new() } else { format!(": {excerpt}") })]
     Status {
         /// The endpoint that answered.
         endpoint: Endpoint,
@@ -64,6 +66,9 @@ pub enum ApiError {
         status: u16,
         /// A short sanitized excerpt of the body.
         excerpt: String,
+        /// What to do, when the status says it (` — the base URL should end in /v1 …`), or
+        /// empty.
+        hint: String,
     },
     /// A 3xx: the API has no redirects, and the key must not follow one to another origin.
     #[error(

@@ -369,7 +369,7 @@ async fn status_row(
         }
     };
     for warning in &found.warnings {
-        let _ = writeln!(err, "{warning}");
+        let _ = writeln!(err, "captop: warning: {warning}");
     }
     row.source = match &found.source {
         KeySource::File(_) => "--api-key-file".to_owned(),

@@ -22,7 +22,7 @@ pub fn command() -> clap::Command {
     cmd
 }
 
-/// Writes the completion script for `shell`; returns the exit code (1 when stdout fails).
+/// Writes the completion script for `shell`; returns the exit code (see [`write_out`]).
 pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> u8 {
     let mut cmd = command();
     let mut script = Vec::new();
@@ -30,7 +30,7 @@ pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> u8 {
     write_out(out, &script)
 }
 
-/// Writes the manual page in roff; returns the exit code (1 when stdout fails).
+/// Writes the manual page in roff; returns the exit code (see [`write_out`]).
 pub fn man_page(out: &mut impl Write) -> u8 {
     let mut page = Vec::new();
     if render_man(&mut page).is_err() {
@@ -69,12 +69,12 @@ fn once_preamble(page: &str) -> String {
     kept
 }
 
-/// Writes `bytes` and flushes; a closed pipe gives exit code 1 and no message, like `head`
-/// closing early would expect.
+/// Writes `bytes` and flushes; returns 0, also when the reader went away (`| head -1`), or 1
+/// when stdout fails otherwise.
 fn write_out(out: &mut impl Write, bytes: &[u8]) -> u8 {
     match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => 0,
-        Err(_) => 1,
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 1,
+        _ => 0,
     }
 }
 
@@ -93,7 +93,7 @@ fn render_man(w: &mut dyn Write) -> std::io::Result<()> {
         "Without a command, captop draws the dashboard, or prints the --once report when stdout is not a terminal.",
     )]);
     for sub in cmd.get_subcommands() {
-        subcommand_section(&mut roff, sub, "captop");
+        subcommand_section(&mut roff, sub, "captop", &[]);
     }
     roff.control("SH", ["FILES"]);
     roff.text([roman(
@@ -103,8 +103,10 @@ fn render_man(w: &mut dyn Write) -> std::io::Result<()> {
     man.render_version_section(w)
 }
 
-/// One `.SS` entry per subcommand, depth first: its full name, what it does, its own flags.
-fn subcommand_section(roff: &mut Roff, cmd: &clap::Command, parent: &str) {
+/// One `.SS` entry per subcommand, depth first: its full name, what it does, its own flags
+/// (not those `inherited` from its parent: `captop auth`'s are listed once, not again under
+/// `captop auth login`).
+fn subcommand_section(roff: &mut Roff, cmd: &clap::Command, parent: &str, inherited: &[&str]) {
     if cmd.is_hide_set() || cmd.get_name() == "help" {
         return;
     }
@@ -116,7 +118,7 @@ fn subcommand_section(roff: &mut Roff, cmd: &clap::Command, parent: &str) {
         .map(ToString::to_string)
         .unwrap_or_default();
     roff.text([roman(about)]);
-    for arg in own_args(cmd) {
+    for arg in own_args(cmd, inherited) {
         roff.control("TP", []);
         roff.text(arg_header(arg));
         let help = arg
@@ -136,18 +138,26 @@ fn subcommand_section(roff: &mut Roff, cmd: &clap::Command, parent: &str) {
         }
         roff.text(body);
     }
+    let globals: Vec<&str> = cmd
+        .get_arguments()
+        .filter(|arg| arg.is_global_set())
+        .map(|arg| arg.get_id().as_str())
+        .collect();
     for sub in cmd.get_subcommands() {
-        subcommand_section(roff, sub, &name);
+        subcommand_section(roff, sub, &name, &globals);
     }
 }
 
-/// The arguments a subcommand adds: not the global flags (described once, under OPTIONS),
+/// The arguments a subcommand adds: not the global ones its parent passes down (`inherited`),
 /// not the generated `--help` / `--version`.
-pub fn own_args(cmd: &clap::Command) -> impl Iterator<Item = &clap::Arg> {
+pub fn own_args<'c>(
+    cmd: &'c clap::Command,
+    inherited: &[&str],
+) -> impl Iterator<Item = &'c clap::Arg> {
     cmd.get_arguments().filter(|arg| {
-        !arg.is_global_set()
-            && !arg.is_hide_set()
-            && !matches!(arg.get_id().as_str(), "help" | "version")
+        let id = arg.get_id().as_str();
+        let passed_down = arg.is_global_set() && inherited.contains(&id);
+        !(passed_down || arg.is_hide_set() || matches!(id, "help" | "version"))
     })
 }
 

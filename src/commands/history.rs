@@ -29,6 +29,8 @@ pub fn run(
     };
     match result {
         Ok(()) => 0,
+        // `captop history info | head -1`: the reader had enough.
+        Err(HistoryError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(why) => {
             let _ = writeln!(
                 stderr,
@@ -119,13 +121,7 @@ fn export_window(
         ExportFormat::Openmetrics => Format::OpenMetrics,
     };
     let mut out = std::io::BufWriter::new(out);
-    let written = export::export(&conn, from, to, format, &mut out).and_then(|_| {
-        out.flush()?;
-        Ok(())
-    });
-    match written {
-        // `captop history export | head`: the reader had enough.
-        Err(HistoryError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
-    }
+    export::export(&conn, from, to, format, &mut out)?;
+    out.flush()?;
+    Ok(())
 }

@@ -5,6 +5,11 @@
 
 use zeroize::Zeroizing;
 
+/// Shortest key looked for in server text: a shorter one is no secret a server could leak
+/// (an open relay's reader sets `CAPTOP_API_KEY=x`), and replacing it would mangle every name
+/// and message it occurs in (`São Paulo Fi***ed`).
+pub const REDACTED_MIN_LEN: usize = 16;
+
 /// A bearer key for the metered endpoints.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(Zeroizing<String>);
@@ -24,6 +29,13 @@ impl ApiKey {
     /// The key's text, for the `Authorization` header and the keyring, nowhere else.
     pub fn expose(&self) -> &str {
         &self.0
+    }
+
+    /// `text` with the key replaced by `***` wherever it occurs; `None` when it does not, or
+    /// when the key is shorter than [`REDACTED_MIN_LEN`].
+    pub fn redacted_in(&self, text: &str) -> Option<String> {
+        let key = self.expose();
+        (key.len() >= REDACTED_MIN_LEN && text.contains(key)).then(|| text.replace(key, "***"))
     }
 
     /// A short fingerprint a person can compare without seeing the key: its last four characters.
@@ -61,5 +73,18 @@ mod tests {
         assert_eq!(key.fingerprint(), "…1234");
         assert!(ApiKey::new(" \n").is_none());
         assert_eq!(ApiKey::new("short").unwrap().fingerprint(), "…");
+    }
+
+    #[test]
+    fn only_a_key_of_a_secret_length_is_redacted() {
+        let long = ApiKey::new("sk-0123456789abcdef").unwrap();
+        assert_eq!(
+            long.redacted_in("key sk-0123456789abcdef revoked")
+                .as_deref(),
+            Some("key *** revoked")
+        );
+        assert_eq!(long.redacted_in("São Paulo Fixed"), None);
+        let short = ApiKey::new("x").unwrap();
+        assert_eq!(short.redacted_in("São Paulo Fixed"), None);
     }
 }

@@ -41,6 +41,29 @@ impl std::fmt::Display for KeySource {
     }
 }
 
+impl KeySource {
+    /// What to do when the service rejects a key from here: mend it at its source, since a
+    /// key file, the variable or the command wins over the keyring `captop auth login` fills.
+    pub fn rejected_fix(&self, profile: &str) -> String {
+        match self {
+            KeySource::File(path) => format!(
+                "the key is from --api-key-file {}: put a valid key there",
+                path.display()
+            ),
+            KeySource::Env => {
+                "the key is from CAPTOP_API_KEY: set a valid key there, or unset it to use the \
+                 keyring"
+                    .to_owned()
+            }
+            KeySource::Command => {
+                "the key is from the profile's api_key_command: check what it prints".to_owned()
+            }
+            KeySource::Keyring(_) if profile == "default" => "run `captop auth login`".to_owned(),
+            KeySource::Keyring(_) => format!("run `captop auth login --profile {profile}`"),
+        }
+    }
+}
+
 /// A key, where it came from, and anything the user should be told about it.
 #[derive(Debug, Clone)]
 pub struct FoundKey {
@@ -161,7 +184,7 @@ fn read_key_file(path: &Path) -> Result<(ApiKey, Vec<String>), KeyError> {
     let mut warnings = Vec::new();
     if let Some(mode) = file.open_to_others(0o044) {
         warnings.push(format!(
-            "warning: the API key file {} is readable by group or others (mode {mode:o}) — run `chmod 600 {}`",
+            "the API key file {} is readable by group or others (mode {mode:o}) — run `chmod 600 {}`",
             path.display(),
             path.display()
         ));

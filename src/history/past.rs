@@ -158,15 +158,20 @@ pub async fn prometheus_past(
     let past = prometheus
         .figures_at(at_ms, read::FORECAST_DAYS, lookback)
         .await?;
-    let missing = |what| PrometheusError::Missing {
+    // A family missing while the other kind's are there was dropped from the scrape.
+    let missing = |what, family, other_there: bool| PrometheusError::Missing {
         what,
         minutes: lookback / MINUTE_MS,
         at: rfc3339(at_ms),
+        family: other_there.then_some(family),
     };
     if past.capacity.routes.is_empty() {
-        return Err(missing("route").into());
+        let other = past.utilization.is_some();
+        return Err(missing("route", "captop_route_capacity_seconds", other).into());
     }
-    let utilization = past.utilization.ok_or_else(|| missing("/utilization"))?;
+    let utilization = past
+        .utilization
+        .ok_or_else(|| missing("/utilization", "captop_run_today_seconds", true))?;
     let then_ms = past.capacity.generated_at.timestamp_millis();
     Ok(Past {
         store: store_of(

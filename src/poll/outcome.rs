@@ -74,6 +74,7 @@ mod tests {
         let unauthorized = ApiError::Unauthorized {
             endpoint: Endpoint::Utilization,
             message: String::new(),
+            fix: String::new(),
         };
         let seven = limited(Some(RetryAfter::Seconds(7)));
         let date = limited(Some(RetryAfter::Date(now + secs(9))));

@@ -244,7 +244,7 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         },
         _ => None,
     };
-    let demo = match crate::setup::start_demo(global.demo).await {
+    let demo = match crate::setup::start_demo(args.demo).await {
         Ok(demo) => demo,
         Err(e) => return fail(&e),
     };

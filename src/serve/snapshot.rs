@@ -466,6 +466,7 @@ mod tests {
         let unauthorized = ApiError::Unauthorized {
             endpoint: Endpoint::Capacity,
             message: String::new(),
+            fix: String::new(),
         };
         let change = poll(&mut cache, 4, Err(unauthorized));
         assert_eq!(change.map(|t| t.to), Some(Upstream::KeyRejected));

@@ -15,7 +15,7 @@ use crate::text::sanitize;
 pub fn short_error(error: &ApiError) -> String {
     let text = match error {
         ApiError::Connect { reason, .. } => reason.clone(),
-        ApiError::Unauthorized { .. } => "401 API key invalid — run captop auth login".to_owned(),
+        ApiError::Unauthorized { fix, .. } => format!("401 API key invalid — {fix}"),
         other => other.to_string(),
     };
     sanitize(&text).into_owned()
@@ -60,12 +60,16 @@ impl Store {
             .into_iter()
             .flatten()
             .max_by_key(|f| f.at);
-        let unauthorized = matches!(pause, Some(Pause::Unauthorized))
-            || latest_failure.is_some_and(|f| matches!(f.error, ApiError::Unauthorized { .. }));
-        if unauthorized {
+        // The fix names where the key came from; the key is read once, at start.
+        let fix = latest_failure.and_then(|f| match &f.error {
+            ApiError::Unauthorized { fix, .. } => Some(fix.as_str()),
+            _ => None,
+        });
+        if matches!(pause, Some(Pause::Unauthorized)) || fix.is_some() {
+            let fix = fix.unwrap_or("run `captop auth login`");
             return Some((
                 LogKind::Error,
-                "401 API key invalid — run captop auth login, then press r".to_owned(),
+                sanitize(&format!("401 API key invalid — {fix}, then restart captop")).into_owned(),
             ));
         }
         let left = |until: Instant| countdown(until.saturating_duration_since(now_mono));

@@ -128,7 +128,9 @@ async fn unauthorized_carries_the_server_text_cleaned() {
         .unwrap_err();
     let msg = assert_clean(&err);
     match &err {
-        ApiError::Unauthorized { endpoint, message } => {
+        ApiError::Unauthorized {
+            endpoint, message, ..
+        } => {
             assert_eq!(*endpoint, Endpoint::Capacity);
             assert!(message.contains("was revoked"), "{message}");
             assert!(message.contains("***"), "{message}");
@@ -146,7 +148,9 @@ async fn unauthorized_without_error_body_is_generic_and_short() {
         .unwrap_err();
     assert_clean(&err);
     match err {
-        ApiError::Unauthorized { endpoint, message } => {
+        ApiError::Unauthorized {
+            endpoint, message, ..
+        } => {
             assert_eq!(endpoint, Endpoint::Utilization);
             assert_eq!(message, "the service gave no reason");
         }

@@ -171,3 +171,56 @@ async fn a_prometheus_that_is_down_leaves_the_live_figures_alone() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("unreachable"), "{stderr}");
 }
+
+/// A Prometheus whose scrape of the relay dropped `captop_run_today_seconds` (a relabelling
+/// rule, say) holds the routes' figures but no `/utilization`: `--once --at` names the family
+/// and where to keep it.
+#[tokio::test]
+async fn a_prometheus_without_a_family_names_it() {
+    use axum::extract::Query;
+    use std::collections::HashMap;
+    let app = Router::new().route(
+        "/api/v1/query_range",
+        get(|Query(q): Query<HashMap<String, String>>| async move {
+            let query = q.get("query").cloned().unwrap_or_default();
+            let end: f64 = q
+                .get("end")
+                .and_then(|e| e.parse().ok())
+                .unwrap_or_default();
+            let series = |labels: &str, value: &str| {
+                format!(r#"{{"metric":{{"route":"br",{labels}}},"values":[[{end},"{value}"]]}}"#)
+            };
+            let result = if query.contains("captop_route_capacity_seconds") {
+                format!(
+                    "{},{}",
+                    series(r#""state":"sold""#, "600"),
+                    series(r#""state":"remaining""#, "5400")
+                )
+            } else if query.contains("captop_route_ports") {
+                format!(
+                    "{},{}",
+                    series(r#""state":"sold""#, "3"),
+                    series(r#""state":"available""#, "7")
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                r#"{{"status":"success","data":{{"resultType":"matrix","result":[{result}]}}}}"#
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let config = format!(
+        "base_url = \"http://127.0.0.1:1/v1\"\n[history]\nsource = \"prometheus\"\nurl = \"http://{addr}\"\n"
+    );
+    let (code, _, stderr, _) = captop_with(&["--once", "--at", "-1h"], config).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("captop_run_today_seconds") && stderr.contains("/metrics"),
+        "{stderr}"
+    );
+}

@@ -17,6 +17,7 @@
 //! | `auth_commands`     | `auth` and `config` subcommands in-process, kernel keyring          |
 //! | `auth_tty`          | `auth login` at a real terminal                                     |
 //! | `check_mode`        | `--format nagios` / `captop check`: exit codes, status, perfdata    |
+//! | `cli_messages`      | one-line usage errors (UNKNOWN in check mode), hints, closed pipes   |
 //! | `client`            | the API client against the scripted fault server                    |
 //! | `completions_man`   | shell completions and the man page name every subcommand and flag   |
 //! | `config_files`      | config fixtures, precedence                                         |
@@ -72,6 +73,7 @@ mod auth_cli;
 mod auth_commands;
 mod auth_tty;
 mod check_mode;
+mod cli_messages;
 mod client;
 mod completions_man;
 mod config_files;

@@ -44,8 +44,8 @@ async fn config_in(dir: &Path, up: &FaultServer) -> PathBuf {
 
 /// `captop args…` with the config of two services, in a blocking thread.
 async fn run(config: &Path, args: &[&str]) -> crate::check_mode::Run {
-    let mut all = vec!["--config".to_owned(), config.display().to_string()];
-    all.extend(args.iter().map(|a| (*a).to_owned()));
+    let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    all.extend(["--config".to_owned(), config.display().to_string()]);
     tokio::task::spawn_blocking(move || {
         let dir = tempfile::tempdir().unwrap();
         captop_in(&all, dir.path())

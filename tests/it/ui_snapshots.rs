@@ -429,6 +429,7 @@ fn unauthorized() {
         ApiError::Unauthorized {
             endpoint: Endpoint::Capacity,
             message: "invalid API key".into(),
+            fix: "run `captop auth login`".into(),
         },
     );
     f.schedule(0, Some(Pause::Unauthorized));

@@ -87,6 +87,7 @@ impl MeteredSource for Scripted {
             Reply::Unauthorized => Some(ApiError::Unauthorized {
                 endpoint,
                 message: "invalid key".into(),
+                fix: "run `captop auth login`".into(),
             }),
             Reply::Down => Some(ApiError::Connect {
                 endpoint,

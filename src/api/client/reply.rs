@@ -121,12 +121,25 @@ impl Client {
         if status == StatusCode::UNAUTHORIZED {
             let message =
                 error_text(&body, key).unwrap_or_else(|| "the service gave no reason".to_owned());
-            return ApiError::Unauthorized { endpoint, message };
+            return ApiError::Unauthorized {
+                endpoint,
+                message,
+                fix: self.inner.rejected_key_fix.clone(),
+            };
         }
+        // The spec's base URL ends in the API's version; a 404 below one without it is the
+        // usual copy-and-paste slip.
+        let base = &self.inner.display_url;
+        let hint = if status == StatusCode::NOT_FOUND && !base.ends_with("/v1") {
+            format!(" — the base URL should end in /v1: try {base}/v1")
+        } else {
+            String::new()
+        };
         ApiError::Status {
             endpoint,
             status: status.as_u16(),
             excerpt: error_text(&body, key).unwrap_or_else(|| excerpt(&body, key)),
+            hint,
         }
     }
 }

@@ -77,10 +77,9 @@ pub(super) fn redact_in_place(s: &mut String, key: Option<&ApiKey>) {
     }
 }
 
-/// `s` with the key replaced, when the key is in it.
+/// `s` with the key replaced, when the key is in it ([`ApiKey::redacted_in`]).
 pub(super) fn redacted(s: &str, key: Option<&ApiKey>) -> Option<String> {
-    let key = key.map(ApiKey::expose).filter(|k| !k.is_empty())?;
-    s.contains(key).then(|| s.replace(key, "***"))
+    key?.redacted_in(s)
 }
 
 /// Removes `<…>` tags, and the contents of `<script>` and `<style>` elements, which are never

@@ -26,7 +26,7 @@ impl Client {
         };
         let reason = match &self.inner.api_key {
             // Belt and braces: no library message should carry the key, but never let one.
-            Some(key) if reason.contains(key.expose()) => "connection failed".to_owned(),
+            Some(key) if key.redacted_in(&reason).is_some() => "connection failed".to_owned(),
             _ => reason,
         };
         ApiError::Connect { endpoint, reason }
@@ -41,6 +41,10 @@ pub fn short_reason(err: &(dyn std::error::Error + 'static)) -> String {
     while let Some(e) = source {
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
             use std::io::ErrorKind::*;
+            if plain_http_answer(io) {
+                return "the server answered in plain HTTP, not HTTPS — use http:// instead of https://"
+                    .to_owned();
+            }
             let phrase = match io.kind() {
                 ConnectionRefused => Some("connection refused"),
                 ConnectionReset => Some("connection reset"),
@@ -66,4 +70,21 @@ pub fn short_reason(err: &(dyn std::error::Error + 'static)) -> String {
     } else {
         reason
     }
+}
+
+/// Whether the TLS handshake failed because the server answered in plain HTTP (its first byte
+/// is no TLS record type): an `https://` URL for an `http://` server.
+fn plain_http_answer(io: &std::io::Error) -> bool {
+    use tokio_rustls::rustls::{Error, InvalidMessage};
+    // The TLS error sits inside an I/O error, which may sit inside another.
+    let Some(inner) = io.get_ref() else {
+        return false;
+    };
+    if let Some(io) = inner.downcast_ref::<std::io::Error>() {
+        return plain_http_answer(io);
+    }
+    matches!(
+        inner.downcast_ref::<Error>(),
+        Some(Error::InvalidMessage(InvalidMessage::InvalidContentType))
+    )
 }

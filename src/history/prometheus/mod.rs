@@ -83,7 +83,9 @@ pub enum PrometheusError {
     #[error("{0}")]
     Answer(String),
     /// Prometheus holds no figures of a kind near the instant.
-    #[error("Prometheus holds no {what} figures within {minutes} minutes before {at}")]
+    #[error("Prometheus holds no {what} figures within {minutes} minutes before {at}{}", family.map(|f| format!(
+        " but has the others: keep {f} in its scrape of `captop serve`'s /metrics (metric_relabel_configs)"
+    )).unwrap_or_default())]
     Missing {
         /// "route" or "/utilization".
         what: &'static str,
@@ -91,6 +93,8 @@ pub enum PrometheusError {
         minutes: i64,
         /// The instant, RFC 3339.
         at: String,
+        /// The family it lacks while it has the other kind's, when that is the cause.
+        family: Option<&'static str>,
     },
 }
 
