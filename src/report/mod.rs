@@ -416,6 +416,7 @@ pub fn once_parts(
         OneShot::unshared()
     } else {
         OneShot::open(client.base_url(), settings.budget)
+            .with_max_retry_after(settings.max_retry_after)
     };
     (options, budget)
 }

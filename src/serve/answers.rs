@@ -130,11 +130,7 @@ impl Routes {
                 };
                 send(headers, body, self.cache_control(&snapshot))
             }
-            "/ready" if snapshot.ready() => plain(StatusCode::OK, "ready\n"),
-            "/ready" => plain(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &format!("not ready: {}\n", snapshot.upstream.describe()),
-            ),
+            "/ready" => ready(&snapshot),
             _ => error(StatusCode::NOT_FOUND, "no such endpoint"),
         }
     }
@@ -202,6 +198,22 @@ impl Routes {
             None => not_yet(snapshot, "the relay has no figures yet"),
         }
     }
+}
+
+/// `/ready`: 200 once both reports are there, else 503, and why in a line; a 429 hold on the
+/// requests to the service is said either way (it may have come from another captop of the
+/// user, through the budget file they share).
+fn ready(snapshot: &Snapshot) -> Reply {
+    let hold = snapshot.status.hold_text(chrono::Utc::now());
+    if snapshot.ready() {
+        let text = hold.map_or_else(|| "ready\n".to_owned(), |hold| format!("ready; {hold}\n"));
+        return plain(StatusCode::OK, &text);
+    }
+    let why = hold.unwrap_or_else(|| snapshot.upstream.describe());
+    plain(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &format!("not ready: {why}\n"),
+    )
 }
 
 /// Whole seconds until `at`, rounded up; 0 when unknown or past.
@@ -428,5 +440,45 @@ mod tests {
         assert!(public.contains("id=\"state\">starting<"), "{public}");
         assert!(!public.contains("Active alerts"), "{public}");
         assert!(page(&authorized).contains("Active alerts"));
+    }
+
+    fn body_of(reply: Reply) -> String {
+        let body = futures::executor::block_on(http_body_util::BodyExt::collect(reply.into_body()));
+        String::from_utf8_lossy(&body.map(|b| b.to_bytes()).unwrap_or_default()).into_owned()
+    }
+
+    #[test]
+    fn a_429_hold_from_the_shared_budget_file_is_said_on_the_page_and_on_ready() {
+        let mut relay = super::super::snapshot::Relay::new();
+        let status = crate::poll::ScheduleStatus {
+            requested_interval: std::time::Duration::from_secs(5),
+            budget_interval: std::time::Duration::from_secs(5),
+            interval: std::time::Duration::from_secs(5),
+            shared_by: 1,
+            next_poll_at: None,
+            budget_used: 0,
+            budget_limit: 60,
+            pause: Some(crate::poll::Pause::RateLimited {
+                until: Instant::now() + std::time::Duration::from_secs(600),
+            }),
+            note: None,
+        };
+        relay.apply(crate::poll::PollEvent::Schedule(status), chrono::Utc::now());
+        let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
+        let routes = Routes::new(snapshot, None);
+        let ready = routes.answer(&Method::GET, "/ready", &HeaderMap::new());
+        assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let ready = body_of(ready);
+        assert!(
+            ready.starts_with("not ready: no request to the service before ")
+                && ready.contains("): a 429 hold, kept in the request budget file"),
+            "{ready}"
+        );
+        let page = body_of(routes.answer(&Method::GET, "/", &HeaderMap::new()));
+        assert!(page.contains("id=\"state\">rate limited<"), "{page}");
+        assert!(
+            page.contains("<p id=\"hold\">No request to the service before "),
+            "{page}"
+        );
     }
 }
