@@ -24,8 +24,9 @@ use super::pacing::{Pace, Verdict};
 use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
 use super::shared::{self, SharedBudget};
 use super::{MAX_BUDGET, PollCommand, PollEvent, ScheduleStatus};
+use crate::api::client::relay::Relayed;
 use crate::api::model::{CapacityReport, Health, UtilizationReport};
-use crate::api::{ApiError, Client};
+use crate::api::{ApiError, Client, Endpoint};
 
 /// The answers of one poll.
 pub type PollResults = (
@@ -42,6 +43,12 @@ pub trait MeteredSource: Send + Sync + 'static {
     /// What the shared budget is keyed by: the origin of the service (scheme, host, port; see
     /// [`shared::origin`]).
     fn budget_key(&self) -> String;
+    /// What a captop relay said of `endpoint`'s figures in the last poll's answer (`None`: no
+    /// relay).
+    fn relayed(&self, endpoint: crate::api::Endpoint) -> Option<Relayed> {
+        let _ = endpoint;
+        None
+    }
 }
 
 impl MeteredSource for Client {
@@ -55,6 +62,10 @@ impl MeteredSource for Client {
 
     fn budget_key(&self) -> String {
         shared::origin(self.base_url())
+    }
+
+    fn relayed(&self, endpoint: crate::api::Endpoint) -> Option<Relayed> {
+        Client::relayed(self, endpoint)
     }
 }
 
@@ -159,6 +170,8 @@ struct Driver<S> {
     health_wanted: bool,
     /// Lines for the log, sent with the next status.
     warnings: Vec<String>,
+    /// The reports last passed on as a relay's stale figures.
+    last_stale: super::relayed::LastStale,
 }
 
 async fn run<S: MeteredSource>(
@@ -309,6 +322,7 @@ impl<S: MeteredSource> Driver<S> {
             health_last: None,
             health_wanted: true,
             warnings: Vec::new(),
+            last_stale: [None, None],
         }
     }
 
@@ -474,20 +488,18 @@ impl<S: MeteredSource> Driver<S> {
             PollOutcome::Failed | PollOutcome::Unauthorized => self.health_wanted = true,
             PollOutcome::Success => {}
         }
-        let seq = self.last_seq();
-        let received_at = Utc::now();
-        self.send(PollEvent::Capacity {
-            seq,
-            received_at,
-            result: capacity,
-        })
-        .await?;
-        self.send(PollEvent::Utilization {
-            seq,
-            received_at,
-            result: utilization,
-        })
-        .await
+        let relayed = [Endpoint::Capacity, Endpoint::Utilization].map(|e| self.source.relayed(e));
+        let events = super::relayed::poll_events(
+            self.last_seq(),
+            Utc::now(),
+            (capacity, utilization),
+            relayed,
+            &mut self.last_stale,
+        );
+        for event in events {
+            self.send(event).await?;
+        }
+        Ok(())
     }
 
     fn last_seq(&self) -> u64 {

@@ -45,6 +45,7 @@ pub mod driver;
 pub mod one_shot;
 pub mod outcome;
 pub mod pacing;
+pub mod relayed;
 pub mod scheduler;
 pub mod shared;
 
