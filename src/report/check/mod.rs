@@ -148,14 +148,13 @@ pub fn too_old(
     if age <= thresholds.max_age {
         return None;
     }
-    let sentence = |d| crate::format::duration(d, crate::format::Precision::Sentence);
     let why = store
         .failure_text()
         .map_or_else(String::new, |why| format!(" — {why}"));
     Some(format!(
         "the figures are {} old, past the check's max_age of {}{why}",
-        sentence(age),
-        sentence(thresholds.max_age)
+        crate::format::age_text(now, oldest),
+        crate::format::duration(thresholds.max_age, crate::format::Precision::Sentence)
     ))
 }
 
