@@ -1,11 +1,12 @@
 //! `captop --once`: fetch both reports concurrently, print them in the format asked for, exit.
 //!
-//! In a straight line: fetch, apply the pair to a fresh [`Store`] ([`Store::of_reports`]),
-//! record it in the history and fit the forecasts, render once, print. Every format draws
+//! In a straight line: fetch, apply the pair to a fresh [`Store`] as the poller's events
+//! ([`crate::poll::relayed::poll_events`]: behind a relay, with the figures' true age and
+//! staleness), record it in the history and fit the forecasts, render once, print. Every format draws
 //! from the store; rendering is pure (store in, text out) so it is tested without a network;
 //! [`run`] is the thin edge that fetches and writes, inside the request budget shared with
 //! every other captop of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings
-//! included), 1 the figures could not be had; check mode (`--format nagios`) exits as a
+//! included, a relay's stale figures too), 1 the figures could not be had; check mode (`--format nagios`) exits as a
 //! monitoring plugin does, 0 to 3. Each format has its own module: [`table`], [`json`],
 //! [`markdown`], [`nagios`], [`prometheus`].
 
