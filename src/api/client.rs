@@ -123,6 +123,8 @@ struct Inner {
     alerts_url: Url,
     /// The routes of the last `/capacity`, whose texts the next one shares where they are equal.
     last_routes: capacity_body::LastRoutes,
+    /// What a relay said of the last `/capacity` and `/utilization` figures.
+    relayed: [std::sync::Mutex<Option<relay::Relayed>>; 2],
 }
 
 impl std::fmt::Debug for Client {
@@ -192,6 +194,7 @@ impl Client {
                 history_url,
                 alerts_url,
                 last_routes: capacity_body::LastRoutes::default(),
+                relayed: Default::default(),
             }),
         })
     }
@@ -274,6 +277,7 @@ impl Client {
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         if response.status() == StatusCode::OK {
+            self.keep_relayed(endpoint, relay::Relayed::of(response.headers()));
             self.decode_report(endpoint, &mut response).await
         } else {
             Err(self.refusal(endpoint, url, &mut response).await)

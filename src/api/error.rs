@@ -137,6 +137,15 @@ pub enum ApiError {
     /// The HTTP client itself could not be set up (e.g. the TLS backend failed to start).
     #[error("could not set up the HTTP client: {0}")]
     ClientSetup(String),
+    /// A captop relay answered with the last figures it had, which it could not renew: they
+    /// stand, as old as they are, but are not of now.
+    #[error("the relay could not renew the figures of {endpoint}: {reason}")]
+    RelayStale {
+        /// The endpoint that answered.
+        endpoint: Endpoint,
+        /// Why, as the relay said it (sanitized, one line).
+        reason: String,
+    },
     /// A metered endpoint was asked for without a key.
     #[error("no API key — run `captop auth login`, set CAPTOP_API_KEY, or pass --api-key-file")]
     MissingKey,

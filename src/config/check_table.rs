@@ -31,6 +31,28 @@ pub struct CheckProfile {
     pub sells_out_within_warning: Option<Hours>,
     /// Critical when a route is forecast to sell out within this many hours.
     pub sells_out_within_critical: Option<Hours>,
+    /// Seconds past which the figures are too old to judge: UNKNOWN, as monitoring plugins
+    /// treat stale data (a relay that could not renew its figures serves them as they were).
+    pub max_age: Option<MaxAge>,
+}
+
+/// A number of seconds from 1 to a day.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "f64")]
+pub struct MaxAge(pub std::time::Duration);
+
+impl TryFrom<f64> for MaxAge {
+    type Error = ValueError;
+    fn try_from(v: f64) -> Result<MaxAge, ValueError> {
+        if v.is_finite() && (1.0..=86_400.0).contains(&v) {
+            Ok(MaxAge(std::time::Duration::from_secs_f64(v)))
+        } else {
+            Err(ValueError::Seconds {
+                max: 86_400,
+                value: v,
+            })
+        }
+    }
 }
 
 /// A positive number of hours (up to a year).

@@ -93,6 +93,8 @@ pub struct Profile {
     pub api_key_command: Option<String>,
     /// `api_key_command_timeout`.
     pub api_key_command_timeout: Option<Duration>,
+    /// `max_retry_after`.
+    pub max_retry_after: Option<Duration>,
     /// `color`.
     pub color: Option<ColorChoice>,
     /// `ascii`.
@@ -125,6 +127,7 @@ impl Profile {
         crit_pct: None,
         api_key_command: None,
         api_key_command_timeout: None,
+        max_retry_after: None,
         color: None,
         ascii: None,
         allow_insecure_http: None,
@@ -251,6 +254,7 @@ struct RawFile {
     crit_pct: Option<Spanned<Pct>>,
     api_key_command: Option<CommandLine>,
     api_key_command_timeout: Option<Secs<600>>,
+    max_retry_after: Option<Secs<3600>>,
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
@@ -274,6 +278,7 @@ struct RawProfile {
     crit_pct: Option<Spanned<Pct>>,
     api_key_command: Option<CommandLine>,
     api_key_command_timeout: Option<Secs<600>>,
+    max_retry_after: Option<Secs<3600>>,
     color: Option<ColorChoice>,
     ascii: Option<bool>,
     allow_insecure_http: Option<bool>,
@@ -315,6 +320,7 @@ fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile,
         crit_pct: crit.map(|(v, _)| v),
         api_key_command: raw.api_key_command.map(|c| c.0),
         api_key_command_timeout: raw.api_key_command_timeout.map(|s| s.0),
+        max_retry_after: raw.max_retry_after.map(|s| s.0),
         color: raw.color,
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,
@@ -372,16 +378,13 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         };
         invalid_at(path, text, offset, crate::text::fit(&message, 400))
     })?;
-    let default_profile = match raw.default_profile {
-        Some(name) => {
-            let span = name.span();
-            let name = name.into_inner();
-            check_profile_name(&name)
-                .map_err(|e| invalid_at(path, text, span.start, e.to_string()))?;
-            Some((name, span))
-        }
-        None => None,
-    };
+    let default_profile = (raw.default_profile.map(|name| {
+        let span = name.span();
+        let name = name.into_inner();
+        check_profile_name(&name).map_err(|e| invalid_at(path, text, span.start, e.to_string()))?;
+        Ok((name, span))
+    }))
+    .transpose()?;
     let at = |p: Problem| invalid_at(path, text, p.at, p.message);
     let top_habits = Habits::read(raw.keys, raw.theme, "").map_err(at)?;
     let mut profiles = BTreeMap::new();
@@ -424,6 +427,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         crit_pct: raw.crit_pct,
         api_key_command: raw.api_key_command,
         api_key_command_timeout: raw.api_key_command_timeout,
+        max_retry_after: raw.max_retry_after,
         color: raw.color,
         ascii: raw.ascii,
         allow_insecure_http: raw.allow_insecure_http,

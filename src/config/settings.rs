@@ -38,6 +38,9 @@ pub struct Settings {
     pub max_body_bytes: usize,
     /// Whole-request timeout.
     pub timeout: Duration,
+    /// Longest a 429 holds the polls (`max_retry_after`, at most an hour: the shared budget
+    /// file keeps no longer hold).
+    pub max_retry_after: Duration,
     /// Fill percentage from which a route shows as a warning.
     pub warn_pct: u8,
     /// Fill percentage from which a route shows as critical.
@@ -198,6 +201,9 @@ impl Settings {
             budget,
             max_body_bytes: max_body_mib as usize * 1024 * 1024,
             timeout,
+            max_retry_after: profile
+                .max_retry_after
+                .unwrap_or(crate::poll::DEFAULT_MAX_RETRY_AFTER),
             warn_pct: profile.warn_pct.unwrap_or(DEFAULT_WARN_PCT),
             crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),
             color,

@@ -62,6 +62,7 @@ pub fn wire(
         store.warn(&why, chrono::Utc::now());
     }
     let mut config = crate::poll::PollConfig::new(settings.interval, settings.budget);
+    config.schedule.max_retry_after = settings.max_retry_after;
     if demo {
         // The in-process demo service talks to this process only: its budget stays here.
         config.sharing = crate::poll::BudgetSharing::Off;

@@ -18,8 +18,9 @@
 //! Every `at_ms` is the service's `generated_at`, UNIX milliseconds: history runs on the
 //! service's clock. The file is SQLite in WAL mode: one writer at a time (the others wait up to
 //! [`BUSY_TIMEOUT`] and then skip their sample), readers never blocked by it. A file whose
-//! `application_id` or `user_version` is not this schema's is not ours: moved aside when opened
-//! for writing, refused when opened read-only.
+//! `application_id` or `user_version` is not this schema's is not ours, nor one whose pages
+//! fail `PRAGMA quick_check` (damaged): moved aside when opened for writing, refused when opened
+//! read-only.
 
 use std::fs;
 use std::io;
@@ -169,11 +170,18 @@ pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, H
     )
     .map_err(sqlite)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
-    match whose(&conn, origin) {
+    match whose(&conn, origin).and_then(|why| match why {
+        None => damaged(&conn),
+        why => Ok(why),
+    }) {
         Ok(None) => Ok(Some(conn)),
         Ok(Some(why)) => Err(HistoryError::NotOurs {
             path: path.to_path_buf(),
             why,
+        }),
+        Err(source) if is_not_a_database(&source) => Err(HistoryError::NotOurs {
+            path: path.to_path_buf(),
+            why: format!("damaged ({source})"),
         }),
         Err(source) => Err(sqlite(source)),
     }
@@ -211,6 +219,8 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
         .map_err(sqlite)?;
     if fresh == 0 {
         create_schema(&conn, origin).map_err(sqlite)?;
+    } else if let Some(why) = damaged(&conn).map_err(sqlite)? {
+        return Err(Refused::NotOurs(why));
     }
     Ok(conn)
 }
@@ -292,6 +302,14 @@ fn whose(conn: &Connection, origin: &str) -> rusqlite::Result<Option<String>> {
         Some(_) => Some("the history of another service".to_owned()),
         None => Some("missing its origin".to_owned()),
     })
+}
+
+/// `None` when SQLite's `PRAGMA quick_check` finds the file's pages sound, else what it found
+/// first: pages overwritten by garbage can read as values of the wrong type rather than fail
+/// as corrupt, and a writer on such a file would fail at every report.
+pub fn damaged(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let first: String = conn.query_row("PRAGMA quick_check(1)", [], |row| row.get(0))?;
+    Ok((first != "ok").then(|| format!("damaged ({})", crate::text::fit(&first, 80))))
 }
 
 /// Whether SQLite refused the file as not a database (or a damaged one).

@@ -259,6 +259,16 @@ fn run(
                 }
             }
             Err(e) => {
+                let damaged = super::db::is_not_a_database(&e)
+                    || !super::write::is_full(&e)
+                        && super::db::damaged(w.conn())
+                            .map_or_else(|e| super::db::is_not_a_database(&e), |why| why.is_some());
+                if damaged {
+                    // Damaged under us: the next report opens it again, which moves it aside
+                    // and says so in one line.
+                    writer = None;
+                    continue;
+                }
                 if !failing {
                     let why = if super::write::is_full(&e) {
                         "the disk is full".to_owned()
@@ -270,10 +280,6 @@ fn run(
                          recording resumes when it can"
                     ));
                     failing = true;
-                }
-                if super::db::is_not_a_database(&e) {
-                    // Damaged under us: open again, which moves it aside.
-                    writer = None;
                 }
             }
         }

@@ -483,3 +483,84 @@ fn every_instant_of_the_last_days_is_reached_across_the_tiers_handover() {
     let past = at(24 * 3600 - 60).unwrap();
     assert_eq!(past.then_ms, t(6 * 3600 - 5 * 60).timestamp_millis());
 }
+
+/// Garbage over the pages after the first few of a real history file, as a failing disk leaves
+/// them: the schema and `meta` still read, the samples do not.
+fn damage_pages(path: &std::path::Path) {
+    let mut bytes = fs::read(path).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 8 * page, "{} bytes", bytes.len());
+    let mut x: u32 = 0x2545_f491;
+    for b in &mut bytes[4 * page..] {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *b = x.to_le_bytes()[0];
+    }
+    fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let slugs: Vec<String> = (0..400).map(|i| format!("route-{i:03}")).collect();
+    let routes_at =
+        |sold: i64| -> Vec<(&str, i64)> { slugs.iter().map(|s| (s.as_str(), sold)).collect() };
+    {
+        let (mut w, _) = h.writer().unwrap();
+        for m in 0..4 {
+            w.capacity(&report(t(m * 60), &routes_at(m * 7))).unwrap();
+        }
+    }
+    damage_pages(h.path());
+    // `history info` reads it read-only: refused as damaged, never a span from 1970.
+    let read = h
+        .reader()
+        .map(|c| c.and_then(|c| read::span(&c).ok().flatten()));
+    assert!(
+        matches!(
+            &read,
+            Err(HistoryError::Corrupt(_) | HistoryError::NotOurs { .. })
+        ),
+        "{read:?}"
+    );
+
+    let recorder = Recorder::start(h.clone());
+    for m in 10..14 {
+        recorder.capacity(Arc::new(report(t(m * 60), &routes_at(m))));
+    }
+    let newest = t(13 * 60).timestamp_millis();
+    let mut warnings = Vec::new();
+    for _ in 0..500 {
+        warnings.extend(recorder.take_warnings());
+        let recorded = h
+            .reader()
+            .ok()
+            .flatten()
+            .and_then(|c| read::span(&c).ok().flatten());
+        if recorded.is_some_and(|(_, last)| last == newest) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    recorder.close();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("damaged") && warnings[0].contains("moved to"),
+        "{}",
+        warnings[0]
+    );
+    let aside = fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".bad-"))
+        .count();
+    assert_eq!(aside, 1, "the damaged file is kept aside");
+    let conn = h.reader().unwrap().unwrap();
+    assert_eq!(
+        read::span(&conn).unwrap(),
+        Some((t(600).timestamp_millis(), newest)),
+        "every report after the damage is recorded in the fresh file"
+    );
+}

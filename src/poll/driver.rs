@@ -24,8 +24,9 @@ use super::pacing::{Pace, Verdict};
 use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
 use super::shared::{self, SharedBudget};
 use super::{MAX_BUDGET, PollCommand, PollEvent, ScheduleStatus};
+use crate::api::client::relay::Relayed;
 use crate::api::model::{CapacityReport, Health, UtilizationReport};
-use crate::api::{ApiError, Client};
+use crate::api::{ApiError, Client, Endpoint};
 
 /// The answers of one poll.
 pub type PollResults = (
@@ -42,6 +43,12 @@ pub trait MeteredSource: Send + Sync + 'static {
     /// What the shared budget is keyed by: the origin of the service (scheme, host, port; see
     /// [`shared::origin`]).
     fn budget_key(&self) -> String;
+    /// What a captop relay said of `endpoint`'s figures in the last poll's answer (`None`: no
+    /// relay).
+    fn relayed(&self, endpoint: crate::api::Endpoint) -> Option<Relayed> {
+        let _ = endpoint;
+        None
+    }
 }
 
 impl MeteredSource for Client {
@@ -55,6 +62,10 @@ impl MeteredSource for Client {
 
     fn budget_key(&self) -> String {
         shared::origin(self.base_url())
+    }
+
+    fn relayed(&self, endpoint: crate::api::Endpoint) -> Option<Relayed> {
+        Client::relayed(self, endpoint)
     }
 }
 
@@ -157,6 +168,10 @@ struct Driver<S> {
     health_gap: Duration,
     health_last: Option<Instant>,
     health_wanted: bool,
+    /// Lines for the log, sent with the next status.
+    warnings: Vec<String>,
+    /// The reports last passed on as a relay's stale figures.
+    last_stale: super::relayed::LastStale,
 }
 
 async fn run<S: MeteredSource>(
@@ -306,6 +321,8 @@ impl<S: MeteredSource> Driver<S> {
             health_gap: config.health_gap,
             health_last: None,
             health_wanted: true,
+            warnings: Vec::new(),
+            last_stale: [None, None],
         }
     }
 
@@ -352,8 +369,7 @@ impl<S: MeteredSource> Driver<S> {
                         Verdict::Granted => None,
                         Verdict::Slot { at_ms } => Some(at_ms),
                         Verdict::Paused { until_ms } => {
-                            self.scheduler
-                                .rate_limited_elsewhere(now, self.clock.instant(until_ms));
+                            self.inherit_hold(now, until_ms);
                             return false;
                         }
                         Verdict::Full { room_at_ms } => {
@@ -370,6 +386,29 @@ impl<S: MeteredSource> Driver<S> {
         }
         self.own_window.record(now_ms, n);
         true
+    }
+
+    /// Holds the polls for a 429 another captop of the user published in the shared budget
+    /// file (at most [`SchedulerConfig::max_retry_after`] from now), and says so once a hold.
+    fn inherit_hold(&mut self, now: Instant, until_ms: u64) {
+        let cap = self.scheduler.config().max_retry_after;
+        let until = self.clock.instant(until_ms).min(now + cap);
+        let until_ms_capped = self.clock.millis(until);
+        if until_ms_capped < until_ms
+            && let Some(shared) = &self.shared
+            && let Err(e) = shared.cut_pause(self.clock.millis(now), until_ms_capped)
+        {
+            self.unshare(&e);
+        }
+        if self.scheduler.rate_limited_elsewhere(now, until) {
+            let wall: chrono::DateTime<Utc> = self.clock.wall(until).into();
+            self.warnings.push(format!(
+                "holding every request until {} (in {}): another captop of yours was answered \
+                 429, as the budget file shared with it says",
+                wall.format("%H:%M:%S UTC"),
+                crate::format::duration(until - now, crate::format::Precision::Sentence)
+            ));
+        }
     }
 
     /// The state file failed: go on with this process's own budget, and say so.
@@ -396,6 +435,9 @@ impl<S: MeteredSource> Driver<S> {
     }
 
     async fn publish_status(&mut self, now: Instant) -> Result<(), ()> {
+        for warning in std::mem::take(&mut self.warnings) {
+            self.send(PollEvent::Warning(warning)).await?;
+        }
         let used = self.budget_used(now);
         let status = self
             .scheduler
@@ -413,11 +455,24 @@ impl<S: MeteredSource> Driver<S> {
 
     async fn poll_answered(&mut self, (capacity, utilization): PollResults) -> Result<(), ()> {
         let now = now();
-        let outcome = PollOutcome::classify(
+        let mut outcome = PollOutcome::classify(
             [capacity.as_ref().err(), utilization.as_ref().err()],
             self.clock.wall(now),
             self.scheduler.config().default_retry_after,
         );
+        let cap = self.scheduler.config().max_retry_after;
+        if let PollOutcome::RateLimited { wait } = &mut outcome
+            && *wait > cap
+        {
+            let sentence = |d| crate::format::duration(d, crate::format::Precision::Sentence);
+            self.warnings.push(format!(
+                "the service asked to wait {} (Retry-After); captop waits {} instead, \
+                 its max_retry_after",
+                sentence(*wait),
+                sentence(cap)
+            ));
+            *wait = cap;
+        }
         self.scheduler.poll_finished(now, outcome);
         match outcome {
             PollOutcome::RateLimited { .. } => {
@@ -433,20 +488,18 @@ impl<S: MeteredSource> Driver<S> {
             PollOutcome::Failed | PollOutcome::Unauthorized => self.health_wanted = true,
             PollOutcome::Success => {}
         }
-        let seq = self.last_seq();
-        let received_at = Utc::now();
-        self.send(PollEvent::Capacity {
-            seq,
-            received_at,
-            result: capacity,
-        })
-        .await?;
-        self.send(PollEvent::Utilization {
-            seq,
-            received_at,
-            result: utilization,
-        })
-        .await
+        let relayed = [Endpoint::Capacity, Endpoint::Utilization].map(|e| self.source.relayed(e));
+        let events = super::relayed::poll_events(
+            self.last_seq(),
+            Utc::now(),
+            (capacity, utilization),
+            relayed,
+            &mut self.last_stale,
+        );
+        for event in events {
+            self.send(event).await?;
+        }
+        Ok(())
     }
 
     fn last_seq(&self) -> u64 {

@@ -45,6 +45,7 @@ pub mod driver;
 pub mod one_shot;
 pub mod outcome;
 pub mod pacing;
+pub mod relayed;
 pub mod scheduler;
 pub mod shared;
 
@@ -92,6 +93,9 @@ pub enum PollEvent {
 pub const DEFAULT_BUDGET: u32 = 60;
 /// Highest budget captop accepts per minute: the service's own limit.
 pub const MAX_BUDGET: u32 = 120;
+/// Longest a 429 holds the polls unless `max_retry_after` says otherwise: a `Retry-After` of a
+/// day (or an HTTP date a year away) would otherwise stop every captop of the user for as long.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(600);
 /// The window the budget counts requests over, as the service counts its limit.
 pub const BUDGET_WINDOW: Duration = Duration::from_secs(60);
 

@@ -90,6 +90,8 @@ pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Gate {
 #[derive(Debug)]
 pub struct OneShot {
     budget: Option<SharedBudget>,
+    /// Longest hold a 429 it gets publishes (`max_retry_after`).
+    max_retry_after: Duration,
 }
 
 impl OneShot {
@@ -101,12 +103,25 @@ impl OneShot {
         let budget = shared::default_dir().and_then(|dir| {
             SharedBudget::open(&dir, &shared::origin(base_url), shared::next_id(), pace).ok()
         });
-        OneShot { budget }
+        OneShot {
+            budget,
+            max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
+        }
     }
 
     /// No sharing: for a service no other process talks to (the in-process `--demo` one).
     pub fn unshared() -> OneShot {
-        OneShot { budget: None }
+        OneShot {
+            budget: None,
+            max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
+        }
+    }
+
+    /// The same, publishing no 429 hold longer than `cap` (`max_retry_after`).
+    #[must_use]
+    pub fn with_max_retry_after(mut self, cap: Duration) -> OneShot {
+        self.max_retry_after = cap;
+        self
     }
 
     /// Records the fetch's requests, waiting up to `patience` for room; `Err` says why the
@@ -140,7 +155,9 @@ impl OneShot {
             return;
         };
         let now = SystemTime::now();
-        let wait = retry_after.map_or(DEFAULT_RETRY_AFTER, |r| r.delay_from(now));
+        let wait = retry_after
+            .map_or(DEFAULT_RETRY_AFTER, |r| r.delay_from(now))
+            .min(self.max_retry_after);
         let now_ms = unix_ms(now);
         let until = now_ms.saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
         let _ = budget.publish_pause(now_ms, until);

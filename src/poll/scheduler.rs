@@ -38,6 +38,9 @@ pub struct SchedulerConfig {
     pub requests_per_poll: u32,
     /// Wait after a 429 without a usable `Retry-After`.
     pub default_retry_after: Duration,
+    /// Longest a 429 holds the polls (`max_retry_after`): a longer `Retry-After`, or a longer
+    /// hold found in the shared budget file, is taken as this, and the log says so.
+    pub max_retry_after: Duration,
     /// First backoff ceiling after a transient failure.
     pub backoff_base: Duration,
     /// Largest backoff ceiling.
@@ -60,6 +63,7 @@ impl Default for SchedulerConfig {
             budget_window: super::BUDGET_WINDOW,
             requests_per_poll: 2,
             default_retry_after: Duration::from_secs(30),
+            max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
             backoff_base: Duration::from_secs(1),
             backoff_cap: Duration::from_secs(60),
             widen_cap: Duration::from_secs(300),
@@ -321,17 +325,18 @@ impl Scheduler {
     /// and slow down as after a 429 of this one's own, so that the instances together come
     /// back slower than they went. A hold this one knows already (its own 429, read back from
     /// the shared file, ends within a second of it) changes nothing.
-    pub fn rate_limited_elsewhere(&mut self, now: Instant, until: Instant) {
+    pub fn rate_limited_elsewhere(&mut self, now: Instant, until: Instant) -> bool {
         let known = self
             .rate_limited_until
             .is_some_and(|u| until <= u + Duration::from_secs(1));
         if known || until <= now {
-            return;
+            return false;
         }
         self.hold_for_rate_limit(until);
         self.resume_at_hold = true;
         self.widening.on_rate_limited();
         self.quiet_mark = now;
+        true
     }
 
     /// When the rate-limit hold ends, if one was ever set (it may be in the past).

@@ -177,6 +177,14 @@ impl SharedBudget {
         self.with_state(Some(now_ms), |state| state.pause_until(until_ms))
     }
 
+    /// Cuts a pause in the file that lasts past `until_ms` back to it: a hold longer than this
+    /// poller's `max_retry_after` is honoured that long, once, not again at every claim.
+    pub fn cut_pause(&self, now_ms: u64, until_ms: u64) -> io::Result<()> {
+        self.with_state(Some(now_ms), |state| {
+            state.paused_until_ms = state.paused_until_ms.map(|u| u.min(until_ms));
+        })
+    }
+
     /// This poller ends: the others take over its share. (Also done on drop.)
     pub fn leave(&self) -> io::Result<()> {
         let who = self.who;

@@ -1,11 +1,12 @@
 //! `captop --once`: fetch both reports concurrently, print them in the format asked for, exit.
 //!
-//! In a straight line: fetch, apply the pair to a fresh [`Store`] ([`Store::of_reports`]),
-//! record it in the history and fit the forecasts, render once, print. Every format draws
+//! In a straight line: fetch, apply the pair to a fresh [`Store`] as the poller's events
+//! ([`crate::poll::relayed::poll_events`]: behind a relay, with the figures' true age and
+//! staleness), record it in the history and fit the forecasts, render once, print. Every format draws
 //! from the store; rendering is pure (store in, text out) so it is tested without a network;
 //! [`run`] is the thin edge that fetches and writes, inside the request budget shared with
 //! every other captop of the user ([`OneShot`]). Exit codes: 0 figures printed (warnings
-//! included), 1 the figures could not be had; check mode (`--format nagios`) exits as a
+//! included, a relay's stale figures too), 1 the figures could not be had; check mode (`--format nagios`) exits as a
 //! monitoring plugin does, 0 to 3. Each format has its own module: [`table`], [`json`],
 //! [`markdown`], [`nagios`], [`prometheus`].
 
@@ -15,7 +16,7 @@ use std::time::Duration;
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
-use crate::api::{ApiError, Client};
+use crate::api::{ApiError, Client, Endpoint};
 use crate::cli::Format;
 use crate::history::Prepared;
 use crate::history::past::PastSource;
@@ -50,6 +51,10 @@ pub enum OnceError {
     /// Check mode's timeout (`-t`, as people read it) passed before the answer came.
     #[error("timed out: no answer within {0} (-t)")]
     TimedOut(String),
+    /// Check mode: the figures are older than its `max_age` (a relay that could not renew
+    /// them); why, in a line.
+    #[error("{0}")]
+    Stale(String),
     /// The store did not keep the reports fetched.
     #[error("the figures were fetched but not taken")]
     NotTaken,
@@ -97,7 +102,13 @@ impl OnceOptions {
 /// The report as `options.format` draws it from the store (check mode: the table).
 fn render(options: &OnceOptions, base_url: &str, store: &Store) -> Result<String, OnceError> {
     let (capacity, utilization) = reports_of(store)?;
-    let warnings: Vec<Warning> = store.broken_rules().cloned().collect();
+    let mut warnings: Vec<Warning> = store.broken_rules().cloned().collect();
+    warnings.extend(
+        stale_warning(store, chrono::Utc::now()).map(|message| Warning {
+            path: "figures".to_owned(),
+            message,
+        }),
+    );
     Ok(match options.format {
         Format::Json => {
             let forecasts = store.forecasts();
@@ -114,6 +125,19 @@ fn render(options: &OnceOptions, base_url: &str, store: &Store) -> Result<String
             render_table(capacity, utilization, base_url, options.style)
         }
     })
+}
+
+/// `the figures are 12 min old (…): the relay could not renew …`, when a relay served figures
+/// it could not renew: `--once` prints them (exit 0) with this warning, on stderr and in JSON's
+/// `warnings`, as it does any other doubt about the figures.
+pub fn stale_warning(store: &Store, now: chrono::DateTime<chrono::Utc>) -> Option<String> {
+    let since = store.stale_since()?;
+    Some(format!(
+        "the figures are {} old (received {}): {}",
+        crate::format::age_text(now, since),
+        since.format("%H:%M:%S UTC"),
+        store.failure_text().unwrap_or_default()
+    ))
 }
 
 /// The store's two reports, which `--once` always has once its fetch succeeded.
@@ -170,7 +194,14 @@ async fn fetched_store(
         .map(|history| tokio::task::spawn_blocking(move || history.prepare()));
     let (capacity, utilization) = fetch(client, budget, patience, deadline).await?;
     let now = chrono::Utc::now();
-    let mut store = Store::of_reports(options.style.thresholds, capacity, utilization, now);
+    let relayed = [Endpoint::Capacity, Endpoint::Utilization].map(|e| client.relayed(e));
+    let mut store = Store::new(options.style.thresholds);
+    let pair = (Ok(capacity), Ok(utilization));
+    for event in crate::poll::relayed::poll_events(1, now, pair, relayed, &mut [None, None]) {
+        store.apply(event, now);
+    }
+    store.fit_forecasts();
+    warnings.extend(stale_warning(&store, now));
     if let Err(why) = seed_days(client, &options.past, &mut store).await {
         warnings.push(why);
     }
@@ -347,7 +378,10 @@ pub async fn check_evaluation(
     let mut warnings = Vec::new();
     let timing = (deadline / 2, Some(deadline));
     let (store, writing) = fetched_store(client, budget, options, timing, &mut warnings).await?;
-    let evaluation = check::evaluate_store(&store, &options.thresholds).ok_or(OnceError::NotTaken);
+    let evaluation = match check::too_old(&store, &options.thresholds, chrono::Utc::now()) {
+        Some(why) => Err(OnceError::Stale(why)),
+        None => check::evaluate_store(&store, &options.thresholds).ok_or(OnceError::NotTaken),
+    };
     written(writing, &mut warnings).await;
     print_history_warnings(&warnings, stderr);
     evaluation
@@ -416,6 +450,7 @@ pub fn once_parts(
         OneShot::unshared()
     } else {
         OneShot::open(client.base_url(), settings.budget)
+            .with_max_retry_after(settings.max_retry_after)
     };
     (options, budget)
 }

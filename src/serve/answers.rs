@@ -4,7 +4,9 @@
 //! ```text
 //! GET /                  public   status page: the upstream's state for all, the figures with a token
 //! GET /v1/capacity       token    latest good CapacityReport | 401 | 502 key rejected | 503 none yet
-//! GET /v1/utilization    token    latest good UtilizationReport | 401 | 502 | 503
+//!                                 (`Age`: seconds since the service gave it; x-captop-stale: why
+//!                                 the relay's last poll failed, while it did)
+//! GET /v1/utilization    token    latest good UtilizationReport | 401 | 502 | 503 (same headers)
 //! GET /v1/health         public   the service's last Health | 503 none yet
 //! GET /v1/openapi.json   public   schemas/openapi.json
 //! GET /metrics           token    Prometheus text (OpenMetrics when asked for in Accept)
@@ -31,8 +33,9 @@ use super::readers::OpenConnections;
 use super::snapshot::{Encoded, Snapshot, Upstream};
 use super::status_page::{self, Page};
 use super::tokens::LiveTokens;
-use crate::api::RELAY_HEADER;
+use crate::api::client::relay::STALE_HEADER;
 use crate::api::model::ErrorBody;
+use crate::api::{Endpoint, RELAY_HEADER};
 
 /// The response type of every route.
 pub type Reply = Response<Full<Bytes>>;
@@ -110,8 +113,8 @@ impl Routes {
         let snapshot = self.snapshot.load();
         match path {
             "/" => self.status_page(headers, &snapshot),
-            "/v1/capacity" => self.figures(headers, &snapshot, snapshot.capacity.as_ref()),
-            "/v1/utilization" => self.figures(headers, &snapshot, snapshot.utilization.as_ref()),
+            "/v1/capacity" => self.figures(headers, &snapshot, Endpoint::Capacity),
+            "/v1/utilization" => self.figures(headers, &snapshot, Endpoint::Utilization),
             "/v1/health" => match &snapshot.health {
                 Some(body) => send(headers, body, CacheControl::NoCache),
                 None => not_yet(&snapshot, "the relay has not heard from the service yet"),
@@ -130,11 +133,7 @@ impl Routes {
                 };
                 send(headers, body, self.cache_control(&snapshot))
             }
-            "/ready" if snapshot.ready() => plain(StatusCode::OK, "ready\n"),
-            "/ready" => plain(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &format!("not ready: {}\n", snapshot.upstream.describe()),
-            ),
+            "/ready" => ready(&snapshot),
             _ => error(StatusCode::NOT_FOUND, "no such endpoint"),
         }
     }
@@ -185,23 +184,73 @@ impl Routes {
         }
     }
 
-    fn figures(
-        &self,
-        headers: &HeaderMap,
-        snapshot: &Snapshot,
-        body: Option<&Arc<Encoded>>,
-    ) -> Reply {
+    /// The latest good report of `endpoint`, with its age (`Age`, seconds since the relay
+    /// received it from the service) and, while the relay's last poll failed, why
+    /// ([`STALE_HEADER`]): the body keeps the service's `generated_at`, and the headers keep
+    /// a reader from taking old figures for fresh ones.
+    fn figures(&self, headers: &HeaderMap, snapshot: &Snapshot, endpoint: Endpoint) -> Reply {
         if snapshot.upstream == Upstream::KeyRejected {
             return error(
                 StatusCode::BAD_GATEWAY,
                 "the service rejected the relay's API key; the relay's operator must configure a working key",
             );
         }
-        match body {
-            Some(body) => send(headers, body, self.cache_control(snapshot)),
-            None => not_yet(snapshot, "the relay has no figures yet"),
+        let (body, received_at) = match endpoint {
+            Endpoint::Capacity => (snapshot.capacity.as_ref(), snapshot.received_at[0]),
+            _ => (snapshot.utilization.as_ref(), snapshot.received_at[1]),
+        };
+        let Some(body) = body else {
+            return not_yet(snapshot, "the relay has no figures yet");
+        };
+        let mut reply = send(headers, body, self.cache_control(snapshot));
+        let out = reply.headers_mut();
+        if let Some(at) = received_at {
+            let age = crate::format::age(chrono::Utc::now(), at).as_secs();
+            out.insert(header::AGE, HeaderValue::from(age));
         }
+        let stale = match &snapshot.upstream {
+            Upstream::Up | Upstream::Starting | Upstream::KeyRejected => None,
+            Upstream::RateLimited => Some("rate limited (429)".to_owned()),
+            Upstream::Unreachable(why) => Some(format!("upstream down: {why}")),
+        };
+        if let Some(value) = stale.and_then(|why| header_text(&why)) {
+            out.insert(STALE_HEADER, value);
+        }
+        reply
     }
+}
+
+/// `text` as a header value: visible ASCII only (anything else becomes `?`), at most 200
+/// characters.
+fn header_text(text: &str) -> Option<HeaderValue> {
+    let ascii: String = crate::text::sanitize(text)
+        .chars()
+        .take(200)
+        .map(|c| {
+            if c == ' ' || c.is_ascii_graphic() {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    HeaderValue::from_str(&ascii).ok()
+}
+
+/// `/ready`: 200 once both reports are there, else 503, and why in a line; a 429 hold on the
+/// requests to the service is said either way (it may have come from another captop of the
+/// user, through the budget file they share).
+fn ready(snapshot: &Snapshot) -> Reply {
+    let hold = snapshot.status.hold_text(chrono::Utc::now());
+    if snapshot.ready() {
+        let text = hold.map_or_else(|| "ready\n".to_owned(), |hold| format!("ready; {hold}\n"));
+        return plain(StatusCode::OK, &text);
+    }
+    let why = hold.unwrap_or_else(|| snapshot.upstream.describe());
+    plain(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &format!("not ready: {why}\n"),
+    )
 }
 
 /// Whole seconds until `at`, rounded up; 0 when unknown or past.
@@ -428,5 +477,45 @@ mod tests {
         assert!(public.contains("id=\"state\">starting<"), "{public}");
         assert!(!public.contains("Active alerts"), "{public}");
         assert!(page(&authorized).contains("Active alerts"));
+    }
+
+    fn body_of(reply: Reply) -> String {
+        let body = futures::executor::block_on(http_body_util::BodyExt::collect(reply.into_body()));
+        String::from_utf8_lossy(&body.map(|b| b.to_bytes()).unwrap_or_default()).into_owned()
+    }
+
+    #[test]
+    fn a_429_hold_from_the_shared_budget_file_is_said_on_the_page_and_on_ready() {
+        let mut relay = super::super::snapshot::Relay::new();
+        let status = crate::poll::ScheduleStatus {
+            requested_interval: std::time::Duration::from_secs(5),
+            budget_interval: std::time::Duration::from_secs(5),
+            interval: std::time::Duration::from_secs(5),
+            shared_by: 1,
+            next_poll_at: None,
+            budget_used: 0,
+            budget_limit: 60,
+            pause: Some(crate::poll::Pause::RateLimited {
+                until: Instant::now() + std::time::Duration::from_secs(600),
+            }),
+            note: None,
+        };
+        relay.apply(crate::poll::PollEvent::Schedule(status), chrono::Utc::now());
+        let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
+        let routes = Routes::new(snapshot, None);
+        let ready = routes.answer(&Method::GET, "/ready", &HeaderMap::new());
+        assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let ready = body_of(ready);
+        assert!(
+            ready.starts_with("not ready: no request to the service before ")
+                && ready.contains("): a 429 hold, kept in the request budget file"),
+            "{ready}"
+        );
+        let page = body_of(routes.answer(&Method::GET, "/", &HeaderMap::new()));
+        assert!(page.contains("id=\"state\">rate limited<"), "{page}");
+        assert!(
+            page.contains("<p id=\"hold\">No request to the service before "),
+            "{page}"
+        );
     }
 }

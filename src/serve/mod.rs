@@ -264,7 +264,8 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
         DEFAULT_SERVE_BUDGET
     };
     let history = crate::setup::history_for(&client, &settings, demo.is_some());
-    let poll = crate::poll::PollConfig::new(settings.interval, budget);
+    let mut poll = crate::poll::PollConfig::new(settings.interval, budget);
+    poll.schedule.max_retry_after = settings.max_retry_after;
     let thresholds = crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct);
     let actions = settings.actions.clone();
     let options = ServeOptions {

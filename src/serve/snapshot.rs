@@ -95,6 +95,9 @@ pub struct Snapshot {
     pub metrics_openmetrics: Arc<Encoded>,
     /// What the service did at the last poll.
     pub upstream: Upstream,
+    /// When the relay received the `/capacity` and the `/utilization` figures it serves (its
+    /// own clock): readers are told their age, so old figures are never passed on as fresh.
+    pub received_at: [Option<DateTime<Utc>>; 2],
     /// When the next poll is due, for `Cache-Control: max-age` and `Retry-After`.
     pub next_poll_at: Option<Instant>,
     /// The forecasts' samples over days (`{"series": {route: [[at_ms, sold, total], …]}}`),
@@ -185,6 +188,7 @@ impl Relay {
                 metrics_text: Encoded::new(Vec::new(), metrics::TEXT_CONTENT_TYPE),
                 metrics_openmetrics: Encoded::new(Vec::new(), metrics::OPENMETRICS_CONTENT_TYPE),
                 upstream: Upstream::Starting,
+                received_at: [None, None],
                 next_poll_at: None,
                 history: None,
                 alerts: alerts_body(&TeamAlerts::default()),
@@ -322,6 +326,10 @@ impl Relay {
         self.snapshot.health = body_of(self.store.health(), &mut encoded.health);
         self.snapshot.next_poll_at = self.store.schedule().and_then(|s| s.next_poll_at);
         self.snapshot.upstream = self.store.ledger().state().clone();
+        self.snapshot.received_at = [
+            self.store.capacity().received_at(),
+            self.store.utilization().received_at(),
+        ];
         self.snapshot.status = Arc::new(StatusFigures::of(&self.store));
         let version = self.store.api_version().map(str::to_owned);
         if applied.poll_completed || version != self.api_version {

@@ -30,6 +30,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 use crate::api::team_alerts::TeamAlert;
 use crate::format::{Precision, age, duration};
+use crate::poll::Pause;
 use crate::store::{Store, Upstream};
 
 /// Seconds between two automatic refreshes of the page.
@@ -54,6 +55,9 @@ pub struct StatusFigures {
     pub budget: Option<(u32, u32)>,
     /// The interval between polls in force.
     pub interval: Option<Duration>,
+    /// Until when a 429 holds every request to the service (the relay's own, or one found in
+    /// the budget file shared with the user's other captop processes).
+    pub hold: Option<DateTime<Utc>>,
 }
 
 impl Default for StatusFigures {
@@ -65,6 +69,7 @@ impl Default for StatusFigures {
             routes: None,
             budget: None,
             interval: None,
+            hold: None,
         }
     }
 }
@@ -86,7 +91,28 @@ impl StatusFigures {
             routes: store.capacity().report().map(|c| c.routes.len()),
             budget: schedule.map(|s| (s.budget_used, s.budget_limit)),
             interval: schedule.map(|s| s.interval),
+            hold: schedule.and_then(|s| match s.pause {
+                Some(Pause::RateLimited { until }) => {
+                    let left = until.saturating_duration_since(std::time::Instant::now());
+                    chrono::TimeDelta::from_std(left)
+                        .ok()
+                        .map(|left| Utc::now() + left)
+                }
+                _ => None,
+            }),
         }
+    }
+
+    /// `no request to the service before 08:10:00 UTC (in 10 min): …` while a 429 holds the
+    /// requests, whoever was answered it.
+    pub fn hold_text(&self, now: DateTime<Utc>) -> Option<String> {
+        let until = self.hold.filter(|&until| until > now)?;
+        Some(format!(
+            "no request to the service before {} (in {}): a 429 hold, kept in the request \
+             budget file shared by every captop of this user",
+            until.format("%H:%M:%S UTC"),
+            duration(age(until, now), Precision::Sentence)
+        ))
     }
 
     /// The upstream's state in a word or two.
@@ -95,6 +121,7 @@ impl StatusFigures {
             .received_at
             .is_some_and(|at| age(now, at) > STALE_AFTER);
         match &self.upstream {
+            Upstream::Starting if self.hold_text(now).is_some() => "rate limited",
             Upstream::Starting => "starting",
             Upstream::Up if stale => "stale",
             Upstream::Up => "up",
@@ -149,7 +176,7 @@ pub fn render(page: &Page<'_>) -> String {
          <title>captop relay: {state}</title>\n<style>{STYLE}</style></head>\n<body>\n\
          <h1>captop relay</h1>\n"
     );
-    upstream_section(&mut html, page.figures, state);
+    upstream_section(&mut html, page.figures, state, page.now);
     if page.full {
         figures_section(&mut html, page);
         alerts_section(&mut html, page.alerts, page.now);
@@ -170,7 +197,7 @@ pub fn render(page: &Page<'_>) -> String {
     html
 }
 
-fn upstream_section(html: &mut String, figures: &StatusFigures, state: &str) {
+fn upstream_section(html: &mut String, figures: &StatusFigures, state: &str, now: DateTime<Utc>) {
     let class = state.replace(' ', "-");
     let _ = writeln!(
         html,
@@ -178,9 +205,20 @@ fn upstream_section(html: &mut String, figures: &StatusFigures, state: &str) {
          <p>{}</p>",
         text(&figures.upstream.describe())
     );
+    if let Some(hold) = figures.hold_text(now) {
+        let _ = writeln!(html, "<p id=\"hold\">{}</p>", text(&capitalized(&hold)));
+    }
     if let Some(error) = &figures.last_error {
         let _ = writeln!(html, "<p>Last error: <code>{}</code></p>", text(error));
     }
+}
+
+/// `text` with its first letter in capitals, as a sentence of the page starts.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 fn figures_section(html: &mut String, page: &Page<'_>) {
@@ -286,6 +324,7 @@ mod tests {
             routes: Some(14),
             budget: Some((24, 100)),
             interval: Some(Duration::from_secs(5)),
+            hold: None,
         }
     }
 

@@ -102,6 +102,7 @@ mod secret_hygiene;
 mod serve_prometheus;
 mod serve_relay;
 mod serve_reload;
+mod serve_stale;
 mod serve_status_page;
 mod several_services;
 mod tui_pty;

@@ -370,3 +370,96 @@ async fn an_unusable_runtime_dir_falls_back_to_an_own_budget_and_says_so() {
     assert!(max_in_window(&source.polls(), MINUTE) <= 60);
     assert!(source.polls().len() >= 140);
 }
+
+/// The poller's warnings (the lines of its log) so far.
+fn warnings(run: &support::scripted::Run) -> Vec<String> {
+    run.events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|(_, e)| match e {
+            PollEvent::Warning(w) => Some(w.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_retry_after_past_the_cap_holds_for_the_cap_and_says_so_once() {
+    let anchor = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    // A day and more in seconds, and an HTTP date a year away.
+    let year = httpdate::fmt_http_date(anchor + Duration::from_secs(365 * 86_400));
+    for value in ["99999", year.as_str()] {
+        let answered_at = Arc::new(Mutex::new(None));
+        let answered = Arc::clone(&answered_at);
+        let retry_after = RetryAfter::parse(value);
+        let source = Scripted::new(Duration::from_millis(250), move |n, now| {
+            if n == 3 {
+                *answered.lock().unwrap() = Some(now);
+                Reply::RateLimited(retry_after)
+            } else {
+                Reply::Ok
+            }
+        });
+        let mut config = config(Duration::from_secs(5), 60);
+        config.wall_anchor = Some(anchor);
+        let run = start(source.clone(), config);
+        tokio::time::sleep(Duration::from_secs(15 * 60)).await;
+        let said = warnings(&run);
+        run.stop().await;
+        let answered = answered_at.lock().unwrap().unwrap();
+        let polls = source.polls();
+        let next = polls.iter().find(|&&t| t > answered).unwrap();
+        assert_eq!(*next, answered + Duration::from_secs(600), "{value}");
+        assert_eq!(said.len(), 1, "{value}: {said:?}");
+        assert!(
+            said[0].contains("Retry-After") && said[0].contains("waits 10 min instead"),
+            "{}",
+            said[0]
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hold_found_in_the_shared_budget_file_is_said_and_capped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("captop");
+    let anchor = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let anchor_ms = 1_800_000_000_000u64;
+    let source = Scripted::always_ok(Duration::from_millis(10));
+    // Another captop of the user was told to wait 20 minutes; the file keeps up to an hour.
+    let pace = captop::poll::pacing::Pace::new(60, MINUTE, 2);
+    let other = captop::poll::shared::SharedBudget::open(
+        &dir,
+        source.key,
+        captop::poll::shared::next_id(),
+        pace,
+    )
+    .unwrap();
+    other
+        .publish_pause(anchor_ms, anchor_ms + 20 * 60_000)
+        .unwrap();
+    let mut config = config(Duration::from_secs(5), 60);
+    config.sharing = BudgetSharing::Dir(dir);
+    config.wall_anchor = Some(anchor);
+    let t0 = Instant::now();
+    let run = start(source.clone(), config);
+    tokio::time::sleep(Duration::from_secs(11 * 60)).await;
+    let said = warnings(&run);
+    let statuses = run.schedules();
+    run.stop().await;
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("holding every request until 08:10:00 UTC (in 10 min)")
+            && said[0].contains("another captop of yours was answered 429"),
+        "{}",
+        said[0]
+    );
+    assert!(
+        statuses
+            .iter()
+            .any(|s| matches!(s.pause, Some(Pause::RateLimited { .. })))
+    );
+    assert_eq!(source.polls()[0], t0 + Duration::from_secs(600));
+    drop(other);
+}

@@ -14,12 +14,72 @@ use crate::api::team_alerts::TeamAlerts;
 
 /// The header every answer of `captop serve` carries.
 pub const RELAY_HEADER: &str = "x-captop-relay";
+/// The header a relay adds to figures it could not renew at its last poll of the service:
+/// why, in a line (`upstream down: …`, `rate limited (429)`).
+pub const STALE_HEADER: &str = "x-captop-stale";
+
+/// What a captop relay said of the figures it answered with: the service gave them `age` ago
+/// (its `Age` header), and, while its last poll of the service failed, why. Without it a
+/// reader would take the relay's last good figures for figures of now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relayed {
+    /// How long before the answer the relay received the figures from the service.
+    pub age: std::time::Duration,
+    /// Why the relay could not renew them (sanitized, one line); `None` while it can.
+    pub stale: Option<String>,
+}
+
+impl Relayed {
+    /// The relay's word in the headers of a 200 answer; `None` for an answer that is not a
+    /// relay's.
+    pub fn of(headers: &reqwest::header::HeaderMap) -> Option<Relayed> {
+        headers.get(RELAY_HEADER)?;
+        let text = |name| {
+            headers
+                .get(name)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        };
+        let age = text(reqwest::header::AGE.as_str())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(std::time::Duration::ZERO, |s| {
+                // At most a year: whatever a relay says, the arithmetic on instants stays safe.
+                std::time::Duration::from_secs(s.min(365 * 86_400))
+            });
+        let stale = text(STALE_HEADER).map(|why| crate::text::fit(&why, 160));
+        Some(Relayed { age, stale })
+    }
+}
 /// Where a relay serves its history, relative to the base URL.
 pub const HISTORY_PATH: &str = "captop/history";
 /// The relay's history may be this many times the size a report may be.
 pub const HISTORY_CAP_FACTOR: usize = 8;
 
 impl Client {
+    /// What the relay said of the figures of `endpoint`'s last good answer (`None`: no answer,
+    /// or not a relay's).
+    pub fn relayed(&self, endpoint: Endpoint) -> Option<Relayed> {
+        let slot = match endpoint {
+            Endpoint::Capacity => &self.inner.relayed[0],
+            Endpoint::Utilization => &self.inner.relayed[1],
+            Endpoint::Health => return None,
+        };
+        slot.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Keeps what the relay said of `endpoint`'s figures ([`Client::relayed`]).
+    pub(super) fn keep_relayed(&self, endpoint: Endpoint, relayed: Option<Relayed>) {
+        let slot = match endpoint {
+            Endpoint::Capacity => &self.inner.relayed[0],
+            Endpoint::Utilization => &self.inner.relayed[1],
+            Endpoint::Health => return,
+        };
+        *slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = relayed;
+    }
+
     /// Whether an answer so far came from a captop relay.
     pub fn behind_relay(&self) -> bool {
         self.inner.behind_relay.load(Ordering::Relaxed)

@@ -56,7 +56,13 @@ pub struct CheckThresholds {
     pub free_ports: Pair,
     /// Hours until a route's forecast sell-out: warning, critical.
     pub sells_out_within: (Option<Hours>, Option<Hours>),
+    /// Figures older than this are UNKNOWN (`[check] max_age`).
+    pub max_age: std::time::Duration,
 }
+
+/// Figures older than this are not judged unless `[check] max_age` says otherwise: ten minutes,
+/// when the relay's status page too calls its figures stale.
+pub const DEFAULT_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl CheckThresholds {
     /// Merges the flags over the profile's `[check]` table over the defaults;
@@ -139,6 +145,7 @@ impl CheckThresholds {
                     profile.sells_out_within_critical,
                 )?,
             ),
+            max_age: profile.max_age.map_or(DEFAULT_MAX_AGE, |m| m.0),
         })
     }
 }

@@ -26,7 +26,7 @@ use chrono::{DateTime, Utc};
 
 use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 pub use crate::config::{CheckProfile, Hours};
-pub use limits::{CheckThresholds, Pair, ThresholdError};
+pub use limits::{CheckThresholds, DEFAULT_MAX_AGE, Pair, ThresholdError};
 use perfdata::perfdata;
 pub use perfdata::{Perf, label};
 pub use range::{Range, RangeError};
@@ -128,6 +128,35 @@ pub fn evaluate_store(
     let forecasts = store.forecasts();
     let sells_out_at = |r: &RouteCapacity| crate::store::rows::sells_out_at(r, forecasts);
     Some(evaluate(capacity, utilization, thresholds, &sells_out_at))
+}
+
+/// Why the figures in `store` are too old to judge at `now`, past `thresholds.max_age` (their
+/// age is from when the service gave them, a relay's `Age` included), with the relay's reason
+/// when it gave one; `None` while they are fresh enough.
+pub fn too_old(
+    store: &crate::store::Store,
+    thresholds: &CheckThresholds,
+    now: DateTime<Utc>,
+) -> Option<String> {
+    let oldest = [
+        store.capacity().received_at(),
+        store.utilization().received_at(),
+    ]
+    .into_iter()
+    .flatten()
+    .min()?;
+    let age = crate::format::age(now, oldest);
+    if age <= thresholds.max_age {
+        return None;
+    }
+    let why = store
+        .failure_text()
+        .map_or_else(String::new, |why| format!(" — {why}"));
+    Some(format!(
+        "the figures are {} old, past the check's max_age of {}{why}",
+        crate::format::age_text(now, oldest),
+        crate::format::duration(thresholds.max_age, crate::format::Precision::Sentence)
+    ))
 }
 
 /// Judges the reports against the thresholds. `sells_out_at` gives a route's forecast, if any.

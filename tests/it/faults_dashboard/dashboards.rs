@@ -64,8 +64,8 @@ fn setting(index: usize) -> Setting {
             last: Hold {
                 name: "429 Retry-After in the year 9999",
                 reply: rate_limited("Fri, 31 Dec 9999 23:59:59 GMT"),
-                // Capped at a year.
-                announces: &["365 d", "364 d"],
+                // Held for max_retry_after (10 min by default), not a year.
+                announces: &["10 min", "9 min"],
             },
         },
     }
