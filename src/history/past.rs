@@ -52,11 +52,16 @@ pub fn past_store(
     let conn = history.reader()?.ok_or_else(nothing)?;
     let (oldest, newest) = read::span(&conn)?.ok_or_else(nothing)?;
     let at_ms = at(newest)?;
-    // Judged by the tier the report before the instant has aged into, not the instant's: a day
-    // back, that report's hour is thinned to its last report while the hour's later ones, not
-    // yet a day old, are still kept every five minutes, so the report before an instant just
-    // under a day old may be most of an hour older than it.
-    let found = read::figures_at(&conn, at_ms, |report_ms| tolerance(newest - report_ms))?;
+    // Inside the span `history info` shows, the nearest report at or before the instant
+    // answers, however old (its age is shown beside it); past the newest, only one that is
+    // still fresh.
+    let found = read::figures_at(&conn, at_ms, |_| {
+        if at_ms <= newest {
+            i64::MAX
+        } else {
+            tolerance(0)
+        }
+    })?;
     let Some((capacity, utilization)) = found else {
         return Err(HistoryError::OutOfReach {
             origin: origin.to_owned(),

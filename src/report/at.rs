@@ -17,7 +17,7 @@ pub enum AtError {
     /// No history is kept here to read.
     #[error(
         "--at reads the history, and there is none here: set a base URL and a home or \
-         CAPTOP_STATE_DIR (the demo keeps none)"
+         CAPTOP_STATE_DIR"
     )]
     NoHistory,
     /// The history does not reach the instant, or could not be read: its one-line reason.
@@ -102,10 +102,25 @@ async fn figures_at(
     )
     .map_err(AtError::Past)?;
     let note = format!(
-        "figures as recorded at {} (asked for {}), from {}",
+        "figures as recorded at {}{}, from {}",
         rfc3339(past.then_ms),
-        rfc3339(past.asked_ms),
+        age_before(past.asked_ms, past.then_ms),
         history.path().display()
     );
     Ok((past.store, history.origin().to_owned(), note))
+}
+
+/// How much older than the instant asked for the report that answers is: nothing when it is
+/// of that very second.
+fn age_before(asked_ms: i64, then_ms: i64) -> String {
+    let age = u64::try_from(asked_ms.saturating_sub(then_ms) / 1000).unwrap_or(0);
+    if age == 0 {
+        return String::new();
+    }
+    let age = std::time::Duration::from_secs(age);
+    format!(
+        ", {} before the {} asked for",
+        crate::format::duration(age, crate::format::Precision::Sentence),
+        rfc3339(asked_ms)
+    )
 }

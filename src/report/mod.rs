@@ -354,16 +354,26 @@ pub async fn check_evaluation(
 }
 
 /// `--once --at TIME`: the figures as the history recorded them then, in any format, read
-/// from the history file or from Prometheus as `[history] source` says.
+/// from the history file or from Prometheus as `[history] source` says; with the `demo`,
+/// from its week.
 pub async fn run_at_with_settings(
     settings: &crate::config::Settings,
     at: &str,
     format: crate::cli::Format,
     thresholds: crate::report::check::CheckThresholds,
+    demo: Option<&crate::demo::DemoServer>,
 ) -> u8 {
     let options = OnceOptions::of(settings, format, thresholds, PastSource::Embedded(None));
-    let embedded = crate::setup::configured_history(settings);
-    let source = match PastSource::of(&settings.history_source, settings.timeout, embedded) {
+    let source = match demo {
+        Some(server) => Ok(PastSource::Embedded(Some(crate::setup::demo_history(
+            server,
+        )))),
+        None => {
+            let embedded = crate::setup::configured_history(settings);
+            PastSource::of(&settings.history_source, settings.timeout, embedded)
+        }
+    };
+    let source = match source {
         Ok(source) => source,
         Err(why) => {
             eprintln!("captop: {}", crate::text::sanitize(&why.to_string()));
