@@ -140,6 +140,7 @@ pub async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, SetupError> 
     }
     let config = DemoConfig {
         past: DEMO_PAST,
+        seed: crate::demo::DEMO_SEED,
         ..DemoConfig::default()
     };
     let server = DemoServer::start(config).await.map_err(SetupError::Demo)?;
