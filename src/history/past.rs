@@ -35,6 +35,38 @@ pub struct Past {
     pub then_ms: i64,
 }
 
+/// One past instant's reports and the forecasts' samples before it, as the history holds them:
+/// what a relay sends a reader for `--at` (`/v1/captop/history?at=TIME`).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct PastReports {
+    /// The instant asked for, UNIX ms.
+    pub asked_ms: i64,
+    /// The `/capacity` report that stands for it.
+    pub capacity: CapacityReport,
+    /// The `/utilization` report recorded with it.
+    pub utilization: UtilizationReport,
+    /// The forecasts' samples up to it.
+    pub series: crate::forecast::Series,
+}
+
+impl PastReports {
+    /// The figures in a store, with the forecasts as they stood (`received_at` as for
+    /// [`past_store`]).
+    pub fn into_past(self, thresholds: Thresholds, received_at: Option<DateTime<Utc>>) -> Past {
+        Past {
+            asked_ms: self.asked_ms,
+            then_ms: self.capacity.generated_at.timestamp_millis(),
+            store: store_of(
+                self.capacity,
+                self.utilization,
+                self.series,
+                thresholds,
+                received_at,
+            ),
+        }
+    }
+}
+
 /// Reads the figures of `history` at the instant `at` picks from the newest recorded one (UNIX
 /// ms) into a store, as `--once --at` and the dashboard's time travel show them: with
 /// `received_at`, a store of rows for the screen whose reports arrived then; without, the
@@ -45,6 +77,15 @@ pub fn past_store(
     thresholds: Thresholds,
     received_at: Option<DateTime<Utc>>,
 ) -> Result<Past, HistoryError> {
+    Ok(past_reports(history, at)?.into_past(thresholds, received_at))
+}
+
+/// The reports of `history` at the instant `at` picks from the newest recorded one (UNIX ms):
+/// the nearest at or before it inside the recorded span.
+pub fn past_reports(
+    history: &History,
+    at: impl FnOnce(i64) -> Result<i64, HistoryError>,
+) -> Result<PastReports, HistoryError> {
     let origin = history.origin();
     let nothing = || HistoryError::NothingRecorded {
         origin: origin.to_owned(),
@@ -72,12 +113,12 @@ pub fn past_store(
     };
     let utilization =
         utilization.ok_or_else(|| HistoryError::NoUtilization { at: rfc3339(at_ms) })?;
-    let then = capacity.generated_at;
-    let series = frames::forecast_series(&conn, then.timestamp_millis())?;
-    Ok(Past {
-        store: store_of(capacity, utilization, series, thresholds, received_at),
+    let series = frames::forecast_series(&conn, capacity.generated_at.timestamp_millis())?;
+    Ok(PastReports {
         asked_ms: at_ms,
-        then_ms: then.timestamp_millis(),
+        capacity,
+        utilization,
+        series,
     })
 }
 
