@@ -356,6 +356,10 @@ pub struct HistoryArgs {
     /// The service whose history it is.
     #[command(flatten)]
     pub base: BaseUrlArgs,
+
+    /// The embedded simulated service's week instead: no key, no server needed.
+    #[arg(long, global = true)]
+    pub demo: bool,
 }
 
 impl HistoryArgs {

@@ -40,12 +40,7 @@ pub async fn run(cli: Cli) -> u8 {
         Some(Command::Man) => crate::commands::generate::man_page(&mut std::io::stdout().lock()),
         Some(Command::Check(args)) => figures(&args.as_once()).await,
         Some(Command::History(history)) => match settings(&history.args.settings_args()) {
-            Ok(settings) => crate::commands::history::run(
-                &history.command,
-                &settings,
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
-            ),
+            Ok(settings) => run_history(&history.command, &settings, history.args.demo).await,
             Err(code) => code,
         },
         None => figures(&cli.dashboard).await,
@@ -59,6 +54,12 @@ pub async fn run(cli: Cli) -> u8 {
 /// monitoring systems expect, not a usage error.
 async fn figures(args: &DashboardArgs) -> u8 {
     let check = args.format == crate::cli::Format::Nagios;
+    // `--at` is the user's own words: checked before anything is read or started.
+    if let Some(at) = &args.at
+        && let Err(why) = crate::history::export::parse_instant(at, 0)
+    {
+        return refuse(check, &format_args!("--at {why}"), EXIT_USAGE);
+    }
     let settings = match Settings::resolve_with(&args.settings_args(), &real_environment()) {
         Ok(settings) => settings,
         Err(e) => return refuse(check, &e, EXIT_USAGE),
@@ -85,23 +86,48 @@ async fn figures(args: &DashboardArgs) -> u8 {
         Err(e) => return refuse(check, &e, EXIT_USAGE),
     };
     let format = args.format;
-    if let Some(at) = &args.at {
-        return crate::report::run_at_with_settings(&settings, at, format, thresholds).await;
-    }
     let demo = match start_demo(args.demo).await {
         Ok(demo) => demo,
         Err(e) => return refuse(check, &e, EXIT_FAILURE),
     };
-    let client = match client_for(&settings, demo.as_ref()).await {
-        Ok(client) => client,
-        Err(e) => return refuse(check, &e, EXIT_USAGE),
+    let code = match &args.at {
+        Some(at) => {
+            crate::report::run_at_with_settings(&settings, at, format, thresholds, demo.as_ref())
+                .await
+        }
+        None => match (client_for(&settings, demo.as_ref()).await, keys_theme) {
+            (Ok(client), Some(keys_theme)) => {
+                crate::dashboard::run(&settings, keys_theme, client, demo.as_ref()).await
+            }
+            (Ok(client), None) => {
+                let demo = demo.is_some();
+                crate::report::run_with_settings(&settings, format, thresholds, &client, demo).await
+            }
+            (Err(e), _) => refuse(check, &e, EXIT_USAGE),
+        },
     };
-    let code = if let Some(keys_theme) = keys_theme {
-        crate::dashboard::run(&settings, keys_theme, client, demo.as_ref()).await
-    } else {
-        let demo = demo.is_some();
-        crate::report::run_with_settings(&settings, format, thresholds, &client, demo).await
+    if let Some(server) = demo {
+        crate::setup::end_demo(server).await;
+    }
+    code
+}
+
+/// `captop history`: of the configured service's file, or with `--demo` of the demo's week.
+async fn run_history(cmd: &crate::cli::HistoryCommand, settings: &Settings, demo: bool) -> u8 {
+    let demo = match start_demo(demo).await {
+        Ok(demo) => demo,
+        Err(e) => return refuse(false, &e, EXIT_FAILURE),
     };
+    let history = match &demo {
+        Some(server) => Some(crate::setup::demo_history(server)),
+        None => crate::setup::configured_history(settings),
+    };
+    let code = crate::commands::history::run(
+        cmd,
+        history,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
     if let Some(server) = demo {
         crate::setup::end_demo(server).await;
     }

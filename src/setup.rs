@@ -119,6 +119,12 @@ pub fn demo_history_dir() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("captop-demo-{}", std::process::id()))
 }
 
+/// The demo's private history, where [`start_demo`] records its week: what `--demo` reads
+/// its past from in every face.
+pub fn demo_history(server: &DemoServer) -> crate::history::History {
+    crate::history::History::new(&demo_history_dir(), &server.base_url())
+}
+
 /// How much of its simulated past the demo starts with, already recorded.
 pub const DEMO_PAST: std::time::Duration = std::time::Duration::from_secs(7 * 86_400);
 /// The step of the demo's recorded past.
@@ -134,10 +140,11 @@ pub async fn start_demo(wanted: bool) -> Result<Option<DemoServer>, SetupError> 
     }
     let config = DemoConfig {
         past: DEMO_PAST,
+        seed: crate::demo::DEMO_SEED,
         ..DemoConfig::default()
     };
     let server = DemoServer::start(config).await.map_err(SetupError::Demo)?;
-    let history = crate::history::History::new(&demo_history_dir(), &server.base_url());
+    let history = demo_history(&server);
     let past = server.past_reports(DEMO_PAST_STEP);
     // Best effort: without it the demo runs as well, its forecasts only later.
     let _ = tokio::task::spawn_blocking(move || record_past(&history, past)).await;

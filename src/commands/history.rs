@@ -4,18 +4,18 @@
 use std::io::Write;
 
 use crate::cli::{ExportFormat, HistoryCommand, HistoryExportArgs};
-use crate::config::Settings;
 use crate::history::export::{self, Format, parse_instant, rfc3339};
 use crate::history::{History, HistoryError, read};
 
-/// Runs a `history` subcommand; returns the exit code.
+/// Runs a `history` subcommand on `history` (`None`: no service or no place to keep one);
+/// returns the exit code.
 pub fn run(
     cmd: &HistoryCommand,
-    settings: &Settings,
+    history: Option<History>,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let Some(history) = crate::setup::configured_history(settings) else {
+    let Some(history) = history else {
         let _ = writeln!(
             stderr,
             "captop: no history: set a base URL (--base-url, CAPTOP_BASE_URL or the profile's \

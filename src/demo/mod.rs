@@ -30,6 +30,11 @@ pub use service::{
 };
 pub use sim::Simulation;
 
+/// The seed of `captop --demo`'s network: the one whose week, at every hour of the day, ends
+/// with a route on course to sell out within hours, so a newcomer's first report shows a
+/// forecast (the test `the_demos_week_ends_with_a_sell_out_within_hours` holds it).
+pub const DEMO_SEED: u64 = 2;
+
 /// `captop demo-server`: run the simulated service until Ctrl-C.
 pub async fn run_standalone(args: crate::cli::DemoServerArgs) -> u8 {
     let config = DemoConfig::from_args(&args);
@@ -106,6 +111,45 @@ fn clock_lines(speed: f64, start: DateTime<Utc>, now: DateTime<Utc>) -> [String;
 mod tests {
     use super::*;
     use chrono::{TimeDelta, TimeZone};
+
+    /// Whatever the hour `--demo` starts at, its first report has a route with minutes left
+    /// that the forecast, fitted on the week behind it, sees sell out within the day.
+    #[test]
+    fn the_demos_week_ends_with_a_sell_out_within_hours() {
+        let day = Utc
+            .with_ymd_and_hms(2026, 11, 29, 0, 7, 0)
+            .single()
+            .unwrap_or_default();
+        for hour in 0..24 {
+            let now = day + TimeDelta::hours(hour);
+            let origin = now - TimeDelta::days(7);
+            let mut sim = Simulation::new(DEMO_SEED, 14, origin);
+            let mut series = crate::forecast::Series::new();
+            let mut at = origin;
+            while at <= now {
+                crate::forecast::add_report(&mut series, &sim.capacity_at(at));
+                at += TimeDelta::minutes(5);
+            }
+            let (capacity, utilization) = (sim.capacity_at(now), sim.utilization_at(now));
+            let mut store = crate::store::Store::of_reports(
+                crate::store::Thresholds::default(),
+                capacity.clone(),
+                utilization,
+                now,
+            );
+            store.seed_forecasts(series);
+            let soonest = capacity
+                .routes
+                .iter()
+                .filter(|r| r.capacity_minutes.remaining > 0)
+                .filter_map(|r| store.forecasts().get(&*r.route)?.left(now))
+                .min();
+            assert!(
+                soonest.is_some_and(|left| left < std::time::Duration::from_secs(20 * 3600)),
+                "at {now}: {soonest:?}"
+            );
+        }
+    }
 
     #[test]
     fn demo_server_says_where_its_clock_runs() {

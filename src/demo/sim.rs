@@ -9,10 +9,12 @@
 //!   *active* 3 to 30 minutes later; minutes are sold with the ports or as bundles. Sold
 //!   figures are clamped so they never exceed the route's totals.
 //! - **pause / resume**: owners move ports between *active* and *paused*.
-//! - **UTC midnight**: minutes carried today start again from zero, and contracts ending that
-//!   day release a share of the sold ports and minutes (only then, so sold daily capacity never
-//!   drops below the minutes already carried that day): 6–14 % on most routes, which so hover
-//!   around a level, and 0.5–2.5 % on one route in three, which fill up over days and sell out.
+//! - **UTC midnight**: minutes carried today start again from zero.
+//! - **the city's midnight**: contracts ending that day release a share of the sold ports and
+//!   minutes: 6–14 % on most routes, which so hover around a level, and 0.5–2.5 % on one route
+//!   in three, which fill up over days and then sell out day after day, each at its own hour
+//!   (so at any hour one is on course to sell out within hours). The share is small enough
+//!   that sold daily capacity stays above the minutes already carried that UTC day.
 //!
 //! Minutes carried grow continuously between events: every active port carries traffic with
 //! an occupancy that follows the local time of day of its city (quiet nights, a business-day

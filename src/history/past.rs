@@ -35,6 +35,38 @@ pub struct Past {
     pub then_ms: i64,
 }
 
+/// One past instant's reports and the forecasts' samples before it, as the history holds them:
+/// what a relay sends a reader for `--at` (`/v1/captop/history?at=TIME`).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct PastReports {
+    /// The instant asked for, UNIX ms.
+    pub asked_ms: i64,
+    /// The `/capacity` report that stands for it.
+    pub capacity: CapacityReport,
+    /// The `/utilization` report recorded with it.
+    pub utilization: UtilizationReport,
+    /// The forecasts' samples up to it.
+    pub series: crate::forecast::Series,
+}
+
+impl PastReports {
+    /// The figures in a store, with the forecasts as they stood (`received_at` as for
+    /// [`past_store`]).
+    pub fn into_past(self, thresholds: Thresholds, received_at: Option<DateTime<Utc>>) -> Past {
+        Past {
+            asked_ms: self.asked_ms,
+            then_ms: self.capacity.generated_at.timestamp_millis(),
+            store: store_of(
+                self.capacity,
+                self.utilization,
+                self.series,
+                thresholds,
+                received_at,
+            ),
+        }
+    }
+}
+
 /// Reads the figures of `history` at the instant `at` picks from the newest recorded one (UNIX
 /// ms) into a store, as `--once --at` and the dashboard's time travel show them: with
 /// `received_at`, a store of rows for the screen whose reports arrived then; without, the
@@ -45,6 +77,15 @@ pub fn past_store(
     thresholds: Thresholds,
     received_at: Option<DateTime<Utc>>,
 ) -> Result<Past, HistoryError> {
+    Ok(past_reports(history, at)?.into_past(thresholds, received_at))
+}
+
+/// The reports of `history` at the instant `at` picks from the newest recorded one (UNIX ms):
+/// the nearest at or before it inside the recorded span.
+pub fn past_reports(
+    history: &History,
+    at: impl FnOnce(i64) -> Result<i64, HistoryError>,
+) -> Result<PastReports, HistoryError> {
     let origin = history.origin();
     let nothing = || HistoryError::NothingRecorded {
         origin: origin.to_owned(),
@@ -52,11 +93,16 @@ pub fn past_store(
     let conn = history.reader()?.ok_or_else(nothing)?;
     let (oldest, newest) = read::span(&conn)?.ok_or_else(nothing)?;
     let at_ms = at(newest)?;
-    // Judged by the tier the report before the instant has aged into, not the instant's: a day
-    // back, that report's hour is thinned to its last report while the hour's later ones, not
-    // yet a day old, are still kept every five minutes, so the report before an instant just
-    // under a day old may be most of an hour older than it.
-    let found = read::figures_at(&conn, at_ms, |report_ms| tolerance(newest - report_ms))?;
+    // Inside the span `history info` shows, the nearest report at or before the instant
+    // answers, however old (its age is shown beside it); past the newest, only one that is
+    // still fresh.
+    let found = read::figures_at(&conn, at_ms, |_| {
+        if at_ms <= newest {
+            i64::MAX
+        } else {
+            tolerance(0)
+        }
+    })?;
     let Some((capacity, utilization)) = found else {
         return Err(HistoryError::OutOfReach {
             origin: origin.to_owned(),
@@ -67,12 +113,12 @@ pub fn past_store(
     };
     let utilization =
         utilization.ok_or_else(|| HistoryError::NoUtilization { at: rfc3339(at_ms) })?;
-    let then = capacity.generated_at;
-    let series = frames::forecast_series(&conn, then.timestamp_millis())?;
-    Ok(Past {
-        store: store_of(capacity, utilization, series, thresholds, received_at),
+    let series = frames::forecast_series(&conn, capacity.generated_at.timestamp_millis())?;
+    Ok(PastReports {
         asked_ms: at_ms,
-        then_ms: then.timestamp_millis(),
+        capacity,
+        utilization,
+        series,
     })
 }
 

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
-    Totals, Utilization, UtilizationReport,
+    TotalMinutes, TotalPorts, Totals, Utilization, UtilizationReport,
 };
 use crate::forecast::hourly::HOUR_MS;
 use crate::forecast::{MAX_ROUTES, Sample, Series};
@@ -257,10 +257,35 @@ pub fn figures_at(
     let capacity = CapacityReport {
         generated_at: instant(report_at),
         unit_notes: None,
+        totals: totals_of(&routes),
         routes,
-        totals: Totals::default(),
     };
     Ok(Some((capacity, utilization_at(conn, at_ms, tolerance_ms)?)))
+}
+
+/// The totals of `routes` as the spec defines them (the sums of the routes' fields, and the
+/// fill of the summed minutes): a report rebuilt from the history keeps only the routes, and
+/// the past is printed whole, TOTAL row included, as a live report is.
+pub fn totals_of(routes: &[RouteCapacity]) -> Totals {
+    let sum = |f: fn(&RouteCapacity) -> i64| routes.iter().map(f).fold(0i64, i64::saturating_add);
+    let (total, sold) = (
+        sum(|r| r.capacity_minutes.total),
+        sum(|r| r.capacity_minutes.sold),
+    );
+    Totals {
+        routes: i64::try_from(routes.len()).ok(),
+        capacity_minutes: Some(TotalMinutes {
+            total: Some(total),
+            sold: Some(sold),
+            remaining: Some(sum(|r| r.capacity_minutes.remaining)),
+        }),
+        ports: Some(TotalPorts {
+            total: Some(sum(|r| r.ports.total)),
+            sold: Some(sum(|r| r.ports.sold)),
+            available: Some(sum(|r| r.ports.available)),
+        }),
+        filled_pct: Some(filled_pct(sold, total)),
+    }
 }
 
 fn utilization_at(
@@ -273,7 +298,7 @@ fn utilization_at(
             "SELECT {UTILIZATION_COLUMNS} FROM utilization WHERE at_ms <= ?1 AND at_ms >= ?2 \
              ORDER BY at_ms DESC LIMIT 1"
         ),
-        params![at_ms, at_ms - tolerance_ms],
+        params![at_ms, at_ms.saturating_sub(tolerance_ms)],
         utilization_of,
     )
     .optional()

@@ -388,25 +388,51 @@ pub async fn check_evaluation(
 }
 
 /// `--once --at TIME`: the figures as the history recorded them then, in any format, read
-/// from the history file or from Prometheus as `[history] source` says.
+/// from the history file or from Prometheus as `[history] source` says; with the `demo`,
+/// from its week.
 pub async fn run_at_with_settings(
     settings: &crate::config::Settings,
     at: &str,
     format: crate::cli::Format,
     thresholds: crate::report::check::CheckThresholds,
+    demo: Option<&crate::demo::DemoServer>,
 ) -> u8 {
     let options = OnceOptions::of(settings, format, thresholds, PastSource::Embedded(None));
-    let embedded = crate::setup::configured_history(settings);
-    let source = match PastSource::of(&settings.history_source, settings.timeout, embedded) {
+    let source = match demo {
+        Some(server) => Ok(PastSource::Embedded(Some(crate::setup::demo_history(
+            server,
+        )))),
+        None => {
+            let embedded = crate::setup::configured_history(settings);
+            PastSource::of(&settings.history_source, settings.timeout, embedded)
+        }
+    };
+    let source = match source {
         Ok(source) => source,
         Err(why) => {
             eprintln!("captop: {}", crate::text::sanitize(&why.to_string()));
             return crate::setup::EXIT_FAILURE;
         }
     };
+    let embedded = matches!(source, PastSource::Embedded(_));
+    let mut found = at::figures_at(source, at, &options).await;
+    // Behind a captop relay the days are the relay's: asked when this machine holds none.
+    if let Err(why) = &found
+        && why.not_here()
+        && embedded
+        && demo.is_none()
+        && let Ok(client) = crate::setup::client_for(settings, None).await
+    {
+        match at::relay_figures_at(&client, at, &options).await {
+            Err(at::AtError::Past(crate::history::HistoryError::Relay(
+                crate::api::client::relay::RelayAnswer::Missing,
+            ))) => {}
+            asked => found = asked,
+        }
+    }
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code = at::run(source, at, &options, &mut out, &mut err).await;
+    let code = at::print(found, &options, &mut out, &mut err);
     let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), &err);
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), &out);
     code

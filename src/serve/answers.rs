@@ -12,6 +12,7 @@
 //! GET /metrics           token    Prometheus text (OpenMetrics when asked for in Accept)
 //! GET /ready             public   200 once both reports are there, else 503
 //! GET /v1/captop/history token    the forecasts' samples over days | 503 none yet
+//!     ?at=TIME                     the reports at TIME (as `--at` reads it) | 422 not reached
 //! GET /v1/captop/alerts  token    the team's alerts firing now ({"alerts": […]})
 //! ```
 //!
@@ -47,11 +48,28 @@ pub struct Routes {
     tokens: Option<LiveTokens>,
     openapi: Arc<Encoded>,
     connections: Arc<OpenConnections>,
+    /// The relay's history file, read for a past instant (`?at=`).
+    history: Option<crate::history::History>,
+}
+
+/// The instant a request for the history asks for (`/v1/captop/history?at=TIME`), if any.
+pub fn past_asked(uri: &hyper::Uri) -> Option<String> {
+    if uri.path() != "/v1/captop/history" {
+        return None;
+    }
+    url::form_urlencoded::parse(uri.query()?.as_bytes())
+        .find(|(key, _)| key == "at")
+        .map(|(_, at)| at.into_owned())
 }
 
 impl Routes {
-    /// Routes answering from `snapshot`; with `tokens`, the figures need one of those in force.
-    pub fn new(snapshot: Arc<ArcSwap<Snapshot>>, tokens: Option<LiveTokens>) -> Self {
+    /// Routes answering from `snapshot`; with `tokens`, the figures need one of those in force;
+    /// past instants (`?at=`) are read from `history`, the file the relay records.
+    pub fn new(
+        snapshot: Arc<ArcSwap<Snapshot>>,
+        tokens: Option<LiveTokens>,
+        history: Option<crate::history::History>,
+    ) -> Self {
         Routes {
             snapshot,
             tokens,
@@ -60,7 +78,44 @@ impl Routes {
                 "application/json",
             ),
             connections: Arc::default(),
+            history,
         }
+    }
+
+    /// Answers a request for the reports at a past instant `at` from the history file, read on
+    /// the blocking pool; the token and the method are checked as for the history itself.
+    pub async fn answer_past(&self, method: &Method, at: &str, headers: &HeaderMap) -> Reply {
+        let path = "/v1/captop/history";
+        let (Some(history), true) = (self.history.clone(), *method == Method::GET) else {
+            return self.answer(method, path, headers);
+        };
+        if !self.admits(headers) {
+            return self.answer(method, path, headers);
+        }
+        let at = at.to_owned();
+        let read = tokio::task::spawn_blocking(move || {
+            crate::history::past::past_reports(&history, |newest| {
+                crate::history::export::parse_instant(&at, newest)
+            })
+        })
+        .await;
+        let mut reply = match read {
+            Ok(Ok(past)) => match serde_json::to_vec(&past) {
+                Ok(body) => send(
+                    headers,
+                    &Encoded::new(body, "application/json"),
+                    CacheControl::NoCache,
+                ),
+                Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            },
+            Ok(Err(why)) => error(StatusCode::UNPROCESSABLE_ENTITY, &why.to_string()),
+            Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        };
+        reply.headers_mut().insert(
+            RELAY_HEADER,
+            HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
+        );
+        reply
     }
 
     /// The connections open now; the accept loop counts each one here.
@@ -414,7 +469,7 @@ mod tests {
         let tokens = super::super::tokens::ReaderTokens::parse("reader-token-0123456789\n")
             .ok()
             .map(|t| Arc::new(ArcSwap::from_pointee(t)));
-        let routes = Routes::new(snapshot, tokens);
+        let routes = Routes::new(snapshot, tokens, None);
         let authorized = headers(&[("authorization", "Bearer reader-token-0123456789")]);
         let reply = routes.answer(&Method::GET, "/v1/capacity", &authorized);
         assert_eq!(reply.status(), StatusCode::SERVICE_UNAVAILABLE);
@@ -502,7 +557,7 @@ mod tests {
         };
         relay.apply(crate::poll::PollEvent::Schedule(status), chrono::Utc::now());
         let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
-        let routes = Routes::new(snapshot, None);
+        let routes = Routes::new(snapshot, None, None);
         let ready = routes.answer(&Method::GET, "/ready", &HeaderMap::new());
         assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
         let ready = body_of(ready);

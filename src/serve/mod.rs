@@ -172,7 +172,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         ],
     );
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
-    let recorder = options.history.map(crate::history::Recorder::start);
+    let recorder = options.history.clone().map(crate::history::Recorder::start);
     let relay = Relay::new().alerting(options.thresholds, &options.actions);
     let mut relay = match recorder {
         Some(_) => relay.recording(),
@@ -190,10 +190,10 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         retry_at: None,
     };
     let follower = tokio::spawn(follower.run(events, reloads.status, reloads.settings));
-    let routes = Arc::new(answers::Routes::new(snapshot, reloads.tokens));
+    let routes = answers::Routes::new(snapshot, reloads.tokens, options.history);
     server::serve(
         listener,
-        routes,
+        Arc::new(routes),
         options.tls.map(|t| t.acceptor.0),
         options.limits,
         shutdown,

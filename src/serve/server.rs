@@ -133,8 +133,18 @@ async fn connection<S>(
     stream.set_write_timeout(Some(limits.write_timeout));
     let io = TokioIo::new(Box::pin(stream));
     let service = service_fn(move |request: hyper::Request<Incoming>| {
-        let reply = routes.answer(request.method(), request.uri().path(), request.headers());
-        async move { Ok::<_, Infallible>(reply) }
+        let routes = Arc::clone(&routes);
+        async move {
+            let reply = match super::answers::past_asked(request.uri()) {
+                Some(at) => {
+                    routes
+                        .answer_past(request.method(), &at, request.headers())
+                        .await
+                }
+                None => routes.answer(request.method(), request.uri().path(), request.headers()),
+            };
+            Ok::<_, Infallible>(reply)
+        }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder

@@ -427,3 +427,127 @@ fn check_exports(csv: &Run, om: &Run) {
     assert_eq!(sold.len(), 2, "{sold:?}");
     assert!(sold[1].ends_with(" 1590000 1795327380.000"), "{}", sold[1]);
 }
+
+/// `captop` with `args` in a fresh state dir.
+fn fresh(args: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    captop(args, dir.path())
+}
+
+/// The demo's week answers `--at` as a live report reads: the table's TOTAL row has its
+/// figures, and JSON its totals, the sums of the routes'.
+#[test]
+fn the_demos_past_is_a_whole_report() {
+    let table = fresh(&["--demo", "--once", "--at", "-1d"]);
+    assert_eq!(table.code, Some(0), "{}", table.stderr);
+    let total = table
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("TOTAL (14 routes)"))
+        .unwrap_or_else(|| panic!("a TOTAL row: {}", table.stdout));
+    assert!(!total.contains('—'), "{total}");
+    let figures = total
+        .split_whitespace()
+        .filter(|w| w.replace(',', "").parse::<i64>().is_ok())
+        .count();
+    assert!(figures >= 7, "fill, minutes and ports: {total}");
+    assert!(table.stdout.contains("Today ("), "{}", table.stdout);
+    assert!(
+        table.stderr.contains("figures as recorded at"),
+        "{}",
+        table.stderr
+    );
+
+    let doc = json_of(&fresh(&[
+        "--demo", "--once", "--at", "-1d", "--format", "json",
+    ]));
+    let totals = &doc["capacity"]["totals"];
+    let routes = doc["capacity"]["routes"].as_array().unwrap();
+    assert_eq!(totals["routes"], 14, "{totals}");
+    let sold: i64 = routes
+        .iter()
+        .map(|r| r["capacity_minutes"]["sold"].as_i64().unwrap())
+        .sum();
+    assert_eq!(totals["capacity_minutes"]["sold"], sold, "{totals}");
+    assert!(totals["ports"]["total"].as_i64().unwrap() > 0, "{totals}");
+    assert!(doc["forecasts"].as_object().is_some_and(|f| !f.is_empty()));
+}
+
+/// A value of `--at` that is no time is refused first, in one line naming it, with exit 2,
+/// whatever else is (or is not) set up.
+#[test]
+fn a_time_that_is_not_one_is_refused_first() {
+    for args in [
+        &["--once", "--at", "yesterday"][..],
+        &["--demo", "--once", "--at", "yesterday"],
+        &[
+            "--once",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--at",
+            "yesterday",
+        ],
+    ] {
+        let run = fresh(args);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .starts_with("captop: --at \"yesterday\" is not a time: give RFC 3339"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// `history info` and `history export` with `--demo` read the demo's week, as its dashboard's
+/// time travel does.
+#[test]
+fn the_demos_history_is_its_week() {
+    let info = fresh(&["history", "info", "--demo"]);
+    assert_eq!(info.code, Some(0), "{}", info.stderr);
+    let spans = info
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("spans    "))
+        .unwrap_or_else(|| panic!("a span: {}", info.stdout));
+    let instants: Vec<chrono::DateTime<chrono::Utc>> = spans
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(instants.len(), 2, "{spans}");
+    assert!(
+        instants[1] - instants[0] > chrono::Duration::days(6),
+        "{spans}"
+    );
+
+    let csv = fresh(&["history", "export", "--from", "-1h", "--demo"]);
+    assert_eq!(csv.code, Some(0), "{}", csv.stderr);
+    assert!(csv.stdout.lines().count() > 14, "{}", csv.stdout);
+}
+
+/// A newcomer's first `--demo --once` shows a route selling out within hours, with its likely
+/// window: the forecasts are fitted on the demo's recorded week, not on one report.
+#[test]
+fn the_demos_first_report_forecasts_a_sell_out_within_hours() {
+    let doc = json_of(&fresh(&["--demo", "--once", "--format", "json"]));
+    let now: chrono::DateTime<chrono::Utc> = doc["capacity"]["generated_at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let selling = doc["capacity"]["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["capacity_minutes"]["remaining"].as_i64() > Some(0))
+        .filter_map(|r| {
+            let forecast = &doc["forecasts"][r["route"].as_str()?];
+            let at: chrono::DateTime<chrono::Utc> =
+                forecast["sells_out_at"].as_str()?.parse().ok()?;
+            (at - now < chrono::Duration::hours(20)).then_some(forecast)
+        })
+        .count();
+    assert!(selling > 0, "{}", doc["forecasts"]);
+}

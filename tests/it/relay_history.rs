@@ -170,3 +170,73 @@ async fn a_relay_killed_mid_recording_keeps_its_history_whole() {
     }
     server.shutdown().await;
 }
+
+/// A reader with no history of its own asks `--at` of a relay: the relay's days answer, a
+/// whole report with its totals; an instant they do not reach is the relay's one line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_asks_the_relays_days_for_a_past_instant() {
+    let config = DemoConfig {
+        time_scale: 0.0,
+        past: std::time::Duration::from_secs(2 * 86_400),
+        ..DemoConfig::default()
+    };
+    let server = DemoServer::start(config).await.unwrap();
+    let relay_home = tempfile::tempdir().unwrap();
+    let history =
+        captop::history::History::new(&relay_home.path().join("state"), &server.base_url());
+    let past = server.past_reports(captop::setup::DEMO_PAST_STEP);
+    tokio::task::spawn_blocking(move || captop::setup::record_past(&history, past).unwrap())
+        .await
+        .unwrap();
+    let relay = RelayProcess::start(
+        relay_home.path(),
+        &server.base_url(),
+        &server.api_key(),
+        &["--interval", "2"],
+    );
+
+    let base = relay.base_url();
+    let ask = move |at: &'static str| {
+        let base = base.clone();
+        tokio::task::spawn_blocking(move || {
+            let reader_home = tempfile::tempdir().unwrap();
+            captop_command(
+                reader_home.path(),
+                &[
+                    "--once",
+                    "--format",
+                    "json",
+                    "--base-url",
+                    &base,
+                    "--at",
+                    at,
+                ],
+            )
+            .env("CAPTOP_API_KEY", READER_TOKEN)
+            .output()
+            .unwrap()
+        })
+    };
+    let out = ask("-1d").await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("figures as the relay recorded them at"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["capacity"]["totals"]["routes"], 14,
+        "{}",
+        doc["capacity"]
+    );
+    assert!(doc["utilization"]["minutes_run_today"].is_i64());
+
+    let out = ask("-30d").await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("does not reach"), "{stderr}");
+    drop(relay);
+    server.shutdown().await;
+}

@@ -95,6 +95,18 @@ impl Client {
             .await
     }
 
+    /// The relay's reports at `at` (`--at`'s text) from its history, decoded as `T`, under the
+    /// history's cap and the timeout.
+    pub async fn relay_history_at<T: serde::de::DeserializeOwned>(
+        &self,
+        at: &str,
+    ) -> Result<T, RelayAnswer> {
+        let mut url = self.inner.history_url.clone();
+        url.query_pairs_mut().append_pair("at", at);
+        let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
+        self.relay_json(&url, limit, "history").await
+    }
+
     /// The team's alerts the relay has firing now, under the body cap and the timeout; `Err`
     /// is a one-line reason (`RelayAnswer::Missing` when the relay is older than its alerts).
     pub async fn relay_alerts(&self) -> Result<TeamAlerts, RelayAnswer> {
@@ -124,12 +136,26 @@ impl Client {
             let mut response = request.send().await.map_err(|e| {
                 RelayAnswer::Failed(crate::text::sanitize(&super::short_reason(&e)).into_owned())
             })?;
+            if !response.headers().contains_key(RELAY_HEADER) {
+                // Not a captop relay that answered: nothing of a relay's is served there.
+                return Err(RelayAnswer::Missing);
+            }
             match response.status() {
                 StatusCode::OK => {}
                 StatusCode::NOT_FOUND => return Err(RelayAnswer::Missing),
                 status => {
+                    // The relay's Error body says why (a past instant its history does not reach).
+                    let said = self
+                        .read_body_up_to(Endpoint::Capacity, &mut response, 4096)
+                        .await
+                        .ok()
+                        .and_then(|body| {
+                            crate::api::model::decode::<crate::api::model::ErrorBody>(&body).ok()
+                        })
+                        .map(|e| format!(": {}", crate::text::fit(&e.error, 300)))
+                        .unwrap_or_default();
                     return Err(RelayAnswer::Failed(format!(
-                        "the relay's {what} answered {status}"
+                        "the relay's {what} answered {status}{said}"
                     )));
                 }
             }

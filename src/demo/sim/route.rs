@@ -41,6 +41,8 @@ pub(super) struct RouteState {
     pub(super) carried: i128,
     pub(super) last_ms: i64,
     pub(super) next_event_ms: i64,
+    /// The city's next midnight, when some contracts end.
+    pub(super) contracts_end_ms: i64,
 }
 
 impl RouteState {
@@ -113,6 +115,7 @@ pub(super) fn initial_state(
         carried,
         last_ms: start_ms,
         next_event_ms,
+        contracts_end_ms: round_down_to(start_ms + st.offset_ms, DAY_MS) + DAY_MS - st.offset_ms,
     }
 }
 

@@ -1,5 +1,5 @@
-//! What happens to a route over time, in order: UTC midnight (a new day of carried minutes,
-//! contracts ending), provisioned ports going live, and the random events — purchases of ports
+//! What happens to a route over time, in order: UTC midnight (a new day of carried minutes),
+//! the city's midnight (contracts ending), provisioned ports going live, and the random events — purchases of ports
 //! or minute bundles (likelier the busier the local hour of the route's city), ports paused and
 //! resumed. Carried minutes are brought up to each event before it changes the state.
 
@@ -19,6 +19,7 @@ const PAUSE_PERMILLE: i64 = 100;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum EventKind {
     Midnight,
+    ContractsEnd,
     ProvisioningDone(usize),
     Random,
 }
@@ -32,6 +33,7 @@ pub(super) fn advance_route(
     loop {
         let midnight = round_down_to(state.last_ms, DAY_MS) + DAY_MS;
         let mut next = (midnight, EventKind::Midnight);
+        next = next.min((state.contracts_end_ms, EventKind::ContractsEnd));
         for (i, batch) in state.provisioning.iter().enumerate() {
             next = next.min((batch.ready_ms, EventKind::ProvisioningDone(i)));
         }
@@ -43,7 +45,11 @@ pub(super) fn advance_route(
         state.carried = carried_until(profile, st, state, when);
         state.last_ms = when;
         match kind {
-            EventKind::Midnight => contracts_end(st, state),
+            EventKind::Midnight => state.carried = 0,
+            EventKind::ContractsEnd => {
+                contracts_end(st, state);
+                state.contracts_end_ms += DAY_MS;
+            }
             EventKind::ProvisioningDone(i) => {
                 let batch = state.provisioning.swap_remove(i);
                 state.active += batch.ports;
@@ -56,9 +62,8 @@ pub(super) fn advance_route(
     }
 }
 
-/// UTC midnight: a new day of carried minutes, and some contracts end.
+/// The city's midnight: some contracts end.
 fn contracts_end(st: &RouteStatic, state: &mut RouteState) {
-    state.carried = 0;
     let (low, high) = st.release_permille;
     let share = state.rng.range(low, high); // permille of sold capacity released
     let in_service = state.active + state.paused;

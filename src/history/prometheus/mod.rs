@@ -527,8 +527,8 @@ pub fn reports_of(
     let capacity = CapacityReport {
         generated_at: super::read::instant(at_ms),
         unit_notes: None,
+        totals: super::read::totals_of(&routes),
         routes,
-        totals: Default::default(),
     };
     (capacity, series)
 }
