@@ -215,11 +215,10 @@ fn service_lines(
         .soonest
         .as_ref()
         .map_or(dash.to_owned(), |(name, left)| {
-            format!(
-                "{} in {}",
-                crate::text::fit(name, soonest_w - 12),
-                crate::forecast::full_in(*left)
-            )
+            // The time is the point of the column: the name gives way to it, never the reverse.
+            let when = format!(" in {}", crate::forecast::full_in(*left));
+            let room = soonest_w.saturating_sub(when.chars().count() + 1);
+            format!("{}{when}", crate::text::fit(name, room))
         });
     let util = line
         .utilization_pct
