@@ -22,7 +22,7 @@ pub fn command() -> clap::Command {
     cmd
 }
 
-/// Writes the completion script for `shell`; returns the exit code (see [`write_out`]).
+/// Writes the completion script for `shell`; returns the exit code: 0, also when the reader went away, or 1.
 pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> u8 {
     let mut cmd = command();
     let mut script = Vec::new();
@@ -30,7 +30,7 @@ pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> u8 {
     write_out(out, &script)
 }
 
-/// Writes the manual page in roff; returns the exit code (see [`write_out`]).
+/// Writes the manual page in roff; returns the exit code: 0, also when the reader went away, or 1.
 pub fn man_page(out: &mut impl Write) -> u8 {
     let mut page = Vec::new();
     if render_man(&mut page).is_err() {

@@ -32,7 +32,7 @@ impl ApiKey {
     }
 
     /// `text` with the key replaced by `***` wherever it occurs; `None` when it does not, or
-    /// when the key is shorter than [`REDACTED_MIN_LEN`].
+    /// when the key is shorter than `REDACTED_MIN_LEN`.
     pub fn redacted_in(&self, text: &str) -> Option<String> {
         let key = self.expose();
         (key.len() >= REDACTED_MIN_LEN && text.contains(key)).then(|| text.replace(key, "***"))
