@@ -22,9 +22,8 @@ fn main() -> ExitCode {
 
 /// The servers (`serve`, `demo-server`) answer many readers at once on two worker threads.
 /// Everything else is one user's: the dashboard, `--once`, `check`, `auth` run on this thread
-/// alone, so that their memory comes from one allocator arena. (With worker threads, a report
-/// decoded on one and dropped on another left each thread's arena holding freed pages: 7 MB
-/// more resident at 10,000 routes.)
+/// alone, so that their memory comes from one allocator arena: with worker threads, a report
+/// decoded on one and dropped on another leaves each thread's arena holding freed pages.
 fn runtime_for(command: Option<&captop::cli::Command>) -> tokio::runtime::Builder {
     use captop::cli::Command;
     match command {

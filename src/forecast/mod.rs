@@ -277,7 +277,7 @@ pub fn projection(samples: &[Sample], until_ms: i64) -> Option<Vec<Sample>> {
 ///
 /// Each thread takes the next [`FIT_CHUNK`] jobs until none are left, rather than a part fixed
 /// at the start: the cores are shared with the rest of the run (`--once` draws and writes its
-/// report meanwhile), and fixed halves ended 1.4 to 3 ms apart on two cores.
+/// report meanwhile), so fixed halves would end apart and the slower one sets the wait.
 pub(crate) fn on_fit_threads<J: Send, R: Send>(
     jobs: &mut [J],
     fit: impl Fn(&mut J) -> Option<R> + Sync,

@@ -62,7 +62,7 @@ impl Encoded {
         };
         Arc::new(Encoded {
             // Boxed slices: a Vec grown by doubling would keep up to twice the body's size alive
-            // for as long as the snapshot lives (4 MB of spare room at 10,000 routes).
+            // for as long as the snapshot lives.
             identity: Bytes::from(body.into_boxed_slice()),
             gzip,
             etag,
