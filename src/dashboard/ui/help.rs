@@ -129,7 +129,7 @@ fn content(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     lines.push(legend("Change", "since the previous poll"));
     lines.push(legend(
         "Full in",
-        "when the route sells out at its pace of the last hour",
+        "when the route sells out, forecast from its sales",
     ));
     if app.routes.has_trends() {
         lines.push(legend(
