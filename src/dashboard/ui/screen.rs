@@ -215,10 +215,7 @@ fn service_lines(
         .soonest
         .as_ref()
         .map_or(dash.to_owned(), |(name, left)| {
-            // The time is the point of the column: the name gives way to it, never the reverse.
-            let when = format!(" in {}", crate::forecast::full_in(*left));
-            let room = soonest_w.saturating_sub(when.chars().count() + 1);
-            format!("{}{when}", crate::text::fit(name, room))
+            soonest_text(name, *left, soonest_w)
         });
     let util = line
         .utilization_pct
@@ -336,6 +333,14 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme)
 }
 
 /// `text` cut and padded to `width` cells, the last one a space, so neighbours never touch.
+/// `Lagos in ~3 h 5 min` for a column `width` cells wide (its last cell a space): the time is the
+/// point of the column, so the route's name gives way to it, never the reverse.
+fn soonest_text(name: &str, left: std::time::Duration, width: usize) -> String {
+    let when = format!(" in {}", crate::forecast::full_in(left));
+    let room = width.saturating_sub(crate::text::width(&when) + 1);
+    format!("{}{when}", crate::text::fit(name, room))
+}
+
 fn cell(text: &str, width: usize) -> String {
     format!("{} ", pad(text, width.saturating_sub(1)))
 }
@@ -432,4 +437,20 @@ fn footer(frame: &mut Frame<'_>, area: Rect, screen: &Screen, app: &App, theme: 
         used += w;
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::soonest_text;
+    use std::time::Duration;
+
+    #[test]
+    fn the_sell_out_time_stays_whole_and_the_name_gives_way() {
+        let day_and_more = Duration::from_secs(38 * 3600 + 20 * 60);
+        let text = soonest_text("Mumbai Mobile", day_and_more, 24);
+        assert_eq!(text, "Mumbai Mo… in ~1 d 14 h");
+        assert!(crate::text::width(&text) < 24, "{text}");
+        let soon = soonest_text("Lagos", Duration::from_secs(33 * 60), 18);
+        assert_eq!(soon, "Lagos in ~33 min");
+    }
 }
