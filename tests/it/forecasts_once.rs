@@ -142,6 +142,38 @@ async fn runs_from_cron_build_a_forecast_in_every_format() {
     );
 }
 
+/// `polls` reports of JSON from `url` to build a forecast, then the next report in JSON, check
+/// mode with `check_flags`, Markdown and Prometheus, all in one state directory.
+async fn every_format(
+    url: String,
+    polls: usize,
+    check_flags: &'static [&'static str],
+) -> (serde_json::Value, Run, Run, Run) {
+    tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().unwrap();
+        let once = |format: &str| {
+            captop(
+                &["--once", "--format", format, "--base-url", &url],
+                dir.path(),
+            )
+        };
+        for _ in 0..polls {
+            json_of(&once("json"));
+        }
+        let mut check_args = vec!["check", "--base-url", url.as_str()];
+        check_args.extend_from_slice(check_flags);
+        let check = captop(&check_args, dir.path());
+        (
+            json_of(&once("json")),
+            once("markdown"),
+            check,
+            once("prometheus"),
+        )
+    })
+    .await
+    .unwrap()
+}
+
 /// A route that sold its last minute reads `full` in every format, never a sell-out in
 /// "< 1 min": Markdown's Full in, JSON's forecast (no `sells_out_at`, `full` true),
 /// Prometheus (no sell-out timestamp) and check mode, which leaves it to the sold-out range
@@ -151,42 +183,21 @@ async fn a_route_with_nothing_left_is_full_in_every_format() {
     // 98,000 of 100,000 sold, 500 a poll: full at the fifth report, which then stays.
     let server = selling_from(98_000, 4).await;
     let url = server.base_url("/v1");
-    let (doc, markdown, check, prometheus) = tokio::task::spawn_blocking(move || {
-        let dir = tempfile::tempdir().unwrap();
-        let once = |format: &str| {
-            captop(
-                &["--once", "--format", format, "--base-url", &url],
-                dir.path(),
-            )
-        };
-        for _ in 0..5 {
-            json_of(&once("json"));
-        }
-        let check = captop(
-            &[
-                "check",
-                "--base-url",
-                &url,
-                "-w",
-                "100",
-                "-c",
-                "100",
-                "--sells-out-within-critical",
-                "3",
-                "--sold-out-warning",
-                "1",
-            ],
-            dir.path(),
-        );
-        (
-            json_of(&once("json")),
-            once("markdown"),
-            check,
-            once("prometheus"),
-        )
-    })
-    .await
-    .unwrap();
+    let (doc, markdown, check, prometheus) = every_format(
+        url,
+        5,
+        &[
+            "-w",
+            "100",
+            "-c",
+            "100",
+            "--sells-out-within-critical",
+            "3",
+            "--sold-out-warning",
+            "1",
+        ],
+    )
+    .await;
     let lagos = &doc["capacity"]["routes"][0];
     assert_eq!(lagos["capacity_minutes"]["remaining"], 0, "{lagos}");
     let f = &doc["forecasts"]["ng-lagos"];
@@ -222,40 +233,12 @@ async fn every_format_counts_down_on_the_services_clock() {
     // Four reports a minute apart, then the one of 06:03 again and again.
     let server = selling_from(25_000, 3).await;
     let url = server.base_url("/v1");
-    let (doc, markdown, check, prometheus) = tokio::task::spawn_blocking(move || {
-        let dir = tempfile::tempdir().unwrap();
-        let once = |format: &str| {
-            captop(
-                &["--once", "--format", format, "--base-url", &url],
-                dir.path(),
-            )
-        };
-        for _ in 0..4 {
-            json_of(&once("json"));
-        }
-        let check = captop(
-            &[
-                "check",
-                "--base-url",
-                &url,
-                "-w",
-                "100",
-                "-c",
-                "100",
-                "--sells-out-within-warning",
-                "3",
-            ],
-            dir.path(),
-        );
-        (
-            json_of(&once("json")),
-            once("markdown"),
-            check,
-            once("prometheus"),
-        )
-    })
-    .await
-    .unwrap();
+    let (doc, markdown, check, prometheus) = every_format(
+        url,
+        4,
+        &["-w", "100", "-c", "100", "--sells-out-within-warning", "3"],
+    )
+    .await;
     assert_eq!(doc["capacity"]["generated_at"], "2026-11-22T06:03:00Z");
     // 73,500 left at 06:03 at 30,000 an hour: 2 h 27 min.
     assert_eq!(
