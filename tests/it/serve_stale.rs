@@ -17,8 +17,6 @@ use serde_json::Value;
 use support::pty::{self, Pty};
 use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually, private_file};
 
-const BEARER: &str = "Bearer reader-token-for-tests-0123456789";
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_whose_service_died_says_the_figures_age_and_every_reader_shows_them_stale() {
     let server = DemoServer::start(DemoConfig::default()).await.unwrap();
@@ -31,15 +29,19 @@ async fn a_relay_whose_service_died_says_the_figures_age_and_every_reader_shows_
     );
     let client = reqwest::Client::new();
     let capacity_url = relay.url("/v1/capacity");
-    let fresh = eventually("the relay's first figures", || async {
-        let r = client
+    let bearer = format!("Bearer {READER_TOKEN}");
+    let capacity = || {
+        client
             .get(&capacity_url)
-            .header("authorization", BEARER)
+            .header("authorization", &bearer)
             .send()
-            .await
-            .ok()?;
+    };
+    eventually("the relay's first figures", || async {
+        let r = capacity().await.ok()?;
         (r.status() == 200).then_some(())?;
-        serde_json::from_slice::<Value>(&r.bytes().await.ok()?).ok()
+        serde_json::from_slice::<Value>(&r.bytes().await.ok()?)
+            .ok()
+            .map(drop)
     })
     .await;
 
@@ -70,12 +72,7 @@ async fn a_relay_whose_service_died_says_the_figures_age_and_every_reader_shows_
     // The relay's answer: the service's shape and `generated_at`, with the figures' age and
     // why they are not renewed.
     let (age, stale, body) = eventually("figures two seconds old", || async {
-        let r = client
-            .get(&capacity_url)
-            .header("authorization", BEARER)
-            .send()
-            .await
-            .ok()?;
+        let r = capacity().await.ok()?;
         let header = |name: &str| {
             r.headers()
                 .get(name)
@@ -95,7 +92,6 @@ async fn a_relay_whose_service_died_says_the_figures_age_and_every_reader_shows_
     let generated_at: chrono::DateTime<chrono::Utc> =
         body["generated_at"].as_str().unwrap().parse().unwrap();
     assert!(chrono::Utc::now() - generated_at >= chrono::TimeDelta::seconds(2));
-    let _ = fresh;
 
     // The dashboard: STALE with the figures' true age, in the header (the figures' age grows:
     // no longer the second since the relay last answered).
