@@ -17,16 +17,8 @@ const KEY: &str = "sk-cli-messages-0123456789abcdef";
 /// `captop args` with `key` in `CAPTOP_API_KEY` (none when `None`), no config, and a runtime
 /// and state dir of its own.
 fn command(args: &[&str], key: Option<&str>, dir: &std::path::Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_captop"));
-    cmd.args(args)
-        .env_remove("CAPTOP_API_KEY")
-        .env_remove("CAPTOP_BASE_URL")
-        .env_remove("CAPTOP_PROFILE")
-        .env("CAPTOP_CONFIG", "/dev/null")
-        .env("CAPTOP_KEYRING", "keyutils")
-        .env("CAPTOP_RUNTIME_DIR", dir.join("captop"))
-        .env("CAPTOP_STATE_DIR", dir.join("state"))
-        .stdin(Stdio::null());
+    let mut cmd = crate::support::relay::captop_command(dir, args);
+    cmd.stdin(Stdio::null());
     if let Some(key) = key {
         cmd.env("CAPTOP_API_KEY", key);
     }
