@@ -22,8 +22,9 @@ use std::time::{Duration, Instant};
 
 use captop::demo::{DemoConfig, DemoServer, OPENAPI_JSON};
 use serde_json::Value;
-use support::pty::{self, Pty};
-use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually, private_file};
+use support::relay::{
+    READER_TOKEN, RelayProcess, captop_command, eventually, private_file, reader_dashboard,
+};
 
 /// One answer, as raw as reqwest gives it (no automatic decompression is compiled in).
 #[derive(Debug)]
@@ -515,22 +516,7 @@ async fn two_hundred_readers_for_a_minute_cost_at_most_the_budget() {
     let token_file = private_file(dash_home.path(), "token", &format!("{READER_TOKEN}\n"));
     let token_file = token_file.display().to_string();
     let base_url = relay.base_url();
-    let mut dashboard = Pty::spawn(
-        pty::captop(
-            dash_home.path(),
-            &[
-                "--base-url",
-                &base_url,
-                "--api-key-file",
-                &token_file,
-                "--interval",
-                "1",
-            ],
-        ),
-        120,
-        40,
-    );
-    dashboard.wait_for("routes from the relay", |s| s.contains("Routes 14"));
+    let mut dashboard = reader_dashboard(dash_home.path(), &base_url, &token_file, "1");
 
     let started = Instant::now();
     let answered = Arc::new(AtomicU64::new(0));

@@ -14,8 +14,9 @@ use crate::support;
 
 use captop::demo::{DemoConfig, DemoServer};
 use serde_json::Value;
-use support::pty::{self, Pty};
-use support::relay::{READER_TOKEN, RelayProcess, captop_command, eventually, private_file};
+use support::relay::{
+    READER_TOKEN, RelayProcess, captop_command, eventually, private_file, reader_dashboard,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_whose_service_died_says_the_figures_age_and_every_reader_shows_them_stale() {
@@ -50,22 +51,7 @@ async fn a_relay_whose_service_died_says_the_figures_age_and_every_reader_shows_
     let token_file = private_file(reader.path(), "token", &format!("{READER_TOKEN}\n"));
     let token_file = token_file.display().to_string();
     let base_url = relay.base_url();
-    let mut dashboard = Pty::spawn(
-        pty::captop(
-            reader.path(),
-            &[
-                "--base-url",
-                &base_url,
-                "--api-key-file",
-                &token_file,
-                "--interval",
-                "0.5",
-            ],
-        ),
-        120,
-        40,
-    );
-    dashboard.wait_for("routes from the relay", |s| s.contains("Routes 14"));
+    let mut dashboard = reader_dashboard(reader.path(), &base_url, &token_file, "0.5");
 
     server.shutdown().await;
     relay.wait_log("the outage logged", |l| l.contains("state=unreachable"));

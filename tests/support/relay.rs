@@ -225,3 +225,30 @@ pub async fn bearer_json<T: serde::de::DeserializeOwned>(
         .unwrap();
     serde_json::from_slice(&bytes).unwrap()
 }
+
+/// A dashboard in a 120×40 pty reading the relay at `base_url` with the reader token of
+/// `token_file` as its key, polling every `interval` seconds, once its routes are on screen.
+pub fn reader_dashboard(
+    home: &Path,
+    base_url: &str,
+    token_file: &str,
+    interval: &str,
+) -> super::pty::Pty {
+    let mut dashboard = super::pty::Pty::spawn(
+        super::pty::captop(
+            home,
+            &[
+                "--base-url",
+                base_url,
+                "--api-key-file",
+                token_file,
+                "--interval",
+                interval,
+            ],
+        ),
+        120,
+        40,
+    );
+    dashboard.wait_for("routes from the relay", |s| s.contains("Routes 14"));
+    dashboard
+}
