@@ -7,39 +7,18 @@
 //!   without one, raised again by a fixed step (AIMD, as TCP does): quick to back off, slow to
 //!   come back.
 //!
-//! The random numbers come from a small seeded generator ([`SplitMix64`]) so that tests replay
-//! exactly.
+//! The random numbers are a seeded hash of the draw's number, so that tests replay exactly.
 
+use std::hash::BuildHasher;
 use std::time::Duration;
 
-/// A tiny, fast, seedable pseudo-random generator (SplitMix64). Not for secrets: it only
-/// spreads retry times.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
+use foldhash::quality::FixedState;
 
-impl SplitMix64 {
-    /// A generator that always produces the same sequence for the same seed.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A duration drawn uniformly from `0..=max`, to the millisecond.
-    pub fn up_to(&mut self, max: Duration) -> Duration {
-        let max_ms = u64::try_from(max.as_millis()).unwrap_or(u64::MAX);
-        if max_ms == 0 {
-            return Duration::ZERO;
-        }
-        Duration::from_millis(self.next_u64() % (max_ms + 1))
-    }
+/// `min(cap, base × 2^(failures-1))`: the wait after the `failures`-th failure in a row
+/// (1-based), doubling from `base` up to `cap`.
+pub fn doubling(base: Duration, cap: Duration, failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(31);
+    base.saturating_mul(1 << doublings).min(cap)
 }
 
 /// Exponential backoff with full jitter for transient failures.
@@ -48,7 +27,9 @@ pub struct Backoff {
     base: Duration,
     cap: Duration,
     failures: u32,
-    rng: SplitMix64,
+    /// Seeded: the same seed draws the same waits.
+    jitter: FixedState,
+    draws: u64,
 }
 
 impl Backoff {
@@ -58,7 +39,8 @@ impl Backoff {
             base,
             cap: cap.max(base),
             failures: 0,
-            rng: SplitMix64::new(seed),
+            jitter: FixedState::with_seed(seed),
+            draws: 0,
         }
     }
 
@@ -67,20 +49,19 @@ impl Backoff {
         self.failures
     }
 
-    /// The largest wait after the `failures`-th failure in a row (1-based):
-    /// `min(cap, base × 2^(failures-1))`.
+    /// The largest wait after the `failures`-th failure in a row (1-based).
     pub fn ceiling(&self, failures: u32) -> Duration {
-        let doublings = failures.saturating_sub(1).min(32);
-        self.base
-            .checked_mul(1u32 << doublings.min(31))
-            .map_or(self.cap, |d| d.min(self.cap))
+        doubling(self.base, self.cap, failures)
     }
 
-    /// Counts one more failure and draws the wait before the next try.
+    /// Counts one more failure and draws the wait before the next try: uniformly from
+    /// `0..=ceiling`, to the millisecond.
     pub fn fail(&mut self) -> Duration {
         self.failures = self.failures.saturating_add(1);
-        let ceiling = self.ceiling(self.failures);
-        self.rng.up_to(ceiling)
+        self.draws += 1;
+        let max_ms = super::clock::ms(self.ceiling(self.failures));
+        let random = self.jitter.hash_one(self.draws);
+        Duration::from_millis(random % max_ms.saturating_add(1))
     }
 
     /// A success: the next failure starts from `base` again.

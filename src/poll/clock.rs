@@ -8,10 +8,14 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// UNIX milliseconds of `at`, the unit of the shared budget file (0 before 1970).
+/// `d` in whole milliseconds, the unit of the shared budget file.
+pub fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// UNIX milliseconds of `at` (0 before 1970).
 pub fn unix_ms(at: SystemTime) -> u64 {
-    at.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    at.duration_since(UNIX_EPOCH).map_or(0, ms)
 }
 
 /// Maps the poller's instants to wall-clock time.
@@ -33,8 +37,7 @@ impl PollClock {
     /// UNIX milliseconds at `at` (instants before the start map to the start).
     pub fn millis(&self, at: Instant) -> u64 {
         let since = at.saturating_duration_since(self.start);
-        self.anchor_ms
-            .saturating_add(u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
+        self.anchor_ms.saturating_add(ms(since))
     }
 
     /// The instant of UNIX milliseconds `ms` (times before the start map to the start).

@@ -8,17 +8,17 @@
 //! The network is behind [`MeteredSource`], implemented by [`Client`]; tests drive the same loop
 //! with a scripted source under tokio's paused clock.
 
+use std::collections::hash_map::RandomState;
 use std::future::Future;
+use std::hash::BuildHasher;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 use chrono::Utc;
 use tokio::sync::mpsc;
 use tokio::task::{JoinError, JoinHandle};
 
-use super::budget::SlidingWindow;
 use super::clock::PollClock;
 use super::pacing::{Pace, Verdict};
 use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
@@ -45,7 +45,7 @@ pub trait MeteredSource: Send + Sync + 'static {
     fn budget_key(&self) -> String;
     /// What a captop relay said of `endpoint`'s figures in the last poll's answer (`None`: no
     /// relay).
-    fn relayed(&self, endpoint: crate::api::Endpoint) -> Option<Relayed> {
+    fn relayed(&self, endpoint: Endpoint) -> Option<Relayed> {
         let _ = endpoint;
         None
     }
@@ -64,7 +64,7 @@ impl MeteredSource for Client {
         shared::origin(self.base_url())
     }
 
-    fn relayed(&self, endpoint: crate::api::Endpoint) -> Option<Relayed> {
+    fn relayed(&self, endpoint: Endpoint) -> Option<Relayed> {
         Client::relayed(self, endpoint)
     }
 }
@@ -88,8 +88,6 @@ pub struct PollConfig {
     pub schedule: SchedulerConfig,
     /// Sharing of the budget between processes.
     pub sharing: BudgetSharing,
-    /// Shortest gap between two `/health` probes.
-    pub health_gap: Duration,
     /// Wall-clock time at start; `None` for now. Tests pin it so `Retry-After` dates are exact.
     pub wall_anchor: Option<SystemTime>,
 }
@@ -102,30 +100,18 @@ impl PollConfig {
             schedule: SchedulerConfig {
                 requested_interval: interval,
                 budget_limit: budget,
-                seed: fresh_seed(),
+                // Differs between processes and between pollers of one process.
+                seed: RandomState::new().hash_one(0),
                 ..SchedulerConfig::default()
             },
             sharing: BudgetSharing::Auto,
-            health_gap: Duration::from_secs(60),
             wall_anchor: None,
         }
     }
 }
 
-impl Default for PollConfig {
-    fn default() -> Self {
-        Self::new(Duration::from_secs(5), super::DEFAULT_BUDGET)
-    }
-}
-
-/// A number that differs between processes and between pollers of one process.
-fn fresh_seed() -> u64 {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    nanos ^ (u64::from(std::process::id()) << 32) ^ COUNTER.fetch_add(1, Ordering::Relaxed)
-}
+/// Shortest gap between two `/health` probes.
+const HEALTH_GAP: Duration = Duration::from_secs(60);
 
 /// Starts the poller task. Returns the command sender, the event receiver and the task; the task
 /// ends on [`PollCommand::Shutdown`], when every command sender is dropped, or when the event
@@ -159,13 +145,11 @@ struct Driver<S> {
     source: Arc<S>,
     scheduler: Scheduler,
     clock: PollClock,
-    own_window: SlidingWindow,
-    shared: Option<SharedBudget>,
+    /// The request budget, shared or this poller's own.
+    budget: SharedBudget,
     note: Option<String>,
-    requests_per_poll: u32,
     events: mpsc::Sender<PollEvent>,
     last_status: Option<ScheduleStatus>,
-    health_gap: Duration,
     health_last: Option<Instant>,
     health_wanted: bool,
     /// Lines for the log, sent with the next status.
@@ -211,17 +195,19 @@ async fn run<S: MeteredSource>(
             },
             answer = join_slot(&mut poll_task) => {
                 poll_task = None;
-                let results = answer.unwrap_or_else(|e| task_failed(&e));
+                let results = answer.unwrap_or_else(|e| {
+                    (
+                        Err(task_failed(Endpoint::Capacity, &e)),
+                        Err(task_failed(Endpoint::Utilization, &e)),
+                    )
+                });
                 if driver.poll_answered(results).await.is_err() {
                     break;
                 }
             },
             answer = join_slot(&mut health_task) => {
                 health_task = None;
-                let result = answer.unwrap_or_else(|e| Err(ApiError::Connect {
-                    endpoint: crate::api::Endpoint::Health,
-                    reason: format!("health task failed: {e}"),
-                }));
+                let result = answer.map_err(|e| task_failed(Endpoint::Health, &e)).and_then(|r| r);
                 if driver.health_answered(result).await.is_err() {
                     break;
                 }
@@ -240,51 +226,44 @@ async fn run<S: MeteredSource>(
     }
 }
 
-/// The answers of a poll whose task failed (panicked or was cancelled).
-fn task_failed(error: &JoinError) -> PollResults {
-    let reason = format!("poll task failed: {error}");
-    (
-        Err(ApiError::Connect {
-            endpoint: crate::api::Endpoint::Capacity,
-            reason: reason.clone(),
-        }),
-        Err(ApiError::Connect {
-            endpoint: crate::api::Endpoint::Utilization,
-            reason,
-        }),
-    )
+/// The error of a request whose task failed (panicked or was cancelled).
+fn task_failed(endpoint: Endpoint, error: &JoinError) -> ApiError {
+    let task = if endpoint == Endpoint::Health {
+        "health"
+    } else {
+        "poll"
+    };
+    ApiError::Connect {
+        endpoint,
+        reason: format!("{task} task failed: {error}"),
+    }
 }
 
-/// Opens the shared budget as configured and joins it at `now_ms`; on failure says why in the
-/// note.
-fn open_shared(
-    config: &PollConfig,
-    key: &str,
-    now_ms: u64,
-) -> (Option<SharedBudget>, Option<String>) {
-    let dir = match &config.sharing {
-        BudgetSharing::Off => return (None, None),
-        BudgetSharing::Dir(dir) => Some(dir.clone()),
-        BudgetSharing::Auto => shared::default_dir(),
-    };
-    let Some(dir) = dir else {
-        return (
-            None,
-            Some("request budget not shared with other captop processes: no runtime dir".into()),
-        );
-    };
+/// The budget as configured: the state file shared with the user's other captop processes,
+/// joined at `now_ms`, or this poller's own (then the note says why, when it was not asked for).
+fn open_budget(config: &PollConfig, key: &str, now_ms: u64) -> (SharedBudget, Option<String>) {
     let schedule = &config.schedule;
     let pace = Pace::new(
         schedule.budget_limit,
         schedule.budget_window,
         schedule.requests_per_poll,
     );
+    let id = shared::next_id();
+    let dir = match &config.sharing {
+        BudgetSharing::Off => return (SharedBudget::private(id, pace), None),
+        BudgetSharing::Dir(dir) => Some(dir.clone()),
+        BudgetSharing::Auto => shared::default_dir(),
+    };
+    let Some(dir) = dir else {
+        let note = "request budget not shared with other captop processes: no runtime dir";
+        return (SharedBudget::private(id, pace), Some(note.into()));
+    };
     let every = schedule.requested_interval.max(schedule.budget_floor());
-    let joined = SharedBudget::open(&dir, key, shared::next_id(), pace)
+    let joined = SharedBudget::open(&dir, key, id, pace)
         .and_then(|shared| shared.join(now_ms, every).map(|()| shared));
     match joined {
-        Ok(shared) => (Some(shared), None),
-        Err(e) => (None, Some(unshared_note(&e))),
+        Ok(shared) => (shared, None),
+        Err(e) => (SharedBudget::private(id, pace), Some(unshared_note(&e))),
     }
 }
 
@@ -304,21 +283,16 @@ impl<S: MeteredSource> Driver<S> {
         schedule.budget_limit = schedule
             .budget_limit
             .clamp(schedule.requests_per_poll, MAX_BUDGET);
-        let (budget_limit, budget_window) = (schedule.budget_limit, schedule.budget_window);
-        let requests_per_poll = schedule.requests_per_poll;
         let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
-        let (shared, note) = open_shared(&config, &source.budget_key(), clock.millis(start));
+        let (budget, note) = open_budget(&config, &source.budget_key(), clock.millis(start));
         Driver {
-            own_window: SlidingWindow::new(budget_limit, budget_window),
-            requests_per_poll,
             scheduler: Scheduler::new(config.schedule.clone(), start),
             source: Arc::new(source),
             clock,
-            shared,
+            budget,
             note,
             events,
             last_status: None,
-            health_gap: config.health_gap,
             health_last: None,
             health_wanted: true,
             warnings: Vec::new(),
@@ -331,7 +305,7 @@ impl<S: MeteredSource> Driver<S> {
     fn wake_at(&self, poll_idle: bool, health_idle: bool) -> Option<Instant> {
         let poll_wake = poll_idle.then(|| self.scheduler.next_poll_at()).flatten();
         let health_wake = (self.health_wanted && health_idle)
-            .then(|| self.health_last.map(|at| at + self.health_gap))
+            .then(|| self.health_last.map(|at| at + HEALTH_GAP))
             .flatten();
         match (poll_wake, health_wake) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -340,52 +314,33 @@ impl<S: MeteredSource> Driver<S> {
     }
 
     fn health_due(&self, now: Instant) -> bool {
-        self.health_wanted
-            && self
-                .health_last
-                .is_none_or(|at| now >= at + self.health_gap)
+        self.health_wanted && self.health_last.is_none_or(|at| now >= at + HEALTH_GAP)
     }
 
     /// Takes one poll's requests from the budget, or tells the scheduler when to try again:
     /// the poll's turn among the pollers sharing the budget, a pause, or room in the window.
     fn take_budget(&mut self, now: Instant) -> bool {
         let now_ms = self.clock.millis(now);
-        let n = self.requests_per_poll;
-        let window_ms =
-            u64::try_from(self.scheduler.config().budget_window.as_millis()).unwrap_or(u64::MAX);
-        match self.own_window.room_at(now_ms, n) {
-            Some(at) if at <= now_ms => {}
-            room => {
-                let at = room.unwrap_or(now_ms.saturating_add(window_ms));
-                self.scheduler.budget_wait(self.clock.instant(at));
-                return false;
-            }
-        }
-        if let Some(shared) = &self.shared {
-            match shared.claim(now_ms, Some(self.scheduler.interval())) {
-                Ok(answer) => {
-                    self.scheduler.set_shared_by(answer.members);
-                    let wait_until = match answer.verdict {
-                        Verdict::Granted => None,
-                        Verdict::Slot { at_ms } => Some(at_ms),
-                        Verdict::Paused { until_ms } => {
-                            self.inherit_hold(now, until_ms);
-                            return false;
-                        }
-                        Verdict::Full { room_at_ms } => {
-                            Some(room_at_ms.unwrap_or(now_ms.saturating_add(window_ms)))
-                        }
-                    };
-                    if let Some(at) = wait_until {
-                        self.scheduler.budget_wait(self.clock.instant(at));
-                        return false;
-                    }
-                }
+        let every = Some(self.scheduler.interval());
+        let answer = loop {
+            match self.budget.claim(now_ms, every) {
+                Ok(answer) => break answer,
                 Err(e) => self.unshare(&e),
             }
-        }
-        self.own_window.record(now_ms, n);
-        true
+        };
+        self.scheduler.set_shared_by(answer.members);
+        let window_ms = super::clock::ms(self.scheduler.config().budget_window);
+        let wait_until = match answer.verdict {
+            Verdict::Granted => return true,
+            Verdict::Slot { at_ms } => at_ms,
+            Verdict::Paused { until_ms } => {
+                self.inherit_hold(now, until_ms);
+                return false;
+            }
+            Verdict::Full { room_at_ms } => room_at_ms.unwrap_or(now_ms.saturating_add(window_ms)),
+        };
+        self.scheduler.budget_wait(self.clock.instant(wait_until));
+        false
     }
 
     /// Holds the polls for a 429 another captop of the user published in the shared budget
@@ -395,8 +350,9 @@ impl<S: MeteredSource> Driver<S> {
         let until = self.clock.instant(until_ms).min(now + cap);
         let until_ms_capped = self.clock.millis(until);
         if until_ms_capped < until_ms
-            && let Some(shared) = &self.shared
-            && let Err(e) = shared.cut_pause(self.clock.millis(now), until_ms_capped)
+            && let Err(e) = self
+                .budget
+                .cut_pause(self.clock.millis(now), until_ms_capped)
         {
             self.unshare(&e);
         }
@@ -411,10 +367,10 @@ impl<S: MeteredSource> Driver<S> {
         }
     }
 
-    /// The state file failed: go on with this process's own budget, and say so.
+    /// The state file failed: go on with a budget of this poller's own, and say so.
     fn unshare(&mut self, error: &std::io::Error) {
         self.note = Some(unshared_note(error));
-        self.shared = None;
+        self.budget = SharedBudget::private(shared::next_id(), self.budget.pace());
         self.scheduler.set_shared_by(1);
     }
 
@@ -422,8 +378,8 @@ impl<S: MeteredSource> Driver<S> {
     /// one's share follows others joining and leaving.
     fn budget_used(&mut self, now: Instant) -> u32 {
         let now_ms = self.clock.millis(now);
-        if let Some(shared) = &self.shared {
-            match shared.status(now_ms, true) {
+        loop {
+            match self.budget.status(now_ms, true) {
                 Ok((used, members)) => {
                     self.scheduler.set_shared_by(members);
                     return used;
@@ -431,7 +387,6 @@ impl<S: MeteredSource> Driver<S> {
                 Err(e) => self.unshare(&e),
             }
         }
-        self.own_window.used(now_ms)
     }
 
     async fn publish_status(&mut self, now: Instant) -> Result<(), ()> {
@@ -439,9 +394,8 @@ impl<S: MeteredSource> Driver<S> {
             self.send(PollEvent::Warning(warning)).await?;
         }
         let used = self.budget_used(now);
-        let status = self
-            .scheduler
-            .status(now, used, self.own_window.limit(), self.note.clone());
+        let limit = self.scheduler.config().budget_limit;
+        let status = self.scheduler.status(now, used, limit, self.note.clone());
         if self.last_status.as_ref() != Some(&status) {
             self.last_status = Some(status.clone());
             self.send(PollEvent::Schedule(status)).await?;
@@ -476,11 +430,9 @@ impl<S: MeteredSource> Driver<S> {
         self.scheduler.poll_finished(now, outcome);
         match outcome {
             PollOutcome::RateLimited { .. } => {
-                if let (Some(shared), Some(until)) =
-                    (&self.shared, self.scheduler.rate_limited_until())
-                {
+                if let Some(until) = self.scheduler.rate_limited_until() {
                     let until_ms = self.clock.millis(until);
-                    if let Err(e) = shared.publish_pause(self.clock.millis(now), until_ms) {
+                    if let Err(e) = self.budget.publish_pause(self.clock.millis(now), until_ms) {
                         self.unshare(&e);
                     }
                 }
@@ -490,7 +442,7 @@ impl<S: MeteredSource> Driver<S> {
         }
         let relayed = [Endpoint::Capacity, Endpoint::Utilization].map(|e| self.source.relayed(e));
         let events = super::relayed::poll_events(
-            self.last_seq(),
+            self.scheduler.seq(),
             Utc::now(),
             (capacity, utilization),
             relayed,
@@ -500,10 +452,6 @@ impl<S: MeteredSource> Driver<S> {
             self.send(event).await?;
         }
         Ok(())
-    }
-
-    fn last_seq(&self) -> u64 {
-        self.scheduler.seq()
     }
 
     async fn health_answered(&mut self, result: Result<Health, ApiError>) -> Result<(), ()> {
@@ -535,7 +483,7 @@ mod tests {
 
     #[test]
     fn default_config_polls_every_5_s_within_60_shared() {
-        let config = PollConfig::default();
+        let config = PollConfig::new(Duration::from_secs(5), crate::poll::DEFAULT_BUDGET);
         assert_eq!(config.schedule.requested_interval, Duration::from_secs(5));
         assert_eq!(config.schedule.budget_limit, 60);
         assert_eq!(config.sharing, BudgetSharing::Auto);

@@ -14,10 +14,9 @@
 //! ```
 //!
 //! - [`scheduler`]: when the next poll may go out; no I/O, no clock of its own.
-//! - [`budget`]: the sliding window of sent requests; [`pacing`]: turns of the pollers sharing
-//!   it, spaced evenly; [`shared`]: the locked state file through which all captop processes of
-//!   the user share them.
-//! - [`outcome`]: how one poll went, as the schedule sees it.
+//! - [`pacing`]: the sliding window of sent requests and the turns of the pollers sharing it,
+//!   spaced evenly; [`shared`]: the locked state file through which all captop processes of
+//!   the user share them (or the same state in memory, for a poller that keeps its own).
 //! - [`backoff`]: jittered exponential backoff and the AIMD widening after 429s.
 //! - [`driver`]: the task that ties them to the network and the UI ([`spawn`]).
 //!
@@ -39,11 +38,9 @@
 //! ```
 
 pub mod backoff;
-pub mod budget;
 pub mod clock;
 pub mod driver;
 pub mod one_shot;
-pub mod outcome;
 pub mod pacing;
 pub mod relayed;
 pub mod scheduler;

@@ -22,17 +22,6 @@ const REQUESTS: u32 = 2;
 /// How long a 429 without a usable `Retry-After` holds everyone (as for the poller).
 const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(30);
 
-/// What to do before asking the service, given the shared budget's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Gate {
-    /// Ask now (the requests are recorded).
-    Go,
-    /// Room comes at this UNIX millisecond, soon enough to wait for.
-    WaitUntil(u64),
-    /// Do not ask.
-    Refuse(Refusal),
-}
-
 /// Why a one-shot fetch does not ask the service now, in one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -62,24 +51,26 @@ fn sentence(wait: Duration) -> String {
     crate::format::duration(wait, crate::format::Precision::Sentence)
 }
 
-/// Decides from `answer` at `now_ms`, waiting at most `patience` for room.
-pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Gate {
+/// Decides from `answer` at `now_ms`, waiting at most `patience` for room: ask now
+/// (`Ok(None)`, the requests are recorded), ask once room comes at this UNIX millisecond
+/// (`Ok(Some(at))`), or do not ask.
+pub fn gate(answer: SharedAnswer, now_ms: u64, patience: Duration) -> Result<Option<u64>, Refusal> {
     let wait = |until_ms: u64| Duration::from_millis(until_ms.saturating_sub(now_ms));
     let soon = |at: u64| wait(at) <= patience;
     let used = answer.used;
     match answer.verdict {
-        Verdict::Granted => Gate::Go,
-        Verdict::Paused { until_ms } => Gate::Refuse(Refusal::Paused(wait(until_ms))),
+        Verdict::Granted => Ok(None),
+        Verdict::Paused { until_ms } => Err(Refusal::Paused(wait(until_ms))),
         Verdict::Slot { at_ms: at }
         | Verdict::Full {
             room_at_ms: Some(at),
-        } if soon(at) => Gate::WaitUntil(at),
+        } if soon(at) => Ok(Some(at)),
         // The next turn is the next room: at the budget's rate, the others' polls fill it.
-        Verdict::Slot { at_ms } => Gate::Refuse(Refusal::UsedUp {
+        Verdict::Slot { at_ms } => Err(Refusal::UsedUp {
             used,
             room_in: Some(wait(at_ms)),
         }),
-        Verdict::Full { room_at_ms } => Gate::Refuse(Refusal::UsedUp {
+        Verdict::Full { room_at_ms } => Err(Refusal::UsedUp {
             used,
             room_in: room_at_ms.map(wait),
         }),
@@ -96,16 +87,16 @@ pub struct OneShot {
 
 impl OneShot {
     /// The budget shared with every captop of this user polling the service at `base_url`
-    /// (keyed by its [`shared::origin`]), at `limit` requests a minute; unshared when the
-    /// runtime dir cannot be used.
-    pub fn open(base_url: &str, limit: u32) -> OneShot {
+    /// (keyed by its [`shared::origin`]), at `limit` requests a minute, publishing no 429 hold
+    /// longer than `max_retry_after`; unshared when the runtime dir cannot be used.
+    pub fn open(base_url: &str, limit: u32, max_retry_after: Duration) -> OneShot {
         let pace = Pace::new(limit, super::BUDGET_WINDOW, REQUESTS);
         let budget = shared::default_dir().and_then(|dir| {
             SharedBudget::open(&dir, &shared::origin(base_url), shared::next_id(), pace).ok()
         });
         OneShot {
             budget,
-            max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
+            max_retry_after,
         }
     }
 
@@ -115,13 +106,6 @@ impl OneShot {
             budget: None,
             max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
         }
-    }
-
-    /// The same, publishing no 429 hold longer than `cap` (`max_retry_after`).
-    #[must_use]
-    pub fn with_max_retry_after(mut self, cap: Duration) -> OneShot {
-        self.max_retry_after = cap;
-        self
     }
 
     /// Records the fetch's requests, waiting up to `patience` for room; `Err` says why the
@@ -137,13 +121,10 @@ impl OneShot {
             let Ok(answer) = budget.claim(now, None) else {
                 return Ok(());
             };
-            match gate(answer, now, patience) {
-                Gate::Go => return Ok(()),
-                Gate::Refuse(why) => return Err(why),
-                Gate::WaitUntil(at) => {
-                    tokio::time::sleep(Duration::from_millis(at.saturating_sub(now))).await;
-                }
-            }
+            let Some(at) = gate(answer, now, patience)? else {
+                return Ok(());
+            };
+            tokio::time::sleep(Duration::from_millis(at.saturating_sub(now))).await;
         }
         Err(Refusal::StillUsedUp)
     }
@@ -159,7 +140,7 @@ impl OneShot {
             .map_or(DEFAULT_RETRY_AFTER, |r| r.delay_from(now))
             .min(self.max_retry_after);
         let now_ms = unix_ms(now);
-        let until = now_ms.saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
+        let until = now_ms.saturating_add(super::clock::ms(wait));
         let _ = budget.publish_pause(now_ms, until);
     }
 }
@@ -180,19 +161,13 @@ mod tests {
 
     #[test]
     fn granted_goes_and_a_short_wait_is_waited_for() {
-        assert_eq!(gate(answer(Verdict::Granted, 4), 1_000, PATIENCE), Gate::Go);
+        assert_eq!(gate(answer(Verdict::Granted, 4), 1_000, PATIENCE), Ok(None));
         let room = Verdict::Full {
             room_at_ms: Some(9_000),
         };
-        assert_eq!(
-            gate(answer(room, 60), 1_000, PATIENCE),
-            Gate::WaitUntil(9_000)
-        );
+        assert_eq!(gate(answer(room, 60), 1_000, PATIENCE), Ok(Some(9_000)));
         let turn = Verdict::Slot { at_ms: 3_000 };
-        assert_eq!(
-            gate(answer(turn, 40), 1_000, PATIENCE),
-            Gate::WaitUntil(3_000)
-        );
+        assert_eq!(gate(answer(turn, 40), 1_000, PATIENCE), Ok(Some(3_000)));
     }
 
     #[test]
@@ -202,7 +177,7 @@ mod tests {
             1_000,
             PATIENCE,
         );
-        let Gate::Refuse(why) = paused else {
+        let Err(why) = paused else {
             panic!("{paused:?}");
         };
         let why = why.to_string();
@@ -213,7 +188,7 @@ mod tests {
         let full = Verdict::Full {
             room_at_ms: Some(46_000),
         };
-        let Gate::Refuse(why) = gate(answer(full, 60), 1_000, PATIENCE) else {
+        let Err(why) = gate(answer(full, 60), 1_000, PATIENCE) else {
             panic!("a 45 s wait is longer than the patience");
         };
         let why = why.to_string();

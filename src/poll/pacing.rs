@@ -27,7 +27,32 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::budget::{in_window, room_at};
+/// Whether a request sent at `at` still counts against the budget at `now`. Times are UNIX
+/// milliseconds; a request counts while `now - at <= window`, one millisecond longer than
+/// strictly needed, so rounding to milliseconds can only make captop more careful.
+pub fn in_window(at: u64, now: u64, window_ms: u64) -> bool {
+    now.saturating_sub(at) <= window_ms
+}
+
+/// The earliest time `>= now` at which `n` more requests fit, given the send times still in the
+/// window (`sent`, ascending). `None` when `n` alone is more than `limit`.
+pub fn room_at(sent: &[u64], now: u64, window_ms: u64, limit: u32, n: u32) -> Option<u64> {
+    if n > limit {
+        return None;
+    }
+    let counted: Vec<u64> = sent
+        .iter()
+        .copied()
+        .filter(|&t| in_window(t, now, window_ms))
+        .collect();
+    let allowed = (limit - n) as usize;
+    // The oldest `len - allowed` requests must leave the window first; the last of them is the
+    // `allowed`-th counting back from the newest. None of them: there is room now.
+    match counted.iter().rev().nth(allowed) {
+        None => Some(now),
+        Some(&last_to_leave) => Some((last_to_leave + window_ms + 1).max(now)),
+    }
+}
 
 /// Extra time a member's heartbeat may lag beyond two of its intervals before it counts as
 /// gone (a loaded machine, a slow lock).
@@ -49,7 +74,7 @@ impl Pace {
     pub fn new(limit: u32, window: std::time::Duration, per_poll: u32) -> Self {
         Self {
             limit: limit.max(1),
-            window_ms: u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
+            window_ms: super::clock::ms(window),
             per_poll: per_poll.max(1),
         }
     }
@@ -325,6 +350,37 @@ mod tests {
 
     fn who(id: u64) -> Who {
         Who { pid: 1, id }
+    }
+
+    #[test]
+    fn room_at_counts_only_what_is_needed() {
+        // limit 5, 4 in the window: one more fits now, three need the two oldest gone.
+        let sent = [100, 200, 300, 400];
+        assert_eq!(room_at(&sent, 500, 1000, 5, 1), Some(500));
+        assert_eq!(room_at(&sent, 500, 1000, 5, 3), Some(1201));
+        assert_eq!(room_at(&sent, 2000, 1000, 5, 5), Some(2000));
+    }
+
+    #[test]
+    fn a_private_budget_fills_then_waits_for_the_oldest_to_leave() {
+        let pace = Pace::new(4, std::time::Duration::from_secs(10), 2);
+        let mut state = PaceState::default();
+        let mut claim = |now| {
+            state.prune(pace, now, HOUR_MS, who(1), &|_| true);
+            state.claim(pace, who(1), now, 1)
+        };
+        assert_eq!(claim(0).verdict, Verdict::Granted);
+        assert_eq!(claim(5_000).verdict, Verdict::Granted);
+        // The two sent at 0 leave one millisecond after the window.
+        let full = claim(10_000);
+        assert_eq!(full.used, 4);
+        assert_eq!(
+            full.verdict,
+            Verdict::Full {
+                room_at_ms: Some(10_001)
+            }
+        );
+        assert_eq!(claim(10_001).verdict, Verdict::Granted);
     }
 
     #[test]

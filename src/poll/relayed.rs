@@ -21,11 +21,9 @@ pub fn poll_events(
     seq: u64,
     received_at: DateTime<Utc>,
     (capacity, utilization): PollResults,
-    relayed: [Option<Relayed>; 2],
-    last: &mut LastStale,
+    [cap_relayed, util_relayed]: [Option<Relayed>; 2],
+    [cap_last, util_last]: &mut LastStale,
 ) -> Vec<PollEvent> {
-    let [cap_relayed, util_relayed] = relayed;
-    let [cap_last, util_last] = last;
     let capacity = answers(
         Endpoint::Capacity,
         received_at,
@@ -33,7 +31,13 @@ pub fn poll_events(
         |r| r.generated_at,
         cap_relayed,
         cap_last,
-    );
+    )
+    .into_iter()
+    .map(|(received_at, result)| PollEvent::Capacity {
+        seq,
+        received_at,
+        result,
+    });
     let utilization = answers(
         Endpoint::Utilization,
         received_at,
@@ -41,21 +45,13 @@ pub fn poll_events(
         |r| r.generated_at,
         util_relayed,
         util_last,
-    );
-    let capacity = capacity
-        .into_iter()
-        .map(|(received_at, result)| PollEvent::Capacity {
-            seq,
-            received_at,
-            result,
-        });
-    let utilization = utilization
-        .into_iter()
-        .map(|(received_at, result)| PollEvent::Utilization {
-            seq,
-            received_at,
-            result,
-        });
+    )
+    .into_iter()
+    .map(|(received_at, result)| PollEvent::Utilization {
+        seq,
+        received_at,
+        result,
+    });
     capacity.chain(utilization).collect()
 }
 

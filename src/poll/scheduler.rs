@@ -19,11 +19,61 @@
 //! be shared with other processes; the driver asks it before each poll and reports a refusal
 //! here with [`Scheduler::budget_wait`].
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::backoff::{Backoff, Widening};
-pub use super::outcome::PollOutcome;
 use super::{Pause, ScheduleStatus};
+use crate::api::ApiError;
+
+/// How one poll (both metered requests) went, as far as the schedule cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollOutcome {
+    /// Both answers arrived.
+    Success,
+    /// At least one 429: wait this long before any metered request.
+    RateLimited {
+        /// The wait announced by `Retry-After` (the longer of the two), or the default.
+        wait: Duration,
+    },
+    /// The key was rejected (or there is none): only the user can fix it.
+    Unauthorized,
+    /// Anything else: network trouble, 5xx, a malformed answer.
+    Failed,
+}
+
+impl PollOutcome {
+    /// Classifies a poll's two results. A 429 wins over a 401 (the service checks the limit
+    /// first, so a 429 says nothing about the key), which wins over other failures.
+    /// `wall_now` turns a `Retry-After` date into a wait; `default_wait` stands in for a
+    /// missing or unparseable header.
+    pub fn classify(
+        errors: [Option<&ApiError>; 2],
+        wall_now: SystemTime,
+        default_wait: Duration,
+    ) -> Self {
+        let mut rate_limited: Option<Duration> = None;
+        let mut unauthorized = false;
+        let mut failed = false;
+        for error in errors.into_iter().flatten() {
+            match error {
+                ApiError::RateLimited { retry_after, .. } => {
+                    let wait = retry_after.map_or(default_wait, |r| r.delay_from(wall_now));
+                    rate_limited = Some(rate_limited.map_or(wait, |w| w.max(wait)));
+                }
+                ApiError::Unauthorized { .. } | ApiError::MissingKey | ApiError::InvalidKey => {
+                    unauthorized = true;
+                }
+                _ => failed = true,
+            }
+        }
+        match (rate_limited, unauthorized, failed) {
+            (Some(wait), _, _) => PollOutcome::RateLimited { wait },
+            (None, true, _) => PollOutcome::Unauthorized,
+            (None, false, true) => PollOutcome::Failed,
+            (None, false, false) => PollOutcome::Success,
+        }
+    }
+}
 
 /// Everything that shapes the schedule.
 #[derive(Debug, Clone)]
@@ -162,11 +212,6 @@ impl Scheduler {
         self.widening.set_base(self.base_interval);
     }
 
-    /// Pollers sharing the budget, this one included.
-    pub fn shared_by(&self) -> u32 {
-        self.shared_by
-    }
-
     /// The shortest gap a manual refresh may leave after the previous poll: the budget floor,
     /// widened like the interval.
     fn refresh_gap(&self) -> Duration {
@@ -177,11 +222,6 @@ impl Scheduler {
     /// Sequence number of the latest poll sent (0 before the first).
     pub fn seq(&self) -> u64 {
         self.seq
-    }
-
-    /// Failures in a row (transient ones), for the status line.
-    pub fn failures(&self) -> u32 {
-        self.backoff.failures()
     }
 
     /// When the next poll may go out; `None` while stopped (401, or paused by the user with no
@@ -369,6 +409,7 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::{Endpoint, RetryAfter};
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
@@ -560,5 +601,51 @@ mod tests {
         s.poll_finished(now, PollOutcome::Success);
         assert_eq!(s.pause(now), None);
         assert_eq!(s.next_poll_at(), Some(now + secs(2)));
+    }
+
+    #[test]
+    fn classify_prefers_429_then_401_and_reads_both_retry_after_forms() {
+        let now = SystemTime::UNIX_EPOCH + secs(1_000_000);
+        let limited = |r| ApiError::RateLimited {
+            endpoint: Endpoint::Capacity,
+            retry_after: r,
+        };
+        let unauthorized = ApiError::Unauthorized {
+            endpoint: Endpoint::Utilization,
+            message: String::new(),
+            fix: String::new(),
+        };
+        let seven = limited(Some(RetryAfter::Seconds(7)));
+        let date = limited(Some(RetryAfter::Date(now + secs(9))));
+        let missing = limited(None);
+        let default = secs(30);
+        assert_eq!(
+            PollOutcome::classify([Some(&seven), Some(&unauthorized)], now, default),
+            PollOutcome::RateLimited { wait: secs(7) }
+        );
+        assert_eq!(
+            PollOutcome::classify([Some(&seven), Some(&date)], now, default),
+            PollOutcome::RateLimited { wait: secs(9) }
+        );
+        assert_eq!(
+            PollOutcome::classify([None, Some(&missing)], now, default),
+            PollOutcome::RateLimited { wait: default }
+        );
+        assert_eq!(
+            PollOutcome::classify([None, Some(&unauthorized)], now, default),
+            PollOutcome::Unauthorized
+        );
+        let timeout = ApiError::Timeout {
+            endpoint: Endpoint::Capacity,
+            after: secs(10),
+        };
+        assert_eq!(
+            PollOutcome::classify([Some(&timeout), None], now, default),
+            PollOutcome::Failed
+        );
+        assert_eq!(
+            PollOutcome::classify([None, None], now, default),
+            PollOutcome::Success
+        );
     }
 }

@@ -23,8 +23,10 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use super::clock::ms;
 use super::pacing::{Pace, PaceState, SharedAnswer, Who};
 
 /// Longest pause read from the file; anything longer is taken as damage, not a server's word.
@@ -36,10 +38,13 @@ const LOCK_ATTEMPTS: u32 = 100;
 const LOCK_RETRY: Duration = Duration::from_millis(2);
 
 /// A handle on the shared state file for one poller (or one `--once` fetch). Dropping it takes
-/// the poller out of the share.
+/// the poller out of the share. [`SharedBudget::private`] keeps the same state in memory, for a
+/// poller that does not share its budget.
 #[derive(Debug)]
 pub struct SharedBudget {
-    path: PathBuf,
+    /// The state file; `None`: the state is this poller's own, in `own`.
+    path: Option<PathBuf>,
+    own: Mutex<PaceState>,
     who: Who,
     pace: Pace,
 }
@@ -120,24 +125,39 @@ impl SharedBudget {
     /// process. Nothing is recorded yet: a poller then [`join`](Self::join)s.
     pub fn open(dir: &Path, key: &str, id: u64, pace: Pace) -> io::Result<Self> {
         create_private_dir(dir)?;
-        let budget = Self {
-            path: dir.join(format!("budget-{}.json", key_hash(key))),
+        let path = dir.join(format!("budget-{}.json", key_hash(key)));
+        // Can it be opened for writing and locked? (Nothing is read or changed yet.)
+        let file = open_private_file(&path)?;
+        lock_with_retries(&file)?;
+        file.unlock()?;
+        Ok(Self::new(Some(path), id, pace))
+    }
+
+    /// The budget's shape.
+    pub fn pace(&self) -> Pace {
+        self.pace
+    }
+
+    /// A budget this poller keeps to itself, in memory.
+    pub fn private(id: u64, pace: Pace) -> Self {
+        Self::new(None, id, pace)
+    }
+
+    fn new(path: Option<PathBuf>, id: u64, pace: Pace) -> Self {
+        Self {
+            path,
+            own: Mutex::default(),
             who: Who {
                 pid: std::process::id(),
                 id,
             },
             pace,
-        };
-        // Can it be opened for writing and locked? (Nothing is read or changed yet.)
-        let file = open_private_file(&budget.path)?;
-        lock_with_retries(&file)?;
-        file.unlock()?;
-        Ok(budget)
+        }
     }
 
-    /// Where the state file is.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where the state file is (`None`: in memory).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     /// This poller takes part from `now_ms` on, polling about every `every`: the others widen
@@ -145,7 +165,7 @@ impl SharedBudget {
     pub fn join(&self, now_ms: u64, every: Duration) -> io::Result<()> {
         let who = self.who;
         self.with_state(Some(now_ms), |state| {
-            state.join(who, now_ms, duration_ms(every));
+            state.join(who, now_ms, ms(every));
         })
     }
 
@@ -154,22 +174,18 @@ impl SharedBudget {
     /// takes a turn without becoming a member.
     pub fn claim(&self, now_ms: u64, every: Option<Duration>) -> io::Result<SharedAnswer> {
         let (pace, who) = (self.pace, self.who);
-        let every_ms = every.map_or(0, |e| duration_ms(e).max(1));
+        let every_ms = every.map_or(0, |e| ms(e).max(1));
         self.with_state(Some(now_ms), |state| {
             state.claim(pace, who, now_ms, every_ms)
         })
     }
 
     /// Requests of everyone in the window at `now_ms`, and the pollers sharing the budget
-    /// (this one counted if `polls`). Reads only.
+    /// (this one counted if `polls`).
     pub fn status(&self, now_ms: u64, polls: bool) -> io::Result<(u32, u32)> {
-        let mut file = open_private_file(&self.path)?;
-        lock_with_retries(&file)?;
-        let mut state = read_state(&mut file);
-        let unlocked = file.unlock();
-        self.prune(&mut state, now_ms);
-        unlocked?;
-        Ok((state.used(), state.members(self.who, polls)))
+        self.with_state(Some(now_ms), |state| {
+            (state.used(), state.members(self.who, polls))
+        })
     }
 
     /// A 429 told this instance to wait until `until_ms`: every instance waits.
@@ -192,8 +208,13 @@ impl SharedBudget {
     }
 
     fn prune(&self, state: &mut PaceState, now_ms: u64) {
-        let max_pause = u64::try_from(MAX_SHARED_PAUSE.as_millis()).unwrap_or(u64::MAX);
-        state.prune(self.pace, now_ms, max_pause, self.who, &pid_alive);
+        state.prune(
+            self.pace,
+            now_ms,
+            ms(MAX_SHARED_PAUSE),
+            self.who,
+            &pid_alive,
+        );
     }
 
     /// Takes the lock, reads the state (pruned at `now_ms`, if given), runs `f`, writes the
@@ -203,7 +224,14 @@ impl SharedBudget {
         now_ms: Option<u64>,
         f: impl FnOnce(&mut PaceState) -> T,
     ) -> io::Result<T> {
-        let mut file = open_private_file(&self.path)?;
+        let Some(path) = &self.path else {
+            let mut state = self.own.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(now_ms) = now_ms {
+                self.prune(&mut state, now_ms);
+            }
+            return Ok(f(&mut state));
+        };
+        let mut file = open_private_file(path)?;
         lock_with_retries(&file)?;
         let result = (|| -> io::Result<T> {
             let mut state = read_state(&mut file);
@@ -231,10 +259,6 @@ impl Drop for SharedBudget {
     fn drop(&mut self) {
         let _ = self.leave();
     }
-}
-
-fn duration_ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 fn read_state(file: &mut File) -> PaceState {
@@ -379,6 +403,7 @@ pub(crate) mod tests {
         let a = SharedBudget::open(&dir.0, &origin("http://h:1/v1"), 1, pace(6)).unwrap();
         let b = SharedBudget::open(&dir.0, &origin("http://h:2/v1"), 2, pace(6)).unwrap();
         assert_ne!(a.path(), b.path());
+        assert!(a.path().is_some());
     }
 
     #[test]
@@ -454,7 +479,7 @@ pub(crate) mod tests {
             "members": [{ "pid": 4_000_000_000u32, "id": 9, "heartbeat_ms": 1000,
                           "every_ms": 1000 }]
         });
-        fs::write(a.path(), ended.to_string()).unwrap();
+        fs::write(a.path().unwrap(), ended.to_string()).unwrap();
         let full = a.claim(1_500, EVERY).unwrap();
         assert_eq!(
             full.verdict,
@@ -463,18 +488,18 @@ pub(crate) mod tests {
             }
         );
         assert_eq!((full.used, full.members), (4, 1));
-        fs::write(a.path(), ended.to_string()).unwrap();
+        fs::write(a.path().unwrap(), ended.to_string()).unwrap();
         assert!(granted(
             a.claim(1_000 + W.as_millis() as u64 + 1, EVERY).unwrap()
         ));
         // Times in the future (another clock, or damage) count as now.
         let future = serde_json::json!({ "version": 2, "sent_ms": [u64::MAX, u64::MAX] });
-        fs::write(a.path(), future.to_string()).unwrap();
+        fs::write(a.path().unwrap(), future.to_string()).unwrap();
         let answer = a.claim(2_000, EVERY).unwrap();
         assert_eq!((answer.verdict, answer.used), (Verdict::Granted, 4));
         assert_eq!(a.status(12_001, true).unwrap().0, 0);
         // Garbage is started afresh.
-        fs::write(a.path(), b"\x00not json{{{").unwrap();
+        fs::write(a.path().unwrap(), b"\x00not json{{{").unwrap();
         assert!(granted(a.claim(3_000, EVERY).unwrap()));
     }
 

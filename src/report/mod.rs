@@ -475,8 +475,7 @@ pub fn once_parts(
     let budget = if demo {
         OneShot::unshared()
     } else {
-        OneShot::open(client.base_url(), settings.budget)
-            .with_max_retry_after(settings.max_retry_after)
+        OneShot::open(client.base_url(), settings.budget, settings.max_retry_after)
     };
     (options, budget)
 }

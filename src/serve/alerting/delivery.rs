@@ -42,10 +42,7 @@ impl Default for Delivery {
 impl Delivery {
     /// The wait after the `failures`-th failure in a row (1, 2, 4 … s, at most `max_retry`).
     pub fn backoff(&self, failures: u32) -> Duration {
-        let doublings = failures.saturating_sub(1).min(16);
-        self.first_retry
-            .saturating_mul(1 << doublings)
-            .min(self.max_retry)
+        crate::poll::backoff::doubling(self.first_retry, self.max_retry, failures)
     }
 
     /// The HTTP client of one receiver.
