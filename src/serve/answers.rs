@@ -25,12 +25,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arc_swap::ArcSwap;
-use bytes::Bytes;
-use http_body_util::Full;
+use axum::Json;
+use axum::response::{Html, IntoResponse};
 use hyper::header::{self, HeaderMap, HeaderValue};
-use hyper::{Method, Response, StatusCode};
+use hyper::{Method, StatusCode, Uri};
 
-use super::readers::OpenConnections;
 use super::snapshot::{Encoded, Snapshot, Upstream};
 use super::status_page::{self, Page};
 use super::tokens::LiveTokens;
@@ -39,7 +38,7 @@ use crate::api::model::ErrorBody;
 use crate::api::{Endpoint, RELAY_HEADER};
 
 /// The response type of every route.
-pub type Reply = Response<Full<Bytes>>;
+pub type Reply = axum::response::Response;
 
 /// The readers' side of the relay: the snapshot to answer from and who may read it.
 #[derive(Debug)]
@@ -47,13 +46,15 @@ pub struct Routes {
     snapshot: Arc<ArcSwap<Snapshot>>,
     tokens: Option<LiveTokens>,
     openapi: Arc<Encoded>,
-    connections: Arc<OpenConnections>,
+    /// One clone held by each open connection, so that its count says how many readers are
+    /// connected now, TLS handshakes included (for the status page).
+    connections: Arc<()>,
     /// The relay's history file, read for a past instant (`?at=`).
     history: Option<crate::history::History>,
 }
 
 /// The instant a request for the history asks for (`/v1/captop/history?at=TIME`), if any.
-pub fn past_asked(uri: &hyper::Uri) -> Option<String> {
+fn past_asked(uri: &Uri) -> Option<String> {
     if uri.path() != "/v1/captop/history" {
         return None;
     }
@@ -82,24 +83,36 @@ impl Routes {
         }
     }
 
+    /// Answers one request from its method, URI and headers (the relay reads no bodies).
+    /// Every answer says it comes from a captop relay ([`RELAY_HEADER`]), so a captop reading
+    /// it knows to ask for its history.
+    pub async fn answer(&self, method: &Method, uri: &Uri, headers: &HeaderMap) -> Reply {
+        let mut reply = match past_asked(uri) {
+            Some(at) => self.answer_past(method, at, headers).await,
+            None => self.answer_path(method, uri.path(), headers),
+        };
+        reply.headers_mut().insert(
+            RELAY_HEADER,
+            HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
+        );
+        reply
+    }
+
     /// Answers a request for the reports at a past instant `at` from the history file, read on
     /// the blocking pool; the token and the method are checked as for the history itself.
-    pub async fn answer_past(&self, method: &Method, at: &str, headers: &HeaderMap) -> Reply {
+    async fn answer_past(&self, method: &Method, at: String, headers: &HeaderMap) -> Reply {
         let path = "/v1/captop/history";
-        let (Some(history), true) = (self.history.clone(), *method == Method::GET) else {
-            return self.answer(method, path, headers);
+        let asked = (*method == Method::GET, self.admits(headers));
+        let (Some(history), (true, true)) = (self.history.clone(), asked) else {
+            return self.answer_path(method, path, headers);
         };
-        if !self.admits(headers) {
-            return self.answer(method, path, headers);
-        }
-        let at = at.to_owned();
         let read = tokio::task::spawn_blocking(move || {
             crate::history::past::past_reports(&history, |newest| {
                 crate::history::export::parse_instant(&at, newest)
             })
         })
         .await;
-        let mut reply = match read {
+        match read {
             Ok(Ok(past)) => match serde_json::to_vec(&past) {
                 Ok(body) => send(
                     headers,
@@ -110,41 +123,21 @@ impl Routes {
             },
             Ok(Err(why)) => error(StatusCode::UNPROCESSABLE_ENTITY, &why.to_string()),
             Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-        };
-        reply.headers_mut().insert(
-            RELAY_HEADER,
-            HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
-        );
-        reply
+        }
     }
 
-    /// The connections open now; the accept loop counts each one here.
-    pub fn connections(&self) -> &Arc<OpenConnections> {
-        &self.connections
-    }
-
-    /// Answers one request from its method, path and headers (the relay reads no bodies).
-    /// Every answer says it comes from a captop relay ([`RELAY_HEADER`]), so a captop reading
-    /// it knows to ask for its history.
-    pub fn answer(&self, method: &Method, path: &str, headers: &HeaderMap) -> Reply {
-        let mut reply = self.answer_path(method, path, headers);
-        reply.headers_mut().insert(
-            RELAY_HEADER,
-            HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
-        );
-        reply
+    /// Counts a connection, from its acceptance until the returned handle is dropped.
+    pub fn count_connection(&self) -> Arc<()> {
+        Arc::clone(&self.connections)
     }
 
     fn answer_path(&self, method: &Method, path: &str, headers: &HeaderMap) -> Reply {
         if method != Method::GET && method != Method::HEAD {
-            let mut reply = error(
+            let reply = error(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "only GET and HEAD are served",
             );
-            reply
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-            return reply;
+            return ([(header::ALLOW, "GET, HEAD")], reply).into_response();
         }
         let guarded = matches!(
             path,
@@ -155,15 +148,12 @@ impl Routes {
                 | "/v1/captop/alerts"
         );
         if guarded && !self.admits(headers) {
-            let mut reply = error(
+            let reply = error(
                 StatusCode::UNAUTHORIZED,
                 "a reader token is needed: send Authorization: Bearer <token>",
             );
-            reply.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"captop\""),
-            );
-            return reply;
+            let challenge = [(header::WWW_AUTHENTICATE, "Bearer realm=\"captop\"")];
+            return (challenge, reply).into_response();
         }
         let snapshot = self.snapshot.load();
         match path {
@@ -198,27 +188,20 @@ impl Routes {
         let html = status_page::render(&Page {
             figures: &snapshot.status,
             alerts: &snapshot.firing.alerts,
-            readers: self.connections.now(),
+            readers: Arc::strong_count(&self.connections) - 1,
             full: self.admits(headers),
             now: chrono::Utc::now(),
         });
-        let mut reply = Response::new(Full::new(Bytes::from(html)));
-        let out = reply.headers_mut();
-        out.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/html; charset=utf-8"),
-        );
-        // Whether it holds the figures depends on the token: no cache may keep it.
-        out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        out.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
-        );
-        out.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
-        reply
+        let headers = [
+            // Whether it holds the figures depends on the token: no cache may keep it.
+            (header::CACHE_CONTROL, "no-store"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; style-src 'unsafe-inline'",
+            ),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ];
+        (headers, Html(html)).into_response()
     }
 
     fn admits(&self, headers: &HeaderMap) -> bool {
@@ -297,15 +280,17 @@ fn header_text(text: &str) -> Option<HeaderValue> {
 /// user, through the budget file they share).
 fn ready(snapshot: &Snapshot) -> Reply {
     let hold = snapshot.status.hold_text(chrono::Utc::now());
-    if snapshot.ready() {
+    let (status, text) = if snapshot.ready() {
         let text = hold.map_or_else(|| "ready\n".to_owned(), |hold| format!("ready; {hold}\n"));
-        return plain(StatusCode::OK, &text);
-    }
-    let why = hold.unwrap_or_else(|| snapshot.upstream.describe());
-    plain(
-        StatusCode::SERVICE_UNAVAILABLE,
-        &format!("not ready: {why}\n"),
-    )
+        (StatusCode::OK, text)
+    } else {
+        let why = hold.unwrap_or_else(|| snapshot.upstream.describe());
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {why}\n"),
+        )
+    };
+    (status, [(header::CACHE_CONTROL, "no-store")], text).into_response()
 }
 
 /// Whole seconds until `at`, rounded up; 0 when unknown or past.
@@ -356,17 +341,11 @@ fn send(headers: &HeaderMap, body: &Encoded, cache: CacheControl) -> Reply {
         .is_some_and(|tags| body.matches(tags));
     let gzip = !body.gzip.is_empty() && accepts_gzip(headers);
     let mut reply = if fresh {
-        let mut reply = Response::new(Full::new(Bytes::new()));
-        *reply.status_mut() = StatusCode::NOT_MODIFIED;
-        reply
+        StatusCode::NOT_MODIFIED.into_response()
     } else if gzip {
-        let mut reply = Response::new(Full::new(body.gzip.clone()));
-        reply
-            .headers_mut()
-            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-        reply
+        ([(header::CONTENT_ENCODING, "gzip")], body.gzip.clone()).into_response()
     } else {
-        Response::new(Full::new(body.identity.clone()))
+        body.identity.clone().into_response()
     };
     let out = reply.headers_mut();
     out.insert(
@@ -395,48 +374,27 @@ fn not_yet(snapshot: &Snapshot, what: &str) -> Reply {
         Upstream::Starting => "waiting for the first answer of the service".to_owned(),
         other => other.describe(),
     };
-    let mut reply = error(StatusCode::SERVICE_UNAVAILABLE, &format!("{what}: {why}"));
+    let reply = error(StatusCode::SERVICE_UNAVAILABLE, &format!("{what}: {why}"));
     let wait = seconds_until(snapshot.next_poll_at).max(1);
-    if let Ok(value) = HeaderValue::from_str(&wait.to_string()) {
-        reply.headers_mut().insert(header::RETRY_AFTER, value);
-    }
-    reply
+    ([(header::RETRY_AFTER, wait.to_string())], reply).into_response()
 }
 
 /// An Error body (`{"error": "..."}`) with `status`.
-pub fn error(status: StatusCode, message: &str) -> Reply {
-    let body = serde_json::to_vec(&ErrorBody {
+fn error(status: StatusCode, message: &str) -> Reply {
+    let body = Json(ErrorBody {
         error: message.to_owned(),
-    })
-    .unwrap_or_default();
-    let mut reply = Response::new(Full::new(Bytes::from(body)));
-    *reply.status_mut() = status;
-    reply.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    reply
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    reply
-}
-
-fn plain(status: StatusCode, text: &str) -> Reply {
-    let mut reply = Response::new(Full::new(Bytes::from(text.to_owned())));
-    *reply.status_mut() = status;
-    reply.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    reply
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    reply
+    });
+    (status, [(header::CACHE_CONTROL, "no-store")], body).into_response()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn answer(routes: &Routes, method: &Method, path: &str, headers: &HeaderMap) -> Reply {
+        let uri: Uri = path.parse().unwrap_or_default();
+        futures::executor::block_on(routes.answer(method, &uri, headers))
+    }
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -464,64 +422,52 @@ mod tests {
 
     #[test]
     fn before_the_first_poll_figures_are_503_with_retry_after_and_health_stays_public() {
-        let cache = super::super::snapshot::Relay::new();
+        let cache = super::super::snapshot::Relay::default();
         let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
         let tokens = super::super::tokens::ReaderTokens::parse("reader-token-0123456789\n")
             .ok()
             .map(|t| Arc::new(ArcSwap::from_pointee(t)));
         let routes = Routes::new(snapshot, tokens, None);
         let authorized = headers(&[("authorization", "Bearer reader-token-0123456789")]);
-        let reply = routes.answer(&Method::GET, "/v1/capacity", &authorized);
+        let reply = answer(&routes, &Method::GET, "/v1/capacity", &authorized);
         assert_eq!(reply.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(reply.headers()[header::RETRY_AFTER], "1");
-        let reply = routes.answer(&Method::GET, "/v1/capacity", &HeaderMap::new());
+        let reply = answer(&routes, &Method::GET, "/v1/capacity", &HeaderMap::new());
         assert_eq!(reply.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(
-            routes
-                .answer(&Method::GET, "/metrics", &HeaderMap::new())
-                .status(),
+            answer(&routes, &Method::GET, "/metrics", &HeaderMap::new()).status(),
             StatusCode::UNAUTHORIZED
         );
         assert_eq!(
-            routes
-                .answer(&Method::GET, "/metrics", &authorized)
-                .status(),
+            answer(&routes, &Method::GET, "/metrics", &authorized).status(),
             StatusCode::OK
         );
         for (who, status) in [
             (&HeaderMap::new(), StatusCode::UNAUTHORIZED),
             (&authorized, StatusCode::OK),
         ] {
-            let reply = routes.answer(&Method::GET, "/v1/captop/alerts", who);
+            let reply = answer(&routes, &Method::GET, "/v1/captop/alerts", who);
             assert_eq!(reply.status(), status);
             assert!(reply.headers().contains_key(RELAY_HEADER));
         }
         assert_eq!(
-            routes
-                .answer(&Method::GET, "/v1/health", &HeaderMap::new())
-                .status(),
+            answer(&routes, &Method::GET, "/v1/health", &HeaderMap::new()).status(),
             StatusCode::SERVICE_UNAVAILABLE
         );
         assert_eq!(
-            routes
-                .answer(&Method::GET, "/ready", &HeaderMap::new())
-                .status(),
+            answer(&routes, &Method::GET, "/ready", &HeaderMap::new()).status(),
             StatusCode::SERVICE_UNAVAILABLE
         );
         assert_eq!(
-            routes
-                .answer(&Method::POST, "/v1/health", &HeaderMap::new())
-                .status(),
+            answer(&routes, &Method::POST, "/v1/health", &HeaderMap::new()).status(),
             StatusCode::METHOD_NOT_ALLOWED
         );
         assert_eq!(
-            routes
-                .answer(&Method::GET, "/v1/openapi.json", &HeaderMap::new())
-                .status(),
+            answer(&routes, &Method::GET, "/v1/openapi.json", &HeaderMap::new()).status(),
             StatusCode::OK
         );
         let page = |headers: &HeaderMap| {
-            let reply = routes.answer(&Method::GET, "/", headers);
+            let reply = answer(&routes, &Method::GET, "/", headers);
             assert_eq!(reply.status(), StatusCode::OK);
             assert_eq!(reply.headers()[header::CACHE_CONTROL], "no-store");
             let body =
@@ -532,6 +478,10 @@ mod tests {
         assert!(public.contains("id=\"state\">starting<"), "{public}");
         assert!(!public.contains("Active alerts"), "{public}");
         assert!(page(&authorized).contains("Active alerts"));
+        let open = [routes.count_connection(), routes.count_connection()];
+        assert!(page(&authorized).contains("2 connections open"));
+        drop(open);
+        assert!(page(&authorized).contains("0 connections open"));
     }
 
     fn body_of(reply: Reply) -> String {
@@ -541,7 +491,7 @@ mod tests {
 
     #[test]
     fn a_429_hold_from_the_shared_budget_file_is_said_on_the_page_and_on_ready() {
-        let mut relay = super::super::snapshot::Relay::new();
+        let mut relay = super::super::snapshot::Relay::default();
         let status = crate::poll::ScheduleStatus {
             requested_interval: std::time::Duration::from_secs(5),
             budget_interval: std::time::Duration::from_secs(5),
@@ -558,7 +508,7 @@ mod tests {
         relay.apply(crate::poll::PollEvent::Schedule(status), chrono::Utc::now());
         let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
         let routes = Routes::new(snapshot, None, None);
-        let ready = routes.answer(&Method::GET, "/ready", &HeaderMap::new());
+        let ready = answer(&routes, &Method::GET, "/ready", &HeaderMap::new());
         assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
         let ready = body_of(ready);
         assert!(
@@ -566,7 +516,7 @@ mod tests {
                 && ready.contains("): a 429 hold, kept in the request budget file"),
             "{ready}"
         );
-        let page = body_of(routes.answer(&Method::GET, "/", &HeaderMap::new()));
+        let page = body_of(answer(&routes, &Method::GET, "/", &HeaderMap::new()));
         assert!(page.contains("id=\"state\">rate limited<"), "{page}");
         assert!(
             page.contains("<p id=\"hold\">No request to the service before "),

@@ -14,7 +14,7 @@
 //!
 //! - [`snapshot`]: the relay's store and the snapshot of bodies encoded from it.
 //! - [`answers`]: what each path answers; `/metrics` is [`crate::report::prometheus`], `/`
-//!   the [`status_page`]; [`readers`]: the connections open, for that page.
+//!   the [`status_page`].
 //! - [`tokens`]: readers' tokens; [`tls`]: HTTPS; [`server`]: the accept loop and its limits.
 //! - [`reload`]: tokens, certificate and config read again on SIGHUP or a change of their
 //!   files, swapped in while requests go on.
@@ -30,7 +30,6 @@ pub mod logger;
 pub mod tokens;
 
 pub mod answers;
-pub mod readers;
 pub mod reload;
 pub mod server;
 pub mod snapshot;
@@ -60,7 +59,6 @@ pub const DEFAULT_SERVE_BUDGET: u32 = 100;
 pub const KEY_RETRY: Duration = Duration::from_secs(60);
 
 /// Everything [`run`] needs besides the client.
-#[derive(Debug)]
 pub struct ServeOptions {
     /// Address to listen on.
     pub listen: SocketAddr,
@@ -86,19 +84,17 @@ pub struct ServeOptions {
     pub dispatch: alerting::Dispatch,
 }
 
-/// Why the relay will not listen where it was asked to.
+/// Why the relay will not listen where it was asked to: beyond loopback without reader tokens
+/// or TLS, and without `--allow-insecure-listen`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExposureError {
-    /// Beyond loopback without reader tokens or TLS, and without `--allow-insecure-listen`.
-    #[error(
-        "refusing to listen on {listen} {missing} — add them, listen on loopback, or pass --allow-insecure-listen"
-    )]
-    Insecure {
-        /// The address asked for.
-        listen: SocketAddr,
-        /// What it lacks, and what that risks.
-        missing: &'static str,
-    },
+#[error(
+    "refusing to listen on {listen} {missing} — add them, listen on loopback, or pass --allow-insecure-listen"
+)]
+pub struct ExposureError {
+    /// The address asked for.
+    listen: SocketAddr,
+    /// What it lacks, and what that risks.
+    missing: &'static str,
 }
 
 /// Refuses to expose the figures beyond loopback without reader tokens and TLS, unless the
@@ -122,7 +118,7 @@ pub fn check_exposure(
             "without TLS (--tls-cert/--tls-key): tokens and figures would travel in clear"
         }
     };
-    Err(ExposureError::Insecure { listen, missing })
+    Err(ExposureError { listen, missing })
 }
 
 /// Runs the relay until SIGTERM or Ctrl-C; returns the exit code (0 after a clean shutdown, 1
@@ -173,11 +169,8 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     );
     let (commands, events, poller) = crate::poll::spawn(client, options.poll);
     let recorder = options.history.clone().map(crate::history::Recorder::start);
-    let relay = Relay::new().alerting(options.thresholds, &options.actions);
-    let mut relay = match recorder {
-        Some(_) => relay.recording(),
-        None => relay,
-    };
+    let mut relay = Relay::new(recorder.is_some());
+    relay.retune(options.thresholds, &options.actions);
     relay.set_reload_status(*reloads.status.borrow());
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
     let follower = Follower {
@@ -194,7 +187,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     server::serve(
         listener,
         Arc::new(routes),
-        options.tls.map(|t| t.acceptor.0),
+        options.tls.map(|t| t.acceptor),
         options.limits,
         shutdown,
     )
@@ -213,82 +206,72 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
 /// `captop serve`: the relay, with the dashboard's service, key, interval and budget (the
 /// budget defaulting to [`DEFAULT_SERVE_BUDGET`]), until SIGTERM or Ctrl-C.
 pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalArgs) -> u8 {
-    let fail = |message: &dyn std::fmt::Display| {
-        eprintln!("captop: {message}");
-        crate::setup::EXIT_USAGE
-    };
-    let settings =
-        match crate::config::Settings::resolve_with(global, &crate::setup::real_environment()) {
-            Ok(settings) => settings,
-            Err(e) => return fail(&e),
-        };
-    if let Err(e) = check_exposure(
-        args.listen,
-        args.token_file.is_some(),
-        args.tls_cert.is_some(),
-        args.allow_insecure_listen,
-    ) {
-        return fail(&e);
-    }
-    let tokens = match &args.token_file {
-        Some(path) => match tokens::ReaderTokens::from_file(path) {
-            Ok(tokens) => Some(tokens),
-            Err(e) => return fail(&e),
-        },
-        None => None,
-    };
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => match tls::server_tls(cert, key) {
-            Ok(tls) => Some(tls),
-            Err(e) => return fail(&e),
-        },
-        _ => None,
-    };
-    let demo = match crate::setup::start_demo(args.demo).await {
-        Ok(demo) => demo,
-        Err(e) => return fail(&e),
-    };
-    let client = match crate::setup::client_for(&settings, demo.as_ref()).await {
-        Ok(client) => client,
-        Err(e) => return fail(&e),
-    };
-    let logger = logger::Logger::new(args.log_format);
-    let dispatch =
-        match alerting::Dispatch::start(&settings.actions, alerting::Delivery::default(), logger) {
-            Ok(dispatch) => dispatch,
-            Err(e) => return fail(&e),
-        };
-    let budget = if settings.budget_given() {
-        settings.budget
-    } else {
-        DEFAULT_SERVE_BUDGET
-    };
-    let history = crate::setup::history_for(&client, &settings, demo.is_some());
-    let mut poll = crate::poll::PollConfig::new(settings.interval, budget);
-    poll.schedule.max_retry_after = settings.max_retry_after;
-    let thresholds = crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct);
-    let actions = settings.actions.clone();
-    let options = ServeOptions {
-        listen: args.listen,
-        tokens,
-        tls,
-        reload: reload::Sources::of_serve(args, global, settings),
-        limits: server::Limits {
-            max_connections: args.max_connections,
-            ..server::Limits::default()
-        },
-        logger,
-        poll,
-        history,
-        thresholds,
-        actions,
-        dispatch,
+    let (client, options, demo) = match prepare(args, global).await {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            eprintln!("captop: {e}");
+            return crate::setup::EXIT_USAGE;
+        }
     };
     let code = run(client, options).await;
     if let Some(server) = demo {
         crate::setup::end_demo(server).await;
     }
     code
+}
+
+/// Everything `captop serve` starts with: settings, tokens, TLS, the demo service if asked
+/// for, the client and the alerts' receivers; the first problem is the error.
+async fn prepare(
+    args: &crate::cli::ServeArgs,
+    global: &crate::cli::GlobalArgs,
+) -> anyhow::Result<(Client, ServeOptions, Option<crate::demo::DemoServer>)> {
+    let settings =
+        crate::config::Settings::resolve_with(global, &crate::setup::real_environment())?;
+    check_exposure(
+        args.listen,
+        args.token_file.is_some(),
+        args.tls_cert.is_some(),
+        args.allow_insecure_listen,
+    )?;
+    let tokens = args
+        .token_file
+        .as_deref()
+        .map(ReaderTokens::from_file)
+        .transpose()?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(tls::server_tls(cert, key)?),
+        _ => None,
+    };
+    let demo = crate::setup::start_demo(args.demo).await?;
+    let client = crate::setup::client_for(&settings, demo.as_ref()).await?;
+    let logger = logger::Logger::new(args.log_format);
+    let dispatch =
+        alerting::Dispatch::start(&settings.actions, alerting::Delivery::default(), logger)?;
+    let budget = if settings.budget_given() {
+        settings.budget
+    } else {
+        DEFAULT_SERVE_BUDGET
+    };
+    let mut poll = PollConfig::new(settings.interval, budget);
+    poll.schedule.max_retry_after = settings.max_retry_after;
+    let options = ServeOptions {
+        listen: args.listen,
+        tokens,
+        tls,
+        limits: server::Limits {
+            max_connections: args.max_connections,
+            ..server::Limits::default()
+        },
+        logger,
+        poll,
+        history: crate::setup::history_for(&client, &settings, demo.is_some()),
+        thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
+        actions: settings.actions.clone(),
+        dispatch,
+        reload: reload::Sources::of_serve(args, global, settings),
+    };
+    Ok((client, options, demo))
 }
 
 /// The one task between the poller and the readers: hands the poller's events to the relay's
@@ -423,21 +406,17 @@ async fn reloaded(
 pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
+        use futures::StreamExt as _;
         use tokio::signal::unix::{SignalKind, signal};
-        let term = signal(SignalKind::terminate()).ok();
-        let interrupt = signal(SignalKind::interrupt()).ok();
+        let signals = [SignalKind::terminate(), SignalKind::interrupt()]
+            .into_iter()
+            .filter_map(|kind| signal(kind).ok())
+            .map(|mut s| futures::stream::poll_fn(move |cx| s.poll_recv(cx)));
+        let mut any = futures::stream::select_all(signals);
         async move {
-            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
-                match s {
-                    Some(mut s) => {
-                        s.recv().await;
-                    }
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                () = wait(term) => {},
-                () = wait(interrupt) => {},
+            // Neither handler installed: no signal ends the relay but the process's death.
+            if any.next().await.is_none() {
+                std::future::pending::<()>().await;
             }
         }
     }

@@ -97,7 +97,7 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let watcher = graceful.watcher();
-        let counted = routes.connections().open();
+        let counted = routes.count_connection();
         let routes = Arc::clone(&routes);
         let tls = tls.clone();
         tokio::spawn(async move {
@@ -135,14 +135,9 @@ async fn connection<S>(
     let service = service_fn(move |request: hyper::Request<Incoming>| {
         let routes = Arc::clone(&routes);
         async move {
-            let reply = match super::answers::past_asked(request.uri()) {
-                Some(at) => {
-                    routes
-                        .answer_past(request.method(), &at, request.headers())
-                        .await
-                }
-                None => routes.answer(request.method(), request.uri().path(), request.headers()),
-            };
+            let reply = routes
+                .answer(request.method(), request.uri(), request.headers())
+                .await;
             Ok::<_, Infallible>(reply)
         }
     });

@@ -4,8 +4,8 @@
 //! [`Snapshot`] (an `Arc` swapped in with `arc-swap`). A snapshot holds each response body
 //! ready to send: encoded to JSON once, gzipped once and given its ETag once per upstream poll,
 //! so a reader's request costs a pointer load and a copy of `Bytes` handles, not an encoding of
-//! ten thousand routes. A body is encoded again only when the store holds a new report (its
-//! `Arc` changed), and `/metrics` once per completed poll.
+//! ten thousand routes. A body is encoded again only when an answer brings a report, and
+//! `/metrics` once per completed poll.
 //!
 //! `/metrics` also carries the outcome of the last configuration reload ([`ReloadStatus`]),
 //! encoded again when a reload changes it ([`Relay::set_reload_status`]).
@@ -26,6 +26,7 @@ use super::alerting::{AlertBook, Notice};
 use super::reload::ReloadStatus;
 use super::status_page::StatusFigures;
 use crate::actions::ActionsConfig;
+use crate::api::Endpoint;
 use crate::api::team_alerts::TeamAlerts;
 use crate::poll::PollEvent;
 use crate::report::prometheus as metrics;
@@ -123,7 +124,6 @@ impl Snapshot {
 pub struct Relay {
     store: Store,
     snapshot: Snapshot,
-    encoded: Encodings,
     api_version: Option<String>,
     /// When the history body was last encoded, and the service's clock then (UNIX ms).
     history_encoded_at: Option<(Instant, Option<i64>)>,
@@ -143,7 +143,7 @@ pub const HISTORY_EVERY: std::time::Duration = std::time::Duration::from_secs(60
 
 impl Default for Relay {
     fn default() -> Self {
-        Self::new()
+        Self::new(false)
     }
 }
 
@@ -159,28 +159,13 @@ fn json_body<T: serde::Serialize>(value: &T) -> Option<Arc<Encoded>> {
         .map(|body| Encoded::new(body, "application/json"))
 }
 
-/// The body of the store's latest report: the one already encoded while the report is the
-/// same (`Arc` identity), a new encoding when it changed.
-fn body_of<T: serde::Serialize>(
-    report: Option<&Arc<T>>,
-    encoded: &mut Option<(Arc<T>, Option<Arc<Encoded>>)>,
-) -> Option<Arc<Encoded>> {
-    let report = report?;
-    match encoded {
-        Some((of, body)) if Arc::ptr_eq(of, report) => body.clone(),
-        _ => {
-            let body = json_body(report.as_ref());
-            *encoded = Some((Arc::clone(report), body.clone()));
-            body
-        }
-    }
-}
-
 impl Relay {
-    /// An empty relay: no figures, upstream [`Upstream::Starting`].
-    pub fn new() -> Self {
+    /// An empty relay: no figures, upstream [`Upstream::Starting`]. A relay `recording` the
+    /// figures ([`Relay::record_into`]) serves its history once the recorder has read the
+    /// samples back.
+    pub fn new(recording: bool) -> Self {
+        let store = Store::default();
         let mut relay = Relay {
-            store: Store::default(),
             snapshot: Snapshot {
                 capacity: None,
                 utilization: None,
@@ -193,16 +178,16 @@ impl Relay {
                 history: None,
                 alerts: alerts_body(&TeamAlerts::default()),
                 firing: Arc::default(),
-                status: Arc::default(),
+                status: Arc::new(StatusFigures::of(&store)),
             },
+            store,
             history_encoded_at: None,
-            awaiting_seed: false,
+            awaiting_seed: recording,
             book: AlertBook::new(
                 std::time::Duration::ZERO,
                 crate::actions::DEFAULT_KEEP_FIRING_FOR,
             ),
             notices: Vec::new(),
-            encoded: Encodings::default(),
             api_version: None,
             reload: ReloadStatus::started(Utc::now()),
         };
@@ -210,24 +195,10 @@ impl Relay {
         relay
     }
 
-    /// The same relay rating fills against `thresholds` and keeping alerts as `actions` says
-    /// (`sells_out_within`, `for`, `keep_firing_for`); before [`Relay::recording`].
-    #[must_use]
-    pub fn alerting(
-        mut self,
-        thresholds: crate::store::Thresholds,
-        actions: &ActionsConfig,
-    ) -> Self {
-        self.store = std::mem::take(&mut self.store)
-            .with_thresholds(thresholds)
-            .alerting_within(actions.sells_out_within);
-        self.book = AlertBook::new(actions.fire_after(), actions.keep_firing_for());
-        self
-    }
-
-    /// Rates fills against `thresholds` and times alerts as `actions` says from the next poll
-    /// on, as a reload asks: the alerts firing stay firing (no second page), and those whose
-    /// condition the new figures no longer meet resolve as any other would.
+    /// Rates fills against `thresholds` and times alerts as `actions` says (`sells_out_within`,
+    /// `for`, `keep_firing_for`) from the next poll on, at start and as a reload asks: the
+    /// alerts firing stay firing (no second page), and those whose condition the new figures no
+    /// longer meet resolve as any other would.
     pub fn retune(&mut self, thresholds: crate::store::Thresholds, actions: &ActionsConfig) {
         self.store = std::mem::take(&mut self.store)
             .with_thresholds(thresholds)
@@ -239,14 +210,6 @@ impl Relay {
     /// What fired and resolved since the last call, in order.
     pub fn take_notices(&mut self) -> Vec<Notice> {
         std::mem::take(&mut self.notices)
-    }
-
-    /// The same relay with a history recorder ([`Relay::record_into`]): its history is served
-    /// once the recorder has read the samples back.
-    #[must_use]
-    pub fn recording(mut self) -> Self {
-        self.awaiting_seed = true;
-        self
     }
 
     /// Hands the reports applied since the last call to `recorder`, and takes back its
@@ -318,12 +281,27 @@ impl Relay {
     /// Hands one event of the poller to the store and encodes what it changed; returns the
     /// change of upstream state, if any.
     pub fn apply(&mut self, event: PollEvent, now: DateTime<Utc>) -> Option<Transition> {
+        // A body is encoded again only when an answer brought a report (a late one, which the
+        // store drops, encodes the same body again).
+        let answered = match &event {
+            PollEvent::Capacity { result: Ok(_), .. } => Some(Endpoint::Capacity),
+            PollEvent::Utilization { result: Ok(_), .. } => Some(Endpoint::Utilization),
+            PollEvent::Health(Ok(_)) => Some(Endpoint::Health),
+            _ => None,
+        };
         let applied = self.store.apply(event, now);
-        let encoded = &mut self.encoded;
-        self.snapshot.capacity = body_of(self.store.capacity().report(), &mut encoded.capacity);
-        self.snapshot.utilization =
-            body_of(self.store.utilization().report(), &mut encoded.utilization);
-        self.snapshot.health = body_of(self.store.health(), &mut encoded.health);
+        match answered {
+            Some(Endpoint::Capacity) => {
+                self.snapshot.capacity = self.store.capacity().report().and_then(json_body);
+            }
+            Some(Endpoint::Utilization) => {
+                self.snapshot.utilization = self.store.utilization().report().and_then(json_body);
+            }
+            Some(Endpoint::Health) => {
+                self.snapshot.health = self.store.health().and_then(json_body)
+            }
+            None => {}
+        }
         self.snapshot.next_poll_at = self.store.schedule().and_then(|s| s.next_poll_at);
         self.snapshot.upstream = self.store.ledger().state().clone();
         self.snapshot.received_at = [
@@ -382,22 +360,11 @@ impl Relay {
     }
 }
 
-/// The reports last encoded, with their bodies, so a body is encoded once per report.
-#[derive(Debug, Default)]
-struct Encodings {
-    capacity: Option<(Arc<crate::api::model::CapacityReport>, Option<Arc<Encoded>>)>,
-    utilization: Option<(
-        Arc<crate::api::model::UtilizationReport>,
-        Option<Arc<Encoded>>,
-    )>,
-    health: Option<(Arc<crate::api::model::Health>, Option<Arc<Encoded>>)>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::ApiError;
     use crate::api::model::{CapacityReport, UtilizationReport};
-    use crate::api::{ApiError, Endpoint};
 
     fn reports() -> (CapacityReport, UtilizationReport) {
         let at = chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap_or_default();
@@ -447,7 +414,7 @@ mod tests {
 
     #[test]
     fn failures_keep_the_last_good_body_and_say_so_once() {
-        let mut cache = Relay::new();
+        let mut cache = Relay::default();
         assert!(!cache.snapshot().ready());
         let (capacity, _) = reports();
         let change = poll(&mut cache, 1, Ok(capacity.clone()));
@@ -491,7 +458,8 @@ mod tests {
             keep_firing_for: Some(0.0),
             ..ActionsConfig::default()
         };
-        let relay = Relay::new().alerting(crate::store::Thresholds::new(80, 95), &actions);
+        let mut relay = Relay::default();
+        relay.retune(crate::store::Thresholds::new(80, 95), &actions);
         let (mut capacity, _) = reports();
         for r in &mut capacity.routes {
             fill(r, 10);
@@ -561,7 +529,7 @@ mod tests {
 
     #[test]
     fn the_status_page_figures_follow_the_store() {
-        let mut cache = Relay::new();
+        let mut cache = Relay::default();
         assert_eq!(cache.snapshot().status.upstream, Upstream::Starting);
         let (capacity, _) = reports();
         poll(&mut cache, 1, Ok(capacity));
@@ -574,7 +542,7 @@ mod tests {
 
     #[test]
     fn an_older_answer_never_replaces_a_newer_one() {
-        let mut cache = Relay::new();
+        let mut cache = Relay::default();
         let (mut capacity, _) = reports();
         poll(&mut cache, 5, Ok(capacity.clone()));
         capacity.routes.clear();

@@ -60,20 +60,6 @@ pub struct StatusFigures {
     pub hold: Option<DateTime<Utc>>,
 }
 
-impl Default for StatusFigures {
-    fn default() -> Self {
-        StatusFigures {
-            upstream: Upstream::Starting,
-            last_error: None,
-            received_at: None,
-            routes: None,
-            budget: None,
-            interval: None,
-            hold: None,
-        }
-    }
-}
-
 impl StatusFigures {
     /// The page's figures of `store` as it is now.
     pub fn of(store: &Store) -> Self {

@@ -21,8 +21,7 @@ use tokio::time::Instant;
 
 use super::book::{Notice, alertname, severity};
 use super::delivery::{Delivery, Undelivered, post_json};
-use super::queue::DropOldest;
-use super::sink::Sink;
+use super::queue::{DropOldest, Sink, Voice};
 use crate::actions::ReceiverUrl;
 use crate::serve::logger::{Level, Logger};
 
@@ -38,28 +37,26 @@ pub fn start(
     let url = target
         .under(ALERTS_API)
         .map_err(super::StartError::Settings)?;
-    let client = delivery.client()?;
-    let origin = target.origin();
-    let pusher = Pusher {
-        client,
-        url,
-        origin: origin.clone(),
+    let voice = Voice {
+        kind: "alertmanager",
+        origin: target.origin(),
         logger,
     };
-    Ok(Sink::start(
-        ("alertmanager", origin),
-        delivery.capacity,
-        logger,
-        |queue| run(queue, pusher, delivery),
-    ))
+    let pusher = Pusher {
+        client: delivery.client()?,
+        url,
+        voice: voice.clone(),
+    };
+    Ok(Sink::start(voice, delivery.capacity, |queue| {
+        run(queue, pusher, delivery)
+    }))
 }
 
 /// What one post needs.
 struct Pusher {
     client: reqwest::Client,
     url: url::Url,
-    origin: String,
-    logger: Logger,
+    voice: Voice,
 }
 
 /// The task: takes notices into the table and posts it (see the module doc); once the queue
@@ -123,31 +120,24 @@ impl Pusher {
             Ok(()) => {
                 table.retain(|_, n| matches!(n, Notice::Firing(_)));
                 if *failures > 0 {
-                    self.log(Level::Info, "alertmanager takes alerts again", None);
+                    self.voice
+                        .log(Level::Info, "alertmanager takes alerts again", &[]);
                 }
                 *failures = 0;
                 Ok(())
             }
             Err(Undelivered::Retry(why) | Undelivered::Refused(why)) => {
                 if *failures == 0 {
-                    self.log(
+                    self.voice.log(
                         Level::Warn,
                         "alertmanager did not take the alerts; retrying with backoff",
-                        Some(&why),
+                        &[("reason", why.as_str())],
                     );
                 }
                 *failures = failures.saturating_add(1);
                 Err(())
             }
         }
-    }
-
-    fn log(&self, level: Level, message: &str, reason: Option<&str>) {
-        let mut fields = vec![("alertmanager", self.origin.as_str())];
-        if let Some(reason) = reason {
-            fields.push(("reason", reason));
-        }
-        self.logger.log(level, message, &fields);
     }
 }
 

@@ -27,8 +27,7 @@
 //! (a dashboard's first report only sets its baseline). Alertmanager takes an alert it already
 //! has as the same alert; a webhook receiver hears of it again after a restart.
 //!
-//! **Receivers** ([`book`], [`alertmanager`], [`webhook`], [`delivery`], [`queue`],
-//! [`sink`]): each Alertmanager and the webhook has a task of its own behind a bounded queue
+//! **Receivers** ([`book`], [`alertmanager`], [`webhook`], [`delivery`], [`queue`]): each Alertmanager and the webhook has a task of its own behind a bounded queue
 //! that drops its oldest notice when full (one log line an episode), so a receiver that is
 //! down never holds a poll up. The command runs as the dashboard runs it ([`crate::actions::Runner`]), for a
 //! fire with the event's name and for a resolve with `<event>-resolved` (`service-up` for the
@@ -39,7 +38,6 @@ pub mod book;
 pub mod delivery;
 mod headers_file;
 pub mod queue;
-pub mod sink;
 pub mod webhook;
 
 use std::time::Duration;
@@ -49,7 +47,7 @@ use crate::serve::logger::{Level, Logger};
 use crate::store::EventKind;
 pub use book::{Alert, AlertBook, Notice};
 pub use delivery::Delivery;
-use sink::Sink;
+use queue::Sink;
 
 /// Where the relay's notices go: the log, the command, Alertmanagers and the webhook.
 #[derive(Debug)]

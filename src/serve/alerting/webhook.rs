@@ -17,8 +17,7 @@ use serde_json::{Map, Value};
 
 use super::book::{Notice, alertname, severity};
 use super::delivery::{Delivery, Undelivered, post_json};
-use super::queue::DropOldest;
-use super::sink::Sink;
+use super::queue::{DropOldest, Sink, Voice};
 use crate::actions::WebhookConfig;
 use crate::actions::template::BodyTemplate;
 use crate::serve::logger::{Level, Logger};
@@ -29,8 +28,7 @@ struct Poster {
     url: url::Url,
     headers: HeaderMap,
     template: Option<BodyTemplate>,
-    origin: String,
-    logger: Logger,
+    voice: Voice,
     delivery: Delivery,
 }
 
@@ -46,22 +44,22 @@ pub fn start(
         Some(path) => super::headers_file::read(path)?,
         None => HeaderMap::new(),
     };
-    let origin = config.url.origin();
+    let voice = Voice {
+        kind: "webhook",
+        origin: config.url.origin(),
+        logger,
+    };
     let poster = Poster {
         client: delivery.client()?,
         url: config.url.url().clone(),
         headers,
         template: config.template.clone(),
-        origin: origin.clone(),
-        logger,
+        voice: voice.clone(),
         delivery,
     };
-    Ok(Sink::start(
-        ("webhook", origin),
-        delivery.capacity,
-        logger,
-        |queue| run(queue, poster),
-    ))
+    Ok(Sink::start(voice, delivery.capacity, |queue| {
+        run(queue, poster)
+    }))
 }
 
 async fn run(queue: DropOldest<Notice>, poster: Poster) {
@@ -74,28 +72,30 @@ async fn run(queue: DropOldest<Notice>, poster: Poster) {
 impl Poster {
     /// Tries `notice` until it is delivered, refused or out of tries.
     async fn deliver(&self, notice: &Notice, failing: &mut bool) {
-        let id = notice.alert().id.as_str();
+        let id = ("alert", notice.alert().id.as_str());
         let body = serde_json::to_vec(&self.body(notice)).unwrap_or_default();
         for attempt in 1..=self.delivery.attempts.max(1) {
             match post_json(&self.client, &self.url, &self.headers, body.clone()).await {
                 Ok(()) => {
                     if *failing {
-                        self.log(Level::Info, "webhook takes notices again", id, None);
+                        self.voice
+                            .log(Level::Info, "webhook takes notices again", &[id]);
                     }
                     *failing = false;
                     return;
                 }
                 Err(Undelivered::Refused(why)) => {
-                    self.log(Level::Warn, "webhook refused a notice", id, Some(&why));
+                    let fields = [id, ("reason", why.as_str())];
+                    self.voice
+                        .log(Level::Warn, "webhook refused a notice", &fields);
                     return;
                 }
                 Err(Undelivered::Retry(why)) => {
                     if !*failing {
-                        self.log(
+                        self.voice.log(
                             Level::Warn,
                             "webhook did not take a notice; retrying with backoff",
-                            id,
-                            Some(&why),
+                            &[id, ("reason", why.as_str())],
                         );
                     }
                     *failing = true;
@@ -105,12 +105,11 @@ impl Poster {
                 }
             }
         }
-        let tries = self.delivery.attempts.to_string();
-        self.log(
+        let tries = format!("{} tries failed", self.delivery.attempts);
+        self.voice.log(
             Level::Warn,
             "webhook: gave up on a notice",
-            id,
-            Some(&format!("{tries} tries failed")),
+            &[id, ("reason", tries.as_str())],
         );
     }
 
@@ -121,14 +120,6 @@ impl Poster {
             Some(template) => template.render(&fields),
             None => Value::Object(fields),
         }
-    }
-
-    fn log(&self, level: Level, message: &str, id: &str, reason: Option<&str>) {
-        let mut fields = vec![("webhook", self.origin.as_str()), ("alert", id)];
-        if let Some(reason) = reason {
-            fields.push(("reason", reason));
-        }
-        self.logger.log(level, message, &fields);
     }
 }
 

@@ -36,6 +36,8 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use chrono::{DateTime, Utc};
+use futures::StreamExt as _;
+use futures::stream::BoxStream;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use tokio::sync::watch;
@@ -80,16 +82,6 @@ pub struct Sources {
     pub settings: Option<(Settings, LoadSettings)>,
 }
 
-impl std::fmt::Debug for Sources {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sources")
-            .field("token_file", &self.token_file)
-            .field("tls_files", &self.tls_files)
-            .field("settings", &self.settings.as_ref().map(|_| "config file"))
-            .finish()
-    }
-}
-
 impl Sources {
     /// What `captop serve` reloads: the files its flags name, and the config file resolved
     /// again as at start (`settings`: the settings it started with).
@@ -112,15 +104,6 @@ impl Sources {
         let tls = self.tls_files.iter().flat_map(|(c, k)| [c.as_path(), k]);
         self.token_file.as_deref().into_iter().chain(tls).collect()
     }
-}
-
-/// What a reload replaces: the tokens and the certificate the relay serves with.
-#[derive(Debug, Default)]
-struct Targets {
-    /// The readers' tokens in force (`None` without `--token-file`).
-    tokens: Option<LiveTokens>,
-    /// The certificate new handshakes present (`None` without TLS).
-    certificate: Option<Arc<LiveCertificate>>,
 }
 
 /// The outcome of the last reload, for `/metrics`.
@@ -176,24 +159,6 @@ pub struct Reloads {
     pub settings: Option<watch::Receiver<Arc<Settings>>>,
 }
 
-/// What made a reload happen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trigger {
-    /// SIGHUP.
-    Hangup,
-    /// A watched file changed.
-    FileChange,
-}
-
-impl Trigger {
-    fn name(self) -> &'static str {
-        match self {
-            Trigger::Hangup => "SIGHUP",
-            Trigger::FileChange => "file change",
-        }
-    }
-}
-
 /// The one log line a reload writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
@@ -214,22 +179,19 @@ struct Loaded {
 
 /// Reads every source; the first problem is the error.
 fn load(sources: &Sources) -> Result<Loaded, LoadError> {
-    let tokens = match &sources.token_file {
-        Some(path) => Some(ReaderTokens::from_file(path)?),
-        None => None,
-    };
-    let certificate = match &sources.tls_files {
-        Some((cert, key)) => Some(tls::load(cert, key)?),
-        None => None,
-    };
-    let settings = match &sources.settings {
-        Some((_, resolve)) => Some(resolve()?),
-        None => None,
-    };
+    let pair = sources.tls_files.as_ref();
     Ok(Loaded {
-        tokens,
-        certificate,
-        settings,
+        tokens: sources
+            .token_file
+            .as_deref()
+            .map(ReaderTokens::from_file)
+            .transpose()?,
+        certificate: pair.map(|(cert, key)| tls::load(cert, key)).transpose()?,
+        settings: sources
+            .settings
+            .as_ref()
+            .map(|(_, resolve)| resolve())
+            .transpose()?,
     })
 }
 
@@ -309,7 +271,10 @@ impl Watch {
 /// The reloading task's state: where to read, what to swap, what was last tried.
 struct Reloader {
     sources: Arc<Sources>,
-    targets: Targets,
+    /// The readers' tokens in force (`None` without `--token-file`).
+    tokens: Option<LiveTokens>,
+    /// The certificate new handshakes present (`None` without TLS).
+    certificate: Option<Arc<LiveCertificate>>,
     status: watch::Sender<ReloadStatus>,
     settings: Option<watch::Sender<Arc<Settings>>>,
     watch: Watch,
@@ -321,13 +286,14 @@ impl Reloader {
     }
 
     /// Reads every source and applies them all, or none; says how in one [`Report`].
-    async fn reload(&mut self, trigger: Trigger) -> Report {
+    /// `trigger` is what made it happen (`SIGHUP`, `file change`).
+    async fn reload(&mut self, trigger: &'static str) -> Report {
         self.watch.tried = self.stamps();
         let sources = Arc::clone(&self.sources);
         let loaded = tokio::task::spawn_blocking(move || load(&sources))
             .await
             .unwrap_or_else(|e| Err(LoadError::Stopped(e)));
-        let trigger_field = ("trigger", trigger.name().to_owned());
+        let trigger_field = ("trigger", trigger.to_owned());
         match loaded {
             Ok(loaded) => {
                 let fields = self.apply(loaded, trigger_field);
@@ -358,11 +324,11 @@ impl Reloader {
         trigger: (&'static str, String),
     ) -> Vec<(&'static str, String)> {
         let mut fields = vec![trigger];
-        if let (Some(live), Some(tokens)) = (&self.targets.tokens, loaded.tokens) {
+        if let (Some(live), Some(tokens)) = (&self.tokens, loaded.tokens) {
             fields.push(("tokens", tokens.count().to_string()));
             live.store(Arc::new(tokens));
         }
-        if let (Some(live), Some(certified)) = (&self.targets.certificate, loaded.certificate) {
+        if let (Some(live), Some(certified)) = (&self.certificate, loaded.certificate) {
             live.replace(certified);
             fields.push(("certificate", "reloaded".to_owned()));
         }
@@ -388,22 +354,17 @@ pub fn start(
     logger: Logger,
 ) -> Reloads {
     let tokens = tokens.map(|tokens| Arc::new(ArcSwap::from_pointee(tokens)));
-    let targets = Targets {
-        tokens: tokens.clone(),
-        certificate: tls.map(|tls| Arc::clone(&tls.certificate)),
-    };
     let (status, status_rx) = watch::channel(ReloadStatus::started(Utc::now()));
-    let (settings, settings_rx) = match &sources.settings {
-        Some((initial, _)) => {
-            let (tx, rx) = watch::channel(Arc::new(initial.clone()));
-            (Some(tx), Some(rx))
-        }
-        None => (None, None),
-    };
+    let (settings, settings_rx) = sources
+        .settings
+        .as_ref()
+        .map(|(initial, _)| watch::channel(Arc::new(initial.clone())))
+        .unzip();
     let hangups = hangups(logger);
     let mut reloader = Reloader {
         sources: Arc::new(sources),
-        targets,
+        tokens: tokens.clone(),
+        certificate: tls.map(|tls| Arc::clone(&tls.certificate)),
         status,
         settings,
         watch: Watch::default(),
@@ -418,59 +379,37 @@ pub fn start(
     }
 }
 
-#[cfg(unix)]
-type Hangups = Option<tokio::signal::unix::Signal>;
-#[cfg(not(unix))]
-type Hangups = ();
-
-/// The SIGHUP stream; without it SIGHUP would end the relay, so a failure to install it is
-/// logged.
-#[cfg(unix)]
-fn hangups(logger: Logger) -> Hangups {
-    use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::hangup()) {
-        Ok(signal) => Some(signal),
-        Err(e) => {
-            logger.log(
-                Level::Warn,
-                &format!("cannot catch SIGHUP ({e}); files are still watched"),
-                &[],
-            );
-            None
+/// SIGHUP, as a stream that never ends where there is none. Without it SIGHUP would end the
+/// relay, so a failure to install it is logged.
+fn hangups(logger: Logger) -> BoxStream<'static, ()> {
+    #[cfg(unix)]
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+        Ok(mut signal) => {
+            return Box::pin(futures::stream::poll_fn(move |cx| signal.poll_recv(cx)));
         }
+        Err(e) => logger.log(
+            Level::Warn,
+            &format!("cannot catch SIGHUP ({e}); files are still watched"),
+            &[],
+        ),
     }
+    #[cfg(not(unix))]
+    let _ = logger;
+    Box::pin(futures::stream::pending())
 }
 
-#[cfg(not(unix))]
-fn hangups(_logger: Logger) -> Hangups {}
-
-#[cfg(unix)]
-async fn next_hangup(hangups: &mut Hangups) {
-    if let Some(signal) = hangups
-        && signal.recv().await.is_some()
-    {
-        return;
-    }
-    std::future::pending::<()>().await;
-}
-
-#[cfg(not(unix))]
-async fn next_hangup(_hangups: &mut Hangups) {
-    std::future::pending::<()>().await;
-}
-
-async fn run(mut reloader: Reloader, mut hangups: Hangups, logger: Logger) {
+async fn run(mut reloader: Reloader, mut hangups: BoxStream<'static, ()>, logger: Logger) {
     let mut tick = tokio::time::interval(WATCH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let trigger = tokio::select! {
-            () = next_hangup(&mut hangups) => Trigger::Hangup,
+            Some(()) = hangups.next() => "SIGHUP",
             _ = tick.tick() => {
                 let now = reloader.stamps();
                 if !reloader.watch.settled_change(now) {
                     continue;
                 }
-                Trigger::FileChange
+                "file change"
             }
         };
         let report = reloader.reload(trigger).await;

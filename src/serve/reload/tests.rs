@@ -75,10 +75,8 @@ async fn a_reload_applies_every_part_or_none() {
             tls_files: Some((cert.clone(), key.clone())),
             settings: None,
         }),
-        targets: Targets {
-            tokens: Some(Arc::clone(&live_tokens)),
-            certificate: Some(Arc::clone(&server_tls.certificate)),
-        },
+        tokens: Some(Arc::clone(&live_tokens)),
+        certificate: Some(Arc::clone(&server_tls.certificate)),
         status,
         settings: None,
         watch: Watch::default(),
@@ -87,7 +85,7 @@ async fn a_reload_applies_every_part_or_none() {
 
     write_private(&tokens, &format!("{NEW}\n"));
     let second_der = write_pair(&cert, &key);
-    let report = reloader.reload(Trigger::Hangup).await;
+    let report = reloader.reload("SIGHUP").await;
     assert_eq!(report.level, Level::Info, "{report:?}");
     assert!(report.fields.contains(&("trigger", "SIGHUP".to_owned())));
     assert!(report.fields.contains(&("tokens", "1".to_owned())));
@@ -101,7 +99,7 @@ async fn a_reload_applies_every_part_or_none() {
     // A good token file and a broken certificate: nothing changes, the status says so.
     write_private(&tokens, &format!("{OLD}\n"));
     std::fs::write(&cert, "-----BEGIN CERTIFICATE-----\nbroken\n").unwrap();
-    let report = reloader.reload(Trigger::FileChange).await;
+    let report = reloader.reload("file change").await;
     assert_eq!(report.level, Level::Error, "{report:?}");
     assert!(report.message.contains("previous one stays"), "{report:?}");
     assert!(!format!("{report:?}").contains(OLD) && !format!("{report:?}").contains(NEW));
