@@ -21,7 +21,9 @@ use tokio::task::{JoinError, JoinHandle};
 
 use super::clock::PollClock;
 use super::pacing::{Pace, Verdict};
-use super::scheduler::{PollOutcome, Scheduler, SchedulerConfig};
+use super::scheduler::{
+    DEFAULT_RETRY_AFTER, PollOutcome, REQUESTS_PER_POLL, Scheduler, SchedulerConfig,
+};
 use super::shared::{self, SharedBudget};
 use super::{MAX_BUDGET, PollCommand, PollEvent, ScheduleStatus};
 use crate::api::client::relay::Relayed;
@@ -215,13 +217,10 @@ async fn run<S: MeteredSource>(
             () = sleep, if wake.is_some() => {},
         }
     }
-    for task in [
-        poll_task.map(|t| t.abort_handle()),
-        health_task.map(|t| t.abort_handle()),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    if let Some(task) = poll_task {
+        task.abort();
+    }
+    if let Some(task) = health_task {
         task.abort();
     }
 }
@@ -246,7 +245,7 @@ fn open_budget(config: &PollConfig, key: &str, now_ms: u64) -> (SharedBudget, Op
     let pace = Pace::new(
         schedule.budget_limit,
         schedule.budget_window,
-        schedule.requests_per_poll,
+        REQUESTS_PER_POLL,
     );
     let id = shared::next_id();
     let dir = match &config.sharing {
@@ -278,11 +277,8 @@ impl<S: MeteredSource> Driver<S> {
     /// The driver's state at start: budget clamped, clock anchored, shared budget joined.
     fn new(source: S, mut config: PollConfig, events: mpsc::Sender<PollEvent>) -> Self {
         let start = now();
-        let schedule = &mut config.schedule;
-        schedule.requests_per_poll = schedule.requests_per_poll.max(1);
-        schedule.budget_limit = schedule
-            .budget_limit
-            .clamp(schedule.requests_per_poll, MAX_BUDGET);
+        let limit = &mut config.schedule.budget_limit;
+        *limit = (*limit).clamp(REQUESTS_PER_POLL, MAX_BUDGET);
         let clock = PollClock::new(start, config.wall_anchor.unwrap_or_else(SystemTime::now));
         let (budget, note) = open_budget(&config, &source.budget_key(), clock.millis(start));
         Driver {
@@ -412,7 +408,7 @@ impl<S: MeteredSource> Driver<S> {
         let mut outcome = PollOutcome::classify(
             [capacity.as_ref().err(), utilization.as_ref().err()],
             self.clock.wall(now),
-            self.scheduler.config().default_retry_after,
+            DEFAULT_RETRY_AFTER,
         );
         let cap = self.scheduler.config().max_retry_after;
         if let PollOutcome::RateLimited { wait } = &mut outcome

@@ -14,13 +14,9 @@ use std::time::{Duration, SystemTime};
 
 use super::clock::unix_ms;
 use super::pacing::{Pace, SharedAnswer, Verdict};
+use super::scheduler::{DEFAULT_RETRY_AFTER, REQUESTS_PER_POLL};
 use super::shared::{self, SharedBudget};
 use crate::api::ApiError;
-
-/// Requests a one-shot fetch sends: `/capacity` and `/utilization`.
-const REQUESTS: u32 = 2;
-/// How long a 429 without a usable `Retry-After` holds everyone (as for the poller).
-const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// Why a one-shot fetch does not ask the service now, in one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -90,7 +86,7 @@ impl OneShot {
     /// (keyed by its [`shared::origin`]), at `limit` requests a minute, publishing no 429 hold
     /// longer than `max_retry_after`; unshared when the runtime dir cannot be used.
     pub fn open(base_url: &str, limit: u32, max_retry_after: Duration) -> OneShot {
-        let pace = Pace::new(limit, super::BUDGET_WINDOW, REQUESTS);
+        let pace = Pace::new(limit, super::BUDGET_WINDOW, REQUESTS_PER_POLL);
         let budget = shared::default_dir().and_then(|dir| {
             SharedBudget::open(&dir, &shared::origin(base_url), shared::next_id(), pace).ok()
         });

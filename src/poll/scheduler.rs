@@ -84,26 +84,25 @@ pub struct SchedulerConfig {
     pub budget_limit: u32,
     /// Length of the budget's sliding window (a minute, unless a test needs it short).
     pub budget_window: Duration,
-    /// Metered requests one poll costs (`/capacity` + `/utilization`).
-    pub requests_per_poll: u32,
-    /// Wait after a 429 without a usable `Retry-After`.
-    pub default_retry_after: Duration,
     /// Longest a 429 holds the polls (`max_retry_after`): a longer `Retry-After`, or a longer
     /// hold found in the shared budget file, is taken as this, and the log says so.
     pub max_retry_after: Duration,
-    /// First backoff ceiling after a transient failure.
-    pub backoff_base: Duration,
-    /// Largest backoff ceiling.
-    pub backoff_cap: Duration,
-    /// Widest the interval may become after repeated 429s.
-    pub widen_cap: Duration,
-    /// Share of the full poll rate won back per quiet period after a 429.
-    pub widen_step: f64,
-    /// A period without 429s after which some widening is undone.
-    pub quiet_period: Duration,
     /// Seed of the backoff jitter.
     pub seed: u64,
 }
+
+/// Metered requests one poll (or one `--once` fetch) costs: `/capacity` and `/utilization`.
+pub const REQUESTS_PER_POLL: u32 = 2;
+/// Wait after a 429 without a usable `Retry-After`.
+pub const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(30);
+/// First backoff ceiling after a transient failure, and the largest.
+const BACKOFF: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(60));
+/// Widest the interval may become after repeated 429s.
+const WIDEN_CAP: Duration = Duration::from_secs(300);
+/// Share of the full poll rate won back per quiet period after a 429.
+const WIDEN_STEP: f64 = 0.125;
+/// A period without 429s after which some widening is undone.
+const QUIET_PERIOD: Duration = Duration::from_secs(60);
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
@@ -111,25 +110,18 @@ impl Default for SchedulerConfig {
             requested_interval: Duration::from_secs(5),
             budget_limit: super::DEFAULT_BUDGET,
             budget_window: super::BUDGET_WINDOW,
-            requests_per_poll: 2,
-            default_retry_after: Duration::from_secs(30),
             max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
-            backoff_base: Duration::from_secs(1),
-            backoff_cap: Duration::from_secs(60),
-            widen_cap: Duration::from_secs(300),
-            widen_step: 0.125,
-            quiet_period: Duration::from_secs(60),
             seed: 0x00C0_FFEE,
         }
     }
 }
 
 impl SchedulerConfig {
-    /// The shortest interval the budget sustains: `window × requests_per_poll / limit`.
+    /// The shortest interval the budget sustains: `window × REQUESTS_PER_POLL / limit`.
     pub fn budget_floor(&self) -> Duration {
         let limit = self.budget_limit.max(1);
         self.budget_window
-            .checked_mul(self.requests_per_poll.max(1))
+            .checked_mul(REQUESTS_PER_POLL)
             .map_or(Duration::MAX, |d| d / limit)
     }
 }
@@ -163,8 +155,8 @@ impl Scheduler {
     pub fn new(config: SchedulerConfig, now: Instant) -> Self {
         let base_interval = config.requested_interval.max(config.budget_floor());
         Self {
-            widening: Widening::new(base_interval, config.widen_cap, config.widen_step),
-            backoff: Backoff::new(config.backoff_base, config.backoff_cap, config.seed),
+            widening: Widening::new(base_interval, WIDEN_CAP, WIDEN_STEP),
+            backoff: Backoff::new(BACKOFF.0, BACKOFF.1, config.seed),
             base_interval,
             shared_by: 1,
             config,
@@ -322,7 +314,7 @@ impl Scheduler {
     pub fn poll_finished(&mut self, now: Instant, outcome: PollOutcome) {
         self.in_flight = false;
         if self.widening.is_widened() {
-            let quiet = self.config.quiet_period.max(Duration::from_millis(1));
+            let quiet = QUIET_PERIOD;
             let elapsed = now.saturating_duration_since(self.quiet_mark);
             let periods = u32::try_from(elapsed.as_nanos() / quiet.as_nanos()).unwrap_or(u32::MAX);
             if periods > 0 && !matches!(outcome, PollOutcome::RateLimited { .. }) {

@@ -68,8 +68,8 @@ pub struct ServeOptions {
     pub tls: Option<tls::ServerTls>,
     /// What SIGHUP and the watched files reload tokens, certificate and settings from.
     pub reload: reload::Sources,
-    /// The server's limits.
-    pub limits: server::Limits,
+    /// Most connections open at once.
+    pub max_connections: usize,
     /// Where log lines go, and how.
     pub logger: Logger,
     /// Interval and budget of the poller.
@@ -188,7 +188,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         listener,
         Arc::new(routes),
         options.tls.map(|t| t.acceptor),
-        options.limits,
+        options.max_connections,
         shutdown,
     )
     .await;
@@ -259,10 +259,7 @@ async fn prepare(
         listen: args.listen,
         tokens,
         tls,
-        limits: server::Limits {
-            max_connections: args.max_connections,
-            ..server::Limits::default()
-        },
+        max_connections: args.max_connections,
         logger,
         poll,
         history: crate::setup::history_for(&client, &settings, demo.is_some()),
@@ -300,18 +297,14 @@ impl Follower {
     ) -> alerting::Dispatch {
         loop {
             let retry_at = self.retry_at;
-            let retry = async move {
-                match retry_at {
-                    Some(at) => tokio::time::sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
+            let retry =
+                tokio::time::sleep_until(retry_at.unwrap_or_else(tokio::time::Instant::now));
             tokio::select! {
                 event = events.recv() => {
                     let Some(event) = event else { break };
                     self.on_event(event).await;
                 }
-                () = retry => {
+                () = retry, if retry_at.is_some() => {
                     self.retry_at = Some(tokio::time::Instant::now() + KEY_RETRY);
                     let _ = self.commands.send(PollCommand::RefreshNow);
                 }

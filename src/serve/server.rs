@@ -1,15 +1,15 @@
 //! The relay's HTTP/1.1 server: its own accept loop on hyper, so every limit is in one place.
 //!
-//! - **Connections** are capped ([`Limits::max_connections`]): past the cap the loop stops
-//!   accepting, and new readers wait in the kernel's backlog rather than costing memory.
-//! - **Slow readers**: a request head must arrive within [`Limits::header_read_timeout`]
-//!   (slowloris), a TLS handshake within [`Limits::handshake_timeout`]; a connection on which
-//!   nothing can be read for [`Limits::idle_timeout`] or written for [`Limits::write_timeout`]
-//!   (a reader that stops reading a 2 MB body) is closed.
-//! - **Headers**: at most [`Limits::max_headers`] of them, in at most [`Limits::max_buf`] bytes.
+//! - **Connections** are capped (`--max-connections`): past the cap the loop stops accepting,
+//!   and new readers wait in the kernel's backlog rather than costing memory.
+//! - **Slow readers**: a request head must arrive within [`HEADER_READ_TIMEOUT`] (slowloris),
+//!   a TLS handshake within [`HANDSHAKE_TIMEOUT`]; a connection on which nothing can be read
+//!   for [`IDLE_TIMEOUT`] or written for [`WRITE_TIMEOUT`] (a reader that stops reading a 2 MB
+//!   body) is closed.
+//! - **Headers**: at most [`MAX_HEADERS`] of them, in at most [`MAX_BUF`] bytes.
 //! - **Shutdown**: when the shutdown future completes the loop stops accepting, asks every
-//!   connection to finish its request in flight and close, and waits up to
-//!   [`Limits::drain_timeout`] for them.
+//!   connection to finish its request in flight and close, and waits up to [`DRAIN_TIMEOUT`]
+//!   for them.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -28,53 +28,32 @@ use tokio_rustls::TlsAcceptor;
 
 use super::answers::Routes;
 
-/// The server's limits; [`Limits::default`] suits a relay on a bastion host.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Most connections open at once.
-    pub max_connections: usize,
-    /// Longest wait for a whole request head.
-    pub header_read_timeout: Duration,
-    /// Longest wait for a TLS handshake.
-    pub handshake_timeout: Duration,
-    /// A connection with nothing to read for this long is closed (idle keep-alive included).
-    pub idle_timeout: Duration,
-    /// A write that makes no progress for this long closes the connection.
-    pub write_timeout: Duration,
-    /// Most request headers.
-    pub max_headers: usize,
-    /// Largest request head buffer, in bytes.
-    pub max_buf: usize,
-    /// Longest wait for requests in flight at shutdown.
-    pub drain_timeout: Duration,
-}
+/// Longest wait for a whole request head.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait for a TLS handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// A connection with nothing to read for this long is closed (idle keep-alive included).
+const IDLE_TIMEOUT: Duration = Duration::from_secs(75);
+/// A write that makes no progress for this long closes the connection.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Most request headers.
+const MAX_HEADERS: usize = 64;
+/// Largest request head buffer, in bytes (hyper's least is 8 KiB).
+const MAX_BUF: usize = 16 * 1024;
+/// Longest wait for requests in flight at shutdown.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_connections: 4096,
-            header_read_timeout: Duration::from_secs(10),
-            handshake_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(75),
-            write_timeout: Duration::from_secs(30),
-            max_headers: 64,
-            max_buf: 16 * 1024,
-            drain_timeout: Duration::from_secs(10),
-        }
-    }
-}
-
-/// Serves `routes` on `listener` (over TLS when `tls` is given) until `shutdown` completes, then
-/// drains the connections.
+/// Serves `routes` on `listener` (over TLS when `tls` is given, at most `max_connections` at
+/// once) until `shutdown` completes, then drains the connections.
 pub async fn serve(
     listener: TcpListener,
     routes: Arc<Routes>,
     tls: Option<TlsAcceptor>,
-    limits: Limits,
+    max_connections: usize,
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
-    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let permits = Arc::new(Semaphore::new(max_connections.max(1)));
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -103,34 +82,32 @@ pub async fn serve(
         tokio::spawn(async move {
             let (_permit, _counted) = (permit, counted);
             match tls {
-                None => connection(stream, routes, limits, watcher).await,
+                None => connection(stream, routes, watcher).await,
                 Some(acceptor) => {
                     let handshake =
-                        tokio::time::timeout(limits.handshake_timeout, acceptor.accept(stream))
-                            .await;
+                        tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
                     if let Ok(Ok(stream)) = handshake {
-                        connection(stream, routes, limits, watcher).await;
+                        connection(stream, routes, watcher).await;
                     }
                 }
             }
         });
     }
     drop(listener);
-    let _ = tokio::time::timeout(limits.drain_timeout, graceful.shutdown()).await;
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown()).await;
 }
 
 /// Serves one connection until the reader closes it, a limit is hit or shutdown asks.
 async fn connection<S>(
     stream: S,
     routes: Arc<Routes>,
-    limits: Limits,
     watcher: hyper_util::server::graceful::Watcher,
 ) where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     let mut stream = TimeoutStream::new(stream);
-    stream.set_read_timeout(Some(limits.idle_timeout));
-    stream.set_write_timeout(Some(limits.write_timeout));
+    stream.set_read_timeout(Some(IDLE_TIMEOUT));
+    stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let io = TokioIo::new(Box::pin(stream));
     let service = service_fn(move |request: hyper::Request<Incoming>| {
         let routes = Arc::clone(&routes);
@@ -144,9 +121,9 @@ async fn connection<S>(
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
-        .max_headers(limits.max_headers)
-        .max_buf_size(limits.max_buf.max(8192))
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .max_headers(MAX_HEADERS)
+        .max_buf_size(MAX_BUF)
         .keep_alive(true);
     let _ = watcher.watch(builder.serve_connection(io, service)).await;
 }

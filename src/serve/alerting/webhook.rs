@@ -13,7 +13,7 @@
 //! origin only (its URL may hold a token).
 
 use reqwest::header::HeaderMap;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::book::{Notice, alertname, severity};
 use super::delivery::{Delivery, Undelivered, post_json};
@@ -128,29 +128,28 @@ pub fn fields(notice: &Notice) -> Map<String, Value> {
     let alert = notice.alert();
     let e = &alert.event;
     let time = |at: Option<chrono::DateTime<chrono::Utc>>| {
-        at.map_or(Value::Null, |at| {
-            at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true).into()
-        })
+        at.map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
     };
-    let mut map = Map::new();
-    let mut put = |name: &str, value: Value| {
-        map.insert(name.to_owned(), value);
-    };
-    put("status", notice.status().into());
-    put("id", alert.id.clone().into());
-    put("alertname", alertname(e.kind).into());
-    put("event", e.kind.name().into());
-    put("severity", severity(e.kind).into());
-    put("route", e.route.clone().into());
-    put("name", e.route_name.clone().into());
-    put("dial_code", e.dial_code.clone().into());
-    put("summary", alert.summary().into());
-    put("filled_pct", e.filled_pct.into());
-    put("remaining_minutes", e.remaining_minutes.into());
-    put("sells_out_at", time(e.sells_out_at));
-    put("starts_at", time(Some(alert.starts_at)));
-    put("ends_at", time(alert.ends_at));
-    map
+    let fields = json!({
+        "status": notice.status(),
+        "id": alert.id,
+        "alertname": alertname(e.kind),
+        "event": e.kind.name(),
+        "severity": severity(e.kind),
+        "route": e.route,
+        "name": e.route_name,
+        "dial_code": e.dial_code,
+        "summary": alert.summary(),
+        "filled_pct": e.filled_pct,
+        "remaining_minutes": e.remaining_minutes,
+        "sells_out_at": time(e.sells_out_at),
+        "starts_at": time(Some(alert.starts_at)),
+        "ends_at": time(alert.ends_at),
+    });
+    match fields {
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    }
 }
 
 #[cfg(test)]

@@ -51,9 +51,6 @@ use crate::config::Settings;
 /// How often the token and TLS files are looked at.
 pub const WATCH_EVERY: Duration = Duration::from_secs(2);
 
-/// Reads the config file again into settings.
-pub type LoadSettings = Box<dyn Fn() -> Result<Settings, crate::config::ConfigError> + Send + Sync>;
-
 /// Why a reload read nothing new: the first source that failed, in one line for the log.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -78,8 +75,8 @@ pub struct Sources {
     pub token_file: Option<PathBuf>,
     /// `--tls-cert` and `--tls-key`.
     pub tls_files: Option<(PathBuf, PathBuf)>,
-    /// The settings the relay started with, and how to resolve them again.
-    pub settings: Option<(Settings, LoadSettings)>,
+    /// The settings the relay started with, and the arguments to resolve them again with.
+    pub settings: Option<(Settings, crate::cli::GlobalArgs)>,
 }
 
 impl Sources {
@@ -90,13 +87,10 @@ impl Sources {
         global: &crate::cli::GlobalArgs,
         settings: Settings,
     ) -> Self {
-        let global = global.clone();
-        let resolve: LoadSettings =
-            Box::new(move || Settings::resolve_with(&global, &crate::setup::real_environment()));
         Sources {
             token_file: args.token_file.clone(),
             tls_files: args.tls_cert.clone().zip(args.tls_key.clone()),
-            settings: Some((settings, resolve)),
+            settings: Some((settings, global.clone())),
         }
     }
 
@@ -190,7 +184,7 @@ fn load(sources: &Sources) -> Result<Loaded, LoadError> {
         settings: sources
             .settings
             .as_ref()
-            .map(|(_, resolve)| resolve())
+            .map(|(_, global)| Settings::resolve_with(global, &crate::setup::real_environment()))
             .transpose()?,
     })
 }
