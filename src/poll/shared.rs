@@ -155,11 +155,6 @@ impl SharedBudget {
         }
     }
 
-    /// Where the state file is (`None`: in memory).
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
-
     /// This poller takes part from `now_ms` on, polling about every `every`: the others widen
     /// their share at once.
     pub fn join(&self, now_ms: u64, every: Duration) -> io::Result<()> {
@@ -199,12 +194,6 @@ impl SharedBudget {
         self.with_state(Some(now_ms), |state| {
             state.paused_until_ms = state.paused_until_ms.map(|u| u.min(until_ms));
         })
-    }
-
-    /// This poller ends: the others take over its share. (Also done on drop.)
-    pub fn leave(&self) -> io::Result<()> {
-        let who = self.who;
-        self.with_state(None, |state| state.leave(who))
     }
 
     fn prune(&self, state: &mut PaceState, now_ms: u64) {
@@ -255,9 +244,11 @@ impl SharedBudget {
     }
 }
 
+/// This poller ends: the others take over its share.
 impl Drop for SharedBudget {
     fn drop(&mut self) {
-        let _ = self.leave();
+        let who = self.who;
+        let _ = self.with_state(None, |state| state.leave(who));
     }
 }
 
@@ -402,8 +393,8 @@ pub(crate) mod tests {
         let dir = TempDir::new("origin");
         let a = SharedBudget::open(&dir.0, &origin("http://h:1/v1"), 1, pace(6)).unwrap();
         let b = SharedBudget::open(&dir.0, &origin("http://h:2/v1"), 2, pace(6)).unwrap();
-        assert_ne!(a.path(), b.path());
-        assert!(a.path().is_some());
+        assert_ne!(a.path, b.path);
+        assert!(a.path.is_some());
     }
 
     #[test]
@@ -479,7 +470,7 @@ pub(crate) mod tests {
             "members": [{ "pid": 4_000_000_000u32, "id": 9, "heartbeat_ms": 1000,
                           "every_ms": 1000 }]
         });
-        fs::write(a.path().unwrap(), ended.to_string()).unwrap();
+        fs::write(a.path.as_deref().unwrap(), ended.to_string()).unwrap();
         let full = a.claim(1_500, EVERY).unwrap();
         assert_eq!(
             full.verdict,
@@ -488,18 +479,18 @@ pub(crate) mod tests {
             }
         );
         assert_eq!((full.used, full.members), (4, 1));
-        fs::write(a.path().unwrap(), ended.to_string()).unwrap();
+        fs::write(a.path.as_deref().unwrap(), ended.to_string()).unwrap();
         assert!(granted(
             a.claim(1_000 + W.as_millis() as u64 + 1, EVERY).unwrap()
         ));
         // Times in the future (another clock, or damage) count as now.
         let future = serde_json::json!({ "version": 2, "sent_ms": [u64::MAX, u64::MAX] });
-        fs::write(a.path().unwrap(), future.to_string()).unwrap();
+        fs::write(a.path.as_deref().unwrap(), future.to_string()).unwrap();
         let answer = a.claim(2_000, EVERY).unwrap();
         assert_eq!((answer.verdict, answer.used), (Verdict::Granted, 4));
         assert_eq!(a.status(12_001, true).unwrap().0, 0);
         // Garbage is started afresh.
-        fs::write(a.path().unwrap(), b"\x00not json{{{").unwrap();
+        fs::write(a.path.as_deref().unwrap(), b"\x00not json{{{").unwrap();
         assert!(granted(a.claim(3_000, EVERY).unwrap()));
     }
 

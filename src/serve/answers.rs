@@ -114,11 +114,7 @@ impl Routes {
         .await;
         match read {
             Ok(Ok(past)) => match serde_json::to_vec(&past) {
-                Ok(body) => send(
-                    headers,
-                    &Encoded::new(body, "application/json"),
-                    CacheControl::NoCache,
-                ),
+                Ok(body) => send(headers, &Encoded::new(body, "application/json"), NO_CACHE),
                 Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
             },
             Ok(Err(why)) => error(StatusCode::UNPROCESSABLE_ENTITY, &why.to_string()),
@@ -161,22 +157,22 @@ impl Routes {
             "/v1/capacity" => self.figures(headers, &snapshot, Endpoint::Capacity),
             "/v1/utilization" => self.figures(headers, &snapshot, Endpoint::Utilization),
             "/v1/health" => match &snapshot.health {
-                Some(body) => send(headers, body, CacheControl::NoCache),
+                Some(body) => send(headers, body, NO_CACHE),
                 None => not_yet(&snapshot, "the relay has not heard from the service yet"),
             },
-            "/v1/openapi.json" => send(headers, &self.openapi, CacheControl::NoCache),
+            "/v1/openapi.json" => send(headers, &self.openapi, NO_CACHE),
             "/v1/captop/history" => match &snapshot.history {
-                Some(body) => send(headers, body, CacheControl::NoCache),
+                Some(body) => send(headers, body, NO_CACHE),
                 None => not_yet(&snapshot, "the relay has no history yet"),
             },
-            "/v1/captop/alerts" => send(headers, &snapshot.alerts, CacheControl::NoCache),
+            "/v1/captop/alerts" => send(headers, &snapshot.alerts, NO_CACHE),
             "/metrics" => {
                 let body = if wants_openmetrics(headers) {
                     &snapshot.metrics_openmetrics
                 } else {
                     &snapshot.metrics_text
                 };
-                send(headers, body, self.cache_control(&snapshot))
+                send(headers, body, &self.cache_control(&snapshot))
             }
             "/ready" => ready(&snapshot),
             _ => error(StatusCode::NOT_FOUND, "no such endpoint"),
@@ -215,11 +211,14 @@ impl Routes {
         }
     }
 
-    fn cache_control(&self, snapshot: &Snapshot) -> CacheControl {
-        CacheControl::MaxAge {
-            seconds: seconds_until(snapshot.next_poll_at),
-            private: self.tokens.is_some(),
-        }
+    /// `max-age`: until the next poll is due; `private` when the figures need a token.
+    fn cache_control(&self, snapshot: &Snapshot) -> String {
+        let scope = if self.tokens.is_some() {
+            "private, "
+        } else {
+            ""
+        };
+        format!("{scope}max-age={}", seconds_until(snapshot.next_poll_at))
     }
 
     /// The latest good report of `endpoint`, with its age (`Age`, seconds since the relay
@@ -240,7 +239,7 @@ impl Routes {
         let Some(body) = body else {
             return not_yet(snapshot, "the relay has no figures yet");
         };
-        let mut reply = send(headers, body, self.cache_control(snapshot));
+        let mut reply = send(headers, body, &self.cache_control(snapshot));
         let out = reply.headers_mut();
         if let Some(at) = received_at {
             let age = crate::format::age(chrono::Utc::now(), at).as_secs();
@@ -301,11 +300,8 @@ fn seconds_until(at: Option<Instant>) -> u64 {
     })
 }
 
-#[derive(Debug, Clone, Copy)]
-enum CacheControl {
-    NoCache,
-    MaxAge { seconds: u64, private: bool },
-}
+/// The `Cache-Control` of bodies that change at any time.
+const NO_CACHE: &str = "no-cache";
 
 /// Whether `Accept-Encoding` allows gzip (`gzip` or `*`, without `q=0`).
 fn accepts_gzip(headers: &HeaderMap) -> bool {
@@ -333,39 +329,28 @@ fn wants_openmetrics(headers: &HeaderMap) -> bool {
         .any(|v| v.contains("application/openmetrics-text"))
 }
 
-/// A prepared body: 304 when the reader has it, gzip when the reader takes it.
-fn send(headers: &HeaderMap, body: &Encoded, cache: CacheControl) -> Reply {
+/// A prepared body: 304 when the reader has it, gzip when the reader takes it; `cache` is its
+/// `Cache-Control`.
+fn send(headers: &HeaderMap, body: &Encoded, cache: &str) -> Reply {
     let fresh = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|tags| body.matches(tags));
     let gzip = !body.gzip.is_empty() && accepts_gzip(headers);
-    let mut reply = if fresh {
+    let reply = if fresh {
         StatusCode::NOT_MODIFIED.into_response()
     } else if gzip {
         ([(header::CONTENT_ENCODING, "gzip")], body.gzip.clone()).into_response()
     } else {
         body.identity.clone().into_response()
     };
-    let out = reply.headers_mut();
-    out.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(body.content_type),
-    );
-    out.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-    if let Ok(etag) = HeaderValue::from_str(&body.etag) {
-        out.insert(header::ETAG, etag);
-    }
-    let cache = match cache {
-        CacheControl::NoCache => HeaderValue::from_static("no-cache"),
-        CacheControl::MaxAge { seconds, private } => {
-            let scope = if private { "private, " } else { "" };
-            HeaderValue::from_str(&format!("{scope}max-age={seconds}"))
-                .unwrap_or(HeaderValue::from_static("no-cache"))
-        }
-    };
-    out.insert(header::CACHE_CONTROL, cache);
-    reply
+    let parts = [
+        (header::CONTENT_TYPE, body.content_type),
+        (header::VARY, "Accept-Encoding"),
+        (header::ETAG, &body.etag),
+        (header::CACHE_CONTROL, cache),
+    ];
+    (parts, reply).into_response()
 }
 
 /// 503 with an Error body and `Retry-After` (the next poll, at least a second away).
