@@ -226,7 +226,7 @@ impl Routes {
     /// ([`STALE_HEADER`]): the body keeps the service's `generated_at`, and the headers keep
     /// a reader from taking old figures for fresh ones.
     fn figures(&self, headers: &HeaderMap, snapshot: &Snapshot, endpoint: Endpoint) -> Reply {
-        if snapshot.upstream == Upstream::KeyRejected {
+        if snapshot.status.upstream == Upstream::KeyRejected {
             return error(
                 StatusCode::BAD_GATEWAY,
                 "the service rejected the relay's API key; the relay's operator must configure a working key",
@@ -245,7 +245,7 @@ impl Routes {
             let age = crate::format::age(chrono::Utc::now(), at).as_secs();
             out.insert(header::AGE, HeaderValue::from(age));
         }
-        let stale = match &snapshot.upstream {
+        let stale = match &snapshot.status.upstream {
             Upstream::Up | Upstream::Starting | Upstream::KeyRejected => None,
             Upstream::RateLimited => Some("rate limited (429)".to_owned()),
             Upstream::Unreachable(why) => Some(format!("upstream down: {why}")),
@@ -283,7 +283,7 @@ fn ready(snapshot: &Snapshot) -> Reply {
         let text = hold.map_or_else(|| "ready\n".to_owned(), |hold| format!("ready; {hold}\n"));
         (StatusCode::OK, text)
     } else {
-        let why = hold.unwrap_or_else(|| snapshot.upstream.describe());
+        let why = hold.unwrap_or_else(|| snapshot.status.upstream.describe());
         (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("not ready: {why}\n"),
@@ -355,7 +355,7 @@ fn send(headers: &HeaderMap, body: &Encoded, cache: &str) -> Reply {
 
 /// 503 with an Error body and `Retry-After` (the next poll, at least a second away).
 fn not_yet(snapshot: &Snapshot, what: &str) -> Reply {
-    let why = match &snapshot.upstream {
+    let why = match &snapshot.status.upstream {
         Upstream::Starting => "waiting for the first answer of the service".to_owned(),
         other => other.describe(),
     };

@@ -10,7 +10,8 @@ use std::io::Write;
 use crate::cli::LogFormat;
 
 /// How serious a line is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Level {
     /// Normal operation (start, upstream back up).
     Info,
@@ -18,16 +19,6 @@ pub enum Level {
     Warn,
     /// Needs a person (the relay's key rejected).
     Error,
-}
-
-impl Level {
-    fn as_str(self) -> &'static str {
-        match self {
-            Level::Info => "info",
-            Level::Warn => "warn",
-            Level::Error => "error",
-        }
-    }
 }
 
 /// Writes log lines in the chosen format to stderr (or, in tests, anywhere).
@@ -73,7 +64,8 @@ impl Logger {
                     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
                         .into(),
                 );
-                object.insert("level".into(), level.as_str().into());
+                let level = serde_json::to_value(level).unwrap_or_default();
+                object.insert("level".into(), level);
                 object.insert("msg".into(), clean(message).into());
                 for (name, value) in fields {
                     object.insert((*name).to_owned(), clean(value).into());

@@ -11,7 +11,7 @@
 //! encoded again when a reload changes it ([`Relay::set_reload_status`]).
 //!
 //! A failed poll never replaces good figures: the store keeps the last good reports, and only
-//! [`Snapshot::upstream`] says what happened. The store applies answers in poll order (the
+//! the status figures say what happened. The store applies answers in poll order (the
 //! poller's `seq`), so a late answer never overwrites a newer one.
 
 use std::hash::{Hash, Hasher};
@@ -94,8 +94,6 @@ pub struct Snapshot {
     pub metrics_text: Arc<Encoded>,
     /// `/metrics` as OpenMetrics.
     pub metrics_openmetrics: Arc<Encoded>,
-    /// What the service did at the last poll.
-    pub upstream: Upstream,
     /// When the relay received the `/capacity` and the `/utilization` figures it serves (its
     /// own clock): readers are told their age, so old figures are never passed on as fresh.
     pub received_at: [Option<DateTime<Utc>>; 2],
@@ -172,7 +170,6 @@ impl Relay {
                 health: None,
                 metrics_text: Encoded::new(Vec::new(), metrics::TEXT_CONTENT_TYPE),
                 metrics_openmetrics: Encoded::new(Vec::new(), metrics::OPENMETRICS_CONTENT_TYPE),
-                upstream: Upstream::Starting,
                 received_at: [None, None],
                 next_poll_at: None,
                 history: None,
@@ -303,7 +300,6 @@ impl Relay {
             None => {}
         }
         self.snapshot.next_poll_at = self.store.schedule().and_then(|s| s.next_poll_at);
-        self.snapshot.upstream = self.store.ledger().state().clone();
         self.snapshot.received_at = [
             self.store.capacity().received_at(),
             self.store.utilization().received_at(),
