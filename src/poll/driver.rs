@@ -102,9 +102,10 @@ impl PollConfig {
             schedule: SchedulerConfig {
                 requested_interval: interval,
                 budget_limit: budget,
+                budget_window: super::BUDGET_WINDOW,
+                max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
                 // Differs between processes and between pollers of one process.
                 seed: RandomState::new().hash_one(0),
-                ..SchedulerConfig::default()
             },
             sharing: BudgetSharing::Auto,
             wall_anchor: None,

@@ -104,18 +104,6 @@ const WIDEN_STEP: f64 = 0.125;
 /// A period without 429s after which some widening is undone.
 const QUIET_PERIOD: Duration = Duration::from_secs(60);
 
-impl Default for SchedulerConfig {
-    fn default() -> Self {
-        Self {
-            requested_interval: Duration::from_secs(5),
-            budget_limit: super::DEFAULT_BUDGET,
-            budget_window: super::BUDGET_WINDOW,
-            max_retry_after: super::DEFAULT_MAX_RETRY_AFTER,
-            seed: 0x00C0_FFEE,
-        }
-    }
-}
-
 impl SchedulerConfig {
     /// The shortest interval the budget sustains: `window × REQUESTS_PER_POLL / limit`.
     pub fn budget_floor(&self) -> Duration {
@@ -407,23 +395,24 @@ mod tests {
         Duration::from_secs(s)
     }
 
-    fn config(interval: u64) -> SchedulerConfig {
+    fn config_ms(interval_ms: u64) -> SchedulerConfig {
         SchedulerConfig {
-            requested_interval: secs(interval),
-            ..SchedulerConfig::default()
+            requested_interval: Duration::from_millis(interval_ms),
+            budget_limit: 60,
+            budget_window: secs(60),
+            max_retry_after: secs(600),
+            seed: 0x00C0_FFEE,
         }
+    }
+
+    fn config(interval: u64) -> SchedulerConfig {
+        config_ms(interval * 1000)
     }
 
     #[test]
     fn budget_raises_a_short_interval() {
         let t0 = Instant::now();
-        let s = Scheduler::new(
-            SchedulerConfig {
-                requested_interval: Duration::from_millis(500),
-                ..SchedulerConfig::default()
-            },
-            t0,
-        );
+        let s = Scheduler::new(config_ms(500), t0);
         // 60 requests a minute at 2 a poll: one poll every 2 s at most.
         assert_eq!(s.interval(), secs(2));
         let status = s.status(t0, 0, 60, None);

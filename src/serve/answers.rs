@@ -407,7 +407,7 @@ mod tests {
 
     #[test]
     fn before_the_first_poll_figures_are_503_with_retry_after_and_health_stays_public() {
-        let cache = super::super::snapshot::Relay::default();
+        let cache = super::super::snapshot::Relay::new(false);
         let snapshot = Arc::new(ArcSwap::from_pointee(cache.snapshot().clone()));
         let tokens = super::super::tokens::ReaderTokens::parse("reader-token-0123456789\n")
             .ok()
@@ -476,7 +476,7 @@ mod tests {
 
     #[test]
     fn a_429_hold_from_the_shared_budget_file_is_said_on_the_page_and_on_ready() {
-        let mut relay = super::super::snapshot::Relay::default();
+        let mut relay = super::super::snapshot::Relay::new(false);
         let status = crate::poll::ScheduleStatus {
             requested_interval: std::time::Duration::from_secs(5),
             budget_interval: std::time::Duration::from_secs(5),

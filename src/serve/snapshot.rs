@@ -139,12 +139,6 @@ pub struct Relay {
 /// Least time between two encodings of the history body.
 pub const HISTORY_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
-impl Default for Relay {
-    fn default() -> Self {
-        Self::new(false)
-    }
-}
-
 /// `/v1/captop/alerts`: the firing alerts, encoded.
 fn alerts_body(alerts: &TeamAlerts) -> Arc<Encoded> {
     json_body(alerts)
@@ -410,7 +404,7 @@ mod tests {
 
     #[test]
     fn failures_keep_the_last_good_body_and_say_so_once() {
-        let mut cache = Relay::default();
+        let mut cache = Relay::new(false);
         assert!(!cache.snapshot().ready());
         let (capacity, _) = reports();
         let change = poll(&mut cache, 1, Ok(capacity.clone()));
@@ -454,7 +448,7 @@ mod tests {
             keep_firing_for: Some(0.0),
             ..ActionsConfig::default()
         };
-        let mut relay = Relay::default();
+        let mut relay = Relay::new(false);
         relay.retune(crate::store::Thresholds::new(80, 95), &actions);
         let (mut capacity, _) = reports();
         for r in &mut capacity.routes {
@@ -525,7 +519,7 @@ mod tests {
 
     #[test]
     fn the_status_page_figures_follow_the_store() {
-        let mut cache = Relay::default();
+        let mut cache = Relay::new(false);
         assert_eq!(cache.snapshot().status.upstream, Upstream::Starting);
         let (capacity, _) = reports();
         poll(&mut cache, 1, Ok(capacity));
@@ -538,7 +532,7 @@ mod tests {
 
     #[test]
     fn an_older_answer_never_replaces_a_newer_one() {
-        let mut cache = Relay::default();
+        let mut cache = Relay::new(false);
         let (mut capacity, _) = reports();
         poll(&mut cache, 5, Ok(capacity.clone()));
         capacity.routes.clear();
