@@ -163,7 +163,10 @@ mod tests {
     const DAY: i64 = 86_400;
 
     fn key(chord: &str) -> Event {
-        Event::Key(Chord::parse(chord).unwrap().key_event().unwrap())
+        let Ok(Chord::Key(code, mods)) = Chord::parse(chord) else {
+            panic!("{chord:?} is no key");
+        };
+        Event::Key(ratatui::crossterm::event::KeyEvent::new(code, mods))
     }
 
     fn poll(seq: u64, at: i64, sold: i64) -> Event {
