@@ -107,7 +107,6 @@ impl App {
     /// Back to the live figures.
     fn go_live(&mut self) {
         if self.travel.take().is_some() {
-            self.trends_of = None;
             self.refresh_routes();
         }
     }
@@ -133,7 +132,6 @@ impl App {
                 }
             }
         }
-        self.trends_of = None;
         self.refresh_routes();
     }
 }
