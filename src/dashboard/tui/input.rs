@@ -169,17 +169,14 @@ fn parse_escape(b: &[u8]) -> Parsed {
 /// shift (1), alt (2) and ctrl (4).
 fn csi_modifiers(param: Option<u16>) -> KeyModifiers {
     let bits = param.unwrap_or(1).saturating_sub(1);
-    let mut mods = KeyModifiers::NONE;
-    for (bit, flag) in [
+    let flags = [
         (1, KeyModifiers::SHIFT),
         (2, KeyModifiers::ALT),
         (4, KeyModifiers::CONTROL),
-    ] {
-        if bits & bit != 0 {
-            mods |= flag;
-        }
-    }
-    mods
+    ];
+    (flags.into_iter())
+        .filter(|(bit, _)| bits & bit != 0)
+        .fold(KeyModifiers::NONE, |mods, (_, flag)| mods | flag)
 }
 
 fn parse_csi(b: &[u8]) -> Parsed {

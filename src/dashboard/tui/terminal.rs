@@ -70,9 +70,7 @@ impl TerminalGuard {
             }
         }
     }
-}
 
-impl TerminalGuard {
     /// The window is now `w` × `h`: the next frame is drawn whole at that size.
     pub fn resize(&mut self, w: u16, h: u16) -> io::Result<()> {
         let area = Rect::new(0, 0, w, h);
