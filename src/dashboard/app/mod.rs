@@ -454,8 +454,7 @@ impl App {
             return None;
         }
         match msg {
-            Msg::Quit => return Some(Action::Quit),
-            Msg::Back => return Some(Action::Quit),
+            Msg::Quit | Msg::Back => return Some(Action::Quit),
             Msg::Help => {
                 self.overlay = Overlay::Help;
                 self.help_scroll = 0;

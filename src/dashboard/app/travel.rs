@@ -88,19 +88,13 @@ impl App {
             self.go_live();
             return None;
         }
-        match &mut self.travel {
-            Some(travel) => {
-                travel.at = at;
-                travel.loading = true;
-            }
-            None => {
-                self.travel = Some(Travel {
-                    at,
-                    shown: None,
-                    loading: true,
-                })
-            }
-        }
+        let travel = self.travel.get_or_insert(Travel {
+            at,
+            shown: None,
+            loading: true,
+        });
+        travel.at = at;
+        travel.loading = true;
         Some(Action::Travel(at))
     }
 
