@@ -11,9 +11,10 @@ use super::Msg;
 use crate::store::RouteRow;
 
 /// The order of the routes table; `s` cycles it, `S` reverses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortKey {
     /// Fullest first.
+    #[default]
     Fill,
     /// Fewest minutes remaining first.
     Remaining,
@@ -55,7 +56,7 @@ impl SortKey {
 const FILTER_MAX: usize = 64;
 
 /// The state of the routes table.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RoutesTable {
     /// Indices into the rows: filtered and sorted, as the table lists them.
     pub view: Vec<usize>,
@@ -82,24 +83,6 @@ pub struct RoutesTable {
     name_rank: Vec<u32>,
     /// The names and slugs [`RoutesTable::name_rank`] was worked out for, by row index.
     ranked: Vec<(Arc<str>, Arc<str>)>,
-}
-
-impl Default for RoutesTable {
-    fn default() -> Self {
-        RoutesTable {
-            view: Vec::new(),
-            sort: SortKey::Fill,
-            reverse: false,
-            filter: String::new(),
-            filter_editing: false,
-            selected: 0,
-            offset: 0,
-            order: Vec::new(),
-            trends: Vec::new(),
-            name_rank: Vec::new(),
-            ranked: Vec::new(),
-        }
-    }
 }
 
 /// Rows one mouse-wheel notch scrolls.
