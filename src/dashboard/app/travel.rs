@@ -155,7 +155,7 @@ mod tests {
     const DAY: i64 = 86_400;
 
     fn key(chord: &str) -> Event {
-        let Ok(Chord::Key(code, mods)) = Chord::parse(chord) else {
+        let Some(Chord::Key(code, mods)) = Chord::parse(chord) else {
             panic!("{chord:?} is no key");
         };
         Event::Key(ratatui::crossterm::event::KeyEvent::new(code, mods))

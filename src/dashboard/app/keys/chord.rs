@@ -3,14 +3,6 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// Why a chord's text cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ChordError {
-    /// Text that names no key (nor a modifier followed by one, nor a gesture).
-    #[error("unknown key {0:?}")]
-    UnknownKey(String),
-}
-
 /// A key with its modifiers, or a mouse gesture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chord {
@@ -57,12 +49,14 @@ wheel-down, click)";
 
 impl Chord {
     /// Reads `q`, `G`, `?`, `ctrl-c`, `Esc`, `PageDown`, `F5`, `wheel-up`, `click`: names of keys
-    /// and modifiers are case-insensitive, a single character is taken as it is.
-    pub fn parse(text: &str) -> Result<Chord, ChordError> {
+    /// and modifiers are case-insensitive, a single character is taken as it is. `None` for
+    /// text that names no key (nor a modifier followed by one, nor a gesture): the caller says
+    /// what a chord looks like ([`CHORD_SYNTAX`]).
+    pub fn parse(text: &str) -> Option<Chord> {
         match text.to_ascii_lowercase().as_str() {
-            "wheel-up" => return Ok(Chord::WheelUp),
-            "wheel-down" => return Ok(Chord::WheelDown),
-            "click" => return Ok(Chord::Click),
+            "wheel-up" => return Some(Chord::WheelUp),
+            "wheel-down" => return Some(Chord::WheelDown),
+            "click" => return Some(Chord::Click),
             _ => {}
         }
         let mut mods = KeyModifiers::NONE;
@@ -89,10 +83,9 @@ impl Chord {
                         .iter()
                         .find(|(n, _, _)| n.eq_ignore_ascii_case(rest));
                     named.map(|&(_, code, _)| code)
-                })
-                .ok_or_else(|| ChordError::UnknownKey(text.to_owned()))?,
+                })?,
         };
-        Ok(Chord::Key(code, mods))
+        Some(Chord::Key(code, mods))
     }
 
     /// How the footer names the chord: `q`, `Enter`, `PgDn`, `Ctrl-C`.

@@ -130,7 +130,7 @@ pub fn keymap_from(settings: &[KeySetting]) -> Result<Keymap, KeyError> {
         };
         bound.chords.clear();
         for (text, at) in &setting.chords {
-            let chord = Chord::parse(text).map_err(|_| KeyError {
+            let chord = Chord::parse(text).ok_or_else(|| KeyError {
                 at: *at,
                 message: format!("{}: {text:?} is not a chord: {CHORD_SYNTAX}", setting.path),
             })?;

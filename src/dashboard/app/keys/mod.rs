@@ -25,7 +25,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-pub use chord::{CHORD_SYNTAX, Chord, ChordError};
+pub use chord::{CHORD_SYNTAX, Chord};
 pub use from_config::{KeyError, KeySetting, key_settings, keymap_from};
 pub use keymap::{BINDINGS, Binding, HelpLine, Hint};
 
@@ -206,7 +206,7 @@ pub struct Bound {
 impl Bound {
     /// The table's chords of `binding` (they all parse: a test checks).
     fn of(binding: &'static Binding) -> Bound {
-        let chords = binding.keys.iter().filter_map(|k| Chord::parse(k).ok());
+        let chords = binding.keys.iter().filter_map(|k| Chord::parse(k));
         Bound {
             binding,
             chords: chords.collect(),

@@ -107,7 +107,7 @@ fn every_chord_of_the_table_parses() {
     for b in BINDINGS {
         assert!(!b.keys.is_empty(), "{:?} has no chord", b.msg);
         for k in b.keys {
-            assert!(Chord::parse(k).is_ok(), "{k:?}");
+            assert!(Chord::parse(k).is_some(), "{k:?}");
         }
     }
 }
@@ -115,19 +115,19 @@ fn every_chord_of_the_table_parses() {
 #[test]
 fn chords_parse_from_config_style_text() {
     let ctrl_c = Chord::Key(KeyCode::Char('c'), KeyModifiers::CONTROL);
-    assert_eq!(Chord::parse("ctrl-c"), Ok(ctrl_c));
-    assert_eq!(Chord::parse("Ctrl-C"), Ok(ctrl_c));
+    assert_eq!(Chord::parse("ctrl-c"), Some(ctrl_c));
+    assert_eq!(Chord::parse("Ctrl-C"), Some(ctrl_c));
     assert_eq!(
         Chord::parse("PageDown"),
-        Ok(Chord::Key(KeyCode::PageDown, KeyModifiers::NONE))
+        Some(Chord::Key(KeyCode::PageDown, KeyModifiers::NONE))
     );
     assert_eq!(
         Chord::parse("G"),
-        Ok(Chord::Key(KeyCode::Char('G'), KeyModifiers::NONE))
+        Some(Chord::Key(KeyCode::Char('G'), KeyModifiers::NONE))
     );
-    assert_eq!(Chord::parse("wheel-up"), Ok(Chord::WheelUp));
-    assert!(Chord::parse("hyper-x").is_err());
-    assert!(Chord::parse("").is_err());
+    assert_eq!(Chord::parse("wheel-up"), Some(Chord::WheelUp));
+    assert!(Chord::parse("hyper-x").is_none());
+    assert!(Chord::parse("").is_none());
     assert_eq!(ctrl_c.label(), "Ctrl-C");
 }
 
