@@ -171,16 +171,15 @@ pub(super) fn read_keys_theme(
         let path = format!("{prefix}keys");
         tables.push(KeyTableEntries { path, entries });
     }
-    let mut out = ThemeEntries::default();
     let table = format!("{prefix}theme");
     let theme = theme.unwrap_or_default();
-    out.name = theme.name.map(|name| ThemeNameEntry {
+    let name = theme.name.map(|name| ThemeNameEntry {
         table: table.clone(),
         at: name.span().start,
         name: name.into_inner(),
     });
-    for (role, value) in theme.colors.unwrap_or_default() {
-        out.colors.push(ColorEntry {
+    let colors = (theme.colors.unwrap_or_default().into_iter())
+        .map(|(role, value)| ColorEntry {
             table: table.clone(),
             role_at: role.span().start,
             role: role.into_inner(),
@@ -190,9 +189,9 @@ pub(super) fn read_keys_theme(
                 toml::Value::Integer(i) => ColorValue::Integer(i),
                 _ => ColorValue::Other,
             },
-        });
-    }
-    Ok((KeyEntries { tables }, out))
+        })
+        .collect();
+    Ok((KeyEntries { tables }, ThemeEntries { name, colors }))
 }
 
 /// The `[keys]` and `[theme]` of a profile: the top level's with the profile's (if any) on
