@@ -14,7 +14,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{ConfigError, ValueError};
-use super::keys_theme::{Habits, KeyEntries, Problem, RawKeys, RawTheme, ThemeEntries, layered};
+use super::keys_theme::{
+    KeyEntries, KeyValue, Problem, RawTheme, ThemeEntries, layered, read_keys_theme,
+};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
@@ -261,7 +263,7 @@ struct RawFile {
     check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     history: Option<HistoryTable>,
-    keys: Option<Spanned<RawKeys>>,
+    keys: Option<Spanned<KeyValue>>,
     theme: Option<RawTheme>,
 }
 
@@ -285,7 +287,7 @@ struct RawProfile {
     check: Option<super::check_table::CheckProfile>,
     actions: Option<crate::actions::ActionsConfig>,
     history: Option<HistoryTable>,
-    keys: Option<Spanned<RawKeys>>,
+    keys: Option<Spanned<KeyValue>>,
     theme: Option<RawTheme>,
 }
 
@@ -386,7 +388,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
     }))
     .transpose()?;
     let at = |p: Problem| invalid_at(path, text, p.at, p.message);
-    let top_habits = Habits::read(raw.keys, raw.theme, "").map_err(at)?;
+    let top_keys_theme = read_keys_theme(raw.keys, raw.theme, "").map_err(at)?;
     let mut profiles = BTreeMap::new();
     for (name, table) in raw.profiles.unwrap_or_default() {
         let span = name.span();
@@ -403,9 +405,9 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         }
         let mut table = table.into_inner();
         let prefix = format!("profiles.{name}.");
-        let own = Habits::read(table.keys.take(), table.theme.take(), &prefix).map_err(at)?;
+        let own = read_keys_theme(table.keys.take(), table.theme.take(), &prefix).map_err(at)?;
         let mut profile = profile_from_raw(table, text, path)?;
-        (profile.keys, profile.theme) = layered(&top_habits, Some(&own));
+        (profile.keys, profile.theme) = layered(&top_keys_theme, Some(&own));
         profiles.insert(name, profile);
     }
     if let Some((name, span)) = &default_profile
@@ -438,7 +440,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         theme: None,
     };
     let mut top = profile_from_raw(top, text, path)?;
-    (top.keys, top.theme) = layered(&top_habits, None);
+    (top.keys, top.theme) = layered(&top_keys_theme, None);
     Ok(LoadedConfig {
         path: path.to_owned(),
         default_profile: default_profile.map(|(name, _)| name),

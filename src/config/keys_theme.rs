@@ -1,11 +1,11 @@
-//! The `[keys]` and `[theme]` tables: the user's habits rather than the service's, so unlike
-//! every other key they layer: a `[profiles.NAME.keys]` or `[profiles.NAME.theme]` table
-//! applies on top of the top level's, which applies to every profile.
+//! The `[keys]` and `[theme]` tables: unlike every other key they layer: a
+//! `[profiles.NAME.keys]` or `[profiles.NAME.theme]` table applies on top of the top level's,
+//! which applies to every profile.
 //!
-//! Config reads them as plain data, each entry with its byte offset in the file
-//! ([`KeyEntries`], [`ThemeEntries`]), and layers them; the dashboard knows the action names,
-//! the chords, the roles and the colours, checks the entries and builds its key table and
-//! palette from them, placing a problem with [`super::LoadedConfig::error_at`].
+//! Config reads them as plain data, each entry with its offset in the file ([`KeyEntries`],
+//! [`ThemeEntries`]), and layers them; the dashboard knows the action names, the chords, the
+//! roles and the colours, checks the entries and builds its key table and palette from them,
+//! placing a problem with [`super::LoadedConfig::error_at`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -35,25 +35,17 @@ pub struct KeyTableEntries {
     pub entries: Vec<KeyEntry>,
 }
 
-/// One `name = value` entry of a `[keys]` table (or of a table inside it) as written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyEntry {
-    /// The name as written: an action, or a table of actions (`filtering`).
-    pub name: String,
-    /// Byte offset of the name in the file.
-    pub name_at: usize,
-    /// The value as written.
-    pub value: KeyValue,
-    /// Byte offset of the value in the file.
-    pub value_at: usize,
-}
+/// One `name = value` entry of a `[keys]` table (or of a table inside it) as written, each
+/// with its offset in the file.
+pub type KeyEntry = (Spanned<String>, Spanned<KeyValue>);
 
-/// The value of a `[keys]` entry.
+/// The value of a `[keys]` entry as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeyValue {
-    /// `quit = "q"`, `down = ["j", "Down"]` or `pause = []`: the chords, each with its byte
-    /// offset.
-    Chords(Vec<(String, usize)>),
+    /// `quit = "q"`.
+    Chord(String),
+    /// `down = ["j", "Down"]`, or `pause = []`.
+    Chords(Vec<Spanned<String>>),
     /// A table: `[keys.filtering]`, or one where chords belong.
     Table(Vec<KeyEntry>),
 }
@@ -104,67 +96,50 @@ pub enum ColorValue {
     Other,
 }
 
-/// A value of a `[keys]` table as written: a chord, a list of chords, or a nested table.
-#[derive(Debug)]
-pub(super) enum RawKeys {
-    /// `quit = "q"`.
-    Chord(String),
-    /// `down = ["j", "Down"]`, or `pause = []`.
-    Chords(Vec<Spanned<String>>),
-    /// `[keys]` itself, or `[keys.filtering]`.
-    Table(Vec<(Spanned<String>, Spanned<RawKeys>)>),
-}
-
-impl<'de> Deserialize<'de> for RawKeys {
+impl<'de> Deserialize<'de> for KeyValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RawKeysVisitor)
+        deserializer.deserialize_any(KeyValueVisitor)
     }
 }
 
-struct RawKeysVisitor;
+/// Reads a chord, a list of chords or a table of them, keeping the offsets of what is inside
+/// (serde's untagged enums would lose them).
+struct KeyValueVisitor;
 
-impl<'de> Visitor<'de> for RawKeysVisitor {
-    type Value = RawKeys;
+impl<'de> Visitor<'de> for KeyValueVisitor {
+    type Value = KeyValue;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a chord (\"q\", \"ctrl-r\", \"F5\"), a list of chords, or a table of them")
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawKeys, E> {
-        Ok(RawKeys::Chord(v.to_owned()))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyValue, E> {
+        Ok(KeyValue::Chord(v.to_owned()))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawKeys, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<KeyValue, A::Error> {
         let mut chords = Vec::new();
-        while let Some(chord) = seq.next_element::<Spanned<String>>()? {
+        while let Some(chord) = seq.next_element()? {
             chords.push(chord);
         }
-        Ok(RawKeys::Chords(chords))
+        Ok(KeyValue::Chords(chords))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawKeys, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<KeyValue, A::Error> {
         let mut entries = Vec::new();
-        while let Some(name) = map.next_key::<Spanned<String>>()? {
-            entries.push((name, map.next_value::<Spanned<RawKeys>>()?));
+        while let Some(entry) = map.next_entry()? {
+            entries.push(entry);
         }
-        Ok(RawKeys::Table(entries))
+        Ok(KeyValue::Table(entries))
     }
 }
 
 /// A `[theme]` table as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawTheme {
     name: Option<Spanned<String>>,
     colors: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
-}
-
-/// One profile's `[keys]` and `[theme]` as written, not yet layered.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Habits {
-    keys: Option<KeyTableEntries>,
-    theme_name: Option<ThemeNameEntry>,
-    colors: Vec<ColorEntry>,
 }
 
 /// What is wrong with an entry, and its byte offset in the file (the parser turns it into a
@@ -175,96 +150,63 @@ pub(super) struct Problem {
     pub(super) message: String,
 }
 
-impl Habits {
-    /// Reads a profile's tables; `prefix` is how messages name the profile's tables (`""` at
-    /// the top level, `"profiles.prod."`). Only the shape is checked here: `[keys]` must be a
-    /// table; what its entries and the theme's mean is the dashboard's to check.
-    pub(super) fn read(
-        keys: Option<Spanned<RawKeys>>,
-        theme: Option<RawTheme>,
-        prefix: &str,
-    ) -> Result<Habits, Problem> {
-        let mut habits = Habits::default();
-        if let Some(keys) = keys {
-            let at = keys.span().start;
-            let RawKeys::Table(entries) = keys.into_inner() else {
-                return Err(Problem {
-                    at,
-                    message: format!("{prefix}keys must be a table"),
-                });
-            };
-            habits.keys = Some(KeyTableEntries {
-                path: format!("{prefix}keys"),
-                entries: key_entries(entries),
+/// One level's `[keys]` and `[theme]` (the top level's, or a profile's own), not yet layered;
+/// `prefix` is how messages name the level's tables (`""` at the top level, `"profiles.prod."`).
+/// Only the shape is checked here: `[keys]` must be a table; what its entries and the theme's
+/// mean is the dashboard's to check.
+pub(super) fn read_keys_theme(
+    keys: Option<Spanned<KeyValue>>,
+    theme: Option<RawTheme>,
+    prefix: &str,
+) -> Result<(KeyEntries, ThemeEntries), Problem> {
+    let mut tables = Vec::new();
+    if let Some(keys) = keys {
+        let at = keys.span().start;
+        let KeyValue::Table(entries) = keys.into_inner() else {
+            return Err(Problem {
+                at,
+                message: format!("{prefix}keys must be a table"),
             });
-        }
-        if let Some(theme) = theme {
-            let table = format!("{prefix}theme");
-            habits.theme_name = theme.name.map(|name| ThemeNameEntry {
-                table: table.clone(),
-                at: name.span().start,
-                name: name.into_inner(),
-            });
-            for (role, value) in theme.colors.unwrap_or_default() {
-                habits.colors.push(ColorEntry {
-                    table: table.clone(),
-                    role_at: role.span().start,
-                    role: role.into_inner(),
-                    value_at: value.span().start,
-                    value: match value.into_inner() {
-                        toml::Value::String(s) => ColorValue::Text(s),
-                        toml::Value::Integer(i) => ColorValue::Integer(i),
-                        _ => ColorValue::Other,
-                    },
-                });
-            }
-        }
-        Ok(habits)
+        };
+        let path = format!("{prefix}keys");
+        tables.push(KeyTableEntries { path, entries });
     }
-}
-
-fn key_entries(raw: Vec<(Spanned<String>, Spanned<RawKeys>)>) -> Vec<KeyEntry> {
-    raw.into_iter()
-        .map(|(name, value)| {
-            let value_at = value.span().start;
-            KeyEntry {
-                name_at: name.span().start,
-                name: name.into_inner(),
-                value: match value.into_inner() {
-                    RawKeys::Chord(chord) => KeyValue::Chords(vec![(chord, value_at)]),
-                    RawKeys::Chords(chords) => KeyValue::Chords(
-                        chords
-                            .into_iter()
-                            .map(|c| {
-                                let at = c.span().start;
-                                (c.into_inner(), at)
-                            })
-                            .collect(),
-                    ),
-                    RawKeys::Table(inner) => KeyValue::Table(key_entries(inner)),
-                },
-                value_at,
-            }
+    let table = format!("{prefix}theme");
+    let theme = theme.unwrap_or_default();
+    let name = theme.name.map(|name| ThemeNameEntry {
+        table: table.clone(),
+        at: name.span().start,
+        name: name.into_inner(),
+    });
+    let colors = (theme.colors.unwrap_or_default().into_iter())
+        .map(|(role, value)| ColorEntry {
+            table: table.clone(),
+            role_at: role.span().start,
+            role: role.into_inner(),
+            value_at: value.span().start,
+            value: match value.into_inner() {
+                toml::Value::String(s) => ColorValue::Text(s),
+                toml::Value::Integer(i) => ColorValue::Integer(i),
+                _ => ColorValue::Other,
+            },
         })
-        .collect()
+        .collect();
+    Ok((KeyEntries { tables }, ThemeEntries { name, colors }))
 }
 
-/// The `[keys]` and `[theme]` of a profile: the top level's habits with the profile's (if
-/// any) on top. Plain concatenation: a later key entry or colour overrides an earlier one
-/// when the dashboard applies them in order, and the profile's theme name replaces the top
-/// level's.
-pub(super) fn layered(top: &Habits, own: Option<&Habits>) -> (KeyEntries, ThemeEntries) {
-    let own_keys = own.and_then(|h| h.keys.as_ref());
-    let keys = KeyEntries {
-        tables: top.keys.iter().chain(own_keys).cloned().collect(),
-    };
-    let own_colors = own.map_or(&[][..], |h| h.colors.as_slice());
-    let theme = ThemeEntries {
-        name: own
-            .and_then(|h| h.theme_name.clone())
-            .or_else(|| top.theme_name.clone()),
-        colors: top.colors.iter().chain(own_colors).cloned().collect(),
-    };
+/// The `[keys]` and `[theme]` of a profile: the top level's with the profile's (if any) on
+/// top. Plain concatenation: a later key entry or colour overrides an earlier one when the
+/// dashboard applies them in order, and the profile's theme name replaces the top level's.
+pub(super) fn layered(
+    (keys, theme): &(KeyEntries, ThemeEntries),
+    own: Option<&(KeyEntries, ThemeEntries)>,
+) -> (KeyEntries, ThemeEntries) {
+    let (mut keys, mut theme) = (keys.clone(), theme.clone());
+    if let Some((own_keys, own_theme)) = own {
+        keys.tables.extend(own_keys.tables.iter().cloned());
+        theme.name = own_theme.name.clone().or(theme.name);
+        theme.colors.extend(own_theme.colors.iter().cloned());
+    }
     (keys, theme)
 }
 
@@ -308,24 +250,29 @@ border = "gray"
         let keys = &config.top.keys;
         assert_eq!(keys.tables.len(), 1);
         assert_eq!(keys.tables[0].path, "keys");
-        let [filtering, quit] = keys.tables[0].entries.as_slice() else {
+        let [(filtering, table), (quit, x)] = keys.tables[0].entries.as_slice() else {
             panic!("{keys:?}");
         };
-        assert_eq!((quit.name.as_str(), quit.name_at), ("quit", at("quit")));
         assert_eq!(
-            quit.value,
-            KeyValue::Chords(vec![("x".into(), at("\"x\""))])
+            (quit.get_ref().as_str(), quit.span().start),
+            ("quit", at("quit"))
         );
-        assert_eq!(filtering.name, "filtering");
-        let KeyValue::Table(inner) = &filtering.value else {
-            panic!("{filtering:?}");
+        assert_eq!(x.get_ref(), &KeyValue::Chord("x".into()));
+        assert_eq!(x.span().start, at("\"x\""));
+        assert_eq!(filtering.get_ref(), "filtering");
+        let KeyValue::Table(inner) = table.get_ref() else {
+            panic!("{table:?}");
         };
+        let KeyValue::Chords(chords) = inner[0].1.get_ref() else {
+            panic!("{inner:?}");
+        };
+        let chords: Vec<(&str, usize)> = chords
+            .iter()
+            .map(|c| (c.get_ref().as_str(), c.span().start))
+            .collect();
         assert_eq!(
-            inner[0].value,
-            KeyValue::Chords(vec![
-                ("ctrl-k".into(), at("\"ctrl-k\"")),
-                ("Enter".into(), at("\"Enter\""))
-            ])
+            chords,
+            [("ctrl-k", at("\"ctrl-k\"")), ("Enter", at("\"Enter\""))]
         );
         let theme = &config.top.theme;
         let name = theme.name.as_ref().unwrap();

@@ -103,15 +103,9 @@ impl Effects {
         Some(&self.past).filter(|p| p.is_some())
     }
 
-    /// Between polls: takes the relay's alerts when they have come. Returns whether the store
-    /// changed.
-    pub fn on_tick(&mut self, store: &mut Store) -> bool {
-        self.take_relay_alerts(store)
-    }
-
-    /// Takes the relay's answer about its alerts, if it came, and asks again after a poll.
-    /// Returns whether the store changed.
-    fn take_relay_alerts(&mut self, store: &mut Store) -> bool {
+    /// Takes the relay's answer about its alerts, if it came (between polls, and after one
+    /// before asking again). Returns whether the store changed.
+    pub fn take_relay_alerts(&mut self, store: &mut Store) -> bool {
         let RelayAlerts::Asked(rx) = &mut self.relay_alerts else {
             return false;
         };

@@ -33,13 +33,7 @@ pub async fn run<E: std::fmt::Display>(
                     keys_theme.clone(),
                     settings.profile.clone(),
                 );
-                let now = chrono::Utc::now();
-                let app = app::App::with_store(
-                    options.clone(),
-                    crate::store::Store::new(options.thresholds),
-                    now,
-                    std::time::Instant::now(),
-                );
+                let app = app::App::new(options, chrono::Utc::now(), std::time::Instant::now());
                 tabs.push(screen::Service {
                     name: settings.profile.clone(),
                     app,

@@ -41,24 +41,17 @@ impl App {
     /// Works the forecast out again if the detail view shows another route, or newer samples
     /// of it, than it was worked out for; forgets it when the view is closed.
     pub(super) fn refresh_detail_forecast(&mut self) {
-        if self.overlay != Overlay::Detail {
-            self.detail_forecast = None;
-            return;
-        }
-        let Some(row) = self.selected_row() else {
+        let store = self.store();
+        let row = self
+            .selected_row()
+            .filter(|_| self.overlay == Overlay::Detail);
+        let samples: &[Sample] = (row.and_then(|row| store.forecast_series().get(&*row.slug)))
+            .map_or(&[], Vec::as_slice);
+        let (Some(row), Some(oldest), Some(newest)) = (row, samples.first(), samples.last()) else {
             self.detail_forecast = None;
             return;
         };
         let slug = Arc::clone(&row.slug);
-        let store = self.store();
-        let samples: &[Sample] = store
-            .forecast_series()
-            .get(&*slug)
-            .map_or(&[], Vec::as_slice);
-        let (Some(oldest), Some(newest)) = (samples.first(), samples.last()) else {
-            self.detail_forecast = None;
-            return;
-        };
         let seen = (samples.len(), oldest.at_ms, newest.at_ms);
         let same_route = self.detail_forecast.as_ref().filter(|i| i.slug == slug);
         if same_route.is_some_and(|i| i.samples == seen) {

@@ -17,7 +17,6 @@ pub mod keys;
 pub mod routes_view;
 pub mod travel;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
@@ -188,10 +187,6 @@ pub struct App {
     pub day_span: Span,
     /// The detail view's path ahead and backtest of its route ([`detail_forecast`]).
     detail_forecast: Option<detail_forecast::DetailForecast>,
-    /// What the routes table's trends were worked out from: the version of the series of the
-    /// store on screen and its rows' slugs (shared between polls, so compared by address);
-    /// `None` when the store on screen was replaced.
-    trends_of: Option<(u64, Vec<Arc<str>>)>,
 }
 
 impl App {
@@ -225,7 +220,6 @@ impl App {
             show_events: false,
             day_span: Span::default(),
             detail_forecast: None,
-            trends_of: None,
         }
     }
 
@@ -315,21 +309,9 @@ impl App {
         }
     }
 
-    /// Sorts and filters the routes of the store on screen again, with their trends (worked out
-    /// again only when the series or the rows' slugs changed: most polls change neither).
+    /// Sorts and filters the routes of the store on screen again, with their trends.
     fn refresh_routes(&mut self) {
-        let version = self.store().forecast_series_version();
-        let rows = self.store().rows();
-        let same = self.trends_of.as_ref().is_some_and(|(of, slugs)| {
-            *of == version
-                && slugs.len() == rows.len()
-                && slugs.iter().zip(rows).all(|(a, b)| Arc::ptr_eq(a, &b.slug))
-        });
-        if !same {
-            let slugs = rows.iter().map(|row| Arc::clone(&row.slug)).collect();
-            self.routes.set_trends(self.trends());
-            self.trends_of = Some((version, slugs));
-        }
+        self.routes.set_trends(self.trends());
         let page = self.page_rows();
         let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
         self.routes.recompute(rows, page);
@@ -347,30 +329,15 @@ impl App {
         countdown || self.store.has_figures() || self.store.has_changes()
     }
 
-    /// Every row's 24-hour trend, by row index, from the store's samples; none at all while no
-    /// route has a day of history (most polls of a young session cost one look at each
-    /// route's oldest sample).
+    /// Every row's 24-hour trend, by row index, from the store's samples.
     fn trends(&self) -> Vec<Option<i32>> {
-        let series = self.store().forecast_series();
-        let a_day = series.values().any(|samples| {
-            let span = match (samples.first(), samples.last()) {
-                (Some(oldest), Some(newest)) => newest.at_ms - oldest.at_ms,
-                _ => 0,
-            };
-            span >= fill_trend::DAY_MS - fill_trend::TREND_SLACK_MS
-        });
-        if !a_day {
-            return Vec::new();
-        }
         // A trend for each route with samples (a thousand at most), then each row's found by
-        // hash: looking up each of 10,000 rows in the ordered map cost a millisecond a sample.
-        let by_slug: std::collections::HashMap<&str, i32> = series
+        // hash: looking each of 10,000 rows up in the ordered series took 1.6 ms a poll.
+        let by_slug: std::collections::HashMap<&str, i32> = (self.store().forecast_series())
             .iter()
             .filter_map(|(slug, samples)| Some((slug.as_str(), fill_trend::trend(samples)?)))
             .collect();
-        self.store()
-            .rows()
-            .iter()
+        (self.store().rows().iter())
             .map(|row| by_slug.get(&*row.slug).copied())
             .collect()
     }
@@ -480,9 +447,6 @@ impl App {
         if self.overlay == Overlay::Help && self.scroll_help(msg) {
             return None;
         }
-        if self.overlay == Overlay::Help && self.scroll_help(msg) {
-            return None;
-        }
         let page = self.page_rows();
         let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
         let table = &mut self.routes;
@@ -490,8 +454,7 @@ impl App {
             return None;
         }
         match msg {
-            Msg::Quit => return Some(Action::Quit),
-            Msg::Back => return Some(Action::Quit),
+            Msg::Quit | Msg::Back => return Some(Action::Quit),
             Msg::Help => {
                 self.overlay = Overlay::Help;
                 self.help_scroll = 0;

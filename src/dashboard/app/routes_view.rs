@@ -11,9 +11,10 @@ use super::Msg;
 use crate::store::RouteRow;
 
 /// The order of the routes table; `s` cycles it, `S` reverses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortKey {
     /// Fullest first.
+    #[default]
     Fill,
     /// Fewest minutes remaining first.
     Remaining,
@@ -55,7 +56,7 @@ impl SortKey {
 const FILTER_MAX: usize = 64;
 
 /// The state of the routes table.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RoutesTable {
     /// Indices into the rows: filtered and sorted, as the table lists them.
     pub view: Vec<usize>,
@@ -84,24 +85,6 @@ pub struct RoutesTable {
     ranked: Vec<(Arc<str>, Arc<str>)>,
 }
 
-impl Default for RoutesTable {
-    fn default() -> Self {
-        RoutesTable {
-            view: Vec::new(),
-            sort: SortKey::Fill,
-            reverse: false,
-            filter: String::new(),
-            filter_editing: false,
-            selected: 0,
-            offset: 0,
-            order: Vec::new(),
-            trends: Vec::new(),
-            name_rank: Vec::new(),
-            ranked: Vec::new(),
-        }
-    }
-}
-
 /// Rows one mouse-wheel notch scrolls.
 const WHEEL_STEP: isize = 3;
 
@@ -121,16 +104,31 @@ impl RoutesTable {
             Msg::HalfPageDown => self.move_by(half, page),
             Msg::HalfPageUp => self.move_by(-half, page),
             Msg::First => self.select(0, page),
-            Msg::Last => self.select_last(page),
-            Msg::CycleSort => self.cycle_sort(rows, page),
-            Msg::ReverseSort => self.reverse_sort(rows, page),
+            Msg::Last => self.select(self.view.len().saturating_sub(1), page),
+            Msg::CycleSort => {
+                self.sort = self.sort.next(self.has_trends());
+                self.reverse = false;
+                self.recompute(rows, page);
+            }
+            Msg::ReverseSort => {
+                self.reverse = !self.reverse;
+                self.recompute(rows, page);
+            }
             Msg::KeepFilter => self.filter_editing = false,
             Msg::ClearFilter => {
                 self.filter_editing = false;
                 self.set_filter(String::new(), rows, page);
             }
-            Msg::DeleteChar => self.delete_char(rows, page),
-            Msg::Type(c) => self.type_char(c, rows, page),
+            Msg::DeleteChar => {
+                self.filter.pop();
+                self.recompute(rows, page);
+            }
+            // Not a character a terminal could act on, nor past the longest filter kept.
+            Msg::Type(c) if crate::text::is_unsafe(c) || self.filter.len() >= FILTER_MAX => {}
+            Msg::Type(c) => {
+                self.filter.push(c);
+                self.recompute(rows, page);
+            }
             Msg::ScrollDown => self.move_by(WHEEL_STEP, page),
             Msg::ScrollUp => self.move_by(-WHEEL_STEP, page),
             _ => return false,
@@ -158,11 +156,6 @@ impl RoutesTable {
     pub fn select(&mut self, index: usize, page: usize) {
         self.selected = index.min(self.view.len().saturating_sub(1));
         self.keep_selection_visible(page);
-    }
-
-    /// Selects the last row.
-    pub fn select_last(&mut self, page: usize) {
-        self.select(self.view.len().saturating_sub(1), page);
     }
 
     /// Selects the row shown `on_screen` rows below the first visible one, if there is one.
@@ -206,40 +199,10 @@ impl RoutesTable {
         !self.trends.is_empty()
     }
 
-    /// Sorts by the next key, unreversed.
-    pub fn cycle_sort(&mut self, rows: &[RouteRow], page: usize) {
-        self.sort = self.sort.next(self.has_trends());
-        self.reverse = false;
-        self.recompute(rows, page);
-    }
-
-    /// Reverses the order.
-    pub fn reverse_sort(&mut self, rows: &[RouteRow], page: usize) {
-        self.reverse = !self.reverse;
-        self.recompute(rows, page);
-    }
-
     /// Replaces the filter and recomputes the view.
     pub fn set_filter(&mut self, filter: String, rows: &[RouteRow], page: usize) {
         self.filter = filter;
         self.recompute(rows, page);
-    }
-
-    /// Adds a typed character to the filter, unless it is one a terminal could act on or the
-    /// filter is full.
-    pub fn type_char(&mut self, c: char, rows: &[RouteRow], page: usize) {
-        if !crate::text::is_unsafe(c) && self.filter.len() < FILTER_MAX {
-            let mut f = self.filter.clone();
-            f.push(c);
-            self.set_filter(f, rows, page);
-        }
-    }
-
-    /// Deletes the filter's last character.
-    pub fn delete_char(&mut self, rows: &[RouteRow], page: usize) {
-        let mut f = self.filter.clone();
-        f.pop();
-        self.set_filter(f, rows, page);
     }
 
     /// Works out each row's place in name order again when a row's name or slug is not the one
@@ -354,11 +317,11 @@ mod tests {
         table.recompute(&rows, 10);
         assert_eq!(names(&table, &rows), ["Bravo", "Charlie", "Alpha"]);
         table.move_by(1, 10);
-        table.cycle_sort(&rows, 10); // remaining: fewest first
-        table.cycle_sort(&rows, 10); // name
+        table.on_msg(Msg::CycleSort, &rows, 10); // remaining: fewest first
+        table.on_msg(Msg::CycleSort, &rows, 10); // name
         assert_eq!(names(&table, &rows), ["Alpha", "Bravo", "Charlie"]);
         assert_eq!(table.selected_row(&rows).unwrap().name.as_ref(), "Charlie");
-        table.reverse_sort(&rows, 10);
+        table.on_msg(Msg::ReverseSort, &rows, 10);
         assert_eq!(names(&table, &rows), ["Charlie", "Bravo", "Alpha"]);
         assert_eq!(table.selected, 0);
     }
@@ -407,13 +370,13 @@ mod tests {
         table.set_trends(vec![Some(-3), None, Some(12)]);
         assert!(table.has_trends());
         for _ in 0..3 {
-            table.cycle_sort(&rows, 10);
+            table.on_msg(Msg::CycleSort, &rows, 10);
         }
         assert_eq!(table.sort, SortKey::Trend);
         assert_eq!(names(&table, &rows), ["Charlie", "Alpha", "Bravo"]);
-        table.reverse_sort(&rows, 10);
+        table.on_msg(Msg::ReverseSort, &rows, 10);
         assert_eq!(names(&table, &rows), ["Bravo", "Alpha", "Charlie"]);
-        table.cycle_sort(&rows, 10);
+        table.on_msg(Msg::CycleSort, &rows, 10);
         assert_eq!(table.sort, SortKey::Fill);
     }
 
@@ -423,16 +386,16 @@ mod tests {
         let mut table = RoutesTable::default();
         table.recompute(&rows, 10);
         for c in "+3".chars() {
-            table.type_char(c, &rows, 10);
+            table.on_msg(Msg::Type(c), &rows, 10);
         }
         assert_eq!(names(&table, &rows), ["Charlie"]);
-        table.type_char('\u{1b}', &rows, 10);
+        table.on_msg(Msg::Type('\u{1b}'), &rows, 10);
         assert_eq!(table.filter, "+3");
-        table.delete_char(&rows, 10);
-        table.delete_char(&rows, 10);
+        table.on_msg(Msg::DeleteChar, &rows, 10);
+        table.on_msg(Msg::DeleteChar, &rows, 10);
         assert_eq!(table.view.len(), 3);
         for _ in 0..100 {
-            table.type_char('x', &rows, 10);
+            table.on_msg(Msg::Type('x'), &rows, 10);
         }
         assert_eq!(table.filter.len(), FILTER_MAX);
     }
@@ -455,7 +418,7 @@ mod tests {
             .collect();
         let mut table = RoutesTable::default();
         table.recompute(&rows, 10);
-        table.select_last(10);
+        table.on_msg(Msg::Last, &rows, 10);
         assert_eq!((table.selected, table.offset), (49, 40));
         table.move_by(-15, 10);
         assert_eq!((table.selected, table.offset), (34, 34));

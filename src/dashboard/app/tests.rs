@@ -29,7 +29,10 @@ fn app() -> App {
 
 /// A key press, spelled as the key table spells chords (`j`, `End`, `ctrl-c`).
 fn key(chord: &str) -> Event {
-    Event::Key(keys::Chord::parse(chord).unwrap().key_event().unwrap())
+    let Some(keys::Chord::Key(code, mods)) = keys::Chord::parse(chord) else {
+        panic!("{chord:?} is no key");
+    };
+    Event::Key(ratatui::crossterm::event::KeyEvent::new(code, mods))
 }
 
 fn names(app: &App) -> Vec<String> {

@@ -88,26 +88,19 @@ impl App {
             self.go_live();
             return None;
         }
-        match &mut self.travel {
-            Some(travel) => {
-                travel.at = at;
-                travel.loading = true;
-            }
-            None => {
-                self.travel = Some(Travel {
-                    at,
-                    shown: None,
-                    loading: true,
-                })
-            }
-        }
+        let travel = self.travel.get_or_insert(Travel {
+            at,
+            shown: None,
+            loading: true,
+        });
+        travel.at = at;
+        travel.loading = true;
         Some(Action::Travel(at))
     }
 
     /// Back to the live figures.
     fn go_live(&mut self) {
         if self.travel.take().is_some() {
-            self.trends_of = None;
             self.refresh_routes();
         }
     }
@@ -133,7 +126,6 @@ impl App {
                 }
             }
         }
-        self.trends_of = None;
         self.refresh_routes();
     }
 }
@@ -163,7 +155,10 @@ mod tests {
     const DAY: i64 = 86_400;
 
     fn key(chord: &str) -> Event {
-        Event::Key(Chord::parse(chord).unwrap().key_event().unwrap())
+        let Some(Chord::Key(code, mods)) = Chord::parse(chord) else {
+            panic!("{chord:?} is no key");
+        };
+        Event::Key(ratatui::crossterm::event::KeyEvent::new(code, mods))
     }
 
     fn poll(seq: u64, at: i64, sold: i64) -> Event {

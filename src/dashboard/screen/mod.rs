@@ -166,44 +166,35 @@ impl Screen {
     /// Applies one event of the terminal (key, mouse, resize, tick); returns what each service
     /// concerned should do about it, by service.
     pub fn update(&mut self, event: Event) -> Vec<(usize, Action)> {
-        if !self.several() {
-            return self
-                .update_service(0, event)
-                .map(|a| (0, a))
-                .into_iter()
-                .collect();
-        }
-        match event {
-            Event::Key(key) => match self.keys.key(self.mode(), &key) {
-                Some(msg) => self.on_msg(msg),
-                None => Vec::new(),
-            },
-            Event::Mouse(mouse) => match self.keys.mouse(self.mode(), &mouse) {
-                Some(msg) => self.on_msg(msg),
-                None => Vec::new(),
-            },
-            Event::Msg(msg) => self.on_msg(msg),
-            Event::Resize(w, h) => {
+        let msg = match event {
+            Event::Key(key) if self.several() => self.keys.key(self.mode(), &key),
+            Event::Mouse(mouse) if self.several() => self.keys.mouse(self.mode(), &mouse),
+            Event::Msg(msg) if self.several() => Some(msg),
+            Event::Resize(w, h) if self.several() => {
                 self.size = (w, h);
                 for service in &mut self.services {
                     service.app.update(Event::Resize(w, h.saturating_sub(1)));
                 }
                 let page = self.all_page_rows();
                 self.all.keep_selection_visible(page);
-                Vec::new()
+                None
             }
-            Event::Tick => {
+            Event::Tick if self.several() => {
                 for service in &mut self.services {
                     service.app.update(Event::Tick);
                 }
-                Vec::new()
+                None
             }
-            other => self
-                .update_service(0, other)
-                .map(|a| (0, a))
-                .into_iter()
-                .collect(),
-        }
+            // With one service, everything is its own; with several, what is not input.
+            other => {
+                return self
+                    .update_service(0, other)
+                    .map(|a| (0, a))
+                    .into_iter()
+                    .collect();
+            }
+        };
+        msg.map_or_else(Vec::new, |msg| self.on_msg(msg))
     }
 
     /// Applies what service `i`'s poller, history or relay sent to its dashboard.

@@ -91,31 +91,7 @@ pub async fn run(
         tasks.push(io.poller);
         sides.push(Some((io.effects, io.commands)));
     }
-    let exit = match TerminalGuard::enter() {
-        Ok(mut guard) => {
-            let started = start_inputs(&tx);
-            drop(tx);
-            screen.set_clock(Utc::now(), Instant::now());
-            if let Ok((w, h)) = terminal::size() {
-                let _ = guard.resize(w, h);
-                screen.update(Event::Resize(w, h));
-            }
-            let exit = match started {
-                Ok((travel, fits)) => {
-                    let ends = Ends {
-                        rx: &mut rx,
-                        travel: &travel,
-                        fits: &fits,
-                    };
-                    event_loop(&mut guard, &mut screen, &mut sides, ends).await
-                }
-                Err(e) => Err(e),
-            };
-            drop(guard);
-            exit
-        }
-        Err(e) => Err(e),
-    };
+    let exit = in_terminal(&mut screen, &mut sides, tx, &mut rx).await;
     let mut effects = Vec::new();
     for (side_effects, commands) in sides.into_iter().flatten() {
         let _ = commands.send(PollCommand::Shutdown);
@@ -127,11 +103,15 @@ pub async fn run(
     (exit, effects)
 }
 
-/// The terminal's keys, the signals and the forecasts' worker into the loop's input; returns
-/// the way back into it for the history's answers, and the worker.
-fn start_inputs(
-    tx: &mpsc::UnboundedSender<Input>,
-) -> anyhow::Result<(mpsc::UnboundedSender<Input>, FitWorker)> {
+/// Takes the terminal, starts the inputs (the terminal's keys, the signals, the forecasts'
+/// worker) and runs the loop; the terminal is restored when this returns.
+async fn in_terminal(
+    screen: &mut Screen,
+    sides: &mut Sides,
+    tx: mpsc::UnboundedSender<Input>,
+    rx: &mut mpsc::UnboundedReceiver<Input>,
+) -> anyhow::Result<Exit> {
+    let mut guard = TerminalGuard::enter()?;
     let keys_tx = tx.clone();
     super::input::spawn_reader(move |event| {
         let input = event.map_or(Input::End(Exit::HangUp), Input::App);
@@ -142,7 +122,12 @@ fn start_inputs(
     let fits =
         FitWorker::start(move |i, fit| fits_tx.send(Input::Service(i, Event::Fitted(fit))).is_ok())
             .context("starting the forecasts' thread")?;
-    Ok((tx.clone(), fits))
+    screen.set_clock(Utc::now(), Instant::now());
+    if let Ok((w, h)) = terminal::size() {
+        let _ = guard.resize(w, h);
+        screen.update(Event::Resize(w, h));
+    }
+    event_loop(&mut guard, screen, sides, (rx, &tx), &fits).await
 }
 
 /// Forwards service `i`'s poller messages into the loop; when the last poller is gone, ends it.
@@ -164,14 +149,6 @@ fn spawn_forwarder(
     });
 }
 
-/// The loop's channels: its input, the way back into it for the history's answers, and the
-/// worker its forecasts are fitted on.
-struct Ends<'a> {
-    rx: &'a mut mpsc::UnboundedReceiver<Input>,
-    travel: &'a mpsc::UnboundedSender<Input>,
-    fits: &'a FitWorker,
-}
-
 /// The first days (from Prometheus or a relay) any service's effects bring, with the
 /// service's index.
 async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, PastError>) {
@@ -187,13 +164,17 @@ async fn days(sides: &mut Sides) -> (usize, Result<crate::forecast::Series, Past
     futures::future::select_all(waits).await.0
 }
 
+/// The loop: `rx` is its input, `travel` the way back into it for the history's answers.
 async fn event_loop(
     guard: &mut TerminalGuard,
     screen: &mut Screen,
     sides: &mut Sides,
-    ends: Ends<'_>,
+    (rx, travel): (
+        &mut mpsc::UnboundedReceiver<Input>,
+        &mpsc::UnboundedSender<Input>,
+    ),
+    fits: &FitWorker,
 ) -> anyhow::Result<Exit> {
-    let Ends { rx, travel, fits } = ends;
     if guard.draw(screen).is_err() {
         return Ok(Exit::HangUp);
     }
@@ -202,7 +183,9 @@ async fn event_loop(
         let first = tokio::select! {
             input = rx.recv() => input,
             (i, days) = days(sides) => Some(Input::Service(i, Event::Days(days))),
-            () = sleep_opt(tick) => Some(Input::App(Event::Tick)),
+            () = tokio::time::sleep(tick.unwrap_or_default()), if tick.is_some() => {
+                Some(Input::App(Event::Tick))
+            }
         };
         let mut batch = vec![first.unwrap_or(Input::End(Exit::PollerGone))];
         // Take everything already queued, so a burst costs one frame.
@@ -228,7 +211,7 @@ async fn event_loop(
                     if tick {
                         for (i, side) in sides.iter_mut().enumerate() {
                             if let (Some((effects, _)), Some(app)) = (side, screen.app_mut(i))
-                                && effects.on_tick(app.store_mut())
+                                && effects.take_relay_alerts(app.store_mut())
                             {
                                 clock_only = false;
                             }
@@ -324,47 +307,30 @@ fn spawn_travel(
     });
 }
 
-async fn sleep_opt(d: Option<Duration>) {
-    match d {
-        Some(d) => tokio::time::sleep(d).await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Time to the next whole second of the soonest countdown of any service (just after it, so
 /// the shown figure has changed), or one second when nothing counts down.
 fn next_tick_in(screen: &Screen) -> Duration {
     let now = Instant::now();
-    let target = screen
-        .services()
-        .iter()
+    let soonest = (screen.services().iter())
         .filter_map(|service| {
-            service
-                .app
-                .live_store()
-                .schedule()
-                .and_then(|s| match &s.pause {
-                    Some(Pause::RateLimited { until }) | Some(Pause::Backoff { until, .. }) => {
-                        Some(*until)
-                    }
-                    _ => s.next_poll_at,
-                })
+            let schedule = service.app.live_store().schedule()?;
+            match &schedule.pause {
+                Some(Pause::RateLimited { until } | Pause::Backoff { until, .. }) => Some(*until),
+                _ => schedule.next_poll_at,
+            }
         })
         .filter(|at| *at > now)
         .min();
-    match target {
-        Some(at) if at > now => {
-            let left = at - now;
-            let frac = Duration::from_nanos(u64::from(left.subsec_nanos()));
-            let frac = if frac.is_zero() {
-                Duration::from_secs(1)
-            } else {
-                frac
-            };
-            frac + Duration::from_millis(5)
-        }
-        _ => Duration::from_secs(1),
-    }
+    let Some(left) = soonest.map(|at| at - now) else {
+        return Duration::from_secs(1);
+    };
+    let frac = Duration::from_nanos(u64::from(left.subsec_nanos()));
+    let frac = if frac.is_zero() {
+        Duration::from_secs(1)
+    } else {
+        frac
+    };
+    frac + Duration::from_millis(5)
 }
 
 fn spawn_signals(tx: mpsc::UnboundedSender<Input>) -> anyhow::Result<()> {

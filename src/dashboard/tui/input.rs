@@ -145,17 +145,7 @@ fn parse_escape(b: &[u8]) -> Parsed {
             let Some(&c) = b.get(2) else {
                 return Parsed::Incomplete;
             };
-            let code = match c {
-                b'A' => Some(KeyCode::Up),
-                b'B' => Some(KeyCode::Down),
-                b'C' => Some(KeyCode::Right),
-                b'D' => Some(KeyCode::Left),
-                b'H' => Some(KeyCode::Home),
-                b'F' => Some(KeyCode::End),
-                b'P'..=b'S' => Some(KeyCode::F(c - b'P' + 1)),
-                _ => None,
-            };
-            Parsed::Event(code.and_then(|c| key(c, none)), 3)
+            Parsed::Event(final_key(c).and_then(|c| key(c, none)), 3)
         }
         0x1b => Parsed::Event(key(KeyCode::Esc, none), 1),
         // Alt+key, as terminals send it: Esc, then the key.
@@ -165,21 +155,33 @@ fn parse_escape(b: &[u8]) -> Parsed {
     }
 }
 
+/// The key of the last byte of an SS3 or CSI sequence that names it alone (`ESC O A`,
+/// `ESC [ 1 ; 5 A`).
+fn final_key(byte: u8) -> Option<KeyCode> {
+    match byte {
+        b'A' => Some(KeyCode::Up),
+        b'B' => Some(KeyCode::Down),
+        b'C' => Some(KeyCode::Right),
+        b'D' => Some(KeyCode::Left),
+        b'H' => Some(KeyCode::Home),
+        b'F' => Some(KeyCode::End),
+        b'P'..=b'S' => Some(KeyCode::F(byte - b'P' + 1)),
+        _ => None,
+    }
+}
+
 /// The modifiers of an xterm-style `ESC [ 1 ; m X` sequence: `m` is 1 plus a bit mask of
 /// shift (1), alt (2) and ctrl (4).
 fn csi_modifiers(param: Option<u16>) -> KeyModifiers {
     let bits = param.unwrap_or(1).saturating_sub(1);
-    let mut mods = KeyModifiers::NONE;
-    for (bit, flag) in [
+    let flags = [
         (1, KeyModifiers::SHIFT),
         (2, KeyModifiers::ALT),
         (4, KeyModifiers::CONTROL),
-    ] {
-        if bits & bit != 0 {
-            mods |= flag;
-        }
-    }
-    mods
+    ];
+    (flags.into_iter())
+        .filter(|(bit, _)| bits & bit != 0)
+        .fold(KeyModifiers::NONE, |mods, (_, flag)| mods | flag)
 }
 
 fn parse_csi(b: &[u8]) -> Parsed {
@@ -202,18 +204,11 @@ fn parse_csi(b: &[u8]) -> Parsed {
     let first_param = numbers.next().flatten();
     let mut mods = csi_modifiers(numbers.next().flatten());
     let code = match (final_byte, first_param) {
-        (b'A', _) => Some(KeyCode::Up),
-        (b'B', _) => Some(KeyCode::Down),
-        (b'C', _) => Some(KeyCode::Right),
-        (b'D', _) => Some(KeyCode::Left),
-        (b'H', _) => Some(KeyCode::Home),
-        (b'F', _) => Some(KeyCode::End),
         (b'~', Some(1 | 7)) => Some(KeyCode::Home),
         (b'~', Some(4 | 8)) => Some(KeyCode::End),
         (b'~', Some(5)) => Some(KeyCode::PageUp),
         (b'~', Some(6)) => Some(KeyCode::PageDown),
         (b'~', Some(3)) => Some(KeyCode::Delete),
-        (b'P'..=b'S', _) => Some(KeyCode::F(final_byte - b'P' + 1)),
         (b'~', Some(n @ 11..=15)) => u8::try_from(n - 10).ok().map(KeyCode::F),
         (b'~', Some(n @ 17..=21)) => u8::try_from(n - 11).ok().map(KeyCode::F),
         (b'~', Some(n @ 23..=24)) => u8::try_from(n - 12).ok().map(KeyCode::F),
@@ -221,7 +216,7 @@ fn parse_csi(b: &[u8]) -> Parsed {
             mods |= KeyModifiers::SHIFT;
             Some(KeyCode::Tab)
         }
-        _ => None,
+        _ => final_key(final_byte),
     };
     Parsed::Event(code.and_then(|c| key(c, mods)), used)
 }

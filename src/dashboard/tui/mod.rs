@@ -18,5 +18,3 @@ pub mod input;
 pub mod terminal;
 
 pub use event_loop::{Exit, ServiceIo, run};
-pub use input::InputParser;
-pub use terminal::{TerminalGuard, restore};

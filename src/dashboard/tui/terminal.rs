@@ -46,33 +46,27 @@ impl TerminalGuard {
     pub fn enter() -> anyhow::Result<Self> {
         install_panic_hook();
         terminal::enable_raw_mode().context("cannot put the terminal into raw mode")?;
+        // From here on, dropping the guard restores the terminal, however far this got.
+        let mut guard = TerminalGuard {
+            terminal: None,
+            edges: [None, None],
+            clock_bound: None,
+        };
         let mut stdout = io::stdout();
-        let entered = execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)
+        execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)
             .and_then(|()| stdout.write_all(MOUSE_ON.as_bytes()))
-            .and_then(|()| stdout.flush());
-        if let Err(err) = entered {
-            restore();
-            return Err(err).context("cannot set up the terminal");
-        }
+            .and_then(|()| stdout.flush())
+            .context("cannot set up the terminal")?;
         let (w, h) = terminal::size().unwrap_or((80, 24));
         let options = TerminalOptions {
             viewport: Viewport::Fixed(Rect::new(0, 0, w, h)),
         };
-        match Terminal::with_options(CrosstermBackend::new(io::stdout()), options) {
-            Ok(terminal) => Ok(TerminalGuard {
-                terminal: Some(terminal),
-                edges: [None, None],
-                clock_bound: None,
-            }),
-            Err(err) => {
-                restore();
-                Err(err).context("cannot set up the terminal")
-            }
-        }
+        let backend = CrosstermBackend::new(io::stdout());
+        let terminal = Terminal::with_options(backend, options);
+        guard.terminal = Some(terminal.context("cannot set up the terminal")?);
+        Ok(guard)
     }
-}
 
-impl TerminalGuard {
     /// The window is now `w` × `h`: the next frame is drawn whole at that size.
     pub fn resize(&mut self, w: u16, h: u16) -> io::Result<()> {
         let area = Rect::new(0, 0, w, h);

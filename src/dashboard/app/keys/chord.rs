@@ -3,14 +3,6 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// Why a chord's text cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ChordError {
-    /// Text that names no key (nor a modifier followed by one, nor a gesture).
-    #[error("unknown key {0:?}")]
-    UnknownKey(String),
-}
-
 /// A key with its modifiers, or a mouse gesture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chord {
@@ -25,6 +17,7 @@ pub enum Chord {
     Click,
 }
 
+/// The keys named by a word (besides F1 to F12): the name a chord gives, and the footer's.
 const NAMED_KEYS: &[(&str, KeyCode, &str)] = &[
     ("esc", KeyCode::Esc, "Esc"),
     ("enter", KeyCode::Enter, "Enter"),
@@ -39,18 +32,13 @@ const NAMED_KEYS: &[(&str, KeyCode, &str)] = &[
     ("pagedown", KeyCode::PageDown, "PgDn"),
     ("home", KeyCode::Home, "Home"),
     ("end", KeyCode::End, "End"),
-    ("f1", KeyCode::F(1), "F1"),
-    ("f2", KeyCode::F(2), "F2"),
-    ("f3", KeyCode::F(3), "F3"),
-    ("f4", KeyCode::F(4), "F4"),
-    ("f5", KeyCode::F(5), "F5"),
-    ("f6", KeyCode::F(6), "F6"),
-    ("f7", KeyCode::F(7), "F7"),
-    ("f8", KeyCode::F(8), "F8"),
-    ("f9", KeyCode::F(9), "F9"),
-    ("f10", KeyCode::F(10), "F10"),
-    ("f11", KeyCode::F(11), "F11"),
-    ("f12", KeyCode::F(12), "F12"),
+];
+
+/// The modifiers a chord may name before its key, as written and as the footer names them.
+const MODIFIERS: [(&str, KeyModifiers, &str); 3] = [
+    ("ctrl-", KeyModifiers::CONTROL, "Ctrl-"),
+    ("alt-", KeyModifiers::ALT, "Alt-"),
+    ("shift-", KeyModifiers::SHIFT, "Shift-"),
 ];
 
 /// What a chord looks like, for messages about one that does not parse.
@@ -61,27 +49,23 @@ wheel-down, click)";
 
 impl Chord {
     /// Reads `q`, `G`, `?`, `ctrl-c`, `Esc`, `PageDown`, `F5`, `wheel-up`, `click`: names of keys
-    /// and modifiers are case-insensitive, a single character is taken as it is.
-    pub fn parse(text: &str) -> Result<Chord, ChordError> {
+    /// and modifiers are case-insensitive, a single character is taken as it is. `None` for
+    /// text that names no key (nor a modifier followed by one, nor a gesture): the caller says
+    /// what a chord looks like ([`CHORD_SYNTAX`]).
+    pub fn parse(text: &str) -> Option<Chord> {
         match text.to_ascii_lowercase().as_str() {
-            "wheel-up" => return Ok(Chord::WheelUp),
-            "wheel-down" => return Ok(Chord::WheelDown),
-            "click" => return Ok(Chord::Click),
+            "wheel-up" => return Some(Chord::WheelUp),
+            "wheel-down" => return Some(Chord::WheelDown),
+            "click" => return Some(Chord::Click),
             _ => {}
         }
         let mut mods = KeyModifiers::NONE;
         let mut rest = text;
-        loop {
-            let lower = rest.to_ascii_lowercase();
-            let (flag, len) = if lower.starts_with("ctrl-") && rest.len() > 5 {
-                (KeyModifiers::CONTROL, 5)
-            } else if lower.starts_with("alt-") && rest.len() > 4 {
-                (KeyModifiers::ALT, 4)
-            } else if lower.starts_with("shift-") && rest.len() > 6 {
-                (KeyModifiers::SHIFT, 6)
-            } else {
-                break;
-            };
+        // A modifier needs a key after it: `ctrl-` alone is not a chord.
+        while let Some((len, flag)) = MODIFIERS.iter().find_map(|&(name, flag, _)| {
+            let prefixed = rest.get(..name.len())?.eq_ignore_ascii_case(name);
+            (prefixed && rest.len() > name.len()).then_some((name.len(), flag))
+        }) {
             mods |= flag;
             rest = rest.get(len..).unwrap_or_default();
         }
@@ -91,13 +75,17 @@ impl Chord {
                 KeyCode::Char(c.to_ascii_lowercase())
             }
             (Some(c), None) => KeyCode::Char(c),
-            _ => NAMED_KEYS
-                .iter()
-                .find(|(name, _, _)| name.eq_ignore_ascii_case(rest))
-                .map(|&(_, code, _)| code)
-                .ok_or_else(|| ChordError::UnknownKey(text.to_owned()))?,
+            _ => (1..=12)
+                .find(|n| rest.eq_ignore_ascii_case(&format!("f{n}")))
+                .map(KeyCode::F)
+                .or_else(|| {
+                    let named = NAMED_KEYS
+                        .iter()
+                        .find(|(n, _, _)| n.eq_ignore_ascii_case(rest));
+                    named.map(|&(_, code, _)| code)
+                })?,
         };
-        Ok(Chord::Key(code, mods))
+        Some(Chord::Key(code, mods))
     }
 
     /// How the footer names the chord: `q`, `Enter`, `PgDn`, `Ctrl-C`.
@@ -108,21 +96,17 @@ impl Chord {
             Chord::Click => return "click".to_owned(),
             Chord::Key(code, mods) => (*code, *mods),
         };
-        let mut out = String::new();
-        for (flag, name) in [
-            (KeyModifiers::CONTROL, "Ctrl-"),
-            (KeyModifiers::ALT, "Alt-"),
-            (KeyModifiers::SHIFT, "Shift-"),
-        ] {
-            if mods.contains(flag) {
-                out.push_str(name);
-            }
-        }
+        let mut out: String = MODIFIERS
+            .iter()
+            .filter(|(_, flag, _)| mods.contains(*flag))
+            .map(|(_, _, label)| *label)
+            .collect();
         match code {
             KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
                 out.push(c.to_ascii_uppercase());
             }
             KeyCode::Char(c) => out.push(c),
+            KeyCode::F(n) => out.push_str(&format!("F{n}")),
             other => out.push_str(
                 NAMED_KEYS
                     .iter()
@@ -131,20 +115,6 @@ impl Chord {
             ),
         }
         out
-    }
-
-    /// Whether this is a mouse gesture rather than a key.
-    pub fn is_mouse(&self) -> bool {
-        !matches!(self, Chord::Key(..))
-    }
-
-    /// The key press this chord stands for (`None` for a mouse gesture), as tests and
-    /// replays send it.
-    pub fn key_event(&self) -> Option<KeyEvent> {
-        match *self {
-            Chord::Key(code, mods) => Some(KeyEvent::new(code, mods)),
-            _ => None,
-        }
     }
 
     /// Whether a key event is this chord exactly (`Some(true)`), only leniently (a chord without

@@ -28,6 +28,9 @@ pub struct Hint {
 pub struct Binding {
     /// Where the chords work.
     pub layer: Layer,
+    /// The action's name in the config file's `[keys]` table of the layer (`refresh`,
+    /// `half_page_down`); empty for Ctrl-C, which always quits.
+    pub name: &'static str,
     /// The chords, as [`super::Chord::parse`] reads them.
     pub keys: &'static [&'static str],
     /// What they send.
@@ -61,6 +64,7 @@ const fn hint_as(rank: u8, keys: &'static str, word: &'static str) -> Option<Hin
 
 const fn bind(
     layer: Layer,
+    name: &'static str,
     keys: &'static [&'static str],
     msg: Msg,
     help: HelpLine,
@@ -68,6 +72,7 @@ const fn bind(
 ) -> Binding {
     Binding {
         layer,
+        name,
         keys,
         msg,
         help,
@@ -85,6 +90,7 @@ const ENDS: HelpLine = line("Home End  g G", "first / last route");
 const MOUSE: HelpLine = line("mouse", "wheel scrolls, a click selects");
 const HOUR: HelpLine = line("[ ]", "the figures an hour earlier / later (history)");
 const DAY: HelpLine = line("{ }", "the figures a day earlier / later (history)");
+const FILTER_SELECT: HelpLine = line("↑ ↓", "select a route");
 const CLOSE: HelpLine = line("Esc", "close this view");
 const HELP_SCROLL: HelpLine = line("↑ ↓  PgUp PgDn", "scroll the help");
 const TABS: HelpLine = line("1 … 9", "a service's tab, then the overview and all routes");
@@ -92,31 +98,55 @@ const CYCLE: HelpLine = line("Tab Shift-Tab", "next / previous tab");
 
 use Layer::{Dashboard as D, Detail as V, Filter as F, Global as G, Help as H};
 
-/// The key table: every binding of the dashboard, in the order the help overlay lists them.
+/// The key table: every binding of the dashboard, in the order the help overlay lists them
+/// (and, in each table of the config file, the order of the guide).
 pub const BINDINGS: &[Binding] = &[
-    bind(D, &["q"], Msg::Quit, QUIT, hint(1, "quit")),
-    bind(D, &["Esc"], Msg::Back, QUIT, None),
-    bind(G, &["ctrl-c"], Msg::Quit, QUIT, None),
+    bind(D, "quit", &["q"], Msg::Quit, QUIT, hint(1, "quit")),
+    bind(D, "back", &["Esc"], Msg::Back, QUIT, None),
+    bind(G, "", &["ctrl-c"], Msg::Quit, QUIT, None),
     bind(
         D,
+        "help",
         &["?"],
         Msg::Help,
         line("?", "this help"),
         hint(0, "help"),
     ),
-    bind(D, &["Up", "k"], Msg::Up, SELECT, None),
-    bind(D, &["Down", "j"], Msg::Down, SELECT, None),
-    bind(D, &["PageUp"], Msg::PageUp, PAGE, None),
-    bind(D, &["PageDown"], Msg::PageDown, PAGE, None),
-    bind(D, &["ctrl-u"], Msg::HalfPageUp, PAGE, None),
-    bind(D, &["ctrl-d"], Msg::HalfPageDown, PAGE, None),
-    bind(D, &["Home", "g"], Msg::First, ENDS, None),
-    bind(D, &["End", "G"], Msg::Last, ENDS, None),
-    bind(G, &["wheel-down"], Msg::ScrollDown, MOUSE, None),
-    bind(G, &["wheel-up"], Msg::ScrollUp, MOUSE, None),
-    bind(G, &["click"], Msg::Click { column: 0, row: 0 }, MOUSE, None),
+    bind(D, "up", &["Up", "k"], Msg::Up, SELECT, None),
+    bind(D, "down", &["Down", "j"], Msg::Down, SELECT, None),
+    bind(D, "page_up", &["PageUp"], Msg::PageUp, PAGE, None),
+    bind(D, "page_down", &["PageDown"], Msg::PageDown, PAGE, None),
+    bind(D, "half_page_up", &["ctrl-u"], Msg::HalfPageUp, PAGE, None),
     bind(
         D,
+        "half_page_down",
+        &["ctrl-d"],
+        Msg::HalfPageDown,
+        PAGE,
+        None,
+    ),
+    bind(D, "first", &["Home", "g"], Msg::First, ENDS, None),
+    bind(D, "last", &["End", "G"], Msg::Last, ENDS, None),
+    bind(G, "scroll_up", &["wheel-up"], Msg::ScrollUp, MOUSE, None),
+    bind(
+        G,
+        "scroll_down",
+        &["wheel-down"],
+        Msg::ScrollDown,
+        MOUSE,
+        None,
+    ),
+    bind(
+        G,
+        "click",
+        &["click"],
+        Msg::Click { column: 0, row: 0 },
+        MOUSE,
+        None,
+    ),
+    bind(
+        D,
+        "sort",
         &["s"],
         Msg::CycleSort,
         line("s", "sort by fill, remaining, name"),
@@ -124,6 +154,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         D,
+        "reverse_sort",
         &["S"],
         Msg::ReverseSort,
         line("S", "reverse the sort"),
@@ -131,6 +162,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         D,
+        "filter",
         &["/"],
         Msg::StartFilter,
         line("/", "filter by name, slug or dial code"),
@@ -138,6 +170,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         D,
+        "detail",
         &["Enter"],
         Msg::Detail,
         line("Enter", "details of the selected route"),
@@ -145,6 +178,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         D,
+        "refresh",
         &["r"],
         Msg::Refresh,
         line("r", "refresh now (within the request budget)"),
@@ -152,6 +186,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         D,
+        "pause",
         &["p"],
         Msg::TogglePause,
         line("p", "pause / resume polling"),
@@ -159,6 +194,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         D,
+        "events",
         &["e"],
         Msg::ToggleEvents,
         line("e", "show / hide the events pane"),
@@ -167,42 +203,60 @@ pub const BINDINGS: &[Binding] = &[
     // Time travel: listed in the help where there is a history, hinted while travelling.
     bind(
         D,
+        "hour_back",
         &["["],
         Msg::Step(Step::HourBack),
         HOUR,
         hint_as(8, "[]", "hour"),
     ),
-    bind(D, &["]"], Msg::Step(Step::HourForward), HOUR, None),
     bind(
         D,
+        "hour_forward",
+        &["]"],
+        Msg::Step(Step::HourForward),
+        HOUR,
+        None,
+    ),
+    bind(
+        D,
+        "day_back",
         &["{"],
         Msg::Step(Step::DayBack),
         DAY,
         hint_as(9, "{}", "day"),
     ),
-    bind(D, &["}"], Msg::Step(Step::DayForward), DAY, None),
     bind(
         D,
+        "day_forward",
+        &["}"],
+        Msg::Step(Step::DayForward),
+        DAY,
+        None,
+    ),
+    bind(
+        D,
+        "live",
         &["L"],
         Msg::Live,
         line("L  Esc", "back to the live figures"),
         hint(0, "live"),
     ),
     // Several services: listed in the help only then, never hinted.
-    bind(D, &["1"], Msg::Tab(1), TABS, None),
-    bind(D, &["2"], Msg::Tab(2), TABS, None),
-    bind(D, &["3"], Msg::Tab(3), TABS, None),
-    bind(D, &["4"], Msg::Tab(4), TABS, None),
-    bind(D, &["5"], Msg::Tab(5), TABS, None),
-    bind(D, &["6"], Msg::Tab(6), TABS, None),
-    bind(D, &["7"], Msg::Tab(7), TABS, None),
-    bind(D, &["8"], Msg::Tab(8), TABS, None),
-    bind(D, &["9"], Msg::Tab(9), TABS, None),
-    bind(D, &["Tab"], Msg::NextTab, CYCLE, None),
-    bind(D, &["shift-Tab"], Msg::PrevTab, CYCLE, None),
+    bind(D, "tab_1", &["1"], Msg::Tab(1), TABS, None),
+    bind(D, "tab_2", &["2"], Msg::Tab(2), TABS, None),
+    bind(D, "tab_3", &["3"], Msg::Tab(3), TABS, None),
+    bind(D, "tab_4", &["4"], Msg::Tab(4), TABS, None),
+    bind(D, "tab_5", &["5"], Msg::Tab(5), TABS, None),
+    bind(D, "tab_6", &["6"], Msg::Tab(6), TABS, None),
+    bind(D, "tab_7", &["7"], Msg::Tab(7), TABS, None),
+    bind(D, "tab_8", &["8"], Msg::Tab(8), TABS, None),
+    bind(D, "tab_9", &["9"], Msg::Tab(9), TABS, None),
+    bind(D, "next_tab", &["Tab"], Msg::NextTab, CYCLE, None),
+    bind(D, "previous_tab", &["shift-Tab"], Msg::PrevTab, CYCLE, None),
     // Typing a filter: printable text goes into it (`Msg::Type`), these keys do not.
     bind(
         F,
+        "keep",
         &["Enter"],
         Msg::KeepFilter,
         line("Enter", "keep the filter"),
@@ -210,6 +264,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         F,
+        "clear",
         &["Esc"],
         Msg::ClearFilter,
         line("Esc", "clear the filter"),
@@ -217,13 +272,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         F,
-        &["Backspace"],
-        Msg::DeleteChar,
-        line("Backspace", "delete a character"),
-        None,
-    ),
-    bind(
-        F,
+        "erase",
         &["ctrl-u"],
         Msg::EraseFilter,
         line("Ctrl-U", "erase the filter"),
@@ -231,32 +280,51 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         F,
+        "delete_char",
+        &["Backspace"],
+        Msg::DeleteChar,
+        line("Backspace", "delete a character"),
+        None,
+    ),
+    bind(F, "up", &["Up"], Msg::Up, FILTER_SELECT, None),
+    bind(
+        F,
+        "down",
         &["Down"],
         Msg::Down,
-        line("↑ ↓", "select a route"),
+        FILTER_SELECT,
         hint_as(2, "↑↓", "move"),
     ),
-    bind(F, &["Up"], Msg::Up, line("↑ ↓", "select a route"), None),
     // The overlays.
     bind(
         H,
+        "close",
         &["Esc", "?", "Enter", "q"],
         Msg::Close,
         CLOSE,
         hint(0, "close"),
     ),
+    bind(H, "up", &["Up", "k"], Msg::Up, HELP_SCROLL, None),
     bind(
         H,
+        "down",
         &["Down", "j"],
         Msg::Down,
         HELP_SCROLL,
         hint_as(1, "↑↓", "scroll"),
     ),
-    bind(H, &["Up", "k"], Msg::Up, HELP_SCROLL, None),
-    bind(H, &["PageDown"], Msg::PageDown, HELP_SCROLL, None),
-    bind(H, &["PageUp"], Msg::PageUp, HELP_SCROLL, None),
+    bind(H, "page_up", &["PageUp"], Msg::PageUp, HELP_SCROLL, None),
+    bind(
+        H,
+        "page_down",
+        &["PageDown"],
+        Msg::PageDown,
+        HELP_SCROLL,
+        None,
+    ),
     bind(
         V,
+        "close",
         &["Esc", "Enter", "q", "Backspace"],
         Msg::Close,
         CLOSE,
@@ -264,15 +332,24 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(
         V,
+        "up",
+        &["Up"],
+        Msg::Up,
+        line("↑ ↓", "previous route"),
+        None,
+    ),
+    bind(
+        V,
+        "down",
         &["Down"],
         Msg::Down,
         line("↑ ↓", "next route"),
         hint_as(1, "↑↓", "route"),
     ),
-    bind(V, &["Up"], Msg::Up, line("↑ ↓", "previous route"), None),
     // Shown in the help and the footer only while a route has days to chart.
     bind(
         V,
+        "span",
         &["d"],
         Msg::ToggleSpan,
         line("d", "detail view: fill over the last 24 h / 7 days"),

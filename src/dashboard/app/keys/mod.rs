@@ -1,19 +1,19 @@
 //! Every key and mouse gesture the dashboard answers, once, as data.
 //!
-//! [`BINDINGS`] lists each binding: where it works ([`Layer`]), its chords as text (`"q"`,
-//! `"ctrl-c"`, `"PageDown"`, `"wheel-up"`), the [`Msg`] it sends, its line in the help overlay
-//! and its hint in the footer. A [`Keymap`] is that table with the chords parsed; it turns key
-//! and mouse events into messages, and [`super::App::update`] only ever sees messages. The help
-//! overlay and the footer draw from the same table, so a key cannot be bound in one place and
-//! documented in another. Chords are parsed from text so that the `[keys]` tables of the config
-//! file can rebind them: [`key_settings`] reads the tables config kept as written (plain text
-//! with byte offsets, so nothing here knows about files), and [`keymap_from`] checks and
-//! applies them (unknown actions, chords that do not parse, two actions answering one chord in
-//! one mode).
+//! [`BINDINGS`] lists each binding: where it works ([`Layer`]), its name in the config file,
+//! its chords as text (`"q"`, `"ctrl-c"`, `"PageDown"`, `"wheel-up"`), the [`Msg`] it sends,
+//! its line in the help overlay and its hint in the footer. A [`Keymap`] is that table with the
+//! chords parsed; it turns key and mouse events into messages, and [`super::App::update`] only
+//! ever sees messages. The help overlay and the footer draw from the same table, so a key cannot
+//! be bound in one place and documented in another. Chords are parsed from text so that the
+//! `[keys]` tables of the config file can rebind them: [`key_settings`] reads the tables config
+//! kept as written (with their offsets in the file, so nothing here knows about files), and
+//! [`keymap_from`] checks and applies them (unknown actions, chords that do not parse, two
+//! actions answering one chord in one mode).
 //!
-//! The table is in `keymap.rs`, the chords in `chord.rs`, the config's names of the actions in
-//! `from_config.rs`. `KeyCode` appears in these files and in the terminal's input parser, nowhere
-//! else.
+//! The table is in `keymap.rs`, the chords in `chord.rs`, the reading of `[keys]` in
+//! `from_config.rs`. `KeyCode` appears in these files and in the terminal's input parser,
+//! nowhere else.
 
 mod chord;
 mod from_config;
@@ -25,14 +25,13 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-pub use chord::{CHORD_SYNTAX, Chord, ChordError};
-pub use from_config::{
-    ACTIONS, KeyAction, KeyError, KeySetting, KeyTable, key_settings, keymap_from,
-};
+pub use chord::{CHORD_SYNTAX, Chord};
+pub use from_config::{KeyError, KeySetting, key_settings, keymap_from};
 pub use keymap::{BINDINGS, Binding, HelpLine, Hint};
 
-/// What the dashboard does in answer to a key, a wheel notch or a click.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the dashboard does in answer to a key, a wheel notch or a click (ordered as declared:
+/// the footer names a pair of keys down first, `↓/↑`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Msg {
     /// Leave the dashboard.
     Quit,
@@ -109,7 +108,7 @@ pub enum Msg {
 }
 
 /// How far a time-travel key moves the instant shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Step {
     /// An hour back.
     HourBack,
@@ -182,25 +181,41 @@ impl Mode {
     }
 }
 
+impl Layer {
+    /// The table inside the config file's `[keys]` that names this layer's actions (`""`:
+    /// `[keys]` itself).
+    const fn table(self) -> &'static str {
+        match self {
+            Layer::Global | Layer::Dashboard => "",
+            Layer::Filter => "filtering",
+            Layer::Help => "help_overlay",
+            Layer::Detail => "detail_overlay",
+        }
+    }
+}
+
 /// A binding with its chords parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bound {
     /// The row of [`BINDINGS`] it comes from (help and hint).
     pub binding: &'static Binding,
-    /// Its chords: the table's, or what a rebinding set.
+    /// Its chords: the table's, or what the config file set.
     pub chords: Vec<Chord>,
 }
 
 impl Bound {
+    /// The table's chords of `binding` (they all parse: a test checks).
+    fn of(binding: &'static Binding) -> Bound {
+        let chords = binding.keys.iter().filter_map(|k| Chord::parse(k));
+        Bound {
+            binding,
+            chords: chords.collect(),
+        }
+    }
+
     /// Whether the binding still has the table's chords.
-    pub fn is_default(&self) -> bool {
-        self.chords.len() == self.binding.keys.len()
-            && self
-                .binding
-                .keys
-                .iter()
-                .zip(&self.chords)
-                .all(|(text, chord)| Chord::parse(text).as_ref() == Ok(chord))
+    fn is_default(&self) -> bool {
+        *self == Bound::of(self.binding)
     }
 }
 
@@ -222,72 +237,20 @@ pub struct Keymap {
 impl Default for Keymap {
     fn default() -> Self {
         Keymap {
-            bound: BINDINGS
-                .iter()
-                .map(|binding| Bound {
-                    binding,
-                    // The built-in chords all parse (a test checks), so none is dropped.
-                    chords: binding
-                        .keys
-                        .iter()
-                        .filter_map(|k| Chord::parse(k).ok())
-                        .collect(),
-                })
-                .collect(),
+            bound: BINDINGS.iter().map(Bound::of).collect(),
         }
     }
-}
-
-/// Why [`Keymap::rebind`] cannot bind a message to keys.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RebindError {
-    /// One of the keys cannot be read.
-    #[error(transparent)]
-    Chord(#[from] ChordError),
-    /// The table has no binding of the message in the layer.
-    #[error("{msg:?} cannot be bound in {layer:?}")]
-    NotBindable {
-        /// The message to bind.
-        msg: Msg,
-        /// Where it was to be bound.
-        layer: Layer,
-    },
 }
 
 impl Keymap {
-    /// Binds `msg` in `layer` to `keys` instead of the table's chords, as a `[keys]` section of
-    /// the config file would.
-    pub fn rebind(&mut self, layer: Layer, msg: Msg, keys: &[&str]) -> Result<(), RebindError> {
-        let chords = keys
-            .iter()
-            .map(|k| Chord::parse(k))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.set_chords(layer, msg, chords)
-            .map(|_| ())
-            .ok_or(RebindError::NotBindable { msg, layer })
-    }
-
-    /// Gives `msg` in `layer` these chords instead of its own (the first row of the pair gets
-    /// them, any other is unbound); returns the index of that row, or `None` when the table
-    /// has no such binding.
-    fn set_chords(&mut self, layer: Layer, msg: Msg, chords: Vec<Chord>) -> Option<usize> {
-        let mut found = None;
-        for (i, bound) in self.bound.iter_mut().enumerate() {
-            if bound.binding.layer == layer && bound.binding.msg == msg {
-                bound.chords = if found.is_some() {
-                    Vec::new()
-                } else {
-                    chords.clone()
-                };
-                found.get_or_insert(i);
-            }
-        }
-        found
-    }
-
     /// Every binding, in the table's order.
     pub fn bindings(&self) -> &[Bound] {
         &self.bound
+    }
+
+    /// The bindings of `layer`, in the table's order.
+    fn layer(&self, layer: Layer) -> impl Iterator<Item = &Bound> {
+        self.bound.iter().filter(move |b| b.binding.layer == layer)
     }
 
     /// The message a key press sends in `mode`, if any. Each layer of the mode is searched for
@@ -297,17 +260,15 @@ impl Keymap {
         if key.kind == KeyEventKind::Release {
             return None;
         }
-        for &layer in mode.layers() {
-            let in_layer = || self.bound.iter().filter(move |b| b.binding.layer == layer);
-            for exact in [true, false] {
-                let hit = in_layer().find(|b| b.chords.iter().any(|c| c.fits(key) == Some(exact)));
-                if let Some(b) = hit {
-                    return Some(b.binding.msg);
-                }
-            }
-        }
-        match key.code {
-            KeyCode::Char(c)
+        let bound = mode.layers().iter().find_map(|&layer| {
+            [true, false].into_iter().find_map(|exact| {
+                let fits = |b: &&Bound| b.chords.iter().any(|c| c.fits(key) == Some(exact));
+                self.layer(layer).find(fits)
+            })
+        });
+        match (bound, key.code) {
+            (Some(b), _) => Some(b.binding.msg),
+            (None, KeyCode::Char(c))
                 if mode == Mode::Filter && !key.modifiers.contains(KeyModifiers::CONTROL) =>
             {
                 Some(Msg::Type(c))
@@ -324,13 +285,9 @@ impl Keymap {
             MouseEventKind::Down(MouseButton::Left) => Chord::Click,
             _ => return None,
         };
-        let msg = mode.layers().iter().find_map(|&layer| {
-            self.bound
-                .iter()
-                .find(|b| b.binding.layer == layer && b.chords.contains(&chord))
-                .map(|b| b.binding.msg)
-        })?;
-        Some(match msg {
+        let bound = (mode.layers().iter())
+            .find_map(|&layer| self.layer(layer).find(|b| b.chords.contains(&chord)))?;
+        Some(match bound.binding.msg {
             Msg::Click { .. } => Msg::Click {
                 column: mouse.column,
                 row: mouse.row,
@@ -339,117 +296,85 @@ impl Keymap {
         })
     }
 
-    /// The lines of the help overlay: the global and dashboard bindings, in table order, each
-    /// line once. A line whose bindings all keep their default chords shows the table's text
-    /// (`↑ ↓  j k`); one with a rebound binding names the chords in force; one whose bindings
-    /// are all unbound is left out.
-    pub fn help_lines(&self) -> Vec<HelpRow> {
-        self.help_lines_of(|_| true)
-    }
-
-    /// [`Keymap::help_lines`] of the messages `lists` keeps (the time-travel keys only where
-    /// there is a history to travel through).
+    /// The lines of the help overlay: the global and dashboard bindings of the messages `lists`
+    /// keeps (the time-travel keys only where there is a history to travel through), in table
+    /// order, each line once ([`help_keys`]); a line whose bindings are all unbound is left out.
     pub fn help_lines_of(&self, lists: impl Fn(Msg) -> bool) -> Vec<HelpRow> {
-        let listed = |b: &&Bound| {
-            matches!(b.binding.layer, Layer::Global | Layer::Dashboard) && lists(b.binding.msg)
-        };
-        let mut groups: Vec<Vec<&Bound>> = Vec::new();
-        for b in self.bound.iter().filter(listed) {
-            match groups.last_mut() {
-                Some(group) if group.first().map(|g| g.binding.help) == Some(b.binding.help) => {
-                    group.push(b);
-                }
-                _ => groups.push(vec![b]),
-            }
-        }
-        groups
-            .into_iter()
+        let listed: Vec<&Bound> = (self.bound.iter())
+            .filter(|b| matches!(b.binding.layer, Layer::Global | Layer::Dashboard))
+            .filter(|b| lists(b.binding.msg))
+            .collect();
+        listed
+            .chunk_by(|a, b| a.binding.help == b.binding.help)
             .filter_map(|group| {
-                let help = group.first()?.binding.help;
-                let keys = if group.iter().all(|b| b.is_default()) {
-                    help.keys.to_owned()
-                } else {
-                    let mut labels: Vec<String> = Vec::new();
-                    for label in group.iter().flat_map(|b| b.chords.iter().map(Chord::label)) {
-                        if !labels.contains(&label) {
-                            labels.push(label);
-                        }
-                    }
-                    if labels.is_empty() {
-                        return None;
-                    }
-                    labels.join(" ")
-                };
+                let text = group.first()?.binding.help.text;
                 Some(HelpRow {
-                    keys,
-                    text: help.text,
+                    keys: help_keys(group)?,
+                    text,
                 })
             })
             .collect()
     }
 
     /// The help line of the binding of `msg` in `layer`, for a key the overlay lists only
-    /// where it applies (the detail view's span, while a route has days to chart): the table's
-    /// text while the binding keeps its default chords, else the chords in force; `None` when
+    /// where it applies (the detail view's span, while a route has days to chart); `None` when
     /// it is unbound or there is no such binding.
     pub fn help_row(&self, layer: Layer, msg: Msg) -> Option<HelpRow> {
-        let bound = self
-            .bound
-            .iter()
-            .find(|b| b.binding.layer == layer && b.binding.msg == msg)?;
-        let keys = if bound.is_default() {
-            bound.binding.help.keys.to_owned()
-        } else {
-            let labels: Vec<String> = bound.chords.iter().map(Chord::label).collect();
-            (!labels.is_empty()).then(|| labels.join(" "))?
-        };
+        let bound = self.layer(layer).find(|b| b.binding.msg == msg)?;
         Some(HelpRow {
-            keys,
+            keys: help_keys(&[bound])?,
             text: bound.binding.help.text,
         })
     }
 
-    /// The footer's hints in `mode`, in rank order: how to name the key, and the word. A hint
-    /// with a fixed name (`↑↓`) keeps it while its bindings keep their default chords; an
-    /// unbound action has no hint.
-    pub fn hints(&self, mode: Mode) -> Vec<(String, &'static str)> {
-        self.hints_offered(mode, |_| true)
-    }
-
-    /// [`Keymap::hints`] of the messages that would do something now (`offered`): a hint for
-    /// a key that does nothing on this screen is noise.
+    /// The footer's hints in `mode` of the messages that would do something now (`offered`: a
+    /// hint for a key that does nothing on this screen is noise), in rank order: how to name
+    /// the key, and the word. A hint with a fixed name (`↑↓`) keeps it while the bindings of
+    /// its help line keep their default chords, else names their first chords; an unbound
+    /// action has no hint.
     pub fn hints_offered(
         &self,
         mode: Mode,
         offered: impl Fn(Msg) -> bool,
     ) -> Vec<(String, &'static str)> {
         let layer = mode.own_layer();
-        let in_layer = || self.bound.iter().filter(move |b| b.binding.layer == layer);
-        let mut hints: Vec<(u8, String, &'static str)> = in_layer()
+        let mut hints: Vec<(u8, String, &'static str)> = (self.layer(layer))
             .filter(|b| offered(b.binding.msg))
             .filter_map(|b| {
                 let hint = b.binding.hint?;
-                let keys = match hint.keys {
-                    Some(fixed) => {
-                        let group: Vec<&Bound> = in_layer()
-                            .filter(|o| o.binding.help == b.binding.help)
-                            .collect();
-                        if group.iter().all(|o| o.is_default()) {
-                            fixed.to_owned()
-                        } else {
-                            let firsts: Vec<String> = group
-                                .iter()
-                                .filter_map(|o| o.chords.first().map(Chord::label))
-                                .collect();
-                            (!firsts.is_empty()).then(|| firsts.join("/"))?
-                        }
-                    }
-                    None => b.chords.first()?.label(),
+                let Some(fixed) = hint.keys else {
+                    return Some((hint.rank, b.chords.first()?.label(), hint.word));
                 };
-                Some((hint.rank, keys, hint.word))
+                let mut group: Vec<&Bound> = (self.layer(layer))
+                    .filter(|o| o.binding.help == b.binding.help)
+                    .collect();
+                if group.iter().all(|o| o.is_default()) {
+                    return Some((hint.rank, fixed.to_owned(), hint.word));
+                }
+                group.sort_by_key(|o| o.binding.msg);
+                let firsts: Vec<String> = (group.iter())
+                    .filter_map(|o| o.chords.first().map(Chord::label))
+                    .collect();
+                (!firsts.is_empty()).then(|| (hint.rank, firsts.join("/"), hint.word))
             })
             .collect();
         hints.sort_by_key(|h| h.0);
         hints.into_iter().map(|(_, k, w)| (k, w)).collect()
     }
+}
+
+/// How the help names the keys of `group`, bindings sharing a help line: the table's text
+/// (`↑ ↓  j k`) while they all keep their default chords, else the chords in force, each once;
+/// `None` when they are all unbound.
+fn help_keys(group: &[&Bound]) -> Option<String> {
+    if group.iter().all(|b| b.is_default()) {
+        return Some(group.first()?.binding.help.keys.to_owned());
+    }
+    let mut labels: Vec<String> = Vec::new();
+    for label in group.iter().flat_map(|b| b.chords.iter().map(Chord::label)) {
+        if !labels.contains(&label) {
+            labels.push(label);
+        }
+    }
+    (!labels.is_empty()).then(|| labels.join(" "))
 }
