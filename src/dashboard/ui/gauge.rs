@@ -44,7 +44,7 @@ pub fn inline_gauge(ratio: f64, width: u16, style: Style, theme: &Theme) -> Vec<
     if used < width {
         spans.push(Span::styled(
             glyphs.empty.repeat(width - used),
-            theme.gauge_empty(),
+            theme.muted(),
         ));
     }
     spans

@@ -39,8 +39,6 @@ pub struct Glyphs {
     pub arrows: (&'static str, &'static str),
     /// Marks the selected row.
     pub pointer: &'static str,
-    /// The ellipsis.
-    pub ellipsis: &'static str,
     /// Stands for a missing figure, and joins ranges.
     pub dash: &'static str,
     /// The multiplication sign of sizes.
@@ -62,7 +60,6 @@ const UNICODE: Glyphs = Glyphs {
     dot: "·",
     arrows: ("↓", "↑"),
     pointer: "▶",
-    ellipsis: "…",
     dash: "–",
     times: "×",
     states: ["█", "▒", "░"],
@@ -78,7 +75,6 @@ const ASCII: Glyphs = Glyphs {
     dot: "|",
     arrows: ("v", "^"),
     pointer: ">",
-    ellipsis: "~",
     dash: "-",
     times: "x",
     states: ["#", "=", "."],
@@ -88,7 +84,7 @@ const ASCII: Glyphs = Glyphs {
 };
 
 /// ASCII sparkline levels for `--ascii`.
-pub const ASCII_BARS: symbols::bar::Set<'static> = symbols::bar::Set {
+const ASCII_BARS: symbols::bar::Set<'static> = symbols::bar::Set {
     full: "#",
     seven_eighths: "#",
     three_quarters: "=",
@@ -142,6 +138,7 @@ impl Theme {
         }
     }
 
+    /// The colour of `role` as a foreground, or no style at all with colours off.
     fn fg(&self, role: Role) -> Style {
         if self.color {
             Style::new().fg(self.palette.get(role))
@@ -168,7 +165,8 @@ impl Theme {
         Style::new()
     }
 
-    /// Labels and secondary text: the theme's grey, or dim without colours.
+    /// Labels, secondary text and the empty part of gauges: the theme's grey, or dim without
+    /// colours.
     pub fn muted(&self) -> Style {
         if self.color {
             self.fg(Role::Muted)
@@ -177,7 +175,7 @@ impl Theme {
         }
     }
 
-    /// Store that matter most.
+    /// Figures that matter most.
     pub fn strong(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
@@ -185,7 +183,7 @@ impl Theme {
     /// Panel borders.
     pub fn border(&self) -> Style {
         if self.color {
-            Style::new().fg(self.palette.get(Role::Border))
+            self.fg(Role::Border)
         } else {
             self.muted()
         }
@@ -216,37 +214,20 @@ impl Theme {
         Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
     }
 
-    /// A figure at `level` (gauges, percentages).
+    /// A figure at `level` (gauges, percentages); critical is told by reverse video without
+    /// colours.
     pub fn level(&self, level: Level) -> Style {
         match level {
             Level::Ok => self.fg(Role::Ok),
             Level::Warn => self.fg(Role::Warn).add_modifier(Modifier::BOLD),
-            Level::Crit => {
-                if self.color {
-                    Style::new()
-                        .fg(self.palette.get(Role::Crit))
-                        .add_modifier(Modifier::BOLD)
-                } else {
-                    Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)
-                }
-            }
+            Level::Crit if self.color => self.fg(Role::Crit).add_modifier(Modifier::BOLD),
+            Level::Crit => Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED),
         }
-    }
-
-    /// The empty part of a gauge.
-    pub fn gauge_empty(&self) -> Style {
-        self.muted()
     }
 
     /// A fresh purchase in the routes table.
     pub fn highlight(&self) -> Style {
-        if self.color {
-            Style::new()
-                .fg(self.palette.get(Role::Highlight))
-                .add_modifier(Modifier::BOLD)
-        } else {
-            Style::new().add_modifier(Modifier::BOLD)
-        }
+        self.fg(Role::Highlight).add_modifier(Modifier::BOLD)
     }
 
     /// A line of the events pane or the footer, by kind.
@@ -262,25 +243,19 @@ impl Theme {
 
     /// The "STALE" and "PAUSED" badges.
     pub fn badge(&self, kind: LogKind) -> Style {
-        let base = Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED);
-        if !self.color {
-            return base;
-        }
-        match kind {
-            LogKind::Error => base.fg(self.palette.get(Role::Error)),
-            LogKind::Warn => base.fg(self.palette.get(Role::Warn)),
-            LogKind::Recovery | LogKind::Purchase => base.fg(self.palette.get(Role::Recovery)),
-            LogKind::Info => base.fg(self.palette.get(Role::Info)),
-        }
+        let role = match kind {
+            LogKind::Error => Role::Error,
+            LogKind::Warn => Role::Warn,
+            LogKind::Recovery | LogKind::Purchase => Role::Recovery,
+            LogKind::Info => Role::Info,
+        };
+        self.fg(role)
+            .add_modifier(Modifier::BOLD | Modifier::REVERSED)
     }
 
     /// The port states' colours: active, paused, provisioning.
     pub fn port_states(&self) -> [Style; 3] {
-        [
-            self.fg(Role::Active),
-            self.fg(Role::Paused),
-            self.fg(Role::Provisioning),
-        ]
+        [Role::Active, Role::Paused, Role::Provisioning].map(|role| self.fg(role))
     }
 }
 
@@ -483,7 +458,6 @@ mod tests {
             ("brand".to_owned(), t.brand()),
             ("selected".to_owned(), t.selected()),
             ("heading".to_owned(), t.heading()),
-            ("gauge_empty".to_owned(), t.gauge_empty()),
             ("highlight".to_owned(), t.highlight()),
         ];
         for level in [Level::Ok, Level::Warn, Level::Crit] {
