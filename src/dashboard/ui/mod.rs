@@ -31,7 +31,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use crate::dashboard::app::{App, Overlay};
 use crate::dashboard::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
-use crate::store::Feed;
+use crate::store::{Feed, LogKind};
 use theme::Theme;
 
 /// What the routes table's `Ports f/s/t` column shows, as the help explains it.
@@ -159,13 +159,17 @@ fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
         ),
         Line::styled("q quits", theme.muted()),
     ];
+    centered_lines(frame, area, lines);
+}
+
+/// Draws `lines` centred and wrapped in `area`, as many as fit.
+pub fn centered_lines(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>) {
     let h = (lines.len() as u16).min(area.height);
-    let target = Rect::new(
-        area.x,
-        area.y + area.height.saturating_sub(h) / 2,
-        area.width,
-        h,
-    );
+    let target = Rect {
+        y: area.y + area.height.saturating_sub(h) / 2,
+        height: h,
+        ..area
+    };
     frame.render_widget(
         Paragraph::new(lines)
             .alignment(Alignment::Center)
@@ -206,9 +210,14 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::styled(next, theme.muted()));
         }
     }
-    let w = (area.width.saturating_sub(4)).min(76);
     let h = lines.len() as u16 + 2;
-    let target = centered(area, w, h);
+    message_box(frame, area, lines, h, theme);
+}
+
+/// A box titled `captop`, `h` lines tall and at most 76 cells wide, centred in `area` over
+/// whatever is drawn there, with `lines` centred and wrapped in it.
+pub fn message_box(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>, h: u16, theme: &Theme) {
+    let target = centered(area, area.width.saturating_sub(4).min(76), h);
     frame.render_widget(Clear, target);
     frame.render_widget(
         Paragraph::new(lines)
@@ -219,28 +228,9 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     );
 }
 
-/// A panel's own age, shown in its title when it differs from the other panel's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PanelAge {
-    text: String,
-    stale: bool,
-}
-
-impl PanelAge {
-    /// The title span: muted when merely older, the error style when the last poll failed.
-    pub fn styled(&self, theme: &Theme) -> Span<'static> {
-        let style = if self.stale {
-            theme.log(crate::store::LogKind::Error)
-        } else {
-            theme.muted()
-        };
-        Span::styled(format!("{} ", self.text), style)
-    }
-}
-
-/// The age to show in the title of the panel of feed `this`: when its last poll failed, or
-/// when its figures are two seconds or more apart from those of feed `other`.
-pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<PanelAge> {
+/// The age in the title of the panel of feed `this`: in the error style when its last poll
+/// failed, muted when its figures are two seconds or more apart from those of feed `other`.
+pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<Span<'static>> {
     let stale = this.is_stale();
     let other = other.received_at();
     let this = this.received_at()?;
@@ -249,14 +239,15 @@ pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<Pan
         return None;
     }
     let ago = crate::format::age_text(app.now, this);
-    let dot = theme::Theme::new(&app.options).glyphs().dot;
-    Some(PanelAge {
-        text: if stale {
-            format!("{dot} stale, {ago} old")
-        } else {
-            format!("{dot} {ago} ago")
-        },
-        stale,
+    let theme = Theme::new(&app.options);
+    let dot = theme.glyphs().dot;
+    Some(if stale {
+        Span::styled(
+            format!("{dot} stale, {ago} old "),
+            theme.log(LogKind::Error),
+        )
+    } else {
+        Span::styled(format!("{dot} {ago} ago "), theme.muted())
     })
 }
 

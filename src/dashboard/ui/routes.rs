@@ -9,7 +9,7 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
+use ratatui::widgets::{Block, Scrollbar, ScrollbarOrientation, ScrollbarState};
 use unicode_width::UnicodeWidthStr;
 
 use super::gauge::inline_gauge;
@@ -38,11 +38,11 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         } else {
             "waiting for /capacity"
         };
-        message(frame, inner, vec![Line::styled(msg, theme.muted())]);
+        super::centered_lines(frame, inner, vec![Line::styled(msg, theme.muted())]);
         return;
     }
     if app.store().rows().is_empty() {
-        message(
+        super::centered_lines(
             frame,
             inner,
             vec![
@@ -126,13 +126,6 @@ fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
     (app.store().change_of(&row.slug, app.now), full_in)
 }
 
-/// The age in the panel's title: of `/capacity`'s figures, when it differs from
-/// `/utilization`'s or the last poll failed.
-pub(super) fn age(app: &App) -> Option<super::PanelAge> {
-    let store = app.store();
-    super::panel_age(app, store.capacity(), store.utilization())
-}
-
 /// The panel: its title (count, sort, filter, age) and the position of the selection.
 fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
     let glyphs = theme.glyphs();
@@ -165,9 +158,8 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
             theme.muted(),
         ));
     }
-    if let Some(age) = age(app) {
-        title.push(age.styled(theme));
-    }
+    let store = app.store();
+    title.extend(super::panel_age(app, store.capacity(), store.utilization()));
     let mut block = super::panel(Line::from(title), theme);
     if !app.routes.view.is_empty() {
         block = block.title_bottom(
@@ -201,7 +193,7 @@ fn draw_rows(
             height: inner.height - 2,
             ..inner
         };
-        message(
+        super::centered_lines(
             frame,
             body,
             vec![
@@ -282,21 +274,6 @@ fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
     } else {
         arrows.1
     }
-}
-
-fn message(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'static>>) {
-    let h = (lines.len() as u16).min(area.height);
-    let target = Rect {
-        y: area.y + area.height.saturating_sub(h) / 2,
-        height: h,
-        ..area
-    };
-    frame.render_widget(
-        Paragraph::new(lines)
-            .alignment(Alignment::Center)
-            .wrap(Wrap { trim: true }),
-        target,
-    );
 }
 
 fn push_gap(spans: &mut Vec<Span<'static>>) {

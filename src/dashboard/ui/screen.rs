@@ -76,15 +76,7 @@ fn down(frame: &mut Frame<'_>, area: Rect, name: &str, why: &str, theme: &Theme)
         Line::styled(crate::text::fit(why, 200), theme.log(LogKind::Error)),
         Line::styled("the other services go on; q quits", theme.muted()),
     ];
-    let target = super::centered(area, area.width.saturating_sub(4).min(76), 8);
-    frame.render_widget(ratatui::widgets::Clear, target);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .alignment(ratatui::layout::Alignment::Center)
-            .wrap(ratatui::widgets::Wrap { trim: true })
-            .block(super::panel(Span::styled(" captop ", theme.title()), theme)),
-        target,
-    );
+    super::message_box(frame, area, lines, 8, theme);
 }
 
 /// The style of a service's standing.
@@ -424,18 +416,9 @@ fn footer(frame: &mut Frame<'_>, area: Rect, screen: &Screen, app: &App, theme: 
         let key = tab.keys.split(' ').next().unwrap_or_default().to_owned();
         hints.push((key, "next tab"));
     }
-    let width = usize::from(area.width);
-    let mut used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-    for (key, what) in hints {
-        let key = theme.key_label(&key);
-        let w = crate::text::width(&key) + crate::text::width(what) + 3;
-        if used + w > width {
-            break;
-        }
-        spans.push(Span::styled(key, theme.key()));
-        spans.push(Span::styled(format!(" {what}  "), theme.muted()));
-        used += w;
-    }
+    let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    let room = usize::from(area.width).saturating_sub(used);
+    spans.extend(super::footer::hint_spans(hints, room, theme));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 

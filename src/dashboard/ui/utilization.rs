@@ -74,17 +74,9 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
             theme.muted(),
         ));
     }
-    if let Some(age) = age(app) {
-        title.push(age.styled(theme));
-    }
-    super::panel(Line::from(title), theme)
-}
-
-/// The age in the panel's title: of `/utilization`'s figures, when it differs from
-/// `/capacity`'s or the last poll failed.
-pub(super) fn age(app: &App) -> Option<super::PanelAge> {
     let store = app.store();
-    super::panel_age(app, store.utilization(), store.capacity())
+    title.extend(super::panel_age(app, store.utilization(), store.capacity()));
+    super::panel(Line::from(title), theme)
 }
 
 /// What ran and what was sold today, `w` cells wide: full figures when they fit, else compact
