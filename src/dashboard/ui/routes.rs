@@ -14,7 +14,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::gauge::inline_gauge;
 use super::routes_columns::{
-    Col, Columns, GAP, PCT, POINTER, change_text, choose_columns, ports_text,
+    Col, Columns, GAP, PCT, POINTER, change_text, choose_columns, ports_text, width_of,
 };
 use super::theme::Theme;
 use crate::api::model::{MinutesCapacity, PortCapacity};
@@ -276,48 +276,69 @@ fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
     }
 }
 
-fn push_gap(spans: &mut Vec<Span<'static>>) {
-    spans.push(Span::raw(" ".repeat(usize::from(GAP))));
+/// `text` padded to `w` cells on the side `col` aligns its figures to.
+fn aligned(col: Col, text: &str, w: u16) -> String {
+    let right = matches!(
+        col,
+        Col::Trend | Col::Left | Col::Sold | Col::Total | Col::Ports | Col::FullIn
+    );
+    if right {
+        pad_left(text, usize::from(w))
+    } else {
+        pad(text, usize::from(w))
+    }
 }
 
-fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
-    let arrow = sort_arrow(app, theme);
-    let marked = |label: &str, key: SortKey| {
-        if app.routes.sort == key {
-            format!("{label} {arrow}")
-        } else {
-            label.to_owned()
-        }
-    };
-    let mut spans = vec![Span::raw(" ".repeat(usize::from(POINTER)))];
-    for &(col, w) in columns.cols.iter() {
-        let w = usize::from(w);
-        let text = match col {
-            Col::Name => pad(&marked("Name", SortKey::Name), w),
-            Col::Dial => pad("Dial", w),
-            Col::Fill => pad(&marked("Fill", SortKey::Fill), w + usize::from(PCT)),
-            Col::Trend => pad_left(&marked("Trend", SortKey::Trend), w),
-            Col::Left => pad_left(&marked("Min left", SortKey::Remaining), w),
-            Col::Sold => pad_left("Min sold", w),
-            Col::Total => pad_left("Min total", w),
-            Col::Ports => pad_left("Ports f/s/t", w),
-            Col::Change => pad("Change", w),
-            Col::FullIn => pad_left("Full in", w),
+/// A line of `lead` and then the chosen columns two cells apart, each cell the spans `cell`
+/// makes of the column and its width (none, and no gap, where it gives nothing).
+fn columns_line(
+    columns: &Columns,
+    lead: Span<'static>,
+    mut cell: impl FnMut(Col, u16) -> Option<Vec<Span<'static>>>,
+) -> Line<'static> {
+    let mut spans = vec![lead];
+    for &(col, w) in columns {
+        let Some(cell) = cell(col, w) else {
+            continue;
         };
         if col != Col::Name {
-            push_gap(&mut spans);
+            spans.push(Span::raw(" ".repeat(usize::from(GAP))));
         }
-        spans.push(Span::styled(text, theme.heading()));
+        spans.extend(cell);
     }
     Line::from(spans)
 }
 
-/// Appends the chosen columns of a route (or of the totals) to `spans`, each in its style.
-fn push_columns(
-    columns: &Columns,
-    app: &App,
-    theme: &Theme,
-    spans: &mut Vec<Span<'static>>,
+fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
+    let arrow = sort_arrow(app, theme);
+    let lead = Span::raw(" ".repeat(usize::from(POINTER)));
+    columns_line(columns, lead, |col, w| {
+        let (label, key) = match col {
+            Col::Name => ("Name", Some(SortKey::Name)),
+            Col::Dial => ("Dial", None),
+            Col::Fill => ("Fill", Some(SortKey::Fill)),
+            Col::Trend => ("Trend", Some(SortKey::Trend)),
+            Col::Left => ("Min left", Some(SortKey::Remaining)),
+            Col::Sold => ("Min sold", None),
+            Col::Total => ("Min total", None),
+            Col::Ports => ("Ports f/s/t", None),
+            Col::Change => ("Change", None),
+            Col::FullIn => ("Full in", None),
+        };
+        let text = if key == Some(app.routes.sort) {
+            format!("{label} {arrow}")
+        } else {
+            label.to_owned()
+        };
+        let w = if col == Col::Fill { w + PCT } else { w };
+        Some(vec![Span::styled(aligned(col, &text, w), theme.heading())])
+    })
+}
+
+/// The chosen columns of a route (or of the totals) after `lead`, each in its style.
+fn figures_line(
+    (columns, app, theme): (&Columns, &App, &Theme),
+    lead: Span<'static>,
     fig: (
         &str,
         Option<&str>,
@@ -328,67 +349,42 @@ fn push_columns(
     ),
     (change, trend): (Option<Change>, Option<i32>),
     name_style: Style,
-) {
+) -> Line<'static> {
     let (name, dial, pct, minutes, ports, full_in) = fig;
     let level_style = theme.level(app.options.thresholds.level(f64::from(pct)));
     // Without a dial code (the totals row) the name runs on over the dial column.
-    let dial_room = match (dial, columns.width_of(Col::Dial)) {
+    let dial_room = match (dial, width_of(columns, Col::Dial)) {
         (None, Some(w)) => GAP + w,
         _ => 0,
     };
-    for &(col, w) in columns.cols.iter() {
-        if col == Col::Dial && dial.is_none() {
-            continue;
-        }
-        if col != Col::Name {
-            push_gap(spans);
-        }
-        let wu = usize::from(w);
-        match col {
-            Col::Name => spans.push(Span::styled(
-                pad(name, usize::from(w + dial_room)),
-                name_style,
-            )),
-            Col::Dial => spans.push(Span::styled(
-                pad(dial.unwrap_or_default(), wu),
-                theme.muted(),
-            )),
+    columns_line(columns, lead, |col, w| {
+        let (text, style) = match col {
+            Col::Name => (name.to_owned(), name_style),
+            Col::Dial => (dial?.to_owned(), theme.muted()),
             Col::Fill => {
-                spans.extend(inline_gauge(f64::from(pct) / 100.0, w, level_style, theme));
-                spans.push(Span::styled(format!("{pct:>4}%"), level_style));
+                let mut gauge = inline_gauge(f64::from(pct) / 100.0, w, level_style, theme);
+                gauge.push(Span::styled(format!("{pct:>4}%"), level_style));
+                return Some(gauge);
             }
-            Col::Left => spans.push(Span::styled(
-                pad_left(&thousands(minutes.remaining), wu),
-                theme.strong(),
-            )),
-            Col::Sold => spans.push(Span::styled(
-                pad_left(&thousands(minutes.sold), wu),
-                theme.text(),
-            )),
-            Col::Total => spans.push(Span::styled(
-                pad_left(&thousands(minutes.total), wu),
-                theme.muted(),
-            )),
-            Col::Ports => spans.push(Span::styled(pad_left(&ports_text(ports), wu), theme.text())),
-            Col::Change => {
-                let (text, style) = match change {
-                    Some(c) if c.is_purchase() => (change_text(&c), theme.highlight()),
-                    Some(c) => (change_text(&c), theme.muted()),
-                    None => (String::new(), theme.text()),
-                };
-                spans.push(Span::styled(pad(&text, wu), style));
-            }
-            Col::FullIn => spans.push(Span::styled(pad_left(full_in, wu), theme.strong())),
-            Col::Trend => {
-                let (text, style) = match trend {
-                    Some(0) => ("0".to_owned(), theme.muted()),
-                    Some(t) => (trend_text(t, theme), theme.text()),
-                    None => (String::new(), theme.text()),
-                };
-                spans.push(Span::styled(pad_left(&text, wu), style));
-            }
-        }
-    }
+            Col::Left => (thousands(minutes.remaining), theme.strong()),
+            Col::Sold => (thousands(minutes.sold), theme.text()),
+            Col::Total => (thousands(minutes.total), theme.muted()),
+            Col::Ports => (ports_text(ports), theme.text()),
+            Col::Change => match change {
+                Some(c) if c.is_purchase() => (change_text(&c), theme.highlight()),
+                Some(c) => (change_text(&c), theme.muted()),
+                None => (String::new(), theme.text()),
+            },
+            Col::FullIn => (full_in.to_owned(), theme.strong()),
+            Col::Trend => match trend {
+                Some(0) => ("0".to_owned(), theme.muted()),
+                Some(t) => (trend_text(t, theme), theme.text()),
+                None => (String::new(), theme.text()),
+            },
+        };
+        let w = if col == Col::Name { w + dial_room } else { w };
+        Some(vec![Span::styled(aligned(col, &text, w), style)])
+    })
 }
 
 /// A route's line in the table: pointer, figures, change and time to full as of the app's clock.
@@ -405,17 +401,14 @@ fn route_line(
     } else {
         " "
     };
-    let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
     let name_style = if change.is_some_and(|c| c.is_purchase()) {
         theme.highlight()
     } else {
         theme.text()
     };
-    push_columns(
-        columns,
-        app,
-        theme,
-        &mut spans,
+    figures_line(
+        (columns, app, theme),
+        Span::styled(format!("{pointer} "), theme.title()),
         (
             &row.name,
             Some(&row.dial_code),
@@ -426,8 +419,7 @@ fn route_line(
         ),
         (change, trend),
         name_style,
-    );
-    Line::from(spans)
+    )
 }
 
 /// The totals row: of every route, or under a filter of the routes it lets through, its label
@@ -437,8 +429,8 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     let filtered = (app.routes.view.len() != all).then(|| listed_totals(app));
     let t = filtered.as_ref().unwrap_or(app.store().totals());
     let w = usize::from(
-        columns.width_of(Col::Name).unwrap_or(5)
-            + columns.width_of(Col::Dial).map_or(0, |d| GAP + d),
+        width_of(columns, Col::Name).unwrap_or(5)
+            + width_of(columns, Col::Dial).map_or(0, |d| GAP + d),
     );
     let n = thousands(t.routes);
     let labels = if filtered.is_some() {
@@ -459,19 +451,14 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
         .into_iter()
         .find(|l| l.width() <= w)
         .unwrap_or_else(|| crate::text::fit("Total", w));
-    let mut spans = vec![Span::raw("  ")];
-    push_columns(
-        columns,
-        app,
-        theme,
-        &mut spans,
+    figures_line(
+        (columns, app, theme),
+        Span::raw("  "),
         (&label, None, t.filled_pct, &t.minutes, &t.ports, ""),
         (None, None),
         theme.strong(),
-    );
-    let mut line = Line::from(spans);
-    line.style = theme.strong();
-    line
+    )
+    .style(theme.strong())
 }
 
 /// The sums of the routes the filter lets through, as the totals row shows them.
