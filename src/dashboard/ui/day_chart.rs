@@ -194,7 +194,10 @@ fn title(
     theme: &Theme,
 ) -> Line<'static> {
     let shown = match range {
-        Some(range) => range_text(range, theme),
+        Some((lo, hi)) => {
+            let rounded = |v: f64| format!("{:.0}", v.round());
+            super::range_text(rounded(lo), rounded(hi), theme)
+        }
         None => "no samples".to_owned(),
     };
     let ahead = chart
@@ -212,16 +215,6 @@ fn title(
         }
     }
     Line::from(spans)
-}
-
-/// `41–84 %`, or `84 %` when the fill shown did not change (to the point).
-fn range_text((lo, hi): (f64, f64), theme: &Theme) -> String {
-    let (lo, hi) = (lo.round(), hi.round());
-    if lo == hi {
-        format!("{hi:.0} %")
-    } else {
-        format!("{lo:.0}{}{hi:.0} %", theme.glyphs().dash)
-    }
 }
 
 /// The highest fill against the top row of bars and the lowest against the bottom one.

@@ -8,7 +8,7 @@ use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Sparkline};
+use ratatui::widgets::{Clear, Paragraph};
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
@@ -208,48 +208,30 @@ fn fill_history(
     level: Style,
     theme: &Theme,
 ) {
-    let history: Option<Vec<u8>> = app.store().route_history().of(&row.slug);
-    if let Some(history) = history.filter(|_| rest.height >= 2) {
-        let label_area = Rect { height: 1, ..rest };
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                {
-                    let lo = history.iter().min().copied().unwrap_or(0);
-                    let hi = history.iter().max().copied().unwrap_or(0);
-                    let range = if lo == hi {
-                        format!("{lo} %")
-                    } else {
-                        format!("{lo}{}{hi} %", theme.glyphs().dash)
-                    };
-                    format!("fill this session, {} polls: {range}", history.len())
-                },
-                theme.muted(),
-            )),
-            label_area,
-        );
-        let shown: Vec<u8> = history
-            .iter()
-            .rev()
-            .take(usize::from(rest.width))
-            .rev()
-            .copied()
-            .collect();
-        let lo = shown.iter().copied().min().unwrap_or(0);
-        let hi = shown.iter().copied().max().unwrap_or(0);
-        // Scaled between the session's low and high so a few minutes sold show.
-        let data: Vec<u64> = shown.iter().map(|&v| u64::from(v - lo) + 1).collect();
-        let max = if hi == lo { 2 } else { u64::from(hi - lo) + 1 };
-        frame.render_widget(
-            Sparkline::default()
-                .data(&data)
-                .max(max)
-                .bar_set(theme.bar_set())
-                .style(level),
-            Rect {
-                y: rest.y + 1,
-                height: rest.height - 1,
-                ..rest
-            },
-        );
+    let Some(history) = app.store().route_history().of(&row.slug) else {
+        return;
+    };
+    if rest.height < 2 {
+        return;
     }
+    let values: Vec<u64> = history.into_iter().map(u64::from).collect();
+    let (lo, hi) = super::min_max(&values);
+    let range = super::range_text(lo.to_string(), hi.to_string(), theme);
+    let label = format!("fill this session, {} polls: {range}", values.len());
+    frame.render_widget(
+        Paragraph::new(Line::styled(label, theme.muted())),
+        Rect { height: 1, ..rest },
+    );
+    // Scaled between the low and high of the polls shown so a few minutes sold show.
+    let skip = values.len().saturating_sub(usize::from(rest.width));
+    let shown = values.get(skip..).unwrap_or_default();
+    let spark = super::session_sparkline(shown, rest.width, super::min_max(shown), theme);
+    frame.render_widget(
+        spark.style(level),
+        Rect {
+            y: rest.y + 1,
+            height: rest.height - 1,
+            ..rest
+        },
+    );
 }

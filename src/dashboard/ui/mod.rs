@@ -27,7 +27,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Sparkline, Wrap};
 
 use crate::dashboard::app::{App, Overlay};
 use crate::dashboard::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
@@ -263,4 +263,38 @@ fn lines_then_rest(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>) -> R
         height: area.height - height,
         ..area
     }
+}
+
+/// `41–84 %`, or `84 %` when both ends read the same.
+fn range_text(lo: String, hi: String, theme: &Theme) -> String {
+    if lo == hi {
+        format!("{hi} %")
+    } else {
+        format!("{lo}{}{hi} %", theme.glyphs().dash)
+    }
+}
+
+/// The lowest and the highest of `values` (zeros when there are none).
+fn min_max(values: &[u64]) -> (u64, u64) {
+    let lo = values.iter().min().copied().unwrap_or(0);
+    let hi = values.iter().max().copied().unwrap_or(0);
+    (lo, hi)
+}
+
+/// A sparkline of the newest of `values`, as many as `width` holds, scaled between `lo` and
+/// `hi` (at or below the lowest and at or above the highest shown) so that small moves show;
+/// a flat series sits at half height rather than looking full.
+fn session_sparkline(
+    values: &[u64],
+    width: u16,
+    (lo, hi): (u64, u64),
+    theme: &Theme,
+) -> Sparkline<'static> {
+    let skip = values.len().saturating_sub(usize::from(width));
+    let data: Vec<u64> = values.iter().skip(skip).map(|&v| v - lo + 1).collect();
+    let max = if hi == lo { 2 } else { hi - lo + 1 };
+    Sparkline::default()
+        .data(data)
+        .max(max)
+        .bar_set(theme.bar_set())
 }

@@ -4,8 +4,9 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Sparkline};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
@@ -137,57 +138,16 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
 }
 
 fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let lo = app
-        .store()
-        .history()
-        .tenths()
-        .iter()
-        .copied()
-        .min()
-        .unwrap_or(0);
-    let hi = app
-        .store()
-        .history()
-        .tenths()
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(0);
-    let range = if lo == hi {
-        format!("{:.1} %", lo as f64 / 10.0)
-    } else {
-        format!(
-            "{:.1}{}{:.1} %",
-            lo as f64 / 10.0,
-            theme.glyphs().dash,
-            hi as f64 / 10.0
-        )
-    };
+    let tenths: Vec<u64> = app.store().history().tenths().iter().copied().collect();
+    let (lo, hi) = super::min_max(&tenths);
+    let tenth = |v: u64| format!("{:.1}", v as f64 / 10.0);
+    let range = super::range_text(tenth(lo), tenth(hi), theme);
     let label_w = range.chars().count() as u16 + 1;
     let spark_w = area.width.saturating_sub(label_w);
-    // The newest figures, scaled between the session's low and high so small moves show.
-    let data: Vec<u64> = app
-        .store()
-        .history()
-        .tenths()
-        .iter()
-        .rev()
-        .take(usize::from(spark_w))
-        .rev()
-        .map(|&v| v - lo + 1)
-        .collect();
-    // A flat series sits at half height rather than looking full.
-    let max = if hi == lo { 2 } else { hi - lo + 1 };
+    // Scaled between the session's low and high.
+    let style = theme.title().remove_modifier(Modifier::BOLD);
     frame.render_widget(
-        Sparkline::default()
-            .data(&data)
-            .max(max)
-            .bar_set(theme.bar_set())
-            .style(
-                theme
-                    .title()
-                    .remove_modifier(ratatui::style::Modifier::BOLD),
-            ),
+        super::session_sparkline(&tenths, spark_w, (lo, hi), theme).style(style),
         Rect {
             width: spark_w,
             ..area
