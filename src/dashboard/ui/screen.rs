@@ -291,13 +291,7 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme)
     frame.render_widget(block, area);
     let heading: String = ALL_COLUMNS
         .iter()
-        .map(|&(title, width, right)| {
-            if right {
-                pad_left(title, width)
-            } else {
-                pad(title, width)
-            }
-        })
+        .map(|&(title, width, right)| all_cell(title, width, right))
         .collect();
     let heading = format!("  {heading}");
     let mut lines = vec![Line::styled(heading, theme.heading())];
@@ -337,6 +331,16 @@ fn cell(text: &str, width: usize) -> String {
     format!("{} ", pad(text, width.saturating_sub(1)))
 }
 
+/// `text` in an all view's column `width` cells wide: at its right edge, or cut and padded
+/// with its last cell a space.
+fn all_cell(text: &str, width: usize, right: bool) -> String {
+    if right {
+        pad_left(text, width)
+    } else {
+        cell(text, width)
+    }
+}
+
 /// One route of the all view: its service, name, dial code, fill, minutes and ports left.
 fn all_row(
     row: &crate::store::RouteRow,
@@ -344,46 +348,30 @@ fn all_row(
     selected: bool,
     theme: &Theme,
 ) -> Line<'static> {
-    let [
-        service_w,
-        name_w,
-        dial_w,
-        gauge_w,
-        pct_w,
-        minutes_w,
-        ports_w,
-    ] = ALL_COLUMNS.map(|(_, width, _)| width);
-    let level = service
-        .app
-        .options
-        .thresholds
-        .level(f64::from(row.filled_pct));
-    let mut spans = vec![
-        Span::styled(if selected { "▶ " } else { "  " }, theme.key()),
-        Span::styled(cell(&service.name, service_w), theme.muted()),
-        Span::styled(cell(&row.name, name_w), theme.text()),
-        Span::styled(cell(&row.dial_code, dial_w), theme.muted()),
+    let thresholds = &service.app.options.thresholds;
+    let level = theme.level(thresholds.level(f64::from(row.filled_pct)));
+    let cells = [
+        (service.name.clone(), theme.muted()),
+        (row.name.to_string(), theme.text()),
+        (row.dial_code.to_string(), theme.muted()),
+        (String::new(), level),
+        (format!("{}%", row.filled_pct), level),
+        (thousands(row.minutes.remaining), theme.text()),
+        (thousands(row.ports.available), theme.text()),
     ];
-    let ratio = f64::from(row.filled_pct) / 100.0;
-    spans.extend(inline_gauge(
-        ratio,
-        gauge_w as u16 - 1,
-        theme.level(level),
-        theme,
-    ));
-    spans.push(Span::raw(" "));
-    spans.push(Span::styled(
-        pad_left(&format!("{}%", row.filled_pct), pct_w),
-        theme.level(level),
-    ));
-    spans.push(Span::styled(
-        pad_left(&thousands(row.minutes.remaining), minutes_w),
-        theme.text(),
-    ));
-    spans.push(Span::styled(
-        pad_left(&thousands(row.ports.available), ports_w),
-        theme.text(),
-    ));
+    let mut spans = vec![Span::styled(
+        if selected { "▶ " } else { "  " },
+        theme.key(),
+    )];
+    for ((text, style), (title, width, right)) in cells.into_iter().zip(ALL_COLUMNS) {
+        if title == "Fill" {
+            let ratio = f64::from(row.filled_pct) / 100.0;
+            spans.extend(inline_gauge(ratio, width as u16 - 1, level, theme));
+            spans.push(Span::raw(" "));
+        } else {
+            spans.push(Span::styled(all_cell(&text, width, right), style));
+        }
+    }
     Line::from(spans)
 }
 
