@@ -145,21 +145,18 @@ fn track_record(app: &App, theme: &Theme) -> Option<Line<'static>> {
 
 /// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.
 fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
-    let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
+    let mut spans = vec![Span::styled(pad("last change", 13), theme.muted())];
     match app.store().last_change(&row.slug) {
-        Some(c) => Line::from(vec![
-            label("last change"),
+        Some(c) => spans.extend([
             Span::styled(describe_change(c), theme.highlight()),
             Span::styled(
                 format!("  {} ago", crate::format::age_text(app.now, c.at)),
                 theme.muted(),
             ),
         ]),
-        None => Line::from(vec![
-            label("last change"),
-            Span::styled("none this minute", theme.muted()),
-        ]),
+        None => spans.push(Span::styled("none this minute", theme.muted())),
     }
+    Line::from(spans)
 }
 
 /// `sales  3,000 min/h over 12 min (14 samples)  full in ~2 h 26 min` (`… min/h · day shape of
