@@ -228,6 +228,16 @@ pub fn message_box(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>, h: u
     );
 }
 
+/// `waiting for /capacity`, or `no figures: /capacity fails` once a poll of `path` failed.
+fn no_figures<T>(feed: &Feed<T>, path: &str, theme: &Theme) -> Line<'static> {
+    let text = if feed.failure.is_some() {
+        format!("no figures: {path} fails")
+    } else {
+        format!("waiting for {path}")
+    };
+    Line::styled(text, theme.muted())
+}
+
 /// The age in the title of the panel of feed `this`: in the error style when its last poll
 /// failed, muted when its figures are two seconds or more apart from those of feed `other`.
 pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<Span<'static>> {

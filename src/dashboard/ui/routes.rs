@@ -33,12 +33,8 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
 
     if cap.latest.is_none() {
-        let msg = if cap.failure.is_some() {
-            "no figures: /capacity fails"
-        } else {
-            "waiting for /capacity"
-        };
-        super::centered_lines(frame, inner, vec![Line::styled(msg, theme.muted())]);
+        let line = super::no_figures(cap, "/capacity", theme);
+        super::centered_lines(frame, inner, vec![line]);
         return;
     }
     if app.store().rows().is_empty() {

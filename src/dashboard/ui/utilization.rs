@@ -3,7 +3,7 @@
 //! the utilization seen this session.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Margin, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
@@ -19,22 +19,14 @@ use unicode_width::UnicodeWidthStr;
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let feed = app.store().utilization();
     let block = panel_block(app, theme);
-    let inner = block.inner(area);
+    let inner = block.inner(area).inner(Margin::new(1, 0));
     frame.render_widget(block, area);
     let Some(latest) = &feed.latest else {
-        let msg = if feed.failure.is_some() {
-            "no figures: /utilization fails"
-        } else {
-            "waiting for /utilization"
-        };
-        frame.render_widget(
-            Paragraph::new(Line::styled(msg, theme.muted())),
-            inner.inner(ratatui::layout::Margin::new(1, 0)),
-        );
+        let line = super::no_figures(feed, "/utilization", theme);
+        frame.render_widget(Paragraph::new(line), inner);
         return;
     };
     let r = &latest.report;
-    let inner = inner.inner(ratatui::layout::Margin::new(1, 0));
     let w = inner.width;
 
     let mut lines = Vec::new();
