@@ -5,7 +5,7 @@
 //! last hour, and the view grows taller for it.
 
 use ratatui::Frame;
-use ratatui::layout::{Margin, Rect};
+use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
@@ -215,20 +215,15 @@ fn fill_history(
     let (lo, hi) = super::min_max(&values);
     let range = super::range_text(lo.to_string(), hi.to_string(), theme);
     let label = format!("fill this session, {} polls: {range}", values.len());
+    let [label_area, spark_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(rest);
     frame.render_widget(
         Paragraph::new(Line::styled(label, theme.muted())),
-        Rect { height: 1, ..rest },
+        label_area,
     );
     // Scaled between the low and high of the polls shown so a few minutes sold show.
     let skip = values.len().saturating_sub(usize::from(rest.width));
     let shown = values.get(skip..).unwrap_or_default();
     let spark = super::session_sparkline(shown, rest.width, super::min_max(shown), theme);
-    frame.render_widget(
-        spark.style(level),
-        Rect {
-            y: rest.y + 1,
-            height: rest.height - 1,
-            ..rest
-        },
-    );
+    frame.render_widget(spark.style(level), spark_area);
 }

@@ -32,16 +32,12 @@ pub fn render(frame: &mut Frame<'_>, screen: &Screen) {
     let Some(first) = screen.services().first() else {
         return;
     };
-    if !screen.several() {
-        super::render(frame, &first.app);
-        return;
-    }
     let area = frame.area();
-    let theme = Theme::new(&first.app.options);
-    if area.width < super::MIN_WIDTH || area.height < super::MIN_HEIGHT {
+    if !screen.several() || area.width < super::MIN_WIDTH || area.height < super::MIN_HEIGHT {
         super::render(frame, &first.app);
         return;
     }
+    let theme = Theme::new(&first.app.options);
     let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     tab_bar(frame, bar, screen, &theme);
     if let View::Service(i) = screen.view
