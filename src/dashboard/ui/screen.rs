@@ -193,12 +193,13 @@ fn service_lines(
     let dash = "–";
     let line = ServiceLine::of(&service.app, service.down.as_deref());
     let pointer = if selected { "▶ " } else { "  " };
-    let fullest = line
-        .fullest
-        .as_ref()
-        .map_or(dash.to_owned(), |(name, pct)| {
-            format!("{} {pct} %", crate::text::fit(name, fullest_w - 7))
-        });
+    let (fullest, fullest_style) = match &line.fullest {
+        Some((name, pct)) => (
+            format!("{} {pct} %", crate::text::fit(name, fullest_w - 7)),
+            theme.level(service.app.options.thresholds.level(f64::from(*pct))),
+        ),
+        None => (dash.to_owned(), theme.muted()),
+    };
     let soonest = line
         .soonest
         .as_ref()
@@ -208,9 +209,6 @@ fn service_lines(
     let util = line
         .utilization_pct
         .map_or(dash.to_owned(), |pct| format!("{pct:.1} %"));
-    let fullest_style = line.fullest.as_ref().map_or(theme.muted(), |(_, pct)| {
-        theme.level(service.app.options.thresholds.level(f64::from(*pct)))
-    });
     // The cause takes what the columns leave, cut with an ellipsis; when that is too little
     // to read (a narrow terminal), it goes on a line of its own under the service.
     let used = 3 + columns.iter().sum::<usize>();
@@ -226,20 +224,20 @@ fn service_lines(
         Span::styled(cell(&soonest, soonest_w), theme.text()),
         Span::styled(pad_left(&util, util_w), theme.text()),
     ];
-    if !below {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(crate::text::fit(cause, room), cause_style));
-    }
-    let mut lines = vec![Line::from(spans)];
     if below {
         let indent = 2 + name_w;
         let text = crate::text::fit(cause, usize::from(width).saturating_sub(indent));
-        lines.push(Line::from(vec![
+        let under = vec![
             Span::raw(" ".repeat(indent)),
             Span::styled(text, cause_style),
-        ]));
+        ];
+        return vec![Line::from(spans), Line::from(under)];
     }
-    lines
+    spans.extend([
+        Span::raw(" "),
+        Span::styled(crate::text::fit(cause, room), cause_style),
+    ]);
+    vec![Line::from(spans)]
 }
 
 /// The all view's columns: heading, width, and whether right-aligned.

@@ -85,19 +85,17 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
     let fits = |spans: &[Span<'_>]| {
         spans.iter().map(|s| s.content.width()).sum::<usize>() <= usize::from(w)
     };
-    for variant in 0..3 {
-        let compact = variant > 0;
-        let between = if variant == 2 {
+    // Full figures, then compact ones, then compact ones with tighter separators.
+    for (compact, tight) in [(false, false), (true, false), (true, true)] {
+        let between = if tight {
             " ".to_owned()
         } else {
             format!(" {dot} ")
         };
-        let num = |v: i64| {
-            if compact {
-                crate::format::compact(v)
-            } else {
-                thousands(v)
-            }
+        let num: fn(i64) -> String = if compact {
+            crate::format::compact
+        } else {
+            thousands
         };
         let mut used = vec![
             Span::styled("utilized ", theme.muted()),
@@ -109,7 +107,7 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
         }
         used.push(Span::styled(" min", theme.muted()));
         let mut daily = vec![Span::styled(
-            if variant == 2 { "daily " } else { "daily  " },
+            if tight { "daily " } else { "daily  " },
             theme.muted(),
         )];
         for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)]
@@ -122,7 +120,7 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
             daily.push(Span::styled(format!("{label} "), theme.muted()));
             daily.push(Span::styled(v.map_or(dash.to_owned(), num), theme.text()));
         }
-        if variant == 2 || (fits(&used) && fits(&daily)) {
+        if tight || (fits(&used) && fits(&daily)) {
             return [Line::from(used), Line::from(daily)];
         }
     }
