@@ -79,20 +79,16 @@ fn content(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         .has_days()
         .then(|| keys.help_row(Layer::Detail, Msg::ToggleSpan))
         .flatten();
-    let row = |k: &str, text: Vec<Span<'static>>| {
-        let mut spans = vec![Span::styled(crate::text::pad(k, KEY_W), theme.key())];
-        spans.extend(text);
-        Line::from(spans)
-    };
     let mut lines: Vec<Line<'static>> = keys
         .help_lines_of(|msg| app.lists(msg))
         .into_iter()
         .chain(span_key)
         .map(|help| {
-            row(
-                &theme.key_label(&help.keys),
-                vec![Span::styled(help.text.to_owned(), theme.text())],
-            )
+            let keys = crate::text::pad(&theme.key_label(&help.keys), KEY_W);
+            Line::from(vec![
+                Span::styled(keys, theme.key()),
+                Span::styled(help.text.to_owned(), theme.text()),
+            ])
         })
         .collect();
     let o = &app.options.thresholds;

@@ -124,35 +124,32 @@ fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
 
 /// The panel: its title (count, sort, filter, age) and the position of the selection.
 fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
-    let glyphs = theme.glyphs();
-    let dot = glyphs.dot;
+    let dot = theme.glyphs().dot;
+    let arrow = sort_arrow(app, theme);
     let mut title = vec![
         Span::styled(" Routes ", theme.title()),
         Span::styled(
             format!("{} ", thousands(app.store().rows().len() as i64)),
             theme.strong(),
         ),
-    ];
-    let arrow = sort_arrow(app, theme);
-    title.push(Span::styled(
-        format!("{dot} sort {} {arrow} ", app.routes.sort.label()),
-        theme.muted(),
-    ));
-    if app.routes.filter_editing || !app.routes.filter.is_empty() {
-        title.push(Span::styled(format!("{dot} filter "), theme.muted()));
-        let cursor = if app.routes.filter_editing { "_" } else { "" };
-        title.push(Span::styled(
-            format!("/{}{cursor}", crate::text::fit(&app.routes.filter, 24)),
-            theme.key(),
-        ));
-        title.push(Span::styled(
-            format!(
-                " {} of {} ",
-                thousands(app.routes.view.len() as i64),
-                thousands(app.store().rows().len() as i64)
-            ),
+        Span::styled(
+            format!("{dot} sort {} {arrow} ", app.routes.sort.label()),
             theme.muted(),
-        ));
+        ),
+    ];
+    if app.routes.filter_editing || !app.routes.filter.is_empty() {
+        let cursor = if app.routes.filter_editing { "_" } else { "" };
+        let filter = crate::text::fit(&app.routes.filter, 24);
+        let of = format!(
+            " {} of {} ",
+            thousands(app.routes.view.len() as i64),
+            thousands(app.store().rows().len() as i64)
+        );
+        title.extend([
+            Span::styled(format!("{dot} filter "), theme.muted()),
+            Span::styled(format!("/{filter}{cursor}"), theme.key()),
+            Span::styled(of, theme.muted()),
+        ]);
     }
     let store = app.store();
     title.extend(super::panel_age(app, store.capacity(), store.utilization()));
