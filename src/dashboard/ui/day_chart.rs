@@ -90,7 +90,7 @@ pub fn render(
         Sparkline::default()
             .data(heights)
             .max(ticks)
-            .bar_set(theme.bar_set())
+            .bar_set(theme.glyphs().bars.clone())
             .style(level)
             .absent_value_symbol(theme.glyphs().gap)
             .absent_value_style(theme.muted()),

@@ -102,7 +102,7 @@ pub fn panel<'a>(title: impl Into<Line<'a>>, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
-        .border_set(theme.border_set())
+        .border_set(theme.glyphs().border)
         .border_style(theme.border())
         // Titles draw on the border: without this, a span with no colour of its own would
         // take the border's (dark blue on black).
@@ -306,5 +306,5 @@ fn session_sparkline(
     Sparkline::default()
         .data(data)
         .max(max)
-        .bar_set(theme.bar_set())
+        .bar_set(theme.glyphs().bars.clone())
 }

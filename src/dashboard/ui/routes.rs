@@ -229,16 +229,6 @@ fn scrollbar(
     theme: &Theme,
     (body_h, offset): (usize, usize),
 ) {
-    let set = if theme.ascii {
-        ratatui::symbols::scrollbar::Set {
-            track: "|",
-            thumb: "#",
-            begin: "^",
-            end: "v",
-        }
-    } else {
-        ratatui::symbols::scrollbar::VERTICAL
-    };
     let mut state =
         ScrollbarState::new(app.routes.view.len().saturating_sub(body_h)).position(offset);
     let bar_area = Rect {
@@ -249,7 +239,7 @@ fn scrollbar(
     };
     frame.render_stateful_widget(
         Scrollbar::new(ScrollbarOrientation::VerticalRight)
-            .symbols(set)
+            .symbols(theme.glyphs().scrollbar.clone())
             .begin_symbol(None)
             .end_symbol(None)
             .track_style(theme.border())

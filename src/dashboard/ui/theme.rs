@@ -25,7 +25,7 @@ pub struct Theme {
 }
 
 /// The characters gauges and bars are drawn with.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Glyphs {
     /// A filled cell.
     pub full: &'static str,
@@ -51,6 +51,12 @@ pub struct Glyphs {
     pub window: (&'static str, &'static str, &'static str),
     /// Ends a window mark whose end lies beyond the chart.
     pub beyond: &'static str,
+    /// Borders of panels.
+    pub border: symbols::border::Set<'static>,
+    /// Sparkline bars.
+    pub bars: symbols::bar::Set<'static>,
+    /// The routes table's scrollbar.
+    pub scrollbar: symbols::scrollbar::Set<'static>,
 }
 
 const UNICODE: Glyphs = Glyphs {
@@ -66,6 +72,9 @@ const UNICODE: Glyphs = Glyphs {
     gap: "░",
     window: ("├", "─", "┤"),
     beyond: "→",
+    border: symbols::border::ROUNDED,
+    bars: symbols::bar::NINE_LEVELS,
+    scrollbar: symbols::scrollbar::VERTICAL,
 };
 
 const ASCII: Glyphs = Glyphs {
@@ -81,6 +90,23 @@ const ASCII: Glyphs = Glyphs {
     gap: ":",
     window: ("|", "-", "|"),
     beyond: ">",
+    border: symbols::border::Set {
+        top_left: "+",
+        top_right: "+",
+        bottom_left: "+",
+        bottom_right: "+",
+        vertical_left: "|",
+        vertical_right: "|",
+        horizontal_top: "-",
+        horizontal_bottom: "-",
+    },
+    bars: ASCII_BARS,
+    scrollbar: symbols::scrollbar::Set {
+        track: "|",
+        thumb: "#",
+        begin: "^",
+        end: "v",
+    },
 };
 
 /// ASCII sparkline levels for `--ascii`.
@@ -109,33 +135,6 @@ impl Theme {
     /// Symbols of this theme.
     pub fn glyphs(&self) -> &'static Glyphs {
         if self.ascii { &ASCII } else { &UNICODE }
-    }
-
-    /// Borders of panels.
-    pub fn border_set(&self) -> symbols::border::Set<'static> {
-        if self.ascii {
-            symbols::border::Set {
-                top_left: "+",
-                top_right: "+",
-                bottom_left: "+",
-                bottom_right: "+",
-                vertical_left: "|",
-                vertical_right: "|",
-                horizontal_top: "-",
-                horizontal_bottom: "-",
-            }
-        } else {
-            symbols::border::ROUNDED
-        }
-    }
-
-    /// Sparkline bars.
-    pub fn bar_set(&self) -> symbols::bar::Set<'static> {
-        if self.ascii {
-            ASCII_BARS
-        } else {
-            symbols::bar::NINE_LEVELS
-        }
     }
 
     /// The colour of `role` as a foreground, or no style at all with colours off.
