@@ -35,7 +35,7 @@ use crate::store::Change;
 pub struct ClockBound {
     area: Rect,
     /// The routes and utilization panels' ages, in their titles.
-    ages: [Option<super::PanelAge>; 2],
+    ages: [Option<ratatui::text::Span<'static>>; 2],
     /// Each listed route's change and time to full.
     rows: Vec<(Option<Change>, String)>,
 }
@@ -49,9 +49,13 @@ impl ClockBound {
         if app.overlay != Overlay::None || !app.store().has_figures() {
             return None;
         }
+        let (capacity, utilization) = (app.store().capacity(), app.store().utilization());
         Some(ClockBound {
             area,
-            ages: [super::routes::age(app), super::utilization::age(app)],
+            ages: [
+                super::panel_age(app, capacity, utilization),
+                super::panel_age(app, utilization, capacity),
+            ],
             rows: super::routes::clock_bound(app, layout(area, app.show_events).routes),
         })
     }

@@ -19,7 +19,7 @@
 //! have no ASCII form and its lines join across the hours captop did not see.)
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Sparkline};
@@ -58,26 +58,23 @@ pub fn render(
     let with_axis = area.height >= 3;
     let window = outlook.and_then(|o| window_line(&chart, o, bars_w, theme));
     let with_window = window.is_some() && area.height >= 5;
-    let bars_h = area.height - 1 - u16::from(with_axis) - u16::from(with_window);
+    let [title_area, body, axis_area, window_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(u16::from(with_axis)),
+        Constraint::Length(u16::from(with_window)),
+    ])
+    .areas(area);
+    let columns = Layout::horizontal([Constraint::Length(GUTTER), Constraint::Fill(1)]);
+    let [gutter_area, bars] = columns.areas(body);
+    let [_, axis_area] = columns.areas(axis_area);
+    let title = title(&chart, span, range, area.width, theme);
+    frame.render_widget(Paragraph::new(title), title_area);
     frame.render_widget(
-        Paragraph::new(title(&chart, span, range, area.width, theme)),
-        Rect { height: 1, ..area },
+        Paragraph::new(gutter(range, bars.height, theme)),
+        gutter_area,
     );
-    let bars = Rect {
-        x: area.x + GUTTER,
-        y: area.y + 1,
-        width: bars_w,
-        height: bars_h,
-    };
-    frame.render_widget(
-        Paragraph::new(gutter(range, bars_h, theme)),
-        Rect {
-            x: area.x,
-            width: GUTTER,
-            ..bars
-        },
-    );
-    let ticks = u64::from(bars_h) * 8;
+    let ticks = u64::from(bars.height) * 8;
     let heights: Vec<SparklineBar> = chart
         .columns(bars_w)
         .iter()
@@ -93,30 +90,16 @@ pub fn render(
         Sparkline::default()
             .data(heights)
             .max(ticks)
-            .bar_set(theme.bar_set())
+            .bar_set(theme.glyphs().bars.clone())
             .style(level)
             .absent_value_symbol(theme.glyphs().gap)
             .absent_value_style(theme.muted()),
         bars,
     );
-    let under = |row: u16| Rect {
-        x: area.x,
-        y: bars.bottom() + row,
-        width: area.width,
-        height: 1,
-    };
-    if with_axis {
-        let axis = Line::styled(axis(&chart, span, bars_w), theme.muted());
-        frame.render_widget(
-            Paragraph::new(axis),
-            Rect {
-                y: bars.bottom(),
-                ..bars
-            },
-        );
-    }
+    let axis = Line::styled(axis(&chart, span, bars_w), theme.muted());
+    frame.render_widget(Paragraph::new(axis), axis_area);
     if let Some(window) = window.filter(|_| with_window) {
-        frame.render_widget(Paragraph::new(window), under(1));
+        frame.render_widget(Paragraph::new(window), window_area);
     }
 }
 
@@ -194,7 +177,10 @@ fn title(
     theme: &Theme,
 ) -> Line<'static> {
     let shown = match range {
-        Some(range) => range_text(range, theme),
+        Some((lo, hi)) => {
+            let rounded = |v: f64| format!("{:.0}", v.round());
+            super::range_text(rounded(lo), rounded(hi), theme)
+        }
         None => "no samples".to_owned(),
     };
     let ahead = chart
@@ -212,16 +198,6 @@ fn title(
         }
     }
     Line::from(spans)
-}
-
-/// `41–84 %`, or `84 %` when the fill shown did not change (to the point).
-fn range_text((lo, hi): (f64, f64), theme: &Theme) -> String {
-    let (lo, hi) = (lo.round(), hi.round());
-    if lo == hi {
-        format!("{hi:.0} %")
-    } else {
-        format!("{lo:.0}{}{hi:.0} %", theme.glyphs().dash)
-    }
 }
 
 /// The highest fill against the top row of bars and the lowest against the bottom one.

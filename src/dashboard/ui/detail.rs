@@ -5,10 +5,10 @@
 //! last hour, and the view grows taller for it.
 
 use ratatui::Frame;
-use ratatui::layout::{Margin, Rect};
+use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Sparkline};
+use ratatui::widgets::{Clear, Paragraph};
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
@@ -145,21 +145,18 @@ fn track_record(app: &App, theme: &Theme) -> Option<Line<'static>> {
 
 /// `last change  +120 min +2 ports  40 s ago`, or that there was none lately.
 fn last_change(app: &App, row: &RouteRow, theme: &Theme) -> Line<'static> {
-    let label = |s: &str| Span::styled(pad(s, 13), theme.muted());
+    let mut spans = vec![Span::styled(pad("last change", 13), theme.muted())];
     match app.store().last_change(&row.slug) {
-        Some(c) => Line::from(vec![
-            label("last change"),
+        Some(c) => spans.extend([
             Span::styled(describe_change(c), theme.highlight()),
             Span::styled(
                 format!("  {} ago", crate::format::age_text(app.now, c.at)),
                 theme.muted(),
             ),
         ]),
-        None => Line::from(vec![
-            label("last change"),
-            Span::styled("none this minute", theme.muted()),
-        ]),
+        None => spans.push(Span::styled("none this minute", theme.muted())),
     }
+    Line::from(spans)
 }
 
 /// `sales  3,000 min/h over 12 min (14 samples)  full in ~2 h 26 min` (`… min/h · day shape of
@@ -208,48 +205,25 @@ fn fill_history(
     level: Style,
     theme: &Theme,
 ) {
-    let history: Option<Vec<u8>> = app.store().route_history().of(&row.slug);
-    if let Some(history) = history.filter(|_| rest.height >= 2) {
-        let label_area = Rect { height: 1, ..rest };
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                {
-                    let lo = history.iter().min().copied().unwrap_or(0);
-                    let hi = history.iter().max().copied().unwrap_or(0);
-                    let range = if lo == hi {
-                        format!("{lo} %")
-                    } else {
-                        format!("{lo}{}{hi} %", theme.glyphs().dash)
-                    };
-                    format!("fill this session, {} polls: {range}", history.len())
-                },
-                theme.muted(),
-            )),
-            label_area,
-        );
-        let shown: Vec<u8> = history
-            .iter()
-            .rev()
-            .take(usize::from(rest.width))
-            .rev()
-            .copied()
-            .collect();
-        let lo = shown.iter().copied().min().unwrap_or(0);
-        let hi = shown.iter().copied().max().unwrap_or(0);
-        // Scaled between the session's low and high so a few minutes sold show.
-        let data: Vec<u64> = shown.iter().map(|&v| u64::from(v - lo) + 1).collect();
-        let max = if hi == lo { 2 } else { u64::from(hi - lo) + 1 };
-        frame.render_widget(
-            Sparkline::default()
-                .data(&data)
-                .max(max)
-                .bar_set(theme.bar_set())
-                .style(level),
-            Rect {
-                y: rest.y + 1,
-                height: rest.height - 1,
-                ..rest
-            },
-        );
+    let Some(history) = app.store().route_history().of(&row.slug) else {
+        return;
+    };
+    if rest.height < 2 {
+        return;
     }
+    let values: Vec<u64> = history.into_iter().map(u64::from).collect();
+    let (lo, hi) = super::min_max(&values);
+    let range = super::range_text(lo.to_string(), hi.to_string(), theme);
+    let label = format!("fill this session, {} polls: {range}", values.len());
+    let [label_area, spark_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(rest);
+    frame.render_widget(
+        Paragraph::new(Line::styled(label, theme.muted())),
+        label_area,
+    );
+    // Scaled between the low and high of the polls shown so a few minutes sold show.
+    let skip = values.len().saturating_sub(usize::from(rest.width));
+    let shown = values.get(skip..).unwrap_or_default();
+    let spark = super::session_sparkline(shown, rest.width, super::min_max(shown), theme);
+    frame.render_widget(spark.style(level), spark_area);
 }

@@ -50,22 +50,33 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
         .keys
         .hints_offered(app.mode(), |msg| app.offers(msg));
     let left_w: usize = left.iter().map(|s| s.content.width()).sum();
-    let mut right: Vec<Span<'static>> = Vec::new();
-    let mut right_w = 0;
-    for (key, what) in &hints {
-        let key = theme.key_label(key);
-        let w = key.width() + what.width() + 3;
-        if left_w + right_w + w + 1 > width {
-            break;
-        }
-        right.push(Span::styled(key, theme.key()));
-        right.push(Span::styled(format!(" {what}  "), theme.muted()));
-        right_w += w;
-    }
+    let right = hint_spans(hints, width.saturating_sub(left_w + 1), theme);
+    let right_w: usize = right.iter().map(|s| s.content.width()).sum();
     let mut spans = left;
     spans.push(Span::raw(
         " ".repeat(width.saturating_sub(left_w + right_w).max(1)),
     ));
     spans.extend(right);
     Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+/// As many of `hints` (key, what it does) as fit in `room` cells, in order.
+pub fn hint_spans(
+    hints: Vec<(String, &'static str)>,
+    room: usize,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (key, what) in hints {
+        let key = theme.key_label(&key);
+        let w = key.width() + what.width() + 3;
+        if used + w > room {
+            break;
+        }
+        spans.push(Span::styled(key, theme.key()));
+        spans.push(Span::styled(format!(" {what}  "), theme.muted()));
+        used += w;
+    }
+    spans
 }

@@ -44,7 +44,7 @@ pub fn inline_gauge(ratio: f64, width: u16, style: Style, theme: &Theme) -> Vec<
     if used < width {
         spans.push(Span::styled(
             glyphs.empty.repeat(width - used),
-            theme.gauge_empty(),
+            theme.muted(),
         ));
     }
     spans
@@ -69,19 +69,15 @@ pub fn split_bar(
         .iter()
         .map(|&c| (c * width as u128 / sum) as usize)
         .collect();
-    let mut rest = width - cells.iter().sum::<usize>();
+    // The cells left over go to the largest remainders, which are all non-zero: there are
+    // fewer cells left than parts with a remainder.
+    let rest = width - cells.iter().sum::<usize>();
     let mut order: Vec<usize> = (0..counts.len()).collect();
     order
         .sort_by_key(|&i| std::cmp::Reverse(counts.get(i).map_or(0, |&c| c * width as u128 % sum)));
-    for &i in order.iter().cycle().take(counts.len() * 2) {
-        if rest == 0 {
-            break;
-        }
-        if let (Some(&count), Some(cell)) = (counts.get(i), cells.get_mut(i))
-            && count > 0
-        {
+    for &i in order.iter().take(rest) {
+        if let Some(cell) = cells.get_mut(i) {
             *cell += 1;
-            rest -= 1;
         }
     }
     cells

@@ -3,6 +3,7 @@
 //! drop from the right end of each side when the line is too narrow, the most useful ones
 //! kept.
 
+use chrono::{DateTime, Utc};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -29,13 +30,11 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
     // The right side in a full, a medium and a compact wording; a shorter one when the service
     // name would otherwise get less than 24 cells.
     let right_side = |detail: Detail| -> Vec<Span<'static>> {
-        let mut groups: Vec<Vec<Span<'static>>> = Vec::new();
-        if let Some((kind, text)) = badge(app) {
-            groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
-        }
-        if let Some((kind, text)) = team_alerts(app) {
-            groups.push(vec![Span::styled(format!(" {text} "), theme.badge(kind))]);
-        }
+        let mut groups: Vec<Vec<Span<'static>>> = badge(app)
+            .into_iter()
+            .chain(team_alerts(app))
+            .map(|(kind, text)| vec![Span::styled(format!(" {text} "), theme.badge(kind))])
+            .collect();
         if let Some(cap) = &app.store().capacity().latest {
             let at = cap.report.generated_at.format("%H:%M:%S UTC").to_string();
             let ago = crate::format::age_text(app.now, cap.received_at);
@@ -50,14 +49,7 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
         if let Some(s) = schedule_text(app, dot, detail) {
             groups.push(vec![Span::styled(s, theme.muted())]);
         }
-        let mut out = Vec::new();
-        for (i, g) in groups.into_iter().enumerate() {
-            if i > 0 {
-                out.push(sep());
-            }
-            out.extend(g);
-        }
-        out
+        groups.join(&sep())
     };
     let brand_w = "captop".len();
     let mut right = Vec::new();
@@ -78,15 +70,18 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
     let api = app.store().api_version().map(|v| format!("API {v}"));
     let label_w = crate::text::width(label);
     let api_w = api.as_ref().map_or(0, |a| a.width() + 3);
-    if !label.is_empty() && room >= 3 + 8 {
-        let fit_w = label_w.min(room - 3);
+    let with_label = !label.is_empty() && room >= 3 + 8;
+    if with_label {
         left.push(sep());
+        let fit_w = label_w.min(room - 3);
         left.push(Span::styled(crate::text::fit(label, fit_w), theme.text()));
-        if let Some(api) = api.filter(|_| room >= 3 + label_w + api_w) {
-            left.push(sep());
-            left.push(Span::styled(api, theme.muted()));
-        }
-    } else if let Some(api) = api.filter(|_| room >= api_w) {
+    }
+    let api_room = if with_label {
+        3 + label_w + api_w
+    } else {
+        api_w
+    };
+    if let Some(api) = api.filter(|_| room >= api_room) {
         left.push(sep());
         left.push(Span::styled(api, theme.muted()));
     }
@@ -112,12 +107,7 @@ fn travel_line(
 ) -> Line<'static> {
     let dot = theme.glyphs().dot;
     let at = travel.at.format("%Y-%m-%d %H:%M UTC");
-    let live = app.live_instant();
-    let live = if live.date_naive() == travel.at.date_naive() {
-        live.format("%H:%M UTC")
-    } else {
-        live.format("%Y-%m-%d %H:%M UTC")
-    };
+    let live = time_on_day(app.live_instant(), travel.at);
     let key = app
         .options
         .keys
@@ -127,12 +117,7 @@ fn travel_line(
         .and_then(|b| b.chords.first())
         .map(crate::dashboard::app::keys::Chord::label);
     let recorded = recorded_before(travel).map_or_else(String::new, |recorded| {
-        let format = if recorded.date_naive() == travel.at.date_naive() {
-            "%H:%M"
-        } else {
-            "%Y-%m-%d %H:%M"
-        };
-        format!(", recorded {}", recorded.format(format))
+        format!(", recorded {}", time_on_day(recorded, travel.at))
     });
     let mut items: Vec<Span<'static>> = vec![
         Span::raw(" "),
@@ -147,7 +132,7 @@ fn travel_line(
         items.push(Span::styled(format!(" {dot} loading …"), theme.strong()));
     }
     items.push(Span::styled(
-        format!(" {dot} live is {live}"),
+        format!(" {dot} live is {live} UTC"),
         theme.muted(),
     ));
     if let Some(key) = key {
@@ -156,23 +141,27 @@ fn travel_line(
         items.push(Span::styled(" back to live".to_owned(), theme.muted()));
     }
     let mut used = 0;
-    let mut kept = Vec::new();
-    for span in items {
+    let kept = items.into_iter().take_while(|span| {
         used += span.content.width();
-        if used > width {
-            break;
-        }
-        kept.push(span);
-    }
-    Line::from(kept)
+        used <= width
+    });
+    Line::from(kept.collect::<Vec<_>>())
+}
+
+/// `at` as `17:05`, after its date when it falls on another day than `day`.
+fn time_on_day(at: DateTime<Utc>, day: DateTime<Utc>) -> String {
+    let format = if at.date_naive() == day.date_naive() {
+        "%H:%M"
+    } else {
+        "%Y-%m-%d %H:%M"
+    };
+    at.format(format).to_string()
 }
 
 /// When the figures shown were recorded, where that is a minute or more before the instant they
 /// stand for; `None` while the next instant's are read (the figures on screen are then of the
 /// instant before).
-fn recorded_before(
-    travel: &crate::dashboard::app::Travel,
-) -> Option<chrono::DateTime<chrono::Utc>> {
+fn recorded_before(travel: &crate::dashboard::app::Travel) -> Option<DateTime<Utc>> {
     let (shown_at, store) = travel.shown.as_ref().filter(|_| !travel.loading)?;
     let recorded = store.capacity().report()?.generated_at;
     (*shown_at - recorded >= chrono::TimeDelta::minutes(1)).then_some(recorded)

@@ -19,8 +19,7 @@ const KEY_W: usize = 16;
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let lines = content(app, theme);
     let total = lines.len();
-    let target = box_in(area, total);
-    let (rows, max) = rows_and_max(target, total);
+    let (target, rows, max) = help_box(area, total);
     let offset = app.help_scroll.min(max);
     frame.render_widget(Clear, target);
     let mut block = super::panel(Span::styled(" Keys ", theme.title()), theme);
@@ -34,23 +33,19 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 /// How far the help in a screen of `area` scrolls at most, and how many lines a page holds.
 pub fn scroll_room(app: &App, area: Rect) -> (usize, usize) {
     let total = content(app, &Theme::new(&app.options)).len();
-    let (rows, max) = rows_and_max(box_in(area, total), total);
+    let (_, rows, max) = help_box(area, total);
     (max, rows.max(1))
 }
 
-/// The box of a help of `lines` lines in `area`: 76 cells wide (or the width less a margin),
-/// as tall as the lines (or the height less a margin).
-fn box_in(area: Rect, lines: usize) -> Rect {
+/// The box of a help of `total` lines in `area` (76 cells wide, or the width less a margin;
+/// as tall as the lines, or the height less a margin), the lines it shows at once, and the
+/// largest offset.
+fn help_box(area: Rect, total: usize) -> (Rect, usize, usize) {
     let w = 76.min(area.width.saturating_sub(2));
-    let want = u16::try_from(lines).unwrap_or(u16::MAX).saturating_add(2);
-    let h = want.min(area.height.saturating_sub(2));
-    super::centered(area, w, h)
-}
-
-/// The lines a box shows at once, and the largest offset, for `total` lines.
-fn rows_and_max(target: Rect, total: usize) -> (usize, usize) {
+    let want = u16::try_from(total).unwrap_or(u16::MAX).saturating_add(2);
+    let target = super::centered(area, w, want.min(area.height.saturating_sub(2)));
     let rows = usize::from(target.height.saturating_sub(2));
-    (rows, total.saturating_sub(rows))
+    (target, rows, total.saturating_sub(rows))
 }
 
 /// The bottom border: the help's keys as the key table names them (`Esc close  ↑↓ scroll`),
@@ -84,20 +79,16 @@ fn content(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         .has_days()
         .then(|| keys.help_row(Layer::Detail, Msg::ToggleSpan))
         .flatten();
-    let row = |k: &str, text: Vec<Span<'static>>| {
-        let mut spans = vec![Span::styled(crate::text::pad(k, KEY_W), theme.key())];
-        spans.extend(text);
-        Line::from(spans)
-    };
     let mut lines: Vec<Line<'static>> = keys
         .help_lines_of(|msg| app.lists(msg))
         .into_iter()
         .chain(span_key)
         .map(|help| {
-            row(
-                &theme.key_label(&help.keys),
-                vec![Span::styled(help.text.to_owned(), theme.text())],
-            )
+            let keys = crate::text::pad(&theme.key_label(&help.keys), KEY_W);
+            Line::from(vec![
+                Span::styled(keys, theme.key()),
+                Span::styled(help.text.to_owned(), theme.text()),
+            ])
         })
         .collect();
     let o = &app.options.thresholds;

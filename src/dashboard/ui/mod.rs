@@ -27,11 +27,11 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Sparkline, Wrap};
 
 use crate::dashboard::app::{App, Overlay};
 use crate::dashboard::layout::{MIN_HEIGHT, MIN_WIDTH, layout};
-use crate::store::Feed;
+use crate::store::{Feed, LogKind};
 use theme::Theme;
 
 /// What the routes table's `Ports f/s/t` column shows, as the help explains it.
@@ -102,7 +102,7 @@ pub fn panel<'a>(title: impl Into<Line<'a>>, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
-        .border_set(theme.border_set())
+        .border_set(theme.glyphs().border)
         .border_style(theme.border())
         // Titles draw on the border: without this, a span with no colour of its own would
         // take the border's (dark blue on black).
@@ -159,13 +159,17 @@ fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
         ),
         Line::styled("q quits", theme.muted()),
     ];
+    centered_lines(frame, area, lines);
+}
+
+/// Draws `lines` centred and wrapped in `area`, as many as fit.
+pub fn centered_lines(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>) {
     let h = (lines.len() as u16).min(area.height);
-    let target = Rect::new(
-        area.x,
-        area.y + area.height.saturating_sub(h) / 2,
-        area.width,
-        h,
-    );
+    let target = Rect {
+        y: area.y + area.height.saturating_sub(h) / 2,
+        height: h,
+        ..area
+    };
     frame.render_widget(
         Paragraph::new(lines)
             .alignment(Alignment::Center)
@@ -206,9 +210,14 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::styled(next, theme.muted()));
         }
     }
-    let w = (area.width.saturating_sub(4)).min(76);
     let h = lines.len() as u16 + 2;
-    let target = centered(area, w, h);
+    message_box(frame, area, lines, h, theme);
+}
+
+/// A box titled `captop`, `h` lines tall and at most 76 cells wide, centred in `area` over
+/// whatever is drawn there, with `lines` centred and wrapped in it.
+pub fn message_box(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>, h: u16, theme: &Theme) {
+    let target = centered(area, area.width.saturating_sub(4).min(76), h);
     frame.render_widget(Clear, target);
     frame.render_widget(
         Paragraph::new(lines)
@@ -219,28 +228,19 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     );
 }
 
-/// A panel's own age, shown in its title when it differs from the other panel's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PanelAge {
-    text: String,
-    stale: bool,
+/// `waiting for /capacity`, or `no figures: /capacity fails` once a poll of `path` failed.
+fn no_figures<T>(feed: &Feed<T>, path: &str, theme: &Theme) -> Line<'static> {
+    let text = if feed.failure.is_some() {
+        format!("no figures: {path} fails")
+    } else {
+        format!("waiting for {path}")
+    };
+    Line::styled(text, theme.muted())
 }
 
-impl PanelAge {
-    /// The title span: muted when merely older, the error style when the last poll failed.
-    pub fn styled(&self, theme: &Theme) -> Span<'static> {
-        let style = if self.stale {
-            theme.log(crate::store::LogKind::Error)
-        } else {
-            theme.muted()
-        };
-        Span::styled(format!("{} ", self.text), style)
-    }
-}
-
-/// The age to show in the title of the panel of feed `this`: when its last poll failed, or
-/// when its figures are two seconds or more apart from those of feed `other`.
-pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<PanelAge> {
+/// The age in the title of the panel of feed `this`: in the error style when its last poll
+/// failed, muted when its figures are two seconds or more apart from those of feed `other`.
+pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<Span<'static>> {
     let stale = this.is_stale();
     let other = other.received_at();
     let this = this.received_at()?;
@@ -249,14 +249,15 @@ pub fn panel_age<T, U>(app: &App, this: &Feed<T>, other: &Feed<U>) -> Option<Pan
         return None;
     }
     let ago = crate::format::age_text(app.now, this);
-    let dot = theme::Theme::new(&app.options).glyphs().dot;
-    Some(PanelAge {
-        text: if stale {
-            format!("{dot} stale, {ago} old")
-        } else {
-            format!("{dot} {ago} ago")
-        },
-        stale,
+    let theme = Theme::new(&app.options);
+    let dot = theme.glyphs().dot;
+    Some(if stale {
+        Span::styled(
+            format!("{dot} stale, {ago} old "),
+            theme.log(LogKind::Error),
+        )
+    } else {
+        Span::styled(format!("{dot} {ago} ago "), theme.muted())
     })
 }
 
@@ -272,4 +273,38 @@ fn lines_then_rest(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>) -> R
         height: area.height - height,
         ..area
     }
+}
+
+/// `41–84 %`, or `84 %` when both ends read the same.
+fn range_text(lo: String, hi: String, theme: &Theme) -> String {
+    if lo == hi {
+        format!("{hi} %")
+    } else {
+        format!("{lo}{}{hi} %", theme.glyphs().dash)
+    }
+}
+
+/// The lowest and the highest of `values` (zeros when there are none).
+fn min_max(values: &[u64]) -> (u64, u64) {
+    let lo = values.iter().min().copied().unwrap_or(0);
+    let hi = values.iter().max().copied().unwrap_or(0);
+    (lo, hi)
+}
+
+/// A sparkline of the newest of `values`, as many as `width` holds, scaled between `lo` and
+/// `hi` (at or below the lowest and at or above the highest shown) so that small moves show;
+/// a flat series sits at half height rather than looking full.
+fn session_sparkline(
+    values: &[u64],
+    width: u16,
+    (lo, hi): (u64, u64),
+    theme: &Theme,
+) -> Sparkline<'static> {
+    let skip = values.len().saturating_sub(usize::from(width));
+    let data: Vec<u64> = values.iter().skip(skip).map(|&v| v - lo + 1).collect();
+    let max = if hi == lo { 2 } else { hi - lo + 1 };
+    Sparkline::default()
+        .data(data)
+        .max(max)
+        .bar_set(theme.glyphs().bars.clone())
 }

@@ -5,12 +5,13 @@
 //! [`super::theme::Theme`]. [`palette_from`] checks the `[theme]` entries config kept as
 //! written (plain text with byte offsets) and builds the palette of them.
 
+use clap::ValueEnum;
 use ratatui::style::Color;
 
 use crate::config::{ColorValue, ThemeEntries};
 
-/// A named theme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// A named theme, by its name in the config file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ThemeName {
     /// The terminal's named ANSI colours, as captop has always drawn (for dark backgrounds,
     /// and most light ones whose palette is tuned).
@@ -22,27 +23,9 @@ pub enum ThemeName {
     Mono,
 }
 
-impl ThemeName {
-    /// Every theme, with its name in the config file.
-    pub const ALL: [(ThemeName, &'static str); 3] = [
-        (ThemeName::Dark, "dark"),
-        (ThemeName::Light, "light"),
-        (ThemeName::Mono, "mono"),
-    ];
-
-    /// The theme called `name`.
-    pub fn parse(name: &str) -> Option<ThemeName> {
-        by_name(&Self::ALL, name)
-    }
-}
-
-/// The entry of `all` called `name`.
-fn by_name<T: Copy>(all: &[(T, &'static str)], name: &str) -> Option<T> {
-    all.iter().find(|(_, n)| *n == name).map(|&(t, _)| t)
-}
-
-/// What a colour is used for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a colour is used for, by its name in `[theme.colors]`; a role's discriminant is its
+/// index in the palette.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Role {
     /// Panel borders.
     Border,
@@ -76,31 +59,20 @@ pub enum Role {
     Muted,
 }
 
-impl Role {
-    /// Every role, with its name in `[theme.colors]`, in the order of the palette (a role's
-    /// discriminant is its index there).
-    pub const ALL: [(Role, &'static str); 15] = [
-        (Role::Border, "border"),
-        (Role::Title, "title"),
-        (Role::Key, "key"),
-        (Role::Brand, "brand"),
-        (Role::Ok, "ok"),
-        (Role::Warn, "warn"),
-        (Role::Crit, "crit"),
-        (Role::Highlight, "highlight"),
-        (Role::Info, "info"),
-        (Role::Error, "error"),
-        (Role::Recovery, "recovery"),
-        (Role::Active, "active"),
-        (Role::Paused, "paused"),
-        (Role::Provisioning, "provisioning"),
-        (Role::Muted, "muted"),
-    ];
+/// The theme or the role called `name` in the config file.
+fn by_name<T: ValueEnum>(name: &str) -> Option<T> {
+    T::from_str(name, false).ok()
+}
 
-    /// The role called `name` in `[theme.colors]`.
-    pub fn parse(name: &str) -> Option<Role> {
-        by_name(&Self::ALL, name)
-    }
+/// The names of every theme or role, each in backquotes, joined with commas: what an error
+/// expects.
+fn known<T: ValueEnum>() -> String {
+    let names: Vec<String> = T::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value)
+        .map(|v| format!("`{}`", v.get_name()))
+        .collect();
+    names.join(", ")
 }
 
 /// A theme: its name and a colour for every [`Role`].
@@ -199,57 +171,35 @@ impl Palette {
     }
 }
 
-/// Why a `[theme]` entry cannot be applied; [`ThemeError::at`] is where in the file it points.
+/// Why a `[theme]` entry cannot be applied, and where in the file it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ThemeError {
-    /// `name` names no theme.
-    #[error("{table}.name: unknown theme {name:?}, expected one of {}", known(&ThemeName::ALL))]
-    UnknownTheme {
-        /// Byte offset in the file.
-        at: usize,
-        /// `theme` or `profiles.NAME.theme`.
-        table: String,
-        /// The name as written, shortened.
-        name: String,
-    },
-    /// A key of `[theme.colors]` names no role.
-    #[error("{table}.colors.{role}: unknown colour role, expected one of {}", known(&Role::ALL))]
-    UnknownRole {
-        /// Byte offset in the file.
-        at: usize,
-        /// `theme` or `profiles.NAME.theme`.
-        table: String,
-        /// The role as written, shortened.
-        role: String,
-    },
-    /// A role's colour cannot be read.
-    #[error("{table}.colors.{role}: {source}")]
-    Color {
-        /// Byte offset in the file.
-        at: usize,
-        /// `theme` or `profiles.NAME.theme`.
-        table: String,
-        /// The role as written.
-        role: String,
-        /// Why the colour is not one.
-        source: ColorError,
-    },
+#[error("{table}.{key}: {problem}")]
+pub struct ThemeError {
+    /// Byte offset in the file of the entry at fault.
+    at: usize,
+    /// `theme` or `profiles.NAME.theme`.
+    table: String,
+    /// `name`, or `colors.` and the role as written.
+    key: String,
+    problem: ThemeProblem,
 }
 
 impl ThemeError {
     /// Byte offset in the file of the entry at fault.
     pub fn at(&self) -> usize {
-        match self {
-            ThemeError::UnknownTheme { at, .. }
-            | ThemeError::UnknownRole { at, .. }
-            | ThemeError::Color { at, .. } => *at,
-        }
+        self.at
     }
 }
 
-/// Why a value of `[theme.colors]` is not a colour.
+/// What is wrong with a `[theme]` entry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ColorError {
+pub enum ThemeProblem {
+    /// `name` names no theme (the name as written, shortened).
+    #[error("unknown theme {0:?}, expected one of {known}", known = known::<ThemeName>())]
+    UnknownTheme(String),
+    /// A key of `[theme.colors]` names no role.
+    #[error("unknown colour role, expected one of {}", known::<Role>())]
+    UnknownRole,
     /// Text that is no colour name, `#rrggbb` or index (quoted, shortened).
     #[error(
         "{0:?} is not a colour: use an ANSI name (black, red, green, yellow, blue, magenta, \
@@ -265,43 +215,39 @@ pub enum ColorError {
     WrongType,
 }
 
-/// The names of `all`, each in backquotes, joined with commas: what an error expects.
-fn known<T>(all: &[(T, &str)]) -> String {
-    let names: Vec<String> = all.iter().map(|(_, n)| format!("`{n}`")).collect();
-    names.join(", ")
-}
-
 /// The palette of a profile's `[theme]` as config read it: the named theme (dark when none
 /// is named) with the `[theme.colors]` overrides applied in order, checked: the theme and
 /// every role known, every colour readable.
 pub fn palette_from(theme: &ThemeEntries) -> Result<Palette, ThemeError> {
     let name = match &theme.name {
         None => ThemeName::default(),
-        Some(entry) => ThemeName::parse(&entry.name).ok_or_else(|| ThemeError::UnknownTheme {
+        Some(entry) => by_name(&entry.name).ok_or_else(|| ThemeError {
             at: entry.at,
             table: entry.table.clone(),
-            name: crate::text::fit(&entry.name, 40),
+            key: "name".to_owned(),
+            problem: ThemeProblem::UnknownTheme(crate::text::fit(&entry.name, 40)),
         })?,
     };
     let mut palette = Palette::named(name);
     for entry in &theme.colors {
-        let role = Role::parse(&entry.role).ok_or_else(|| ThemeError::UnknownRole {
+        let role = by_name(&entry.role).ok_or_else(|| ThemeError {
             at: entry.role_at,
             table: entry.table.clone(),
-            role: crate::text::fit(&entry.role, 40),
+            key: format!("colors.{}", crate::text::fit(&entry.role, 40)),
+            problem: ThemeProblem::UnknownRole,
         })?;
         let color = match &entry.value {
             ColorValue::Text(s) => parse_color(s),
             ColorValue::Integer(i) => u8::try_from(*i)
                 .map(Color::Indexed)
-                .map_err(|_| ColorError::NotAnIndex(*i)),
-            ColorValue::Other => Err(ColorError::WrongType),
+                .map_err(|_| ThemeProblem::NotAnIndex(*i)),
+            ColorValue::Other => Err(ThemeProblem::WrongType),
         }
-        .map_err(|source| ThemeError::Color {
+        .map_err(|problem| ThemeError {
             at: entry.value_at,
             table: entry.table.clone(),
-            role: entry.role.clone(),
-            source,
+            key: format!("colors.{}", entry.role),
+            problem,
         })?;
         palette.set(role, color);
     }
@@ -310,14 +256,9 @@ pub fn palette_from(theme: &ThemeEntries) -> Result<Palette, ThemeError> {
 
 /// Reads a colour as `[theme.colors]` writes it: an ANSI name (`red`, `light-blue`,
 /// `dark-gray`), `#rrggbb`, or a 256-colour palette index (`"208"`).
-pub fn parse_color(text: &str) -> Result<Color, ColorError> {
+fn parse_color(text: &str) -> Result<Color, ThemeProblem> {
     text.parse::<Color>()
-        .map_err(|_| ColorError::NotAColor(shortened(text)))
-}
-
-/// The text as a message quotes it: at most 40 characters.
-fn shortened(text: &str) -> String {
-    text.chars().take(40).collect()
+        .map_err(|_| ThemeProblem::NotAColor(text.chars().take(40).collect()))
 }
 
 #[cfg(test)]
@@ -344,7 +285,7 @@ mod tests {
         }
         assert!(!Palette::named(ThemeName::Mono).has_colors());
         // Config turns colour off for the colourless theme by its name, for every mode.
-        let mono = ThemeName::parse(crate::config::NO_COLOR_THEME).map(Palette::named);
+        let mono = by_name(crate::config::NO_COLOR_THEME).map(Palette::named);
         assert!(mono.is_some_and(|p| !p.has_colors()));
     }
 
@@ -370,9 +311,9 @@ mod tests {
                 .to_string()
                 .contains("\"blurple\"")
         );
-        for (i, (role, name)) in Role::ALL.into_iter().enumerate() {
-            assert_eq!(role as usize, i, "{name} is out of order");
-            assert_eq!(Role::parse(name), Some(role));
+        for (i, &role) in Role::value_variants().iter().enumerate() {
+            assert_eq!(role as usize, i, "{role:?} is out of order");
         }
+        assert_eq!(by_name("provisioning"), Some(Role::Provisioning));
     }
 }

@@ -17,13 +17,10 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let block = super::panel(Span::styled(" Ports ", theme.title()), theme);
     let inner = block.inner(area).inner(Margin::new(1, 0));
     frame.render_widget(block, area);
-    let Some(latest) = &app.store().utilization().latest else {
-        let msg = if app.store().utilization().failure.is_some() {
-            "no figures: /utilization fails"
-        } else {
-            "waiting for /utilization"
-        };
-        frame.render_widget(Paragraph::new(Line::styled(msg, theme.muted())), inner);
+    let feed = app.store().utilization();
+    let Some(latest) = &feed.latest else {
+        let line = super::no_figures(feed, "/utilization", theme);
+        frame.render_widget(Paragraph::new(line), inner);
         return;
     };
     let status = &latest.report.capacity_status;

@@ -9,12 +9,12 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap};
+use ratatui::widgets::{Block, Scrollbar, ScrollbarOrientation, ScrollbarState};
 use unicode_width::UnicodeWidthStr;
 
 use super::gauge::inline_gauge;
 use super::routes_columns::{
-    Col, Columns, GAP, PCT, POINTER, change_text, choose_columns, ports_text,
+    Col, Columns, GAP, PCT, POINTER, change_text, choose_columns, ports_text, width_of,
 };
 use super::theme::Theme;
 use crate::api::model::{MinutesCapacity, PortCapacity};
@@ -33,16 +33,12 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
 
     if cap.latest.is_none() {
-        let msg = if cap.failure.is_some() {
-            "no figures: /capacity fails"
-        } else {
-            "waiting for /capacity"
-        };
-        message(frame, inner, vec![Line::styled(msg, theme.muted())]);
+        let line = super::no_figures(cap, "/capacity", theme);
+        super::centered_lines(frame, inner, vec![line]);
         return;
     }
     if app.store().rows().is_empty() {
-        message(
+        super::centered_lines(
             frame,
             inner,
             vec![
@@ -126,48 +122,37 @@ fn row_clock(app: &App, row: &RouteRow) -> (Option<Change>, String) {
     (app.store().change_of(&row.slug, app.now), full_in)
 }
 
-/// The age in the panel's title: of `/capacity`'s figures, when it differs from
-/// `/utilization`'s or the last poll failed.
-pub(super) fn age(app: &App) -> Option<super::PanelAge> {
-    let store = app.store();
-    super::panel_age(app, store.capacity(), store.utilization())
-}
-
 /// The panel: its title (count, sort, filter, age) and the position of the selection.
 fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
-    let glyphs = theme.glyphs();
-    let dot = glyphs.dot;
+    let dot = theme.glyphs().dot;
+    let arrow = sort_arrow(app, theme);
     let mut title = vec![
         Span::styled(" Routes ", theme.title()),
         Span::styled(
             format!("{} ", thousands(app.store().rows().len() as i64)),
             theme.strong(),
         ),
-    ];
-    let arrow = sort_arrow(app, theme);
-    title.push(Span::styled(
-        format!("{dot} sort {} {arrow} ", app.routes.sort.label()),
-        theme.muted(),
-    ));
-    if app.routes.filter_editing || !app.routes.filter.is_empty() {
-        title.push(Span::styled(format!("{dot} filter "), theme.muted()));
-        let cursor = if app.routes.filter_editing { "_" } else { "" };
-        title.push(Span::styled(
-            format!("/{}{cursor}", crate::text::fit(&app.routes.filter, 24)),
-            theme.key(),
-        ));
-        title.push(Span::styled(
-            format!(
-                " {} of {} ",
-                thousands(app.routes.view.len() as i64),
-                thousands(app.store().rows().len() as i64)
-            ),
+        Span::styled(
+            format!("{dot} sort {} {arrow} ", app.routes.sort.label()),
             theme.muted(),
-        ));
+        ),
+    ];
+    if app.routes.filter_editing || !app.routes.filter.is_empty() {
+        let cursor = if app.routes.filter_editing { "_" } else { "" };
+        let filter = crate::text::fit(&app.routes.filter, 24);
+        let of = format!(
+            " {} of {} ",
+            thousands(app.routes.view.len() as i64),
+            thousands(app.store().rows().len() as i64)
+        );
+        title.extend([
+            Span::styled(format!("{dot} filter "), theme.muted()),
+            Span::styled(format!("/{filter}{cursor}"), theme.key()),
+            Span::styled(of, theme.muted()),
+        ]);
     }
-    if let Some(age) = age(app) {
-        title.push(age.styled(theme));
-    }
+    let store = app.store();
+    title.extend(super::panel_age(app, store.capacity(), store.utilization()));
     let mut block = super::panel(Line::from(title), theme);
     if !app.routes.view.is_empty() {
         block = block.title_bottom(
@@ -201,7 +186,7 @@ fn draw_rows(
             height: inner.height - 2,
             ..inner
         };
-        message(
+        super::centered_lines(
             frame,
             body,
             vec![
@@ -244,16 +229,6 @@ fn scrollbar(
     theme: &Theme,
     (body_h, offset): (usize, usize),
 ) {
-    let set = if theme.ascii {
-        ratatui::symbols::scrollbar::Set {
-            track: "|",
-            thumb: "#",
-            begin: "^",
-            end: "v",
-        }
-    } else {
-        ratatui::symbols::scrollbar::VERTICAL
-    };
     let mut state =
         ScrollbarState::new(app.routes.view.len().saturating_sub(body_h)).position(offset);
     let bar_area = Rect {
@@ -264,7 +239,7 @@ fn scrollbar(
     };
     frame.render_stateful_widget(
         Scrollbar::new(ScrollbarOrientation::VerticalRight)
-            .symbols(set)
+            .symbols(theme.glyphs().scrollbar.clone())
             .begin_symbol(None)
             .end_symbol(None)
             .track_style(theme.border())
@@ -284,63 +259,69 @@ fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
     }
 }
 
-fn message(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'static>>) {
-    let h = (lines.len() as u16).min(area.height);
-    let target = Rect {
-        y: area.y + area.height.saturating_sub(h) / 2,
-        height: h,
-        ..area
-    };
-    frame.render_widget(
-        Paragraph::new(lines)
-            .alignment(Alignment::Center)
-            .wrap(Wrap { trim: true }),
-        target,
+/// `text` padded to `w` cells on the side `col` aligns its figures to.
+fn aligned(col: Col, text: &str, w: u16) -> String {
+    let right = matches!(
+        col,
+        Col::Trend | Col::Left | Col::Sold | Col::Total | Col::Ports | Col::FullIn
     );
+    if right {
+        pad_left(text, usize::from(w))
+    } else {
+        pad(text, usize::from(w))
+    }
 }
 
-fn push_gap(spans: &mut Vec<Span<'static>>) {
-    spans.push(Span::raw(" ".repeat(usize::from(GAP))));
-}
-
-fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
-    let arrow = sort_arrow(app, theme);
-    let marked = |label: &str, key: SortKey| {
-        if app.routes.sort == key {
-            format!("{label} {arrow}")
-        } else {
-            label.to_owned()
-        }
-    };
-    let mut spans = vec![Span::raw(" ".repeat(usize::from(POINTER)))];
-    for &(col, w) in columns.cols.iter() {
-        let w = usize::from(w);
-        let text = match col {
-            Col::Name => pad(&marked("Name", SortKey::Name), w),
-            Col::Dial => pad("Dial", w),
-            Col::Fill => pad(&marked("Fill", SortKey::Fill), w + usize::from(PCT)),
-            Col::Trend => pad_left(&marked("Trend", SortKey::Trend), w),
-            Col::Left => pad_left(&marked("Min left", SortKey::Remaining), w),
-            Col::Sold => pad_left("Min sold", w),
-            Col::Total => pad_left("Min total", w),
-            Col::Ports => pad_left("Ports f/s/t", w),
-            Col::Change => pad("Change", w),
-            Col::FullIn => pad_left("Full in", w),
+/// A line of `lead` and then the chosen columns two cells apart, each cell the spans `cell`
+/// makes of the column and its width (none, and no gap, where it gives nothing).
+fn columns_line(
+    columns: &Columns,
+    lead: Span<'static>,
+    mut cell: impl FnMut(Col, u16) -> Option<Vec<Span<'static>>>,
+) -> Line<'static> {
+    let mut spans = vec![lead];
+    for &(col, w) in columns {
+        let Some(cell) = cell(col, w) else {
+            continue;
         };
         if col != Col::Name {
-            push_gap(&mut spans);
+            spans.push(Span::raw(" ".repeat(usize::from(GAP))));
         }
-        spans.push(Span::styled(text, theme.heading()));
+        spans.extend(cell);
     }
     Line::from(spans)
 }
 
-/// Appends the chosen columns of a route (or of the totals) to `spans`, each in its style.
-fn push_columns(
-    columns: &Columns,
-    app: &App,
-    theme: &Theme,
-    spans: &mut Vec<Span<'static>>,
+fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
+    let arrow = sort_arrow(app, theme);
+    let lead = Span::raw(" ".repeat(usize::from(POINTER)));
+    columns_line(columns, lead, |col, w| {
+        let (label, key) = match col {
+            Col::Name => ("Name", Some(SortKey::Name)),
+            Col::Dial => ("Dial", None),
+            Col::Fill => ("Fill", Some(SortKey::Fill)),
+            Col::Trend => ("Trend", Some(SortKey::Trend)),
+            Col::Left => ("Min left", Some(SortKey::Remaining)),
+            Col::Sold => ("Min sold", None),
+            Col::Total => ("Min total", None),
+            Col::Ports => ("Ports f/s/t", None),
+            Col::Change => ("Change", None),
+            Col::FullIn => ("Full in", None),
+        };
+        let text = if key == Some(app.routes.sort) {
+            format!("{label} {arrow}")
+        } else {
+            label.to_owned()
+        };
+        let w = if col == Col::Fill { w + PCT } else { w };
+        Some(vec![Span::styled(aligned(col, &text, w), theme.heading())])
+    })
+}
+
+/// The chosen columns of a route (or of the totals) after `lead`, each in its style.
+fn figures_line(
+    (columns, app, theme): (&Columns, &App, &Theme),
+    lead: Span<'static>,
     fig: (
         &str,
         Option<&str>,
@@ -351,67 +332,42 @@ fn push_columns(
     ),
     (change, trend): (Option<Change>, Option<i32>),
     name_style: Style,
-) {
+) -> Line<'static> {
     let (name, dial, pct, minutes, ports, full_in) = fig;
     let level_style = theme.level(app.options.thresholds.level(f64::from(pct)));
     // Without a dial code (the totals row) the name runs on over the dial column.
-    let dial_room = match (dial, columns.width_of(Col::Dial)) {
+    let dial_room = match (dial, width_of(columns, Col::Dial)) {
         (None, Some(w)) => GAP + w,
         _ => 0,
     };
-    for &(col, w) in columns.cols.iter() {
-        if col == Col::Dial && dial.is_none() {
-            continue;
-        }
-        if col != Col::Name {
-            push_gap(spans);
-        }
-        let wu = usize::from(w);
-        match col {
-            Col::Name => spans.push(Span::styled(
-                pad(name, usize::from(w + dial_room)),
-                name_style,
-            )),
-            Col::Dial => spans.push(Span::styled(
-                pad(dial.unwrap_or_default(), wu),
-                theme.muted(),
-            )),
+    columns_line(columns, lead, |col, w| {
+        let (text, style) = match col {
+            Col::Name => (name.to_owned(), name_style),
+            Col::Dial => (dial?.to_owned(), theme.muted()),
             Col::Fill => {
-                spans.extend(inline_gauge(f64::from(pct) / 100.0, w, level_style, theme));
-                spans.push(Span::styled(format!("{pct:>4}%"), level_style));
+                let mut gauge = inline_gauge(f64::from(pct) / 100.0, w, level_style, theme);
+                gauge.push(Span::styled(format!("{pct:>4}%"), level_style));
+                return Some(gauge);
             }
-            Col::Left => spans.push(Span::styled(
-                pad_left(&thousands(minutes.remaining), wu),
-                theme.strong(),
-            )),
-            Col::Sold => spans.push(Span::styled(
-                pad_left(&thousands(minutes.sold), wu),
-                theme.text(),
-            )),
-            Col::Total => spans.push(Span::styled(
-                pad_left(&thousands(minutes.total), wu),
-                theme.muted(),
-            )),
-            Col::Ports => spans.push(Span::styled(pad_left(&ports_text(ports), wu), theme.text())),
-            Col::Change => {
-                let (text, style) = match change {
-                    Some(c) if c.is_purchase() => (change_text(&c), theme.highlight()),
-                    Some(c) => (change_text(&c), theme.muted()),
-                    None => (String::new(), theme.text()),
-                };
-                spans.push(Span::styled(pad(&text, wu), style));
-            }
-            Col::FullIn => spans.push(Span::styled(pad_left(full_in, wu), theme.strong())),
-            Col::Trend => {
-                let (text, style) = match trend {
-                    Some(0) => ("0".to_owned(), theme.muted()),
-                    Some(t) => (trend_text(t, theme), theme.text()),
-                    None => (String::new(), theme.text()),
-                };
-                spans.push(Span::styled(pad_left(&text, wu), style));
-            }
-        }
-    }
+            Col::Left => (thousands(minutes.remaining), theme.strong()),
+            Col::Sold => (thousands(minutes.sold), theme.text()),
+            Col::Total => (thousands(minutes.total), theme.muted()),
+            Col::Ports => (ports_text(ports), theme.text()),
+            Col::Change => match change {
+                Some(c) if c.is_purchase() => (change_text(&c), theme.highlight()),
+                Some(c) => (change_text(&c), theme.muted()),
+                None => (String::new(), theme.text()),
+            },
+            Col::FullIn => (full_in.to_owned(), theme.strong()),
+            Col::Trend => match trend {
+                Some(0) => ("0".to_owned(), theme.muted()),
+                Some(t) => (trend_text(t, theme), theme.text()),
+                None => (String::new(), theme.text()),
+            },
+        };
+        let w = if col == Col::Name { w + dial_room } else { w };
+        Some(vec![Span::styled(aligned(col, &text, w), style)])
+    })
 }
 
 /// A route's line in the table: pointer, figures, change and time to full as of the app's clock.
@@ -428,17 +384,14 @@ fn route_line(
     } else {
         " "
     };
-    let mut spans = vec![Span::styled(format!("{pointer} "), theme.title())];
     let name_style = if change.is_some_and(|c| c.is_purchase()) {
         theme.highlight()
     } else {
         theme.text()
     };
-    push_columns(
-        columns,
-        app,
-        theme,
-        &mut spans,
+    figures_line(
+        (columns, app, theme),
+        Span::styled(format!("{pointer} "), theme.title()),
         (
             &row.name,
             Some(&row.dial_code),
@@ -449,8 +402,7 @@ fn route_line(
         ),
         (change, trend),
         name_style,
-    );
-    Line::from(spans)
+    )
 }
 
 /// The totals row: of every route, or under a filter of the routes it lets through, its label
@@ -460,8 +412,8 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     let filtered = (app.routes.view.len() != all).then(|| listed_totals(app));
     let t = filtered.as_ref().unwrap_or(app.store().totals());
     let w = usize::from(
-        columns.width_of(Col::Name).unwrap_or(5)
-            + columns.width_of(Col::Dial).map_or(0, |d| GAP + d),
+        width_of(columns, Col::Name).unwrap_or(5)
+            + width_of(columns, Col::Dial).map_or(0, |d| GAP + d),
     );
     let n = thousands(t.routes);
     let labels = if filtered.is_some() {
@@ -482,19 +434,14 @@ fn totals_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
         .into_iter()
         .find(|l| l.width() <= w)
         .unwrap_or_else(|| crate::text::fit("Total", w));
-    let mut spans = vec![Span::raw("  ")];
-    push_columns(
-        columns,
-        app,
-        theme,
-        &mut spans,
+    figures_line(
+        (columns, app, theme),
+        Span::raw("  "),
         (&label, None, t.filled_pct, &t.minutes, &t.ports, ""),
         (None, None),
         theme.strong(),
-    );
-    let mut line = Line::from(spans);
-    line.style = theme.strong();
-    line
+    )
+    .style(theme.strong())
 }
 
 /// The sums of the routes the filter lets through, as the totals row shows them.

@@ -9,7 +9,9 @@ use crate::dashboard::app::App;
 use crate::store::{Change, RouteRow};
 use crate::text::thousands;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A column of the table, in display order; the order of choice when space is short is
+/// [`PRIORITY`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Col {
     Name,
     Dial,
@@ -23,19 +25,6 @@ pub(super) enum Col {
     FullIn,
 }
 
-/// Display order; the order of choice when space is short is [`PRIORITY`].
-const ORDER: [Col; 10] = [
-    Col::Name,
-    Col::Dial,
-    Col::Fill,
-    Col::Trend,
-    Col::Left,
-    Col::Sold,
-    Col::Total,
-    Col::Ports,
-    Col::Change,
-    Col::FullIn,
-];
 /// The order in which columns get room. "Full in" (the sell-out forecast) comes right after
 /// the fill and the minutes left: when a route sells out is what the table is for. A column
 /// with nothing to show in the visible rows (no forecast, no trend, no recent change) takes
@@ -66,15 +55,13 @@ const FULL_IN_W: u16 = 12;
 /// Width of the "Trend" column: its heading with the sort arrow, `Trend ↓` (`−100` is less).
 const TREND_W: u16 = 7;
 
-/// Chosen columns and their widths (`Fill` is the gauge width; the percentage comes after it).
-pub(super) struct Columns {
-    pub(super) cols: Vec<(Col, u16)>,
-}
+/// Chosen columns and their widths, in display order (`Fill` is the gauge width; the
+/// percentage comes after it).
+pub(super) type Columns = Vec<(Col, u16)>;
 
-impl Columns {
-    pub(super) fn width_of(&self, col: Col) -> Option<u16> {
-        self.cols.iter().find(|(c, _)| *c == col).map(|(_, w)| *w)
-    }
+/// The width of `col`, when it was chosen.
+pub(super) fn width_of(columns: &Columns, col: Col) -> Option<u16> {
+    columns.iter().find(|(c, _)| *c == col).map(|(_, w)| *w)
 }
 
 pub(super) fn ports_text(p: &crate::api::model::PortCapacity) -> String {
@@ -200,9 +187,6 @@ pub(super) fn choose_columns(width: u16, app: &App, visible: &[&RouteRow]) -> Co
     grow(Col::Fill, 24);
     grow(Col::Name, longest);
     grow(Col::Fill, 32);
-    let cols = ORDER
-        .iter()
-        .filter_map(|c| chosen.iter().find(|(x, _)| x == c).copied())
-        .collect();
-    Columns { cols }
+    chosen.sort_unstable();
+    chosen
 }

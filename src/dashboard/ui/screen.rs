@@ -32,16 +32,12 @@ pub fn render(frame: &mut Frame<'_>, screen: &Screen) {
     let Some(first) = screen.services().first() else {
         return;
     };
-    if !screen.several() {
-        super::render(frame, &first.app);
-        return;
-    }
     let area = frame.area();
-    let theme = Theme::new(&first.app.options);
-    if area.width < super::MIN_WIDTH || area.height < super::MIN_HEIGHT {
+    if !screen.several() || area.width < super::MIN_WIDTH || area.height < super::MIN_HEIGHT {
         super::render(frame, &first.app);
         return;
     }
+    let theme = Theme::new(&first.app.options);
     let [bar, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
     tab_bar(frame, bar, screen, &theme);
     if let View::Service(i) = screen.view
@@ -76,15 +72,7 @@ fn down(frame: &mut Frame<'_>, area: Rect, name: &str, why: &str, theme: &Theme)
         Line::styled(crate::text::fit(why, 200), theme.log(LogKind::Error)),
         Line::styled("the other services go on; q quits", theme.muted()),
     ];
-    let target = super::centered(area, area.width.saturating_sub(4).min(76), 8);
-    frame.render_widget(ratatui::widgets::Clear, target);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .alignment(ratatui::layout::Alignment::Center)
-            .wrap(ratatui::widgets::Wrap { trim: true })
-            .block(super::panel(Span::styled(" captop ", theme.title()), theme)),
-        target,
-    );
+    super::message_box(frame, area, lines, 8, theme);
 }
 
 /// The style of a service's standing.
@@ -205,12 +193,13 @@ fn service_lines(
     let dash = "–";
     let line = ServiceLine::of(&service.app, service.down.as_deref());
     let pointer = if selected { "▶ " } else { "  " };
-    let fullest = line
-        .fullest
-        .as_ref()
-        .map_or(dash.to_owned(), |(name, pct)| {
-            format!("{} {pct} %", crate::text::fit(name, fullest_w - 7))
-        });
+    let (fullest, fullest_style) = match &line.fullest {
+        Some((name, pct)) => (
+            format!("{} {pct} %", crate::text::fit(name, fullest_w - 7)),
+            theme.level(service.app.options.thresholds.level(f64::from(*pct))),
+        ),
+        None => (dash.to_owned(), theme.muted()),
+    };
     let soonest = line
         .soonest
         .as_ref()
@@ -220,9 +209,6 @@ fn service_lines(
     let util = line
         .utilization_pct
         .map_or(dash.to_owned(), |pct| format!("{pct:.1} %"));
-    let fullest_style = line.fullest.as_ref().map_or(theme.muted(), |(_, pct)| {
-        theme.level(service.app.options.thresholds.level(f64::from(*pct)))
-    });
     // The cause takes what the columns leave, cut with an ellipsis; when that is too little
     // to read (a narrow terminal), it goes on a line of its own under the service.
     let used = 3 + columns.iter().sum::<usize>();
@@ -238,20 +224,20 @@ fn service_lines(
         Span::styled(cell(&soonest, soonest_w), theme.text()),
         Span::styled(pad_left(&util, util_w), theme.text()),
     ];
-    if !below {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(crate::text::fit(cause, room), cause_style));
-    }
-    let mut lines = vec![Line::from(spans)];
     if below {
         let indent = 2 + name_w;
         let text = crate::text::fit(cause, usize::from(width).saturating_sub(indent));
-        lines.push(Line::from(vec![
+        let under = vec![
             Span::raw(" ".repeat(indent)),
             Span::styled(text, cause_style),
-        ]));
+        ];
+        return vec![Line::from(spans), Line::from(under)];
     }
-    lines
+    spans.extend([
+        Span::raw(" "),
+        Span::styled(crate::text::fit(cause, room), cause_style),
+    ]);
+    vec![Line::from(spans)]
 }
 
 /// The all view's columns: heading, width, and whether right-aligned.
@@ -299,13 +285,7 @@ fn all_routes(frame: &mut Frame<'_>, area: Rect, screen: &Screen, theme: &Theme)
     frame.render_widget(block, area);
     let heading: String = ALL_COLUMNS
         .iter()
-        .map(|&(title, width, right)| {
-            if right {
-                pad_left(title, width)
-            } else {
-                pad(title, width)
-            }
-        })
+        .map(|&(title, width, right)| all_cell(title, width, right))
         .collect();
     let heading = format!("  {heading}");
     let mut lines = vec![Line::styled(heading, theme.heading())];
@@ -345,6 +325,16 @@ fn cell(text: &str, width: usize) -> String {
     format!("{} ", pad(text, width.saturating_sub(1)))
 }
 
+/// `text` in an all view's column `width` cells wide: at its right edge, or cut and padded
+/// with its last cell a space.
+fn all_cell(text: &str, width: usize, right: bool) -> String {
+    if right {
+        pad_left(text, width)
+    } else {
+        cell(text, width)
+    }
+}
+
 /// One route of the all view: its service, name, dial code, fill, minutes and ports left.
 fn all_row(
     row: &crate::store::RouteRow,
@@ -352,46 +342,30 @@ fn all_row(
     selected: bool,
     theme: &Theme,
 ) -> Line<'static> {
-    let [
-        service_w,
-        name_w,
-        dial_w,
-        gauge_w,
-        pct_w,
-        minutes_w,
-        ports_w,
-    ] = ALL_COLUMNS.map(|(_, width, _)| width);
-    let level = service
-        .app
-        .options
-        .thresholds
-        .level(f64::from(row.filled_pct));
-    let mut spans = vec![
-        Span::styled(if selected { "▶ " } else { "  " }, theme.key()),
-        Span::styled(cell(&service.name, service_w), theme.muted()),
-        Span::styled(cell(&row.name, name_w), theme.text()),
-        Span::styled(cell(&row.dial_code, dial_w), theme.muted()),
+    let thresholds = &service.app.options.thresholds;
+    let level = theme.level(thresholds.level(f64::from(row.filled_pct)));
+    let cells = [
+        (service.name.clone(), theme.muted()),
+        (row.name.to_string(), theme.text()),
+        (row.dial_code.to_string(), theme.muted()),
+        (String::new(), level),
+        (format!("{}%", row.filled_pct), level),
+        (thousands(row.minutes.remaining), theme.text()),
+        (thousands(row.ports.available), theme.text()),
     ];
-    let ratio = f64::from(row.filled_pct) / 100.0;
-    spans.extend(inline_gauge(
-        ratio,
-        gauge_w as u16 - 1,
-        theme.level(level),
-        theme,
-    ));
-    spans.push(Span::raw(" "));
-    spans.push(Span::styled(
-        pad_left(&format!("{}%", row.filled_pct), pct_w),
-        theme.level(level),
-    ));
-    spans.push(Span::styled(
-        pad_left(&thousands(row.minutes.remaining), minutes_w),
-        theme.text(),
-    ));
-    spans.push(Span::styled(
-        pad_left(&thousands(row.ports.available), ports_w),
-        theme.text(),
-    ));
+    let mut spans = vec![Span::styled(
+        if selected { "▶ " } else { "  " },
+        theme.key(),
+    )];
+    for ((text, style), (title, width, right)) in cells.into_iter().zip(ALL_COLUMNS) {
+        if title == "Fill" {
+            let ratio = f64::from(row.filled_pct) / 100.0;
+            spans.extend(inline_gauge(ratio, width as u16 - 1, level, theme));
+            spans.push(Span::raw(" "));
+        } else {
+            spans.push(Span::styled(all_cell(&text, width, right), style));
+        }
+    }
     Line::from(spans)
 }
 
@@ -424,18 +398,9 @@ fn footer(frame: &mut Frame<'_>, area: Rect, screen: &Screen, app: &App, theme: 
         let key = tab.keys.split(' ').next().unwrap_or_default().to_owned();
         hints.push((key, "next tab"));
     }
-    let width = usize::from(area.width);
-    let mut used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
-    for (key, what) in hints {
-        let key = theme.key_label(&key);
-        let w = crate::text::width(&key) + crate::text::width(what) + 3;
-        if used + w > width {
-            break;
-        }
-        spans.push(Span::styled(key, theme.key()));
-        spans.push(Span::styled(format!(" {what}  "), theme.muted()));
-        used += w;
-    }
+    let used: usize = spans.iter().map(|s| crate::text::width(&s.content)).sum();
+    let room = usize::from(area.width).saturating_sub(used);
+    spans.extend(super::footer::hint_spans(hints, room, theme));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 

@@ -25,7 +25,7 @@ pub struct Theme {
 }
 
 /// The characters gauges and bars are drawn with.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Glyphs {
     /// A filled cell.
     pub full: &'static str,
@@ -39,8 +39,6 @@ pub struct Glyphs {
     pub arrows: (&'static str, &'static str),
     /// Marks the selected row.
     pub pointer: &'static str,
-    /// The ellipsis.
-    pub ellipsis: &'static str,
     /// Stands for a missing figure, and joins ranges.
     pub dash: &'static str,
     /// The multiplication sign of sizes.
@@ -53,6 +51,12 @@ pub struct Glyphs {
     pub window: (&'static str, &'static str, &'static str),
     /// Ends a window mark whose end lies beyond the chart.
     pub beyond: &'static str,
+    /// Borders of panels.
+    pub border: symbols::border::Set<'static>,
+    /// Sparkline bars.
+    pub bars: symbols::bar::Set<'static>,
+    /// The routes table's scrollbar.
+    pub scrollbar: symbols::scrollbar::Set<'static>,
 }
 
 const UNICODE: Glyphs = Glyphs {
@@ -62,13 +66,15 @@ const UNICODE: Glyphs = Glyphs {
     dot: "·",
     arrows: ("↓", "↑"),
     pointer: "▶",
-    ellipsis: "…",
     dash: "–",
     times: "×",
     states: ["█", "▒", "░"],
     gap: "░",
     window: ("├", "─", "┤"),
     beyond: "→",
+    border: symbols::border::ROUNDED,
+    bars: symbols::bar::NINE_LEVELS,
+    scrollbar: symbols::scrollbar::VERTICAL,
 };
 
 const ASCII: Glyphs = Glyphs {
@@ -78,17 +84,33 @@ const ASCII: Glyphs = Glyphs {
     dot: "|",
     arrows: ("v", "^"),
     pointer: ">",
-    ellipsis: "~",
     dash: "-",
     times: "x",
     states: ["#", "=", "."],
     gap: ":",
     window: ("|", "-", "|"),
     beyond: ">",
+    border: symbols::border::Set {
+        top_left: "+",
+        top_right: "+",
+        bottom_left: "+",
+        bottom_right: "+",
+        vertical_left: "|",
+        vertical_right: "|",
+        horizontal_top: "-",
+        horizontal_bottom: "-",
+    },
+    bars: ASCII_BARS,
+    scrollbar: symbols::scrollbar::Set {
+        track: "|",
+        thumb: "#",
+        begin: "^",
+        end: "v",
+    },
 };
 
 /// ASCII sparkline levels for `--ascii`.
-pub const ASCII_BARS: symbols::bar::Set<'static> = symbols::bar::Set {
+const ASCII_BARS: symbols::bar::Set<'static> = symbols::bar::Set {
     full: "#",
     seven_eighths: "#",
     three_quarters: "=",
@@ -115,33 +137,7 @@ impl Theme {
         if self.ascii { &ASCII } else { &UNICODE }
     }
 
-    /// Borders of panels.
-    pub fn border_set(&self) -> symbols::border::Set<'static> {
-        if self.ascii {
-            symbols::border::Set {
-                top_left: "+",
-                top_right: "+",
-                bottom_left: "+",
-                bottom_right: "+",
-                vertical_left: "|",
-                vertical_right: "|",
-                horizontal_top: "-",
-                horizontal_bottom: "-",
-            }
-        } else {
-            symbols::border::ROUNDED
-        }
-    }
-
-    /// Sparkline bars.
-    pub fn bar_set(&self) -> symbols::bar::Set<'static> {
-        if self.ascii {
-            ASCII_BARS
-        } else {
-            symbols::bar::NINE_LEVELS
-        }
-    }
-
+    /// The colour of `role` as a foreground, or no style at all with colours off.
     fn fg(&self, role: Role) -> Style {
         if self.color {
             Style::new().fg(self.palette.get(role))
@@ -168,7 +164,8 @@ impl Theme {
         Style::new()
     }
 
-    /// Labels and secondary text: the theme's grey, or dim without colours.
+    /// Labels, secondary text and the empty part of gauges: the theme's grey, or dim without
+    /// colours.
     pub fn muted(&self) -> Style {
         if self.color {
             self.fg(Role::Muted)
@@ -177,7 +174,7 @@ impl Theme {
         }
     }
 
-    /// Store that matter most.
+    /// Figures that matter most.
     pub fn strong(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
@@ -185,7 +182,7 @@ impl Theme {
     /// Panel borders.
     pub fn border(&self) -> Style {
         if self.color {
-            Style::new().fg(self.palette.get(Role::Border))
+            self.fg(Role::Border)
         } else {
             self.muted()
         }
@@ -216,37 +213,20 @@ impl Theme {
         Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
     }
 
-    /// A figure at `level` (gauges, percentages).
+    /// A figure at `level` (gauges, percentages); critical is told by reverse video without
+    /// colours.
     pub fn level(&self, level: Level) -> Style {
         match level {
             Level::Ok => self.fg(Role::Ok),
             Level::Warn => self.fg(Role::Warn).add_modifier(Modifier::BOLD),
-            Level::Crit => {
-                if self.color {
-                    Style::new()
-                        .fg(self.palette.get(Role::Crit))
-                        .add_modifier(Modifier::BOLD)
-                } else {
-                    Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)
-                }
-            }
+            Level::Crit if self.color => self.fg(Role::Crit).add_modifier(Modifier::BOLD),
+            Level::Crit => Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED),
         }
-    }
-
-    /// The empty part of a gauge.
-    pub fn gauge_empty(&self) -> Style {
-        self.muted()
     }
 
     /// A fresh purchase in the routes table.
     pub fn highlight(&self) -> Style {
-        if self.color {
-            Style::new()
-                .fg(self.palette.get(Role::Highlight))
-                .add_modifier(Modifier::BOLD)
-        } else {
-            Style::new().add_modifier(Modifier::BOLD)
-        }
+        self.fg(Role::Highlight).add_modifier(Modifier::BOLD)
     }
 
     /// A line of the events pane or the footer, by kind.
@@ -262,25 +242,19 @@ impl Theme {
 
     /// The "STALE" and "PAUSED" badges.
     pub fn badge(&self, kind: LogKind) -> Style {
-        let base = Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED);
-        if !self.color {
-            return base;
-        }
-        match kind {
-            LogKind::Error => base.fg(self.palette.get(Role::Error)),
-            LogKind::Warn => base.fg(self.palette.get(Role::Warn)),
-            LogKind::Recovery | LogKind::Purchase => base.fg(self.palette.get(Role::Recovery)),
-            LogKind::Info => base.fg(self.palette.get(Role::Info)),
-        }
+        let role = match kind {
+            LogKind::Error => Role::Error,
+            LogKind::Warn => Role::Warn,
+            LogKind::Recovery | LogKind::Purchase => Role::Recovery,
+            LogKind::Info => Role::Info,
+        };
+        self.fg(role)
+            .add_modifier(Modifier::BOLD | Modifier::REVERSED)
     }
 
     /// The port states' colours: active, paused, provisioning.
     pub fn port_states(&self) -> [Style; 3] {
-        [
-            self.fg(Role::Active),
-            self.fg(Role::Paused),
-            self.fg(Role::Provisioning),
-        ]
+        [Role::Active, Role::Paused, Role::Provisioning].map(|role| self.fg(role))
     }
 }
 
@@ -483,7 +457,6 @@ mod tests {
             ("brand".to_owned(), t.brand()),
             ("selected".to_owned(), t.selected()),
             ("heading".to_owned(), t.heading()),
-            ("gauge_empty".to_owned(), t.gauge_empty()),
             ("highlight".to_owned(), t.highlight()),
         ];
         for level in [Level::Ok, Level::Warn, Level::Crit] {

@@ -3,9 +3,10 @@
 //! the utilization seen this session.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Margin, Rect};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Sparkline};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::gauge::inline_gauge;
 use super::theme::Theme;
@@ -18,22 +19,14 @@ use unicode_width::UnicodeWidthStr;
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let feed = app.store().utilization();
     let block = panel_block(app, theme);
-    let inner = block.inner(area);
+    let inner = block.inner(area).inner(Margin::new(1, 0));
     frame.render_widget(block, area);
     let Some(latest) = &feed.latest else {
-        let msg = if feed.failure.is_some() {
-            "no figures: /utilization fails"
-        } else {
-            "waiting for /utilization"
-        };
-        frame.render_widget(
-            Paragraph::new(Line::styled(msg, theme.muted())),
-            inner.inner(ratatui::layout::Margin::new(1, 0)),
-        );
+        let line = super::no_figures(feed, "/utilization", theme);
+        frame.render_widget(Paragraph::new(line), inner);
         return;
     };
     let r = &latest.report;
-    let inner = inner.inner(ratatui::layout::Margin::new(1, 0));
     let w = inner.width;
 
     let mut lines = Vec::new();
@@ -74,17 +67,9 @@ fn panel_block(app: &App, theme: &Theme) -> Block<'static> {
             theme.muted(),
         ));
     }
-    if let Some(age) = age(app) {
-        title.push(age.styled(theme));
-    }
-    super::panel(Line::from(title), theme)
-}
-
-/// The age in the panel's title: of `/utilization`'s figures, when it differs from
-/// `/capacity`'s or the last poll failed.
-pub(super) fn age(app: &App) -> Option<super::PanelAge> {
     let store = app.store();
-    super::panel_age(app, store.utilization(), store.capacity())
+    title.extend(super::panel_age(app, store.utilization(), store.capacity()));
+    super::panel(Line::from(title), theme)
 }
 
 /// What ran and what was sold today, `w` cells wide: full figures when they fit, else compact
@@ -100,19 +85,17 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
     let fits = |spans: &[Span<'_>]| {
         spans.iter().map(|s| s.content.width()).sum::<usize>() <= usize::from(w)
     };
-    for variant in 0..3 {
-        let compact = variant > 0;
-        let between = if variant == 2 {
+    // Full figures, then compact ones, then compact ones with tighter separators.
+    for (compact, tight) in [(false, false), (true, false), (true, true)] {
+        let between = if tight {
             " ".to_owned()
         } else {
             format!(" {dot} ")
         };
-        let num = |v: i64| {
-            if compact {
-                crate::format::compact(v)
-            } else {
-                thousands(v)
-            }
+        let num: fn(i64) -> String = if compact {
+            crate::format::compact
+        } else {
+            thousands
         };
         let mut used = vec![
             Span::styled("utilized ", theme.muted()),
@@ -124,7 +107,7 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
         }
         used.push(Span::styled(" min", theme.muted()));
         let mut daily = vec![Span::styled(
-            if variant == 2 { "daily " } else { "daily  " },
+            if tight { "daily " } else { "daily  " },
             theme.muted(),
         )];
         for (i, (label, v)) in [("sold", d.sold), ("active", d.active), ("paused", d.paused)]
@@ -137,7 +120,7 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
             daily.push(Span::styled(format!("{label} "), theme.muted()));
             daily.push(Span::styled(v.map_or(dash.to_owned(), num), theme.text()));
         }
-        if variant == 2 || (fits(&used) && fits(&daily)) {
+        if tight || (fits(&used) && fits(&daily)) {
             return [Line::from(used), Line::from(daily)];
         }
     }
@@ -145,57 +128,16 @@ fn minutes_lines(r: &UtilizationReport, w: u16, theme: &Theme) -> [Line<'static>
 }
 
 fn sparkline(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let lo = app
-        .store()
-        .history()
-        .tenths()
-        .iter()
-        .copied()
-        .min()
-        .unwrap_or(0);
-    let hi = app
-        .store()
-        .history()
-        .tenths()
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(0);
-    let range = if lo == hi {
-        format!("{:.1} %", lo as f64 / 10.0)
-    } else {
-        format!(
-            "{:.1}{}{:.1} %",
-            lo as f64 / 10.0,
-            theme.glyphs().dash,
-            hi as f64 / 10.0
-        )
-    };
+    let tenths: Vec<u64> = app.store().history().tenths().iter().copied().collect();
+    let (lo, hi) = super::min_max(&tenths);
+    let tenth = |v: u64| format!("{:.1}", v as f64 / 10.0);
+    let range = super::range_text(tenth(lo), tenth(hi), theme);
     let label_w = range.chars().count() as u16 + 1;
     let spark_w = area.width.saturating_sub(label_w);
-    // The newest figures, scaled between the session's low and high so small moves show.
-    let data: Vec<u64> = app
-        .store()
-        .history()
-        .tenths()
-        .iter()
-        .rev()
-        .take(usize::from(spark_w))
-        .rev()
-        .map(|&v| v - lo + 1)
-        .collect();
-    // A flat series sits at half height rather than looking full.
-    let max = if hi == lo { 2 } else { hi - lo + 1 };
+    // Scaled between the session's low and high.
+    let style = theme.title().remove_modifier(Modifier::BOLD);
     frame.render_widget(
-        Sparkline::default()
-            .data(&data)
-            .max(max)
-            .bar_set(theme.bar_set())
-            .style(
-                theme
-                    .title()
-                    .remove_modifier(ratatui::style::Modifier::BOLD),
-            ),
+        super::session_sparkline(&tenths, spark_w, (lo, hi), theme).style(style),
         Rect {
             width: spark_w,
             ..area
