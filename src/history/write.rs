@@ -24,13 +24,16 @@
 
 pub mod thinning;
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use rusqlite::{Connection, ErrorCode, params};
 
 use super::frames;
-use super::memo::Memos;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::MAX_ROUTES;
 use crate::forecast::hourly::HOUR_MS;
+use crate::text::fit;
 
 /// Rows younger than this keep every report.
 pub const DENSE_MS: i64 = 6 * HOUR_MS;
@@ -67,12 +70,27 @@ pub enum Outcome {
     Busy,
 }
 
+/// What a writer knows of a route between reports.
+#[derive(Debug)]
+struct Known {
+    /// Its row in `routes`.
+    id: i64,
+    /// Its name and dial code as the file holds them (sanitized and cut).
+    name: String,
+    dial_code: String,
+    /// `None`: not in the last report recorded (or never given figures).
+    last: Option<[i64; 4]>,
+    /// The report (by count) that last listed it.
+    seen: u64,
+}
+
 /// The writing end of one history file.
 #[derive(Debug)]
 pub struct Writer {
     conn: Connection,
     keep_days: u32,
-    routes: Memos,
+    /// Every route the file knows, by slug.
+    routes: HashMap<String, Known>,
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
     data_version: i64,
     reports: u64,
@@ -91,12 +109,12 @@ pub struct Writer {
 impl Writer {
     /// A writer of `conn`, keeping `keep_days` days.
     pub fn new(conn: Connection, keep_days: u32) -> Writer {
-        // Room for every statement a report runs (about twenty), and those of the memos.
+        // Room for every statement a report runs (about twenty).
         conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
         Writer {
             conn,
             keep_days: keep_days.max(1),
-            routes: Memos::default(),
+            routes: HashMap::new(),
             data_version: -1,
             reports: 0,
             next_compact_ms: None,
@@ -262,18 +280,18 @@ impl Writer {
             "SELECT r.id, r.slug, r.name, r.dial_code,
                     l.minutes_sold, l.minutes_total, l.ports_sold, l.ports_total
              FROM routes r LEFT JOIN route_samples l ON l.route = r.id
-               AND l.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)
-             ORDER BY r.id",
+               AND l.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            let last = super::read::figures_of(row, 4)?;
-            // Read in place: the memo's shared slug is the one copy made, and of the name and
-            // dial code only a hash is kept.
-            let bytes = |i: usize| row.get_ref(i)?.as_bytes().map_err(rusqlite::Error::from);
-            let slug = row.get_ref(1)?.as_str()?;
-            let texts = super::memo::stored_texts(bytes(2)?, bytes(3)?);
-            self.routes.load(row.get(0)?, slug, texts, last);
+            let known = Known {
+                id: row.get(0)?,
+                name: row.get(2)?,
+                dial_code: row.get(3)?,
+                last: super::read::figures_of(row, 4)?,
+                seen: 0,
+            };
+            self.routes.insert(row.get(1)?, known);
         }
         self.loaded = true;
         Ok(())
@@ -293,11 +311,39 @@ impl Writer {
         let this = self.reports;
         let mut written = 0;
         let mut sample = self.conn.prepare_cached(WRITE_SAMPLE)?;
-        for (place, route) in report.routes.iter().enumerate() {
+        for route in &report.routes {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
             }
-            let memo = self.routes.of(&self.conn, place, route)?;
+            let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
+            let memo = match self.routes.entry(route.route.to_string()) {
+                Entry::Occupied(known) => {
+                    let known = known.into_mut();
+                    if known.name != name || known.dial_code != dial_code {
+                        self.conn
+                            .prepare_cached(
+                                "UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1",
+                            )?
+                            .execute(params![known.id, name, dial_code])?;
+                        (known.name, known.dial_code) = (name, dial_code);
+                    }
+                    known
+                }
+                Entry::Vacant(new) => {
+                    self.conn
+                        .prepare_cached(
+                            "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
+                        )?
+                        .execute(params![route.route, name, dial_code])?;
+                    new.insert(Known {
+                        id: self.conn.last_insert_rowid(),
+                        name,
+                        dial_code,
+                        last: None,
+                        seen: 0,
+                    })
+                }
+            };
             if memo.seen == this {
                 continue; // A slug listed twice: the first counts.
             }
@@ -313,7 +359,7 @@ impl Writer {
             }
         }
         // Routes gone from the report: a row of NULLs, so reading back knows they left.
-        for memo in self.routes.iter_mut() {
+        for memo in self.routes.values_mut() {
             if memo.seen != this && memo.last.is_some() {
                 let none = None::<i64>;
                 let row = params![memo.id, at_ms, none, none, none, none];
@@ -326,10 +372,11 @@ impl Writer {
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
-        let entries = self
-            .routes
-            .first(MAX_ROUTES)
-            .filter_map(|memo| memo.last.map(|[sold, total, ..]| (memo.id, sold, total)));
+        let mut first: Vec<_> = self.routes.values().map(|k| (k.id, k.last)).collect();
+        first.sort_unstable_by_key(|(id, _)| *id);
+        let entries = first.into_iter().take(MAX_ROUTES);
+        let entries =
+            entries.filter_map(|(id, last)| last.map(|[sold, total, ..]| (id, sold, total)));
         frames::write(&self.conn, at_ms, entries)?;
         drop(sample);
         if self.as_it_goes {
