@@ -36,28 +36,24 @@ enum Job {
 
 /// What the thread tells the face.
 #[derive(Debug, Default)]
-struct Shared {
+struct Told {
     warnings: Vec<String>,
     seed: Option<Series>,
+}
+
+/// What the face and the thread share: what it told, and a bell rung once the seed is there.
+#[derive(Debug, Default)]
+struct Shared {
+    told: Mutex<Told>,
+    seeded: Notify,
 }
 
 /// Writes reports into a [`History`] on a thread of its own.
 #[derive(Debug)]
 pub struct Recorder {
     queue: Option<SyncSender<Job>>,
-    shared: Arc<Mutex<Shared>>,
-    /// Told once, when the seed is there to take.
-    seeded: Arc<Notify>,
+    shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Job {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Job::Capacity(_) => "Capacity",
-            Job::Utilization(_) => "Utilization",
-        })
-    }
 }
 
 impl Recorder {
@@ -65,9 +61,8 @@ impl Recorder {
     /// what it is given.
     pub fn start(history: History) -> Recorder {
         let (queue, jobs) = sync_channel(QUEUE);
-        let shared = Arc::new(Mutex::new(Shared::default()));
-        let seeded = Arc::new(Notify::new());
-        let theirs = (Arc::clone(&shared), Arc::clone(&seeded));
+        let shared = Arc::new(Shared::default());
+        let theirs = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("captop-history".to_owned())
             .spawn(move || run(&history, &jobs, &theirs))
@@ -75,7 +70,6 @@ impl Recorder {
         Recorder {
             queue: Some(queue),
             shared,
-            seeded,
             thread,
         }
     }
@@ -99,12 +93,12 @@ impl Recorder {
 
     /// The warnings since the last call, each one line.
     pub fn take_warnings(&self) -> Vec<String> {
-        std::mem::take(&mut self.lock().warnings)
+        std::mem::take(&mut self.shared.lock().warnings)
     }
 
     /// The forecasts' samples read back on start, once they are.
     pub fn take_seed(&self) -> Option<Series> {
-        self.lock().seed.take()
+        self.shared.lock().seed.take()
     }
 
     /// The forecasts' samples read back on start, as soon as they are, unless [`Recorder::sync`]
@@ -112,7 +106,7 @@ impl Recorder {
     /// beside its input).
     pub async fn seed(&self) -> Series {
         loop {
-            self.seeded.notified().await;
+            self.shared.seeded.notified().await;
             if let Some(seed) = self.take_seed().filter(|s| !s.is_empty()) {
                 return seed;
             }
@@ -152,21 +146,11 @@ impl Recorder {
             let _ = thread.join();
         }
     }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
-/// The thread's side of what it shares with the face.
-struct Sides<'a> {
-    shared: &'a Mutex<Shared>,
-    seeded: &'a Notify,
-}
-
-impl Sides<'_> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Told> {
+        self.told.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn seed(&self, series: Series) {
@@ -199,12 +183,7 @@ impl Sides<'_> {
     }
 }
 
-fn run(
-    history: &History,
-    jobs: &Receiver<Job>,
-    (shared, seeded): &(Arc<Mutex<Shared>>, Arc<Notify>),
-) {
-    let sides = Sides { shared, seeded };
+fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
     let (mut writer, mut is_seeded) = sides.open_early(history);
     let mut failing = false;
     while let Ok(job) = jobs.recv() {
