@@ -34,7 +34,7 @@ use super::HistoryError;
 /// `PRAGMA application_id` of a captop history file ("capt").
 pub const APPLICATION_ID: i32 = 0x6361_7074;
 /// `PRAGMA user_version` of the schema written here.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 /// Bytes the write-ahead log is cut back to when it starts over after a transaction that grew
 /// it past them: SQLite reuses the log from its start after each checkpoint but keeps the file
 /// at the largest size it ever reached, so one large transaction would leave a large log for
@@ -225,15 +225,7 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
     Ok(conn)
 }
 
-/// The forecast frames' table ([`super::frames`]).
-pub const FRAMES_TABLE: &str = "CREATE TABLE IF NOT EXISTS forecast_frames (
-    at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL)";
-/// The `meta` key of the instant before which the frames are thinned ([`super::frames::write`]):
-/// where the next writer's thinning starts.
-pub const FRAMES_THINNED_KEY: &str = "frames_thinned_from_ms";
-
-/// An instant the file keeps in `meta` under `key` (when it was thinned, from when its forecast
-/// frames are whole).
+/// An instant the file keeps in `meta` under `key` (when it was thinned).
 pub fn meta_ms(conn: &Connection, key: &str) -> rusqlite::Result<Option<i64>> {
     let value: Option<String> = conn
         .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
@@ -267,7 +259,6 @@ pub fn in_immediate(
 fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
     in_immediate(conn, || {
         conn.execute_batch(SCHEMA)?;
-        conn.execute_batch(FRAMES_TABLE)?;
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
             [origin],
