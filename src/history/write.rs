@@ -156,13 +156,7 @@ impl Writer {
     /// Records a `/capacity` report.
     pub fn capacity(&mut self, report: &CapacityReport) -> rusqlite::Result<Outcome> {
         let at_ms = report.generated_at.timestamp_millis();
-        let outcome = self.in_transaction(|w| w.capacity_rows(report, at_ms));
-        let outcome = match outcome {
-            Ok(Some(rows)) => Outcome::Written { rows },
-            Ok(None) => Outcome::AlreadyRecorded,
-            Err(e) if is_busy(&e) => Outcome::Busy,
-            Err(e) => return Err(e),
-        };
+        let outcome = self.in_transaction(|w| w.capacity_rows(report, at_ms))?;
         if matches!(outcome, Outcome::Written { .. }) {
             self.size_log_for(report.routes.len())?;
             if !self.as_it_goes {
@@ -186,7 +180,7 @@ impl Writer {
     /// Records a `/utilization` report.
     pub fn utilization(&mut self, report: &UtilizationReport) -> rusqlite::Result<Outcome> {
         let at_ms = report.generated_at.timestamp_millis();
-        let outcome = self.in_transaction(|w| {
+        self.in_transaction(|w| {
             let newest: Option<i64> =
                 w.one("SELECT max(at_ms) FROM utilization", [], |row| row.get(0))?;
             if newest.is_some_and(|n| at_ms <= n) {
@@ -213,7 +207,18 @@ impl Writer {
                 ],
             )?;
             Ok(Some(1))
-        });
+        })
+    }
+
+    /// Runs `write` (the rows it wrote, `None` when a report as new is recorded already) in an
+    /// immediate transaction, after reading again what another process wrote; rolls back (and
+    /// forgets what it remembers) when it fails. A file another captop held too long is
+    /// [`Outcome::Busy`].
+    fn in_transaction(
+        &mut self,
+        write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<usize>>,
+    ) -> rusqlite::Result<Outcome> {
+        let outcome = self.transaction(write);
         match outcome {
             Ok(Some(rows)) => Ok(Outcome::Written { rows }),
             Ok(None) => Ok(Outcome::AlreadyRecorded),
@@ -222,12 +227,10 @@ impl Writer {
         }
     }
 
-    /// Runs `write` in an immediate transaction, after reading again what another process
-    /// wrote; rolls back (and forgets what it remembers) when it fails.
-    fn in_transaction<T>(
+    fn transaction(
         &mut self,
-        write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<T>>,
-    ) -> rusqlite::Result<Option<T>> {
+        write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<usize>>,
+    ) -> rusqlite::Result<Option<usize>> {
         self.run("BEGIN IMMEDIATE", [])?;
         let done = (|| {
             let version: i64 = self.one("PRAGMA data_version", [], |row| row.get(0))?;
@@ -253,22 +256,7 @@ impl Writer {
     /// Reads every route and its last figures now, ahead of the first report (a one-shot run
     /// does it while its reports are fetched); read again if another process writes before.
     pub fn load_routes(&mut self) -> rusqlite::Result<()> {
-        self.run("BEGIN", [])?;
-        let loaded = self
-            .load()
-            .and_then(|()| self.one("PRAGMA data_version", [], |row| row.get(0)));
-        match loaded {
-            Ok(version) => {
-                self.run("COMMIT", [])?;
-                self.data_version = version;
-                Ok(())
-            }
-            Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK");
-                self.loaded = false;
-                Err(e)
-            }
-        }
+        self.transaction(|_| Ok(None)).map(drop)
     }
 
     /// Reads every route and its last row.
@@ -383,7 +371,7 @@ impl Writer {
         let next = match self.next_compact_ms {
             Some(next) => next,
             // Kept in the file, so a `--once` every few minutes does not thin on every run.
-            None => match self.compacted_at()? {
+            None => match super::db::meta_ms(&self.conn, thinning::THINNED_AT_KEY)? {
                 Some(last) => last + ONE_SHOT_COMPACT_EVERY_MS,
                 None => now_ms,
             },
@@ -393,26 +381,8 @@ impl Writer {
             return Ok(());
         }
         self.next_compact_ms = Some(now_ms + ONE_SHOT_COMPACT_EVERY_MS);
-        let outcome = self.in_transaction(|w| w.compact(now_ms).map(Some));
-        match outcome {
-            Err(e) if is_busy(&e) => Ok(()),
-            other => other.map(drop),
-        }
-    }
-
-    /// When the rows were last thinned, as the file says.
-    fn compacted_at(&self) -> rusqlite::Result<Option<i64>> {
-        self.meta_ms(thinning::THINNED_AT_KEY)
-    }
-
-    /// An instant the file keeps in `meta` under `key` ([`super::db::meta_ms`]).
-    fn meta_ms(&self, key: &str) -> rusqlite::Result<Option<i64>> {
-        super::db::meta_ms(&self.conn, key)
-    }
-
-    /// Keeps the instant `at_ms` in `meta` under `key`.
-    fn set_meta_ms(&self, key: &str, at_ms: i64) -> rusqlite::Result<()> {
-        super::db::set_meta_ms(&self.conn, key, at_ms)
+        self.in_transaction(|w| w.compact(now_ms).map(|()| Some(0)))
+            .map(drop)
     }
 
     /// Runs `sql` through the connection's cache of prepared statements: a running face writes
