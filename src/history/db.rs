@@ -109,51 +109,48 @@ pub struct Opened {
 /// afresh, with a warning; a file or directory others could write is refused.
 pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir(dir).map_err(|source| HistoryError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    create_private_dir(dir).map_err(io_at(dir))?;
     check_private(dir)?;
     // Create the file ourselves, so it is born 0600 (SQLite gives its -wal and -shm files the
     // database's mode).
-    crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
+    crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
+    check_private(path)?;
+    let why = match try_open(path, origin) {
+        Ok(conn) => {
+            return Ok(Opened {
+                conn,
+                warning: None,
+            });
+        }
+        Err(Refused::Io(e)) => return Err(e),
+        Err(Refused::NotOurs(why)) => why,
+    };
+    let aside = move_aside(path).map_err(io_at(path))?;
+    crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
+    let conn = try_open(path, origin).map_err(|e| match e {
+        Refused::Io(e) => e,
+        Refused::NotOurs(why) => HistoryError::NotOurs {
+            path: path.to_path_buf(),
+            why,
+        },
+    })?;
+    let warning = format!(
+        "the history {} was {} and is moved to {}; the history is started afresh",
+        path.display(),
+        crate::text::fit(&why, 100),
+        aside.display()
+    );
+    Ok(Opened {
+        conn,
+        warning: Some(warning),
+    })
+}
+
+/// An I/O error at `path` as the history's error.
+fn io_at(path: &Path) -> impl Fn(io::Error) -> HistoryError + '_ {
+    move |source| HistoryError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    check_private(path)?;
-    match try_open(path, origin) {
-        Ok(conn) => Ok(Opened {
-            conn,
-            warning: None,
-        }),
-        Err(Refused::Io(e)) => Err(e),
-        Err(Refused::NotOurs(why)) => {
-            let aside = move_aside(path).map_err(|source| HistoryError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            let conn = try_open(path, origin).map_err(|e| match e {
-                Refused::Io(e) => e,
-                Refused::NotOurs(why) => HistoryError::NotOurs {
-                    path: path.to_path_buf(),
-                    why,
-                },
-            })?;
-            let warning = format!(
-                "the history {} was {} and is moved to {}; the history is started afresh",
-                path.display(),
-                crate::text::fit(&why, 100),
-                aside.display()
-            );
-            Ok(Opened {
-                conn,
-                warning: Some(warning),
-            })
-        }
     }
 }
 
@@ -349,10 +346,7 @@ fn check_private(path: &Path) -> Result<(), HistoryError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let meta = fs::metadata(path).map_err(|source| HistoryError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let meta = fs::metadata(path).map_err(io_at(path))?;
         let ours = fs::metadata("/proc/self").map_or(true, |me| me.uid() == meta.uid());
         if !ours || meta.mode() & 0o022 != 0 {
             return Err(HistoryError::Unsafe {
