@@ -27,7 +27,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::HistoryError;
 
@@ -238,31 +238,16 @@ pub fn set_meta_ms(conn: &Connection, key: &str, at_ms: i64) -> rusqlite::Result
         .map(drop)
 }
 
-/// Runs `work` in an immediate transaction: committed when it succeeds, rolled back when not.
-pub fn in_immediate(
-    conn: &Connection,
-    work: impl FnOnce() -> rusqlite::Result<()>,
-) -> rusqlite::Result<()> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    match work() {
-        Ok(()) => conn.execute_batch("COMMIT"),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
-}
-
 fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
-    in_immediate(conn, || {
-        conn.execute_batch(SCHEMA)?;
-        conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
-            [origin],
-        )?;
-        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
-    })
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
+        [origin],
+    )?;
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.commit()
 }
 
 /// `None` when the file is empty or a captop history of `origin`, else why it is not.
