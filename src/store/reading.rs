@@ -8,14 +8,9 @@ use chrono::{DateTime, Utc};
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::poll::ScheduleStatus;
 
-use super::{EventLog, Feed, Store, Thresholds, utilization_pct};
+use super::{EventLog, Feed, Store, utilization_pct};
 
 impl Store {
-    /// The thresholds utilization crossings are logged against.
-    pub fn thresholds(&self) -> Thresholds {
-        self.thresholds
-    }
-
     /// `/capacity`: its latest report, whole (with `received_at`), and failure.
     pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
         &self.capacity

@@ -21,11 +21,6 @@ const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_
 /// tier by then is thinned.
 pub const THINNED_AT_KEY: &str = "compacted_at_ms";
 
-/// When the file was last thinned, UNIX ms (service clock); `None` before its first report.
-pub fn thinned_at(conn: &rusqlite::Connection) -> rusqlite::Result<Option<i64>> {
-    db::meta_ms(conn, THINNED_AT_KEY)
-}
-
 impl Writer {
     /// Thins the rows that aged into a coarser tier since the last thinning, and drops those
     /// past `keep_days`. The file's first thinning only notes when it was.
