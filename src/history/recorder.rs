@@ -15,14 +15,14 @@
 //! figures), so a dashboard shows its forecasts with its first figures rather than a poll later.
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 
 use tokio::sync::Notify;
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::Series;
-use crate::store::{Store, Unrecorded};
+use crate::store::Store;
 
 use super::{History, Writer, read};
 
@@ -54,6 +54,9 @@ pub struct Recorder {
     queue: Option<SyncSender<Job>>,
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
+    /// The reports [`Recorder::sync`] queued last (weak: kept only to be told apart, their
+    /// place never reused while held).
+    sent: Mutex<(Weak<CapacityReport>, Weak<UtilizationReport>)>,
 }
 
 impl Recorder {
@@ -71,6 +74,7 @@ impl Recorder {
             queue: Some(queue),
             shared,
             thread,
+            sent: Mutex::default(),
         }
     }
 
@@ -113,15 +117,21 @@ impl Recorder {
         }
     }
 
-    /// Takes the reports the store has not handed out yet ([`Store::take_unrecorded`]) into
-    /// the queue, and hands the store this recorder's warnings and, once, the forecasts'
+    /// Queues the store's latest reports when they are not the ones queued last, and hands the store this recorder's warnings and, once, the forecasts'
     /// samples read back (then it returns `true`).
     pub fn sync(&self, store: &mut Store) -> bool {
-        for report in store.take_unrecorded() {
-            match report {
-                Unrecorded::Capacity(r) => self.capacity(r),
-                Unrecorded::Utilization(r) => self.utilization(r),
-            }
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(r) = store.capacity().report()
+            && !std::ptr::eq(sent.0.as_ptr(), Arc::as_ptr(r))
+        {
+            sent.0 = Arc::downgrade(r);
+            self.capacity(Arc::clone(r));
+        }
+        if let Some(r) = store.utilization().report()
+            && !std::ptr::eq(sent.1.as_ptr(), Arc::as_ptr(r))
+        {
+            sent.1 = Arc::downgrade(r);
+            self.utilization(Arc::clone(r));
         }
         let warnings = self.take_warnings();
         if !warnings.is_empty() {

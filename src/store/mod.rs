@@ -67,15 +67,6 @@ pub const WARNING_FOR: Duration = Duration::from_secs(30);
 /// Most alerts kept until they are taken; older ones are dropped first.
 const MAX_PENDING_ALERTS: usize = 1000;
 
-/// A report not yet handed to the history (see [`Store::take_unrecorded`]).
-#[derive(Debug, Clone)]
-pub enum Unrecorded {
-    /// A `/capacity` report, routes included.
-    Capacity(Arc<CapacityReport>),
-    /// A `/utilization` report.
-    Utilization(Arc<UtilizationReport>),
-}
-
 /// What one [`Store::apply`] changed, for the face that fed it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Applied {
@@ -98,9 +89,6 @@ pub struct Store {
     ledger: Ledger,
     watcher: alerts::Watcher,
     alerts: Vec<ActionEvent>,
-    /// Whether the latest `/capacity` and `/utilization` reports are still to be handed to
-    /// the history ([`Store::take_unrecorded`]).
-    unrecorded: (bool, bool),
     /// The rules of the spec the latest `/capacity` and `/utilization` reports break.
     broken_rules: (Vec<validate::Warning>, Vec<validate::Warning>),
     /// The sequence of the pairs given to [`Store::apply_pair`].
@@ -277,21 +265,6 @@ impl Store {
         self.watcher.standing(report, &self.forecasts)
     }
 
-    /// The latest reports not yet taken, `/capacity`'s first: whole, routes included, shared
-    /// rather than copied. A face that writes the history takes them after every poll.
-    pub fn take_unrecorded(&mut self) -> Vec<Unrecorded> {
-        let (capacity, utilization) = std::mem::take(&mut self.unrecorded);
-        let capacity = capacity
-            .then(|| self.capacity.report().cloned())
-            .flatten()
-            .map(Unrecorded::Capacity);
-        let utilization = utilization
-            .then(|| self.utilization.report().cloned())
-            .flatten()
-            .map(Unrecorded::Utilization);
-        capacity.into_iter().chain(utilization).collect()
-    }
-
     /// Every rule of the service's spec the latest reports break: `/capacity`'s, then
     /// `/utilization`'s.
     pub fn broken_rules(&self) -> impl Iterator<Item = &validate::Warning> {
@@ -453,7 +426,6 @@ impl Store {
         }
         let report = Arc::new(report);
         self.watch(Arc::clone(&report), added);
-        self.unrecorded.0 = true;
         self.capacity.latest = Some(Fetched {
             report,
             received_at,
@@ -484,7 +456,6 @@ impl Store {
                 self.log.push(received_at, LogKind::Info, text);
             }
         }
-        self.unrecorded.1 = true;
         self.utilization.latest = Some(Fetched {
             report: Arc::new(report),
             received_at,
