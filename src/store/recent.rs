@@ -12,34 +12,92 @@ pub const HISTORY_LEN: usize = 240;
 pub const ROUTE_HISTORY_LEN: usize = 120;
 
 /// The session's fill percentages of every route still reported, oldest first, at most
-/// [`ROUTE_HISTORY_LEN`] each: what the detail view's sparkline draws. A byte a sample (the
-/// forecasts keep the sold minutes they need themselves, see [`crate::forecast`]).
+/// [`ROUTE_HISTORY_LEN`] each: what the detail view's sparkline draws.
+///
+/// A byte a sample: at 10,000 routes the full history is about 1.2 MB. (Samples of whole
+/// figures with their time took 32 bytes, 38 MB at that size; the forecasts keep the sold
+/// minutes they need themselves, see [`crate::forecast`].)
+///
+/// Kept by poll, each poll's fills in the order of the last poll's rows: the usual poll, which
+/// lists the same routes in the same order, is one array written front to back, with no route
+/// looked up. (A queue of fills per route cost 10,000 scattered writes a poll.) When the routes
+/// move, the polls kept are laid out again in the new order, once.
 #[derive(Debug, Clone, Default)]
 pub struct RouteHistory {
-    fills: HashMap<Arc<str>, VecDeque<u8>>,
+    /// The slugs of the last poll's rows, in their order.
+    slugs: Vec<Arc<str>>,
+    /// Each poll's fills, oldest first, by place in `slugs`: [`NO_FILL`] where that route was
+    /// not reported yet.
+    polls: VecDeque<Box<[u8]>>,
+    /// Where each slug is in `slugs` (the first place, should a report list one twice).
+    index: HashMap<Arc<str>, usize>,
 }
 
+/// A place in a poll whose route was not reported then (fills are 0 to 100).
+const NO_FILL: u8 = u8::MAX;
+
 impl RouteHistory {
-    /// Adds the rows of a poll; forgets routes no longer reported. A route listed twice keeps
-    /// the fills of its first row.
+    /// Adds the rows of a poll; forgets routes no longer reported.
     pub fn record(&mut self, rows: &[RouteRow]) {
-        let mut before = std::mem::take(&mut self.fills);
-        for row in rows {
-            if self.fills.contains_key(&row.slug) {
-                continue;
+        let same_routes = rows.len() == self.slugs.len()
+            && rows
+                .iter()
+                .zip(&self.slugs)
+                .all(|(row, slug)| Arc::ptr_eq(&row.slug, slug) || row.slug == *slug);
+        if !same_routes {
+            self.reorder(rows);
+        }
+        let mut poll = match self.polls.len() {
+            ROUTE_HISTORY_LEN.. => self.polls.pop_front().unwrap_or_default(),
+            _ => Box::default(),
+        };
+        if poll.len() == rows.len() {
+            for (fill, row) in poll.iter_mut().zip(rows) {
+                *fill = row.filled_pct;
             }
-            let mut fills = before.remove(&row.slug).unwrap_or_default();
-            if fills.len() == ROUTE_HISTORY_LEN {
-                fills.pop_front();
-            }
-            fills.push_back(row.filled_pct);
-            self.fills.insert(Arc::clone(&row.slug), fills);
+        } else {
+            poll = rows.iter().map(|row| row.filled_pct).collect();
+        }
+        self.polls.push_back(poll);
+    }
+
+    /// Lines the polls kept up with `rows`: a route seen before keeps its fills, a new one
+    /// starts empty, and one no longer reported is forgotten.
+    fn reorder(&mut self, rows: &[RouteRow]) {
+        // Where each row's fills were: its slug's first place, for its first row only.
+        let mut taken = vec![false; self.slugs.len()];
+        let from: Vec<Option<usize>> = rows
+            .iter()
+            .map(|row| {
+                let old = *self.index.get(&*row.slug)?;
+                let first = !std::mem::replace(taken.get_mut(old)?, true);
+                first.then_some(old)
+            })
+            .collect();
+        for poll in &mut self.polls {
+            *poll = from
+                .iter()
+                .map(|old| old.and_then(|o| poll.get(o).copied()).unwrap_or(NO_FILL))
+                .collect();
+        }
+        self.slugs.clear();
+        self.index.clear();
+        for (i, row) in rows.iter().enumerate() {
+            self.slugs.push(row.slug.clone());
+            self.index.entry(row.slug.clone()).or_insert(i);
         }
     }
 
-    /// The fills of route `slug`, oldest first; `None` when it is not reported.
+    /// The fill percentages of one route, oldest first.
     pub fn of(&self, slug: &str) -> Option<Vec<u8>> {
-        Some(self.fills.get(slug)?.iter().copied().collect())
+        let place = *self.index.get(slug)?;
+        Some(
+            self.polls
+                .iter()
+                .filter_map(|poll| poll.get(place).copied())
+                .filter(|&fill| fill != NO_FILL)
+                .collect(),
+        )
     }
 }
 

@@ -10,6 +10,10 @@ use crate::api::model::{
 };
 
 /// A route as the table shows it: sanitized strings, clamped percentage.
+///
+/// The strings are shared (`Arc<str>`): a poll that left a route's strings as they were reuses
+/// the last row's ([`RouteRow::again`]) rather than sanitizing and allocating them anew, which
+/// at 10,000 routes was the largest part of taking in a report.
 #[derive(Debug, Clone)]
 pub struct RouteRow {
     /// Route slug, sanitized.
@@ -34,9 +38,9 @@ pub struct RouteRow {
 impl RouteRow {
     /// The row of one route of the report: strings sanitized and cut, fill clamped.
     pub fn of(route: &RouteCapacity) -> Self {
-        let slug = crate::text::fit(&route.route, 64);
-        let name = crate::text::fit(&route.name, 64);
-        let dial_code = crate::text::fit(&route.dial_code, 16);
+        let slug = fitted(&route.route, 64);
+        let name = fitted(&route.name, 64);
+        let dial_code = fitted(&route.dial_code, 16);
         let search_key = format!("{name}\u{0}{slug}\u{0}{dial_code}").to_lowercase();
         let cells = |text: &str| u16::try_from(text.width()).unwrap_or(u16::MAX);
         RouteRow {
@@ -44,10 +48,30 @@ impl RouteRow {
             filled_pct: route.filled_pct.clamp(0, 100) as u8,
             minutes: route.capacity_minutes,
             ports: route.ports,
-            slug: slug.into(),
-            name: name.into(),
-            dial_code: dial_code.into(),
+            slug,
+            name,
+            dial_code,
             search_key: search_key.into(),
+        }
+    }
+
+    /// The row of `route`, with `last`'s strings when `route`'s are the same plain text, else
+    /// [`RouteRow::of`]. (A string that sanitizing or cutting changed never equals its row's,
+    /// so it is made anew each time: the odd hostile name costs what it did, not more.)
+    pub fn again(route: &RouteCapacity, last: &RouteRow) -> Self {
+        // `Arc`'s `==` compares the pointers first: strings shared with the last row (the usual
+        // poll) cost no comparison of their bytes.
+        let same = route.route == last.slug
+            && route.name == last.name
+            && route.dial_code == last.dial_code;
+        if !same {
+            return RouteRow::of(route);
+        }
+        RouteRow {
+            filled_pct: route.filled_pct.clamp(0, 100) as u8,
+            minutes: route.capacity_minutes,
+            ports: route.ports,
+            ..last.clone()
         }
     }
 
@@ -55,6 +79,53 @@ impl RouteRow {
     /// sales pace projected (that sell-out is behind it).
     pub fn has_minutes_left(&self) -> bool {
         self.minutes.remaining > 0
+    }
+
+    /// The rows of `report`, reusing the strings of `last` (the last poll's rows) route by
+    /// route, by position: the usual poll lists the same routes in the same order.
+    pub fn all(report: &CapacityReport, last: &[RouteRow]) -> Vec<Self> {
+        report
+            .routes
+            .iter()
+            .enumerate()
+            .map(|(i, route)| match last.get(i) {
+                Some(last) => RouteRow::again(route, last),
+                None => RouteRow::of(route),
+            })
+            .collect()
+    }
+
+    /// Takes `report` into `rows`, the last poll's, in place when it lists the same routes in
+    /// the same order, as the usual poll does: a route whose figures and strings did not move is
+    /// left as it is (nothing made, no string's count touched), and `moved` is told of each
+    /// other one, before and after. Returns `false`, changing nothing, when the routes differ.
+    pub fn update_all(
+        rows: &mut [RouteRow],
+        report: &CapacityReport,
+        mut moved: impl FnMut(&RouteRow, &RouteRow),
+    ) -> bool {
+        // A sanitized or cut slug never equals its route's: such a route takes the whole way.
+        let same_routes = rows.len() == report.routes.len()
+            && rows
+                .iter()
+                .zip(&report.routes)
+                .all(|(r, route)| r.slug == route.route);
+        if !same_routes {
+            return false;
+        }
+        for (row, route) in rows.iter_mut().zip(&report.routes) {
+            let unmoved = row.minutes == route.capacity_minutes
+                && row.ports == route.ports
+                && i64::from(row.filled_pct) == route.filled_pct.clamp(0, 100)
+                && row.name == route.name
+                && row.dial_code == route.dial_code;
+            if !unmoved {
+                let new = RouteRow::again(route, row);
+                moved(row, &new);
+                *row = new;
+            }
+        }
+        true
     }
 
     /// The cells the name takes on screen.
@@ -70,6 +141,17 @@ impl RouteRow {
     /// Whether the name, slug or dial code contains `needle`, which must be lower case.
     pub fn matches(&self, needle: &str) -> bool {
         needle.is_empty() || self.search_key.contains(needle)
+    }
+}
+
+/// `text` sanitized and cut to `cells` as a row shows it; `text` itself (shared, not copied)
+/// when that leaves it as it was, as it does for every plain name.
+fn fitted(text: &Arc<str>, cells: usize) -> Arc<str> {
+    let fit = crate::text::fit(text, cells);
+    if *fit == **text {
+        Arc::clone(text)
+    } else {
+        fit.into()
     }
 }
 
@@ -179,4 +261,70 @@ pub fn sells_out_at(
         return None;
     }
     forecasts.get(&*r.route)?.sells_out_at
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use chrono::Utc;
+
+    use super::*;
+    use crate::fixtures::route;
+    use crate::store::diff::{RoutesDiff, diff, record_change};
+
+    fn report(routes: Vec<RouteCapacity>) -> CapacityReport {
+        CapacityReport {
+            generated_at: Utc::now(),
+            unit_notes: None,
+            routes,
+            totals: crate::api::model::Totals::default(),
+        }
+    }
+
+    #[test]
+    fn in_place_rows_and_their_changes_are_what_new_rows_and_a_diff_give() {
+        let before = report(vec![
+            route("a", "Alpha", "+1", 100, 10, 10, 1),
+            route("b", "Bravo", "+2", 100, 90, 10, 1),
+            route("c", "Charlie", "+3", 100, 50, 10, 1),
+        ]);
+        let mut after = before.clone();
+        after.routes[1].capacity_minutes.sold = 95;
+        after.routes[1].capacity_minutes.remaining = 5;
+        after.routes[1].filled_pct = 95;
+        after.routes[2].name = "Charlie Renamed".into();
+        let last = RouteRow::all(&before, &[]);
+        let at = Utc::now();
+
+        let mut rows = last.clone();
+        let mut moved = RoutesDiff::default();
+        assert!(RouteRow::update_all(&mut rows, &after, |a, b| {
+            record_change(&mut moved, a, b, at);
+        }));
+        let fresh = RouteRow::all(&after, &last);
+        let expected = diff(&last, &fresh, at);
+        let show =
+            |rows: &[RouteRow]| -> Vec<String> { rows.iter().map(|r| format!("{r:?}")).collect() };
+        assert_eq!(show(&rows), show(&fresh));
+        assert_eq!(moved.changes, expected.changes);
+        assert_eq!(moved.log, expected.log);
+        // The unmoved row was left as it was: its strings are still the report's own.
+        assert!(Arc::ptr_eq(&rows[0].name, &after.routes[0].name));
+    }
+
+    #[test]
+    fn other_routes_or_another_order_are_not_taken_in_place() {
+        let before = report(vec![
+            route("a", "Alpha", "+1", 100, 10, 10, 1),
+            route("b", "Bravo", "+2", 100, 90, 10, 1),
+        ]);
+        let mut rows = RouteRow::all(&before, &[]);
+        let mut swapped = before.clone();
+        swapped.routes.swap(0, 1);
+        assert!(!RouteRow::update_all(&mut rows, &swapped, |_, _| {}));
+        let mut fewer = before.clone();
+        fewer.routes.pop();
+        assert!(!RouteRow::update_all(&mut rows, &fewer, |_, _| {}));
+        assert_eq!(&*rows[0].slug, "a", "left as it was");
+    }
 }

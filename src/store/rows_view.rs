@@ -83,17 +83,26 @@ impl RowsView {
         applied
     }
 
-    /// The rows of `report`, with what moved since the last one logged at `received_at`.
+    /// The rows of `report`, updated in place when its routes are the last one's, with what
+    /// moved logged at `received_at`.
     fn take_capacity(&mut self, report: &CapacityReport, received_at: DateTime<Utc>) {
-        let rows: Vec<RouteRow> = report.routes.iter().map(RouteRow::of).collect();
-        if std::mem::replace(&mut self.reported, true) {
-            let moved = diff::diff(&self.rows, &rows, received_at);
-            self.changes.extend(moved.changes);
-            for (kind, text) in moved.log {
-                self.store.log.push(received_at, kind, text);
+        let first = !std::mem::replace(&mut self.reported, true);
+        let mut moved = diff::RoutesDiff::default();
+        let in_place = !first
+            && RouteRow::update_all(&mut self.rows, report, |before, row| {
+                diff::record_change(&mut moved, before, row, received_at);
+            });
+        if !in_place {
+            let rows = RouteRow::all(report, &self.rows);
+            if !first {
+                moved = diff::diff(&self.rows, &rows, received_at);
             }
+            self.rows = rows;
         }
-        self.rows = rows;
+        self.changes.extend(moved.changes);
+        for (kind, text) in moved.log {
+            self.store.log.push(received_at, kind, text);
+        }
         self.route_history.record(&self.rows);
         self.totals = TotalsRow::of(report);
     }
