@@ -9,11 +9,11 @@
 
 use std::time::Instant;
 
-use captop::history::History;
 use captop::history::past::{past_store, prometheus_past};
 use captop::history::prometheus::PrometheusHistory;
 use captop::history::read::{self, FORECAST_DAYS};
 use captop::history::source::PrometheusSource;
+use captop::history::{History, frames};
 use captop::store::{Store, Thresholds};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -51,7 +51,7 @@ async fn main() -> anyhow::Result<()> {
         let conn = history
             .reader()?
             .ok_or_else(|| anyhow::anyhow!("no history"))?;
-        let series = read::forecast_series(&conn, newest)?;
+        let series = frames::forecast_series(&conn, newest)?;
         routes_file = series.len();
         Store::new(thresholds).seed_forecasts(series);
         days_file.push(t.elapsed().as_secs_f64() * 1000.0);

@@ -34,7 +34,7 @@ use super::HistoryError;
 /// `PRAGMA application_id` of a captop history file ("capt").
 pub const APPLICATION_ID: i32 = 0x6361_7074;
 /// `PRAGMA user_version` of the schema written here.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 1;
 /// Bytes the write-ahead log is cut back to when it starts over after a transaction that grew
 /// it past them: SQLite reuses the log from its start after each checkpoint but keeps the file
 /// at the largest size it ever reached, so one large transaction would leave a large log for
@@ -93,6 +93,8 @@ CREATE TABLE IF NOT EXISTS utilization (
     paused_ports INTEGER,
     provisioning_ports INTEGER
 );
+-- The forecasts' samples kept ready to read (see frames.rs).
+CREATE TABLE IF NOT EXISTS forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
 ";
 
 /// An open history file, and the warning to show if it had to be started afresh.
@@ -222,7 +224,12 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
     Ok(conn)
 }
 
-/// An instant the file keeps in `meta` under `key` (when it was thinned).
+/// The `meta` key of the instant before which the frames are thinned ([`super::frames::write`]):
+/// where the next writer's thinning starts.
+pub const FRAMES_THINNED_KEY: &str = "frames_thinned_from_ms";
+
+/// An instant the file keeps in `meta` under `key` (when it was thinned, from when its forecast
+/// frames are whole).
 pub fn meta_ms(conn: &Connection, key: &str) -> rusqlite::Result<Option<i64>> {
     let value: Option<String> = conn
         .prepare_cached("SELECT value FROM meta WHERE key = ?1")?

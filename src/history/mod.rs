@@ -7,7 +7,7 @@
 //!        ▲ Recorder (a thread of its own: the store's reports, written as they come)
 //!        │ History::prepare (--once, check: opened while the reports are fetched), then
 //!        │   Prepared::write (their rows)
-//!        ▼ read: the forecasts' samples, the figures at an instant, exports
+//!        ▼ read: the forecasts' samples (frames.rs), the figures at an instant, exports
 //! ```
 //!
 //! The file is mode 0600 in a 0700 directory, and refused when another user could write
@@ -18,6 +18,7 @@
 pub mod db;
 pub mod error;
 pub mod export;
+pub mod frames;
 pub mod past;
 pub mod prometheus;
 pub mod read;
@@ -65,7 +66,7 @@ impl Prepared {
     pub fn series_before(&mut self, capacity: &CapacityReport) -> Result<Series, HistoryError> {
         let at_ms = capacity.generated_at.timestamp_millis();
         if self.newest_ms.is_some_and(|newest| newest > at_ms) {
-            Ok(read::forecast_series(self.writer.conn(), at_ms)?)
+            Ok(frames::forecast_series(self.writer.conn(), at_ms)?)
         } else {
             Ok(std::mem::take(&mut self.series))
         }
@@ -169,7 +170,7 @@ impl History {
         writer.load_routes()?;
         let newest_ms = read::span(writer.conn())?.map(|(_, newest)| newest);
         let series = match newest_ms {
-            Some(newest) => read::forecast_series(writer.conn(), newest)?,
+            Some(newest) => frames::forecast_series(writer.conn(), newest)?,
             None => Series::new(),
         };
         Ok(Prepared {

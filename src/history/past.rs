@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 
 use super::export::rfc3339;
 use super::prometheus::PrometheusError;
-use super::{History, HistoryError, read};
+use super::{History, HistoryError, frames, read};
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::store::{Store, Thresholds};
 
@@ -113,7 +113,7 @@ pub fn past_reports(
     };
     let utilization =
         utilization.ok_or_else(|| HistoryError::NoUtilization { at: rfc3339(at_ms) })?;
-    let series = read::forecast_series(&conn, capacity.generated_at.timestamp_millis())?;
+    let series = frames::forecast_series(&conn, capacity.generated_at.timestamp_millis())?;
     Ok(PastReports {
         asked_ms: at_ms,
         capacity,

@@ -11,7 +11,7 @@ use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
     TotalMinutes, TotalPorts, Totals, Utilization, UtilizationReport,
 };
-use crate::forecast::hourly::{DAY_MS, HOUR_MS};
+use crate::forecast::hourly::HOUR_MS;
 use crate::forecast::{MAX_ROUTES, Sample, Series};
 
 /// Days of samples the forecasts are given.
@@ -90,11 +90,33 @@ pub fn route_changes(
     .collect()
 }
 
-/// The samples the forecasts start from: for the first [`MAX_ROUTES`] routes recorded, one an
-/// hour (the last report of each hour) over the [`FORECAST_DAYS`] before `now_ms`, then one per
-/// [`crate::forecast::MIN_GAP`] over the last hour, read from the change points.
-pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Series> {
-    let from = now_ms - FORECAST_DAYS * DAY_MS;
+/// The samples of `routes` (in their order) by slug, leaving out the routes with none.
+pub fn by_slug(routes: Vec<(i64, String)>, samples: Vec<Vec<Sample>>) -> Series {
+    routes
+        .into_iter()
+        .zip(samples)
+        .filter(|(_, samples)| !samples.is_empty())
+        .map(|((_, slug), samples)| (slug, samples))
+        .collect()
+}
+
+/// The first [`MAX_ROUTES`] routes recorded: id and slug, ids ascending.
+pub fn first_routes(conn: &Connection) -> rusqlite::Result<Vec<(i64, String)>> {
+    let mut routes = conn.prepare_cached("SELECT id, slug FROM routes ORDER BY id LIMIT ?1")?;
+    routes
+        .query_map([MAX_ROUTES as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect()
+}
+
+/// The forecasts' samples of `routes` from `from` to `now_ms` as the change points give them:
+/// the instants (the last report of each hour, then of each gap in the last hour) and each
+/// route's samples at them, in the order of `routes`.
+pub fn changes_series(
+    conn: &Connection,
+    routes: &[(i64, String)],
+    from: i64,
+    now_ms: i64,
+) -> rusqlite::Result<(Vec<i64>, Vec<Vec<Sample>>)> {
     let gap = i64::try_from(crate::forecast::MIN_GAP.as_millis()).unwrap_or(30_000);
     let mut instants: Vec<i64> = Vec::new();
     {
@@ -111,29 +133,24 @@ pub fn forecast_series(conn: &Connection, now_ms: i64) -> rusqlite::Result<Serie
             instants.push(at?);
         }
     }
-    let mut series = Series::new();
     let Some(&first) = instants.first() else {
-        return Ok(series);
+        return Ok((instants, vec![Vec::new(); routes.len()]));
     };
-    let mut routes = conn.prepare_cached("SELECT id, slug FROM routes ORDER BY id LIMIT ?1")?;
-    let routes = routes
-        .query_map([MAX_ROUTES as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<Vec<(i64, String)>>>()?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
-    for (id, slug) in routes {
+    let mut samples = Vec::with_capacity(routes.len());
+    for (id, _) in routes {
         let changes: Vec<(i64, Option<(i64, i64)>)> =
-            changes_of(&mut by_route, id, (first, now_ms))?
+            changes_of(&mut by_route, *id, (first, now_ms))?
                 .into_iter()
                 .map(|(at_ms, [sold, total, _, _])| (at_ms, sold.zip(total)))
                 .collect();
-        let samples: Vec<Sample> = values_at(&changes, &instants)
-            .map(|(at_ms, (sold, total))| Sample { at_ms, sold, total })
-            .collect();
-        if !samples.is_empty() {
-            series.insert(slug, samples);
-        }
+        samples.push(
+            values_at(&changes, &instants)
+                .map(|(at_ms, (sold, total))| Sample { at_ms, sold, total })
+                .collect(),
+        );
     }
-    Ok(series)
+    Ok((instants, samples))
 }
 
 /// A row's four figures as stored: minutes sold and total, ports sold and total, each `None`

@@ -10,7 +10,7 @@
 //! is dropped rather than memory grown. When a write fails (a full disk, a file removed), the
 //! face gets one warning line, the figures go on from memory, and the next report is tried
 //! again; when one succeeds again, one more line says so. On start the thread reads the
-//! forecasts' samples back ([`super::read::forecast_series`]) for the face to seed its store:
+//! forecasts' samples back ([`super::frames::forecast_series`]) for the face to seed its store:
 //! at once when the file is there (up to its newest report, while the face fetches its first
 //! figures), so a dashboard shows its forecasts with its first figures rather than a poll later.
 
@@ -24,7 +24,7 @@ use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::Series;
 use crate::store::Store;
 
-use super::{History, Writer, read};
+use super::{History, Writer, frames, read};
 
 /// Reports waiting to be written, at most.
 pub const QUEUE: usize = 16;
@@ -186,7 +186,7 @@ impl Shared {
             .flatten()
             .map(|(_, newest)| newest);
         let seeded = newest.is_some_and(|newest| {
-            self.seed(read::forecast_series(w.conn(), newest).unwrap_or_default());
+            self.seed(frames::forecast_series(w.conn(), newest).unwrap_or_default());
             true
         });
         (Some(w), seeded)
@@ -231,7 +231,7 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
         if !is_seeded {
             // Before this report is written, so the seed is the past only.
             is_seeded = true;
-            sides.seed(read::forecast_series(w.conn(), now_ms).unwrap_or_default());
+            sides.seed(frames::forecast_series(w.conn(), now_ms).unwrap_or_default());
         }
         let result = match &job {
             Job::Capacity(r) => w.capacity(r),

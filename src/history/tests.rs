@@ -315,12 +315,12 @@ fn the_recorder_says_once_that_it_cannot_record_and_the_face_goes_on() {
 #[test]
 fn a_file_of_another_schema_version_is_moved_aside_and_refused_read_only() {
     let (_dir, h, w) = one_report_written();
-    w.conn().pragma_update(None, "user_version", 1).unwrap();
+    w.conn().pragma_update(None, "user_version", 2).unwrap();
     drop(w);
     assert!(h.reader().is_err(), "read-only: refused");
     let (mut w, warning) = h.writer().unwrap();
     let warning = warning.unwrap();
-    assert!(warning.contains("another schema version (1)"), "{warning}");
+    assert!(warning.contains("another schema version (2)"), "{warning}");
     let version: i32 = w
         .conn()
         .pragma_query_value(None, "user_version", |r| r.get(0))
@@ -359,7 +359,7 @@ fn every_read_gives_back_the_figures_of_each_report() {
             "at minute {m}"
         );
     }
-    let series = read::forecast_series(conn, t(24 * 60).timestamp_millis()).unwrap();
+    let series = frames::forecast_series(conn, t(24 * 60).timestamp_millis()).unwrap();
     let a: Vec<i64> = series["a"].iter().map(|s| s.sold).collect();
     assert_eq!(a, (0..25).map(|m| 10 * m).collect::<Vec<_>>());
     assert_eq!(series["b"].len(), 20);
@@ -563,40 +563,4 @@ fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh
         Some((t(600).timestamp_millis(), newest)),
         "every report after the damage is recorded in the fresh file"
     );
-}
-
-#[test]
-fn the_forecasts_read_hourly_samples_then_every_half_minute_over_the_last_hour() {
-    let (_dir, _h, mut w) = a_writer();
-    // Five hours of a report every 20 s: `a` sells every report, `b` every ten and leaves after
-    // three hours, `c` comes at the second hour with its capacity raised at the fourth.
-    for i in 0..5 * 180 {
-        let mut routes = vec![("a", i, 100_000)];
-        if i < 3 * 180 {
-            routes.push(("b", i / 10, 5_000));
-        }
-        if i >= 180 {
-            routes.push(("c", 2 * i, if i < 4 * 180 { 9_000 } else { 12_000 }));
-        }
-        let routes = routes
-            .iter()
-            .map(|(slug, sold, total)| route(slug, slug, "+1", *total, *sold, 10, 1))
-            .collect();
-        let mut r = report(t(i * 20), &[]);
-        r.routes = routes;
-        w.capacity(&r).unwrap();
-    }
-    let series = read::forecast_series(w.conn(), t(5 * 3600).timestamp_millis()).unwrap();
-    // The last of each of four hours, then one every 30 s over the last hour.
-    assert!(
-        (120..=125).contains(&series["a"].len()),
-        "{}",
-        series["a"].len()
-    );
-    assert_eq!(
-        series["b"].last().unwrap().sold,
-        53,
-        "b's last before it left"
-    );
-    assert_eq!(series["c"].last().unwrap().total, 12_000);
 }

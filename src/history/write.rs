@@ -29,7 +29,9 @@ use std::collections::hash_map::Entry;
 
 use rusqlite::{Connection, ErrorCode, params};
 
+use super::frames;
 use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::forecast::MAX_ROUTES;
 use crate::forecast::hourly::HOUR_MS;
 use crate::text::fit;
 
@@ -358,6 +360,12 @@ impl Writer {
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
+        let mut first: Vec<_> = self.routes.values().map(|k| (k.id, k.last)).collect();
+        first.sort_unstable_by_key(|(id, _)| *id);
+        let entries = first.into_iter().take(MAX_ROUTES);
+        let entries =
+            entries.filter_map(|(id, last)| last.map(|[sold, total, ..]| (id, sold, total)));
+        frames::write(&self.conn, at_ms, entries)?;
         drop(sample);
         if self.as_it_goes {
             self.compact(at_ms)?;
