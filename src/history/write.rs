@@ -25,12 +25,11 @@
 pub mod thinning;
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 
 use rusqlite::{Connection, ErrorCode, params};
 
 use super::frames;
-use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 use crate::forecast::MAX_ROUTES;
 use crate::forecast::hourly::HOUR_MS;
 use crate::text::fit;
@@ -84,13 +83,62 @@ struct Known {
     seen: u64,
 }
 
+/// Every route the file knows.
+#[derive(Debug, Default)]
+struct Routes {
+    /// In id order (the order the reports first listed them).
+    list: Vec<Known>,
+    /// Where each route is in `list`, by slug.
+    by_slug: HashMap<String, usize>,
+}
+
+impl Routes {
+    /// What is known of `route`: made (a row of `routes`) when it is new, its name and dial code
+    /// brought up to date when they changed.
+    fn of(&mut self, conn: &Connection, route: &RouteCapacity) -> rusqlite::Result<&mut Known> {
+        let at = match self.by_slug.get(&*route.route) {
+            Some(&at) => at,
+            None => {
+                let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
+                conn.prepare_cached(
+                    "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![route.route, name, dial_code])?;
+                self.list.push(Known {
+                    id: conn.last_insert_rowid(),
+                    name,
+                    dial_code,
+                    last: None,
+                    seen: 0,
+                });
+                self.by_slug
+                    .insert(route.route.to_string(), self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        let known = self
+            .list
+            .get_mut(at)
+            .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+        // The usual poll's texts are the stored ones as they are: nothing to sanitize.
+        if *known.name != *route.name || *known.dial_code != *route.dial_code {
+            let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
+            if known.name != name || known.dial_code != dial_code {
+                conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
+                    .execute(params![known.id, name, dial_code])?;
+                (known.name, known.dial_code) = (name, dial_code);
+            }
+        }
+        Ok(known)
+    }
+}
+
 /// The writing end of one history file.
 #[derive(Debug)]
 pub struct Writer {
     conn: Connection,
     keep_days: u32,
-    /// Every route the file knows, by slug.
-    routes: HashMap<String, Known>,
+    routes: Routes,
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
     data_version: i64,
     reports: u64,
@@ -114,7 +162,7 @@ impl Writer {
         Writer {
             conn,
             keep_days: keep_days.max(1),
-            routes: HashMap::new(),
+            routes: Routes::default(),
             data_version: -1,
             reports: 0,
             next_compact_ms: None,
@@ -263,12 +311,13 @@ impl Writer {
 
     /// Reads every route and its last row.
     fn load(&mut self) -> rusqlite::Result<()> {
-        self.routes.clear();
+        self.routes = Routes::default();
         let mut stmt = self.conn.prepare(
             "SELECT r.id, r.slug, r.name, r.dial_code,
                     l.minutes_sold, l.minutes_total, l.ports_sold, l.ports_total
              FROM routes r LEFT JOIN route_samples l ON l.route = r.id
-               AND l.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)",
+               AND l.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)
+             ORDER BY r.id",
         )?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
@@ -279,7 +328,10 @@ impl Writer {
                 last: super::read::figures_of(row, 4)?,
                 seen: 0,
             };
-            self.routes.insert(row.get(1)?, known);
+            self.routes
+                .by_slug
+                .insert(row.get(1)?, self.routes.list.len());
+            self.routes.list.push(known);
         }
         self.loaded = true;
         Ok(())
@@ -303,35 +355,7 @@ impl Writer {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
             }
-            let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
-            let memo = match self.routes.entry(route.route.to_string()) {
-                Entry::Occupied(known) => {
-                    let known = known.into_mut();
-                    if known.name != name || known.dial_code != dial_code {
-                        self.conn
-                            .prepare_cached(
-                                "UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1",
-                            )?
-                            .execute(params![known.id, name, dial_code])?;
-                        (known.name, known.dial_code) = (name, dial_code);
-                    }
-                    known
-                }
-                Entry::Vacant(new) => {
-                    self.conn
-                        .prepare_cached(
-                            "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
-                        )?
-                        .execute(params![route.route, name, dial_code])?;
-                    new.insert(Known {
-                        id: self.conn.last_insert_rowid(),
-                        name,
-                        dial_code,
-                        last: None,
-                        seen: 0,
-                    })
-                }
-            };
+            let memo = self.routes.of(&self.conn, route)?;
             if memo.seen == this {
                 continue; // A slug listed twice: the first counts.
             }
@@ -347,7 +371,7 @@ impl Writer {
             }
         }
         // Routes gone from the report: a row of NULLs, so reading back knows they left.
-        for memo in self.routes.values_mut() {
+        for memo in &mut self.routes.list {
             if memo.seen != this && memo.last.is_some() {
                 let none = None::<i64>;
                 let row = params![memo.id, at_ms, none, none, none, none];
@@ -360,11 +384,8 @@ impl Writer {
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
-        let mut first: Vec<_> = self.routes.values().map(|k| (k.id, k.last)).collect();
-        first.sort_unstable_by_key(|(id, _)| *id);
-        let entries = first.into_iter().take(MAX_ROUTES);
-        let entries =
-            entries.filter_map(|(id, last)| last.map(|[sold, total, ..]| (id, sold, total)));
+        let entries = self.routes.list.iter().take(MAX_ROUTES);
+        let entries = entries.filter_map(|k| k.last.map(|[sold, total, ..]| (k.id, sold, total)));
         frames::write(&self.conn, at_ms, entries)?;
         drop(sample);
         if self.as_it_goes {
