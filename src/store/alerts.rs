@@ -181,11 +181,13 @@ impl Watcher {
         }
         // Forecast to sell out within the horizon.
         let soon = |r: &RouteCapacity| {
-            let at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
-            self.within.zip(at).is_some_and(|(within, at)| {
-                (at - report.generated_at)
-                    .to_std()
-                    .is_ok_and(|left| left <= within)
+            self.within.is_some_and(|within| {
+                let at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
+                at.is_some_and(|at| {
+                    (at - report.generated_at)
+                        .to_std()
+                        .is_ok_and(|left| left <= within)
+                })
             })
         };
         for ((_, state), r) in states.iter_mut().zip(&report.routes) {
