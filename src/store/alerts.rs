@@ -141,9 +141,7 @@ impl Watcher {
             within: sells_out_within_hours
                 .filter(|h| h.is_finite() && *h > 0.0)
                 .map(|h| Duration::from_secs_f64(h.min(8784.0) * 3600.0)),
-            routes: None,
-            service_up: None,
-            down_reason: String::new(),
+            ..Watcher::default()
         }
     }
 
