@@ -117,8 +117,9 @@ impl Recorder {
         }
     }
 
-    /// Queues the store's latest reports when they are not the ones queued last, and hands the store this recorder's warnings and, once, the forecasts'
-    /// samples read back (then it returns `true`).
+    /// Queues the store's latest reports when they are not the ones queued last, and hands the
+    /// store this recorder's warnings and, once, the forecasts' samples read back (then it
+    /// returns `true`).
     pub fn sync(&self, store: &mut Store) -> bool {
         let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(r) = store.capacity().report()
@@ -163,6 +164,10 @@ impl Shared {
         self.told.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn warn(&self, text: String) {
+        self.lock().warnings.push(text);
+    }
+
     fn seed(&self, series: Series) {
         self.lock().seed = Some(series);
         self.seeded.notify_one();
@@ -178,9 +183,9 @@ impl Shared {
         let Ok((w, warning)) = history.writer() else {
             return (None, false);
         };
-        self.lock()
-            .warnings
-            .extend(warning.map(|w| format!("history: {w}")));
+        if let Some(w) = warning {
+            self.warn(format!("history: {w}"));
+        }
         let newest = read::span(w.conn())
             .ok()
             .flatten()
@@ -200,15 +205,14 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
         if writer.is_none() {
             match history.writer() {
                 Ok((w, warning)) => {
-                    sides
-                        .lock()
-                        .warnings
-                        .extend(warning.map(|w| format!("history: {w}")));
+                    if let Some(w) = warning {
+                        sides.warn(format!("history: {w}"));
+                    }
                     writer = Some(w);
                 }
                 Err(e) => {
                     if !failing {
-                        sides.lock().warnings.push(format!(
+                        sides.warn(format!(
                             "history: not recording ({}); the figures go on",
                             crate::text::fit(&e.to_string(), 160)
                         ));
@@ -240,10 +244,7 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
         match result {
             Ok(_) => {
                 if failing {
-                    sides
-                        .lock()
-                        .warnings
-                        .push("history: recording again".to_owned());
+                    sides.warn("history: recording again".to_owned());
                     failing = false;
                 }
             }
@@ -264,7 +265,7 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
                     } else {
                         crate::text::fit(&e.to_string(), 160)
                     };
-                    sides.lock().warnings.push(format!(
+                    sides.warn(format!(
                         "history: a report was not recorded ({why}); the figures go on, and \
                          recording resumes when it can"
                     ));
