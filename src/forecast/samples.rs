@@ -147,10 +147,7 @@ fn lists_the_same_routes(series: &Series, routes: &[(&str, i64, i64)]) -> bool {
     {
         return false;
     }
-    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
-        routes.len(),
-        foldhash::fast::RandomState::default(),
-    );
+    let mut seen = std::collections::HashSet::with_capacity(routes.len());
     routes.iter().all(|(slug, _, _)| seen.insert(*slug))
 }
 

@@ -27,7 +27,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::HistoryError;
 
@@ -93,6 +93,8 @@ CREATE TABLE IF NOT EXISTS utilization (
     paused_ports INTEGER,
     provisioning_ports INTEGER
 );
+-- The forecasts' samples kept ready to read (see frames.rs).
+CREATE TABLE IF NOT EXISTS forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
 ";
 
 /// An open history file, and the warning to show if it had to be started afresh.
@@ -109,51 +111,48 @@ pub struct Opened {
 /// afresh, with a warning; a file or directory others could write is refused.
 pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir(dir).map_err(|source| HistoryError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    create_private_dir(dir).map_err(io_at(dir))?;
     check_private(dir)?;
     // Create the file ourselves, so it is born 0600 (SQLite gives its -wal and -shm files the
     // database's mode).
-    crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
+    crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
+    check_private(path)?;
+    let why = match try_open(path, origin) {
+        Ok(conn) => {
+            return Ok(Opened {
+                conn,
+                warning: None,
+            });
+        }
+        Err(Refused::Io(e)) => return Err(e),
+        Err(Refused::NotOurs(why)) => why,
+    };
+    let aside = move_aside(path).map_err(io_at(path))?;
+    crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
+    let conn = try_open(path, origin).map_err(|e| match e {
+        Refused::Io(e) => e,
+        Refused::NotOurs(why) => HistoryError::NotOurs {
+            path: path.to_path_buf(),
+            why,
+        },
+    })?;
+    let warning = format!(
+        "the history {} was {} and is moved to {}; the history is started afresh",
+        path.display(),
+        crate::text::fit(&why, 100),
+        aside.display()
+    );
+    Ok(Opened {
+        conn,
+        warning: Some(warning),
+    })
+}
+
+/// An I/O error at `path` as the history's error.
+fn io_at(path: &Path) -> impl Fn(io::Error) -> HistoryError + '_ {
+    move |source| HistoryError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    check_private(path)?;
-    match try_open(path, origin) {
-        Ok(conn) => Ok(Opened {
-            conn,
-            warning: None,
-        }),
-        Err(Refused::Io(e)) => Err(e),
-        Err(Refused::NotOurs(why)) => {
-            let aside = move_aside(path).map_err(|source| HistoryError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            crate::poll::shared::open_private_file(path).map_err(|source| HistoryError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            let conn = try_open(path, origin).map_err(|e| match e {
-                Refused::Io(e) => e,
-                Refused::NotOurs(why) => HistoryError::NotOurs {
-                    path: path.to_path_buf(),
-                    why,
-                },
-            })?;
-            let warning = format!(
-                "the history {} was {} and is moved to {}; the history is started afresh",
-                path.display(),
-                crate::text::fit(&why, 100),
-                aside.display()
-            );
-            Ok(Opened {
-                conn,
-                warning: Some(warning),
-            })
-        }
     }
 }
 
@@ -225,9 +224,6 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
     Ok(conn)
 }
 
-/// The forecast frames' table ([`super::frames`]).
-pub const FRAMES_TABLE: &str = "CREATE TABLE IF NOT EXISTS forecast_frames (
-    at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL)";
 /// The `meta` key of the instant before which the frames are thinned ([`super::frames::write`]):
 /// where the next writer's thinning starts.
 pub const FRAMES_THINNED_KEY: &str = "frames_thinned_from_ms";
@@ -249,32 +245,16 @@ pub fn set_meta_ms(conn: &Connection, key: &str, at_ms: i64) -> rusqlite::Result
         .map(drop)
 }
 
-/// Runs `work` in an immediate transaction: committed when it succeeds, rolled back when not.
-pub fn in_immediate(
-    conn: &Connection,
-    work: impl FnOnce() -> rusqlite::Result<()>,
-) -> rusqlite::Result<()> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    match work() {
-        Ok(()) => conn.execute_batch("COMMIT"),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
-}
-
 fn create_schema(conn: &Connection, origin: &str) -> rusqlite::Result<()> {
-    in_immediate(conn, || {
-        conn.execute_batch(SCHEMA)?;
-        conn.execute_batch(FRAMES_TABLE)?;
-        conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
-            [origin],
-        )?;
-        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
-    })
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    tx.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', ?1)",
+        [origin],
+    )?;
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.commit()
 }
 
 /// `None` when the file is empty or a captop history of `origin`, else why it is not.
@@ -358,10 +338,7 @@ fn check_private(path: &Path) -> Result<(), HistoryError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let meta = fs::metadata(path).map_err(|source| HistoryError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let meta = fs::metadata(path).map_err(io_at(path))?;
         let ours = fs::metadata("/proc/self").map_or(true, |me| me.uid() == meta.uid());
         if !ours || meta.mode() & 0o022 != 0 {
             return Err(HistoryError::Unsafe {

@@ -100,9 +100,6 @@ pub enum HistoryError {
     /// The relay's history could not be fetched.
     #[error(transparent)]
     Relay(crate::api::client::relay::RelayAnswer),
-    /// The thread that opens the file for a one-shot run stopped before it handed it over.
-    #[error("it could not be opened (the thread opening it stopped)")]
-    Unopened,
     /// The blocking task reading the file did not finish (it panicked or was cancelled).
     #[error("reading the history: {0}")]
     Task(#[from] tokio::task::JoinError),

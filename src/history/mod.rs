@@ -19,7 +19,6 @@ pub mod db;
 pub mod error;
 pub mod export;
 pub mod frames;
-mod memo;
 pub mod past;
 pub mod prometheus;
 pub mod read;

@@ -363,15 +363,10 @@ pub fn each_report(
     to_ms: i64,
     mut each: impl FnMut(i64, &[(&str, &str, &str, [i64; 4])]) -> std::io::Result<()>,
 ) -> Result<usize, super::HistoryError> {
-    let mut names: HashMap<i64, (String, String, String)> = HashMap::new();
-    {
-        let mut stmt = conn.prepare("SELECT id, slug, name, dial_code FROM routes")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?))))?;
-        for row in rows {
-            let (id, names_of) = row?;
-            names.insert(id, names_of);
-        }
-    }
+    let names: HashMap<i64, (String, String, String)> = conn
+        .prepare("SELECT id, slug, name, dial_code FROM routes")?
+        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?))))?
+        .collect::<rusqlite::Result<_>>()?;
     let instants = reports_between(conn, from_ms, to_ms)?;
     let Some(&first) = instants.first() else {
         return Ok(0);
@@ -383,28 +378,21 @@ pub fn each_report(
            (SELECT max(at_ms) FROM route_samples WHERE route = s.route AND at_ms <= ?1), ?1)
          ORDER BY at_ms, route",
     )?;
-    let mut changes = stmt.query(params![first, to_ms])?;
+    let mut changes = stmt
+        .query_map(params![first, to_ms], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, figures_of(r, 2)?))
+        })?
+        .peekable();
     let mut current: std::collections::BTreeMap<i64, [i64; 4]> = Default::default();
-    let mut pending: Option<(i64, i64, Option<[i64; 4]>)> = None;
     let mut reports = 0;
     for at in instants {
-        loop {
-            if pending.is_none() {
-                pending = match changes.next()? {
-                    Some(r) => Some((r.get(0)?, r.get(1)?, figures_of(r, 2)?)),
-                    None => None,
-                };
-            }
-            match pending {
-                Some((route, t, figures)) if t <= at => {
-                    match figures {
-                        Some(f) => current.insert(route, f),
-                        None => current.remove(&route),
-                    };
-                    pending = None;
-                }
-                _ => break,
-            }
+        // The changes up to this report (an error is taken, to be returned).
+        let due = |c: &rusqlite::Result<(i64, i64, _)>| c.as_ref().map_or(true, |c| c.1 <= at);
+        while let Some((route, _, figures)) = changes.next_if(due).transpose()? {
+            match figures {
+                Some(f) => current.insert(route, f),
+                None => current.remove(&route),
+            };
         }
         let rows: Vec<(&str, &str, &str, [i64; 4])> = current
             .iter()

@@ -15,14 +15,14 @@
 //! figures), so a dashboard shows its forecasts with its first figures rather than a poll later.
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 
 use tokio::sync::Notify;
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::forecast::Series;
-use crate::store::{Store, Unrecorded};
+use crate::store::Store;
 
 use super::{History, Writer, frames, read};
 
@@ -36,28 +36,27 @@ enum Job {
 
 /// What the thread tells the face.
 #[derive(Debug, Default)]
-struct Shared {
+struct Told {
     warnings: Vec<String>,
     seed: Option<Series>,
+}
+
+/// What the face and the thread share: what it told, and a bell rung once the seed is there.
+#[derive(Debug, Default)]
+struct Shared {
+    told: Mutex<Told>,
+    seeded: Notify,
 }
 
 /// Writes reports into a [`History`] on a thread of its own.
 #[derive(Debug)]
 pub struct Recorder {
     queue: Option<SyncSender<Job>>,
-    shared: Arc<Mutex<Shared>>,
-    /// Told once, when the seed is there to take.
-    seeded: Arc<Notify>,
+    shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Job {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Job::Capacity(_) => "Capacity",
-            Job::Utilization(_) => "Utilization",
-        })
-    }
+    /// The reports [`Recorder::sync`] queued last (weak: kept only to be told apart, their
+    /// place never reused while held).
+    sent: Mutex<(Weak<CapacityReport>, Weak<UtilizationReport>)>,
 }
 
 impl Recorder {
@@ -65,9 +64,8 @@ impl Recorder {
     /// what it is given.
     pub fn start(history: History) -> Recorder {
         let (queue, jobs) = sync_channel(QUEUE);
-        let shared = Arc::new(Mutex::new(Shared::default()));
-        let seeded = Arc::new(Notify::new());
-        let theirs = (Arc::clone(&shared), Arc::clone(&seeded));
+        let shared = Arc::new(Shared::default());
+        let theirs = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("captop-history".to_owned())
             .spawn(move || run(&history, &jobs, &theirs))
@@ -75,8 +73,8 @@ impl Recorder {
         Recorder {
             queue: Some(queue),
             shared,
-            seeded,
             thread,
+            sent: Mutex::default(),
         }
     }
 
@@ -99,12 +97,12 @@ impl Recorder {
 
     /// The warnings since the last call, each one line.
     pub fn take_warnings(&self) -> Vec<String> {
-        std::mem::take(&mut self.lock().warnings)
+        std::mem::take(&mut self.shared.lock().warnings)
     }
 
     /// The forecasts' samples read back on start, once they are.
     pub fn take_seed(&self) -> Option<Series> {
-        self.lock().seed.take()
+        self.shared.lock().seed.take()
     }
 
     /// The forecasts' samples read back on start, as soon as they are, unless [`Recorder::sync`]
@@ -112,22 +110,29 @@ impl Recorder {
     /// beside its input).
     pub async fn seed(&self) -> Series {
         loop {
-            self.seeded.notified().await;
+            self.shared.seeded.notified().await;
             if let Some(seed) = self.take_seed().filter(|s| !s.is_empty()) {
                 return seed;
             }
         }
     }
 
-    /// Takes the reports the store has not handed out yet ([`Store::take_unrecorded`]) into
-    /// the queue, and hands the store this recorder's warnings and, once, the forecasts'
-    /// samples read back (then it returns `true`).
+    /// Queues the store's latest reports when they are not the ones queued last, and hands the
+    /// store this recorder's warnings and, once, the forecasts' samples read back (then it
+    /// returns `true`).
     pub fn sync(&self, store: &mut Store) -> bool {
-        for report in store.take_unrecorded() {
-            match report {
-                Unrecorded::Capacity(r) => self.capacity(r),
-                Unrecorded::Utilization(r) => self.utilization(r),
-            }
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(r) = store.capacity().report()
+            && !std::ptr::eq(sent.0.as_ptr(), Arc::as_ptr(r))
+        {
+            sent.0 = Arc::downgrade(r);
+            self.capacity(Arc::clone(r));
+        }
+        if let Some(r) = store.utilization().report()
+            && !std::ptr::eq(sent.1.as_ptr(), Arc::as_ptr(r))
+        {
+            sent.1 = Arc::downgrade(r);
+            self.utilization(Arc::clone(r));
         }
         let warnings = self.take_warnings();
         if !warnings.is_empty() {
@@ -152,21 +157,15 @@ impl Recorder {
             let _ = thread.join();
         }
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Told> {
+        self.told.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
 
-/// The thread's side of what it shares with the face.
-struct Sides<'a> {
-    shared: &'a Mutex<Shared>,
-    seeded: &'a Notify,
-}
-
-impl Sides<'_> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    fn warn(&self, text: String) {
+        self.lock().warnings.push(text);
     }
 
     fn seed(&self, series: Series) {
@@ -184,9 +183,9 @@ impl Sides<'_> {
         let Ok((w, warning)) = history.writer() else {
             return (None, false);
         };
-        self.lock()
-            .warnings
-            .extend(warning.map(|w| format!("history: {w}")));
+        if let Some(w) = warning {
+            self.warn(format!("history: {w}"));
+        }
         let newest = read::span(w.conn())
             .ok()
             .flatten()
@@ -199,27 +198,21 @@ impl Sides<'_> {
     }
 }
 
-fn run(
-    history: &History,
-    jobs: &Receiver<Job>,
-    (shared, seeded): &(Arc<Mutex<Shared>>, Arc<Notify>),
-) {
-    let sides = Sides { shared, seeded };
+fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
     let (mut writer, mut is_seeded) = sides.open_early(history);
     let mut failing = false;
     while let Ok(job) = jobs.recv() {
         if writer.is_none() {
             match history.writer() {
                 Ok((w, warning)) => {
-                    sides
-                        .lock()
-                        .warnings
-                        .extend(warning.map(|w| format!("history: {w}")));
+                    if let Some(w) = warning {
+                        sides.warn(format!("history: {w}"));
+                    }
                     writer = Some(w);
                 }
                 Err(e) => {
                     if !failing {
-                        sides.lock().warnings.push(format!(
+                        sides.warn(format!(
                             "history: not recording ({}); the figures go on",
                             crate::text::fit(&e.to_string(), 160)
                         ));
@@ -251,10 +244,7 @@ fn run(
         match result {
             Ok(_) => {
                 if failing {
-                    sides
-                        .lock()
-                        .warnings
-                        .push("history: recording again".to_owned());
+                    sides.warn("history: recording again".to_owned());
                     failing = false;
                 }
             }
@@ -275,7 +265,7 @@ fn run(
                     } else {
                         crate::text::fit(&e.to_string(), 160)
                     };
-                    sides.lock().warnings.push(format!(
+                    sides.warn(format!(
                         "history: a report was not recorded ({why}); the figures go on, and \
                          recording resumes when it can"
                     ));

@@ -57,7 +57,9 @@ fn a_one_shot_run_thins_the_file_once_a_day_not_with_every_report() {
     let h = History::new(dir.path(), "http://a/v1");
     let thinned = |h: &History| -> i64 {
         let conn = h.reader().unwrap().unwrap();
-        write::thinning::thinned_at(&conn).unwrap().unwrap()
+        db::meta_ms(&conn, write::thinning::THINNED_AT_KEY)
+            .unwrap()
+            .unwrap()
     };
     // A cron job every 15 minutes for 23 hours: the first instant, never thinned since.
     for m in (0..23 * 60).step_by(15) {

@@ -24,13 +24,15 @@
 
 pub mod thinning;
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, ErrorCode, params};
 
 use super::frames;
-use super::memo::Memos;
-use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 use crate::forecast::MAX_ROUTES;
 use crate::forecast::hourly::HOUR_MS;
+use crate::text::fit;
 
 /// Rows younger than this keep every report.
 pub const DENSE_MS: i64 = 6 * HOUR_MS;
@@ -67,12 +69,76 @@ pub enum Outcome {
     Busy,
 }
 
+/// What a writer knows of a route between reports.
+#[derive(Debug)]
+struct Known {
+    /// Its row in `routes`.
+    id: i64,
+    /// Its name and dial code as the file holds them (sanitized and cut).
+    name: String,
+    dial_code: String,
+    /// `None`: not in the last report recorded (or never given figures).
+    last: Option<[i64; 4]>,
+    /// The report (by count) that last listed it.
+    seen: u64,
+}
+
+/// Every route the file knows.
+#[derive(Debug, Default)]
+struct Routes {
+    /// In id order (the order the reports first listed them).
+    list: Vec<Known>,
+    /// Where each route is in `list`, by slug.
+    by_slug: HashMap<String, usize>,
+}
+
+impl Routes {
+    /// What is known of `route`: made (a row of `routes`) when it is new, its name and dial code
+    /// brought up to date when they changed.
+    fn of(&mut self, conn: &Connection, route: &RouteCapacity) -> rusqlite::Result<&mut Known> {
+        let at = match self.by_slug.get(&*route.route) {
+            Some(&at) => at,
+            None => {
+                let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
+                conn.prepare_cached(
+                    "INSERT INTO routes (slug, name, dial_code) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![route.route, name, dial_code])?;
+                self.list.push(Known {
+                    id: conn.last_insert_rowid(),
+                    name,
+                    dial_code,
+                    last: None,
+                    seen: 0,
+                });
+                self.by_slug
+                    .insert(route.route.to_string(), self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        let known = self
+            .list
+            .get_mut(at)
+            .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+        // The usual poll's texts are the stored ones as they are: nothing to sanitize.
+        if *known.name != *route.name || *known.dial_code != *route.dial_code {
+            let (name, dial_code) = (fit(&route.name, 200), fit(&route.dial_code, 40));
+            if known.name != name || known.dial_code != dial_code {
+                conn.prepare_cached("UPDATE routes SET name = ?2, dial_code = ?3 WHERE id = ?1")?
+                    .execute(params![known.id, name, dial_code])?;
+                (known.name, known.dial_code) = (name, dial_code);
+            }
+        }
+        Ok(known)
+    }
+}
+
 /// The writing end of one history file.
 #[derive(Debug)]
 pub struct Writer {
     conn: Connection,
     keep_days: u32,
-    routes: Memos,
+    routes: Routes,
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
     data_version: i64,
     reports: u64,
@@ -91,12 +157,12 @@ pub struct Writer {
 impl Writer {
     /// A writer of `conn`, keeping `keep_days` days.
     pub fn new(conn: Connection, keep_days: u32) -> Writer {
-        // Room for every statement a report runs (about twenty), and those of the memos.
+        // Room for every statement a report runs (about twenty).
         conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
         Writer {
             conn,
             keep_days: keep_days.max(1),
-            routes: Memos::default(),
+            routes: Routes::default(),
             data_version: -1,
             reports: 0,
             next_compact_ms: None,
@@ -140,13 +206,7 @@ impl Writer {
     /// Records a `/capacity` report.
     pub fn capacity(&mut self, report: &CapacityReport) -> rusqlite::Result<Outcome> {
         let at_ms = report.generated_at.timestamp_millis();
-        let outcome = self.in_transaction(|w| w.capacity_rows(report, at_ms));
-        let outcome = match outcome {
-            Ok(Some(rows)) => Outcome::Written { rows },
-            Ok(None) => Outcome::AlreadyRecorded,
-            Err(e) if is_busy(&e) => Outcome::Busy,
-            Err(e) => return Err(e),
-        };
+        let outcome = self.in_transaction(|w| w.capacity_rows(report, at_ms))?;
         if matches!(outcome, Outcome::Written { .. }) {
             self.size_log_for(report.routes.len())?;
             if !self.as_it_goes {
@@ -170,7 +230,7 @@ impl Writer {
     /// Records a `/utilization` report.
     pub fn utilization(&mut self, report: &UtilizationReport) -> rusqlite::Result<Outcome> {
         let at_ms = report.generated_at.timestamp_millis();
-        let outcome = self.in_transaction(|w| {
+        self.in_transaction(|w| {
             let newest: Option<i64> =
                 w.one("SELECT max(at_ms) FROM utilization", [], |row| row.get(0))?;
             if newest.is_some_and(|n| at_ms <= n) {
@@ -197,7 +257,18 @@ impl Writer {
                 ],
             )?;
             Ok(Some(1))
-        });
+        })
+    }
+
+    /// Runs `write` (the rows it wrote, `None` when a report as new is recorded already) in an
+    /// immediate transaction, after reading again what another process wrote; rolls back (and
+    /// forgets what it remembers) when it fails. A file another captop held too long is
+    /// [`Outcome::Busy`].
+    fn in_transaction(
+        &mut self,
+        write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<usize>>,
+    ) -> rusqlite::Result<Outcome> {
+        let outcome = self.transaction(write);
         match outcome {
             Ok(Some(rows)) => Ok(Outcome::Written { rows }),
             Ok(None) => Ok(Outcome::AlreadyRecorded),
@@ -206,12 +277,10 @@ impl Writer {
         }
     }
 
-    /// Runs `write` in an immediate transaction, after reading again what another process
-    /// wrote; rolls back (and forgets what it remembers) when it fails.
-    fn in_transaction<T>(
+    fn transaction(
         &mut self,
-        write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<T>>,
-    ) -> rusqlite::Result<Option<T>> {
+        write: impl FnOnce(&mut Writer) -> rusqlite::Result<Option<usize>>,
+    ) -> rusqlite::Result<Option<usize>> {
         self.run("BEGIN IMMEDIATE", [])?;
         let done = (|| {
             let version: i64 = self.one("PRAGMA data_version", [], |row| row.get(0))?;
@@ -237,27 +306,12 @@ impl Writer {
     /// Reads every route and its last figures now, ahead of the first report (a one-shot run
     /// does it while its reports are fetched); read again if another process writes before.
     pub fn load_routes(&mut self) -> rusqlite::Result<()> {
-        self.run("BEGIN", [])?;
-        let loaded = self
-            .load()
-            .and_then(|()| self.one("PRAGMA data_version", [], |row| row.get(0)));
-        match loaded {
-            Ok(version) => {
-                self.run("COMMIT", [])?;
-                self.data_version = version;
-                Ok(())
-            }
-            Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK");
-                self.loaded = false;
-                Err(e)
-            }
-        }
+        self.transaction(|_| Ok(None)).map(drop)
     }
 
     /// Reads every route and its last row.
     fn load(&mut self) -> rusqlite::Result<()> {
-        self.routes.clear();
+        self.routes = Routes::default();
         let mut stmt = self.conn.prepare(
             "SELECT r.id, r.slug, r.name, r.dial_code,
                     l.minutes_sold, l.minutes_total, l.ports_sold, l.ports_total
@@ -267,13 +321,17 @@ impl Writer {
         )?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            let last = super::read::figures_of(row, 4)?;
-            // Read in place: the memo's shared slug is the one copy made, and of the name and
-            // dial code only a hash is kept.
-            let bytes = |i: usize| row.get_ref(i)?.as_bytes().map_err(rusqlite::Error::from);
-            let slug = row.get_ref(1)?.as_str()?;
-            let texts = super::memo::stored_texts(bytes(2)?, bytes(3)?);
-            self.routes.load(row.get(0)?, slug, texts, last);
+            let known = Known {
+                id: row.get(0)?,
+                name: row.get(2)?,
+                dial_code: row.get(3)?,
+                last: super::read::figures_of(row, 4)?,
+                seen: 0,
+            };
+            self.routes
+                .by_slug
+                .insert(row.get(1)?, self.routes.list.len());
+            self.routes.list.push(known);
         }
         self.loaded = true;
         Ok(())
@@ -293,11 +351,11 @@ impl Writer {
         let this = self.reports;
         let mut written = 0;
         let mut sample = self.conn.prepare_cached(WRITE_SAMPLE)?;
-        for (place, route) in report.routes.iter().enumerate() {
+        for route in &report.routes {
             if route.route.len() > MAX_SLUG_BYTES {
                 continue;
             }
-            let memo = self.routes.of(&self.conn, place, route)?;
+            let memo = self.routes.of(&self.conn, route)?;
             if memo.seen == this {
                 continue; // A slug listed twice: the first counts.
             }
@@ -313,7 +371,7 @@ impl Writer {
             }
         }
         // Routes gone from the report: a row of NULLs, so reading back knows they left.
-        for memo in self.routes.iter_mut() {
+        for memo in &mut self.routes.list {
             if memo.seen != this && memo.last.is_some() {
                 let none = None::<i64>;
                 let row = params![memo.id, at_ms, none, none, none, none];
@@ -326,10 +384,8 @@ impl Writer {
             "INSERT INTO polls VALUES (?1, ?2)",
             params![at_ms, report.routes.len() as i64],
         )?;
-        let entries = self
-            .routes
-            .first(MAX_ROUTES)
-            .filter_map(|memo| memo.last.map(|[sold, total, ..]| (memo.id, sold, total)));
+        let entries = self.routes.list.iter().take(MAX_ROUTES);
+        let entries = entries.filter_map(|k| k.last.map(|[sold, total, ..]| (k.id, sold, total)));
         frames::write(&self.conn, at_ms, entries)?;
         drop(sample);
         if self.as_it_goes {
@@ -344,7 +400,7 @@ impl Writer {
         let next = match self.next_compact_ms {
             Some(next) => next,
             // Kept in the file, so a `--once` every few minutes does not thin on every run.
-            None => match self.compacted_at()? {
+            None => match super::db::meta_ms(&self.conn, thinning::THINNED_AT_KEY)? {
                 Some(last) => last + ONE_SHOT_COMPACT_EVERY_MS,
                 None => now_ms,
             },
@@ -354,26 +410,8 @@ impl Writer {
             return Ok(());
         }
         self.next_compact_ms = Some(now_ms + ONE_SHOT_COMPACT_EVERY_MS);
-        let outcome = self.in_transaction(|w| w.compact(now_ms).map(Some));
-        match outcome {
-            Err(e) if is_busy(&e) => Ok(()),
-            other => other.map(drop),
-        }
-    }
-
-    /// When the rows were last thinned, as the file says.
-    fn compacted_at(&self) -> rusqlite::Result<Option<i64>> {
-        self.meta_ms(thinning::THINNED_AT_KEY)
-    }
-
-    /// An instant the file keeps in `meta` under `key` ([`super::db::meta_ms`]).
-    fn meta_ms(&self, key: &str) -> rusqlite::Result<Option<i64>> {
-        super::db::meta_ms(&self.conn, key)
-    }
-
-    /// Keeps the instant `at_ms` in `meta` under `key`.
-    fn set_meta_ms(&self, key: &str, at_ms: i64) -> rusqlite::Result<()> {
-        super::db::set_meta_ms(&self.conn, key, at_ms)
+        self.in_transaction(|w| w.compact(now_ms).map(|()| Some(0)))
+            .map(drop)
     }
 
     /// Runs `sql` through the connection's cache of prepared statements: a running face writes

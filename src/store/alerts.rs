@@ -13,7 +13,7 @@
 //! relay keeps its alerts from those (they fire, stay and resolve), where the dashboard acts
 //! on the rises alone; both read one detector, so they never disagree on what a route is.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -141,9 +141,7 @@ impl Watcher {
             within: sells_out_within_hours
                 .filter(|h| h.is_finite() && *h > 0.0)
                 .map(|h| Duration::from_secs_f64(h.min(8784.0) * 3600.0)),
-            routes: None,
-            service_up: None,
-            down_reason: String::new(),
+            ..Watcher::default()
         }
     }
 
@@ -179,21 +177,16 @@ impl Watcher {
                 })
                 .collect();
         }
-        // The few routes forecast to sell out within the horizon, found among the forecasts
-        // (a thousand at most) rather than each of 10,000 routes looked up in their map.
-        let soon: HashSet<&str> = match self.within {
-            Some(within) => forecasts
-                .iter()
-                .filter(|(_, f)| {
-                    f.sells_out_at.is_some_and(|at| {
-                        (at - report.generated_at)
-                            .to_std()
-                            .is_ok_and(|left| left <= within)
-                    })
+        // Forecast to sell out within the horizon.
+        let soon = |r: &RouteCapacity| {
+            self.within.is_some_and(|within| {
+                let at = forecasts.get(&*r.route).and_then(|f| f.sells_out_at);
+                at.is_some_and(|at| {
+                    (at - report.generated_at)
+                        .to_std()
+                        .is_ok_and(|left| left <= within)
                 })
-                .map(|(slug, _)| slug.as_str())
-                .collect(),
-            None => HashSet::new(),
+            })
         };
         for ((_, state), r) in states.iter_mut().zip(&report.routes) {
             let before = *state;
@@ -201,7 +194,7 @@ impl Watcher {
             let now = RouteState {
                 level: self.thresholds.level(r.filled_pct as f64),
                 sold_out: super::rows::is_sold_out(r),
-                soon: soon.contains(&*r.route),
+                soon: soon(r),
             };
             *state = now;
             if baseline || now == before {

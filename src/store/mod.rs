@@ -41,9 +41,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::api::ApiError;
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate;
+use crate::api::{ApiError, Endpoint};
 use crate::forecast::{FitJob, FitResult};
 use crate::format::{Precision, age, duration, thousands};
 use crate::poll::{PollEvent, ScheduleStatus};
@@ -64,33 +64,8 @@ pub const HIGHLIGHT_FOR: Duration = Duration::from_secs(60);
 /// How long a warning of the poller counts as current while polls succeed.
 pub const WARNING_FOR: Duration = Duration::from_secs(30);
 
-/// Which endpoint a result is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Which {
-    Capacity,
-    Utilization,
-}
-
-impl Which {
-    fn path(self) -> &'static str {
-        match self {
-            Which::Capacity => "/capacity",
-            Which::Utilization => "/utilization",
-        }
-    }
-}
-
 /// Most alerts kept until they are taken; older ones are dropped first.
 const MAX_PENDING_ALERTS: usize = 1000;
-
-/// A report not yet handed to the history (see [`Store::take_unrecorded`]).
-#[derive(Debug, Clone)]
-pub enum Unrecorded {
-    /// A `/capacity` report, routes included.
-    Capacity(Arc<CapacityReport>),
-    /// A `/utilization` report.
-    Utilization(Arc<UtilizationReport>),
-}
 
 /// What one [`Store::apply`] changed, for the face that fed it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -114,9 +89,6 @@ pub struct Store {
     ledger: Ledger,
     watcher: alerts::Watcher,
     alerts: Vec<ActionEvent>,
-    /// Whether the latest `/capacity` and `/utilization` reports are still to be handed to
-    /// the history ([`Store::take_unrecorded`]).
-    unrecorded: (bool, bool),
     /// The rules of the spec the latest `/capacity` and `/utilization` reports break.
     broken_rules: (Vec<validate::Warning>, Vec<validate::Warning>),
     /// The sequence of the pairs given to [`Store::apply_pair`].
@@ -224,7 +196,7 @@ impl Store {
                 received_at,
                 result,
             } => {
-                self.ledger.count(crate::api::Endpoint::Capacity, &result);
+                self.ledger.count(Endpoint::Capacity, &result);
                 if !self.capacity.accept(seq) {
                     return applied;
                 }
@@ -234,7 +206,7 @@ impl Store {
                         self.apply_capacity(report, received_at, now);
                         applied.rows_changed = true;
                     }
-                    Err(error) => self.fail(Which::Capacity, error, received_at),
+                    Err(error) => self.fail(Endpoint::Capacity, error, received_at),
                 }
             }
             PollEvent::Utilization {
@@ -242,8 +214,7 @@ impl Store {
                 received_at,
                 result,
             } => {
-                self.ledger
-                    .count(crate::api::Endpoint::Utilization, &result);
+                self.ledger.count(Endpoint::Utilization, &result);
                 if !self.utilization.accept(seq) {
                     return applied;
                 }
@@ -252,11 +223,11 @@ impl Store {
                 applied.utilization_changed = result.is_ok();
                 match result {
                     Ok(report) => self.apply_utilization(report, received_at, now),
-                    Err(error) => self.fail(Which::Utilization, error, received_at),
+                    Err(error) => self.fail(Endpoint::Utilization, error, received_at),
                 }
             }
             PollEvent::Health(result) => {
-                self.ledger.count(crate::api::Endpoint::Health, &result);
+                self.ledger.count(Endpoint::Health, &result);
                 if let Ok(health) = result {
                     self.api_version = Some(fit(&health.version, 16));
                     self.health = Some(Arc::new(health));
@@ -292,21 +263,6 @@ impl Store {
             .report()
             .map_or(&empty, |report| report.as_ref());
         self.watcher.standing(report, &self.forecasts)
-    }
-
-    /// The latest reports not yet taken, `/capacity`'s first: whole, routes included, shared
-    /// rather than copied. A face that writes the history takes them after every poll.
-    pub fn take_unrecorded(&mut self) -> Vec<Unrecorded> {
-        let (capacity, utilization) = std::mem::take(&mut self.unrecorded);
-        let capacity = capacity
-            .then(|| self.capacity.report().cloned())
-            .flatten()
-            .map(Unrecorded::Capacity);
-        let utilization = utilization
-            .then(|| self.utilization.report().cloned())
-            .flatten()
-            .map(Unrecorded::Utilization);
-        capacity.into_iter().chain(utilization).collect()
     }
 
     /// Every rule of the service's spec the latest reports break: `/capacity`'s, then
@@ -402,25 +358,27 @@ impl Store {
 
     // ----- applying results -----
 
-    fn fail(&mut self, which: Which, error: ApiError, at: DateTime<Utc>) {
+    /// Takes a failed poll of `which`, `/capacity` or `/utilization`.
+    fn fail(&mut self, which: Endpoint, error: ApiError, at: DateTime<Utc>) {
         let message = sanitize(&error.to_string()).into_owned();
-        if which == Which::Capacity {
+        if which == Endpoint::Capacity {
             self.watch_waiting();
             let alerts = self.watcher.failure(&message);
             self.push_alerts(alerts);
         }
-        let failure = match which {
-            Which::Capacity => &mut self.capacity.failure,
-            Which::Utilization => &mut self.utilization.failure,
+        let failure = if which == Endpoint::Capacity {
+            &mut self.capacity.failure
+        } else {
+            &mut self.utilization.failure
         };
-        let name = which.path();
+        let name = which.to_string();
         let repeated = failure
             .as_ref()
             .is_some_and(|f| sanitize(&f.error.to_string()) == message);
         let since = failure.as_ref().map_or(at, |f| f.since);
         *failure = Some(Failure { error, at, since });
         if !repeated {
-            let text = if message.contains(name) {
+            let text = if message.contains(&name) {
                 message
             } else {
                 format!("{name}: {message}")
@@ -429,17 +387,19 @@ impl Store {
         }
     }
 
-    fn recover(&mut self, which: Which, at: DateTime<Utc>) {
-        let failure = match which {
-            Which::Capacity => self.capacity.failure.take(),
-            Which::Utilization => self.utilization.failure.take(),
+    /// Takes a good answer of `which`, `/capacity` or `/utilization`, after failures.
+    fn recover(&mut self, which: Endpoint, at: DateTime<Utc>) {
+        let failure = if which == Endpoint::Capacity {
+            self.capacity.failure.take()
+        } else {
+            self.utilization.failure.take()
         };
         if let Some(f) = failure {
             let after = duration(age(at, f.since), Precision::Glance);
             self.log.push(
                 at,
                 LogKind::Recovery,
-                format!("{} answers again (failed for {after})", which.path()),
+                format!("{which} answers again (failed for {after})"),
             );
         }
     }
@@ -450,7 +410,7 @@ impl Store {
         received_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) {
-        self.recover(Which::Capacity, received_at);
+        self.recover(Endpoint::Capacity, received_at);
         // A route as it was at its place in the last report, which broke no rule of a route, is
         // not checked again (most of 10,000 are, every poll), nor the same slugs for duplicates.
         let clean = !self.broken_rules.0.iter().any(validate::is_of_a_route);
@@ -475,7 +435,6 @@ impl Store {
         }
         let report = Arc::new(report);
         self.watch(Arc::clone(&report), added);
-        self.unrecorded.0 = true;
         self.capacity.latest = Some(Fetched {
             report,
             received_at,
@@ -488,7 +447,7 @@ impl Store {
         received_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) {
-        self.recover(Which::Utilization, received_at);
+        self.recover(Endpoint::Utilization, received_at);
         let broken = validate::utilization_warnings_at(&report, now);
         self.warn_rules("/utilization", &broken, now);
         self.broken_rules.1 = broken;
@@ -506,7 +465,6 @@ impl Store {
                 self.log.push(received_at, LogKind::Info, text);
             }
         }
-        self.unrecorded.1 = true;
         self.utilization.latest = Some(Fetched {
             report: Arc::new(report),
             received_at,

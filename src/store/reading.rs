@@ -6,16 +6,11 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use crate::api::model::{CapacityReport, UtilizationReport};
-use crate::poll::{Pause, ScheduleStatus};
+use crate::poll::ScheduleStatus;
 
-use super::{EventLog, Feed, Store, Thresholds, utilization_pct};
+use super::{EventLog, Feed, Store, utilization_pct};
 
 impl Store {
-    /// The thresholds utilization crossings are logged against.
-    pub fn thresholds(&self) -> Thresholds {
-        self.thresholds
-    }
-
     /// `/capacity`: its latest report, whole (with `received_at`), and failure.
     pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
         &self.capacity
@@ -67,14 +62,6 @@ impl Store {
             .is_stale()
             .then(|| self.utilization.received_at());
         [cap.flatten(), util.flatten()].into_iter().flatten().min()
-    }
-
-    /// Whether polling stopped for a key the service refused.
-    pub fn stopped_unauthorized(&self) -> bool {
-        matches!(
-            self.schedule.as_ref().and_then(|s| s.pause.as_ref()),
-            Some(Pause::Unauthorized)
-        )
     }
 
     /// Each route's samples for the forecasts: every 30 s over the last hour, hourly before,

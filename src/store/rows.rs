@@ -8,7 +8,6 @@ use unicode_width::UnicodeWidthStr;
 use crate::api::model::{
     CapacityReport, MinutesCapacity, PortCapacity, RouteCapacity, UtilizationReport,
 };
-use crate::api::validate::Seen;
 
 /// A route as the table shows it: sanitized strings, clamped percentage.
 ///
@@ -127,31 +126,6 @@ impl RouteRow {
             }
         }
         true
-    }
-
-    /// Whether this row is `route`'s as it stands: the same figures, and its strings the route's
-    /// own (shared, so they were plain text: sanitizing and cutting left them as they were).
-    pub fn is_of(&self, route: &RouteCapacity) -> bool {
-        self.minutes == route.capacity_minutes
-            && self.ports == route.ports
-            && i64::from(self.filled_pct) == route.filled_pct
-            && Arc::ptr_eq(&self.slug, &route.route)
-            && Arc::ptr_eq(&self.name, &route.name)
-            && Arc::ptr_eq(&self.dial_code, &route.dial_code)
-    }
-
-    /// What this row, the last clean report's at a place, says of `route` at that place in the
-    /// next: the same route ([`RouteRow::is_of`]), else the same slug when the row's is the very
-    /// string `route` was read with (the decoder keeps the last poll's slug where it is the
-    /// same), else nothing.
-    pub fn seen(&self, route: &RouteCapacity) -> Seen {
-        if self.is_of(route) {
-            Seen::Route
-        } else if Arc::ptr_eq(&self.slug, &route.route) {
-            Seen::Slug
-        } else {
-            Seen::No
-        }
     }
 
     /// The cells the name takes on screen.
@@ -335,8 +309,7 @@ mod tests {
         assert_eq!(moved.changes, expected.changes);
         assert_eq!(moved.log, expected.log);
         // The unmoved row was left as it was: its strings are still the report's own.
-        assert!(rows[0].is_of(&after.routes[0]));
-        assert!(!rows[0].is_of(&after.routes[1]));
+        assert!(Arc::ptr_eq(&rows[0].name, &after.routes[0].name));
     }
 
     #[test]
@@ -353,24 +326,5 @@ mod tests {
         fewer.routes.pop();
         assert!(!RouteRow::update_all(&mut rows, &fewer, |_, _| {}));
         assert_eq!(&*rows[0].slug, "a", "left as it was");
-    }
-
-    #[test]
-    fn a_row_is_of_a_route_only_with_its_figures_and_its_own_plain_strings() {
-        let plain = route("a", "Alpha", "+1", 100, 10, 10, 1);
-        let row = RouteRow::of(&plain);
-        assert!(row.is_of(&plain));
-        // Equal text in another allocation, as a report decoded anew has it.
-        let mut copy = plain.clone();
-        copy.name = "Alpha".into();
-        assert!(!row.is_of(&copy));
-        // A fill the row clamps.
-        let mut over = plain.clone();
-        over.filled_pct = 150;
-        let clamped = RouteRow::of(&over);
-        assert!(!clamped.is_of(&over));
-        // A name sanitizing changed.
-        let hostile = route("a", "Al\u{1b}[2Jpha", "+1", 100, 10, 10, 1);
-        assert!(!RouteRow::of(&hostile).is_of(&hostile));
     }
 }

@@ -11,9 +11,10 @@ use chrono::{DateTime, Utc};
 use crate::api::{ApiError, Endpoint};
 
 /// What the service did at the last poll.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Upstream {
     /// No poll has been answered yet.
+    #[default]
     Starting,
     /// The last poll brought good figures.
     Up,
@@ -91,7 +92,7 @@ pub struct Transition {
 }
 
 /// The upstream's state and the counts of what was asked of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Ledger {
     state: Upstream,
     last_success: Vec<(Endpoint, DateTime<Utc>)>,
@@ -99,18 +100,6 @@ pub struct Ledger {
     rate_limited: u64,
     /// The capacity half of the poll in progress: its seq and what it said.
     capacity_outcome: Option<(u64, Upstream)>,
-}
-
-impl Default for Ledger {
-    fn default() -> Self {
-        Ledger {
-            state: Upstream::Starting,
-            last_success: Vec::new(),
-            requests: Vec::new(),
-            rate_limited: 0,
-            capacity_outcome: None,
-        }
-    }
 }
 
 /// The status code a request is counted under in `captop_upstream_requests_total`.

@@ -172,16 +172,12 @@ impl PrometheusHistory {
         }
         if let Some(path) = &source.basic_auth_file {
             let line = secret_file(path, "basic auth", true)?;
-            if !line.contains(':') {
-                return Err(PrometheusError::BadFile {
-                    what: "basic auth",
-                    path: path.clone(),
-                    why: "must hold one user:password line",
-                });
-            }
-            authorization = line
-                .split_once(':')
-                .map(|(user, password)| Auth::Basic(user.to_owned(), password.to_owned()));
+            let (user, password) = line.split_once(':').ok_or(PrometheusError::BadFile {
+                what: "basic auth",
+                path: path.clone(),
+                why: "must hold one user:password line",
+            })?;
+            authorization = Some(Auth::Basic(user.to_owned(), password.to_owned()));
         }
         let mut builder =
             crate::api::client::http_client_builder(timeout, timeout.min(Duration::from_secs(5)));
@@ -248,17 +244,15 @@ impl PrometheusHistory {
             } else {
                 PrometheusError::Unreachable {
                     url: shown.clone(),
-                    reason: reason(&e),
+                    reason: crate::text::sanitize(&crate::api::client::short_reason(&e))
+                        .into_owned(),
                 }
             }
         };
         let mut response = request.send().await.map_err(failed)?;
         let status = response.status();
         let mut body = Vec::new();
-        loop {
-            let Some(chunk) = response.chunk().await.map_err(failed)? else {
-                break;
-            };
+        while let Some(chunk) = response.chunk().await.map_err(failed)? {
             if body.len() + chunk.len() > MAX_BODY_BYTES {
                 return Err(PrometheusError::TooLarge);
             }
@@ -424,12 +418,6 @@ pub fn utilization_of(at_ms: i64, families: &[Vec<RangeSeries>]) -> Option<Utili
 /// A float figure as the whole number the service sent.
 fn whole(v: f64) -> i64 {
     v.round().clamp(-1e15, 1e15) as i64
-}
-
-/// The cause of a request error in plain words, as the service's errors say it, without its
-/// URL (which the message names already).
-fn reason(e: &reqwest::Error) -> String {
-    crate::text::sanitize(&crate::api::client::short_reason(e)).into_owned()
 }
 
 /// A route's value of one `state` per instant.

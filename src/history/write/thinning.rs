@@ -12,6 +12,7 @@ use rusqlite::params;
 
 use super::{COARSE_STEP_MS, DENSE_MS, FINE_MS, FINE_STEP_MS, Writer};
 use crate::forecast::hourly::DAY_MS;
+use crate::history::db;
 
 /// The tiers thinned: the age at which a row enters one, and the step it then keeps one row of.
 const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_MS)];
@@ -20,18 +21,13 @@ const TIERS: [(i64, i64); 2] = [(FINE_MS, COARSE_STEP_MS), (DENSE_MS, FINE_STEP_
 /// tier by then is thinned.
 pub const THINNED_AT_KEY: &str = "compacted_at_ms";
 
-/// When the file was last thinned, UNIX ms (service clock); `None` before its first report.
-pub fn thinned_at(conn: &rusqlite::Connection) -> rusqlite::Result<Option<i64>> {
-    crate::history::db::meta_ms(conn, THINNED_AT_KEY)
-}
-
 impl Writer {
     /// Thins the rows that aged into a coarser tier since the last thinning, and drops those
     /// past `keep_days`. The file's first thinning only notes when it was.
     pub(super) fn compact(&mut self, now_ms: i64) -> rusqlite::Result<()> {
-        let Some(last) = self.meta_ms(THINNED_AT_KEY)? else {
+        let Some(last) = db::meta_ms(&self.conn, THINNED_AT_KEY)? else {
             // A new file: nothing has aged yet; start counting from now.
-            return self.set_meta_ms(THINNED_AT_KEY, now_ms);
+            return db::set_meta_ms(&self.conn, THINNED_AT_KEY, now_ms);
         };
         if now_ms <= last {
             return Ok(());
@@ -45,7 +41,7 @@ impl Writer {
         let cutoff = now_ms - i64::from(self.keep_days) * DAY_MS;
         // Each route keeps its last row before the cutoff (its figures until the next). Only
         // routes with rows since the last cutoff applied can have one to drop: found by time.
-        let since = self.meta_ms("thinned_before_ms")?.unwrap_or(i64::MIN);
+        let since = db::meta_ms(&self.conn, "thinned_before_ms")?.unwrap_or(i64::MIN);
         if cutoff > since {
             self.run(
                 "DELETE FROM route_samples
@@ -56,11 +52,11 @@ impl Writer {
                                 WHERE s.route = route_samples.route AND s.at_ms < ?2)",
                 params![since, cutoff],
             )?;
-            self.set_meta_ms("thinned_before_ms", cutoff)?;
+            db::set_meta_ms(&self.conn, "thinned_before_ms", cutoff)?;
         }
         self.run("DELETE FROM polls WHERE at_ms < ?1", [cutoff])?;
         self.run("DELETE FROM utilization WHERE at_ms < ?1", [cutoff])?;
-        self.set_meta_ms(THINNED_AT_KEY, now_ms)
+        db::set_meta_ms(&self.conn, THINNED_AT_KEY, now_ms)
     }
 
     /// Drops the rows from `from` to before `to` that have a later row of their route in the
