@@ -54,8 +54,4 @@ pub use keys_theme::{
     ThemeEntries, ThemeNameEntry,
 };
 pub use settings::{Environment, Settings};
-pub use values::{
-    ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
-    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, MAX_BODY_MIB,
-    MAX_BUDGET,
-};
+pub use values::{BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_PROFILE, Pct, Secs};

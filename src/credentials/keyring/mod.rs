@@ -275,7 +275,7 @@ fn map_error(store: StoreKind, profile: &str, e: StoreError) -> KeyringError {
             store,
         },
         StoreError::NoStorageAccess(inner) => {
-            if platform::is_locked(inner.as_ref()) {
+            if is_locked(inner.as_ref()) {
                 KeyringError::Locked { store }
             } else {
                 KeyringError::NoAccess {
@@ -297,6 +297,28 @@ fn map_error(store: StoreKind, profile: &str, e: StoreError) -> KeyringError {
             store,
             reason: short(&other),
         },
+    }
+}
+
+/// The Secret Service store passes a locked collection and a dismissed or unshowable prompt on
+/// as no access, in the words of the `secret-service` crate. Such a prompt is nearly always the
+/// unlock prompt of a locked collection (no display over SSH), so it gets the same way out.
+fn is_locked(e: &(dyn std::error::Error + Send + Sync)) -> bool {
+    let said = e.to_string();
+    said == "SS Error: object locked" || said == "SS error: prompt dismissed"
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::is_locked;
+
+    /// The words matched are the crate's own, for the errors its store calls no access.
+    #[test]
+    fn a_locked_collection_and_a_dismissed_prompt_are_told_by_their_words() {
+        use secret_service::Error;
+        assert!(is_locked(&Error::Locked));
+        assert!(is_locked(&Error::Prompt));
+        assert!(!is_locked(&Error::NoResult));
     }
 }
 
@@ -387,133 +409,66 @@ mod platform {
         cred.persistent = None;
         Ok(keyring_core::Entry::new_with_credential(Arc::new(cred)))
     }
-
-    pub(super) fn is_locked(e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        // The Secret Service store passes a locked collection and a dismissed or unshowable
-        // prompt on as no access, in the words of the `secret-service` crate. Such a prompt is
-        // nearly always the unlock prompt of a locked collection (no display over SSH), so it
-        // gets the same way out.
-        let said = e.to_string();
-        said == "SS Error: object locked" || said == "SS error: prompt dismissed"
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::is_locked;
-
-        /// The words matched are the crate's own, for the errors its store calls no access.
-        #[test]
-        fn a_locked_collection_and_a_dismissed_prompt_are_told_by_their_words() {
-            use secret_service::Error;
-            assert!(is_locked(&Error::Locked));
-            assert!(is_locked(&Error::Prompt));
-            assert!(!is_locked(&Error::NoResult));
-        }
-    }
 }
 
-#[cfg(target_os = "macos")]
+#[cfg(not(target_os = "linux"))]
 mod platform {
     use super::*;
 
+    /// The platform's one store; `CAPTOP_KEYRING` can only say `auto` here.
     pub(super) fn open(
         choice: StoreChoice,
         _is_set: &dyn Fn(&str) -> bool,
     ) -> Result<Keyring, KeyringError> {
-        reject_linux_choice(choice)?;
+        let requested = match choice {
+            StoreChoice::Auto => None,
+            StoreChoice::SecretService => Some("Secret Service"),
+            StoreChoice::Keyutils => Some("kernel keyring (keyutils)"),
+        };
+        if let Some(requested) = requested {
+            return Err(KeyringError::Unsupported { requested });
+        }
+        Ok(Keyring {
+            stores: vec![native()?],
+            fallback_reason: None,
+        })
+    }
+
+    #[cfg(target_os = "macos")]
+    fn native() -> Result<OpenStore, KeyringError> {
         let store = apple_native_keyring_store::keychain::Store::new().map_err(|e| {
             KeyringError::NoStore {
                 reason: format!("Keychain: {}", short(&e)),
             }
         })?;
-        Ok(Keyring {
-            stores: vec![OpenStore {
-                kind: StoreKind::MacosKeychain,
-                store,
-            }],
-            fallback_reason: None,
+        Ok(OpenStore {
+            kind: StoreKind::MacosKeychain,
+            store,
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        false
-    }
-
-    pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
-        Err(StoreError::NotSupportedByStore(
-            "no kernel keyring here".to_owned(),
-        ))
-    }
-}
-
-#[cfg(target_os = "windows")]
-mod platform {
-    use super::*;
-
-    pub(super) fn open(
-        choice: StoreChoice,
-        _is_set: &dyn Fn(&str) -> bool,
-    ) -> Result<Keyring, KeyringError> {
-        reject_linux_choice(choice)?;
+    #[cfg(target_os = "windows")]
+    fn native() -> Result<OpenStore, KeyringError> {
         let store =
             windows_native_keyring_store::Store::new().map_err(|e| KeyringError::NoStore {
                 reason: format!("Credential Manager: {}", short(&e)),
             })?;
-        Ok(Keyring {
-            stores: vec![OpenStore {
-                kind: StoreKind::WindowsCredentialManager,
-                store,
-            }],
-            fallback_reason: None,
+        Ok(OpenStore {
+            kind: StoreKind::WindowsCredentialManager,
+            store,
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        false
-    }
-
-    pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
-        Err(StoreError::NotSupportedByStore(
-            "no kernel keyring here".to_owned(),
-        ))
-    }
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
-mod platform {
-    use super::*;
-
-    pub(super) fn open(
-        choice: StoreChoice,
-        _is_set: &dyn Fn(&str) -> bool,
-    ) -> Result<Keyring, KeyringError> {
-        reject_linux_choice(choice)?;
+    #[cfg(not(any(target_os = "macos", target_os = "windows")))]
+    fn native() -> Result<OpenStore, KeyringError> {
         Err(KeyringError::NoStore {
             reason: "captop knows no keyring on this OS".to_owned(),
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        false
-    }
-
     pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
         Err(StoreError::NotSupportedByStore(
             "no kernel keyring here".to_owned(),
         ))
-    }
-}
-
-/// Off Linux, `CAPTOP_KEYRING` can only say `auto`.
-#[cfg(not(target_os = "linux"))]
-fn reject_linux_choice(choice: StoreChoice) -> Result<(), KeyringError> {
-    match choice {
-        StoreChoice::Auto => Ok(()),
-        StoreChoice::SecretService => Err(KeyringError::Unsupported {
-            requested: "Secret Service",
-        }),
-        StoreChoice::Keyutils => Err(KeyringError::Unsupported {
-            requested: "kernel keyring (keyutils)",
-        }),
     }
 }
