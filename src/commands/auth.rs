@@ -40,15 +40,6 @@ impl KeyInput {
     }
 }
 
-impl std::fmt::Debug for KeyInput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            KeyInput::Terminal => "KeyInput::Terminal",
-            KeyInput::Reader(_) => "KeyInput::Reader",
-        })
-    }
-}
-
 /// Runs an `auth` subcommand; returns the process exit code (0 ok, 1 failed, 2 bad usage).
 ///
 /// `out` gets the results, `err` the notes and errors.
@@ -175,10 +166,7 @@ enum ReadKeyError {
     /// The piped input could not be read.
     #[error("cannot read the key from stdin: {0}")]
     Stdin(#[source] std::io::Error),
-    /// The reading thread could not be started.
-    #[error("cannot start a thread: {0}")]
-    Thread(#[source] std::io::Error),
-    /// The reading thread ended without an answer.
+    /// The reading task ended without an answer.
     #[error("reading the key stopped unexpectedly")]
     Stopped,
     /// The input holds spaces or several lines.
@@ -192,27 +180,18 @@ enum ReadKeyError {
 /// Reads the key to store, off the async workers (a terminal prompt waits for a person).
 async fn read_key(input: KeyInput, profile: &str) -> Result<ApiKey, ReadKeyError> {
     let prompt = format!("API key for profile `{profile}` (input hidden): ");
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("captop-read-key".to_owned())
-        .spawn(move || {
-            let result = match input {
-                KeyInput::Terminal => rpassword::prompt_password(prompt)
-                    .map(zeroize::Zeroizing::new)
-                    .map_err(ReadKeyError::Terminal),
-                KeyInput::Reader(reader) => {
-                    let mut text = zeroize::Zeroizing::new(String::new());
-                    reader
-                        .take(MAX_KEY_INPUT)
-                        .read_to_string(&mut text)
-                        .map(|_| text)
-                        .map_err(ReadKeyError::Stdin)
-                }
-            };
-            let _ = tx.send(result);
-        })
-        .map_err(ReadKeyError::Thread)?;
-    let text = rx.await.map_err(|_| ReadKeyError::Stopped)??;
+    let read = tokio::task::spawn_blocking(move || match input {
+        KeyInput::Terminal => rpassword::prompt_password(prompt)
+            .map(zeroize::Zeroizing::new)
+            .map_err(ReadKeyError::Terminal),
+        KeyInput::Reader(reader) => {
+            let mut text = zeroize::Zeroizing::new(String::new());
+            (reader.take(MAX_KEY_INPUT).read_to_string(&mut text))
+                .map(|_| text)
+                .map_err(ReadKeyError::Stdin)
+        }
+    });
+    let text = read.await.map_err(|_| ReadKeyError::Stopped)??;
     let trimmed = text.trim();
     if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(ReadKeyError::NotOneKey);
@@ -397,43 +376,32 @@ async fn status_row(
 }
 
 fn write_table(out: &mut impl Write, rows: &[StatusRow]) {
-    use crate::text::{pad, width};
-    let header = ["PROFILE", "SOURCE", "KEY", "CHECK"];
+    use crate::text::{pad, sanitize, width};
+    let header = ["  PROFILE", "SOURCE", "KEY", "CHECK"].map(str::to_owned);
     let name = |r: &StatusRow| format!("{}{}", if r.selected { "* " } else { "  " }, r.profile);
-    let w_profile = rows
-        .iter()
-        .map(|r| width(&name(r)))
-        .chain([width(header[0]) + 2])
-        .max()
-        .unwrap_or(0);
-    let w_source = rows
-        .iter()
-        .map(|r| width(&r.source))
-        .chain([width(header[1])])
-        .max()
-        .unwrap_or(0);
-    let w_key = rows
-        .iter()
-        .map(|r| width(&r.fingerprint))
-        .chain([width(header[2])])
-        .max()
-        .unwrap_or(0);
-    let _ = writeln!(
-        out,
-        "{}  {}  {}  {}",
-        pad(&format!("  {}", header[0]), w_profile),
-        pad(header[1], w_source),
-        pad(header[2], w_key),
-        header[3]
-    );
-    for r in rows {
+    let cells = |r: &StatusRow| {
+        [
+            name(r),
+            r.source.clone(),
+            r.fingerprint.clone(),
+            r.check.clone(),
+        ]
+    };
+    let lines: Vec<[String; 4]> = std::iter::once(header)
+        .chain(rows.iter().map(cells))
+        .collect();
+    let widths: [usize; 3] = std::array::from_fn(|i| {
+        let cell = |l: &[String; 4]| l.get(i).map_or(0, |c| width(c));
+        lines.iter().map(cell).max().unwrap_or(0)
+    });
+    for [profile, source, key, check] in &lines {
         let _ = writeln!(
             out,
             "{}  {}  {}  {}",
-            pad(&name(r), w_profile),
-            pad(&r.source, w_source),
-            pad(&r.fingerprint, w_key),
-            crate::text::sanitize(&r.check)
+            pad(profile, widths[0]),
+            pad(source, widths[1]),
+            pad(key, widths[2]),
+            sanitize(check)
         );
     }
 }
