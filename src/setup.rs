@@ -30,17 +30,6 @@ pub enum SetupError {
     Demo(#[source] std::io::Error),
 }
 
-/// Why a simulated past could not be recorded.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    /// The history file could not be opened.
-    #[error(transparent)]
-    Open(#[from] crate::history::HistoryError),
-    /// A report could not be written.
-    #[error(transparent)]
-    Write(#[from] rusqlite::Error),
-}
-
 /// The process's real environment: its variables, the default config file, and whether stdout
 /// is a terminal. Read here, at the edge, so the config code can take it as a parameter.
 pub fn real_environment() -> Environment<'static> {
@@ -161,7 +150,7 @@ pub fn record_past(
             crate::api::model::UtilizationReport,
         ),
     >,
-) -> Result<(), RecordError> {
+) -> Result<(), crate::history::HistoryError> {
     let (writer, _) = history.writer()?;
     let mut writer = writer.importing();
     for (capacity, utilization) in past {
