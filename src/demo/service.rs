@@ -216,14 +216,10 @@ impl DemoServer {
     /// simulation's figures. A test hook: a test pushes a route across a threshold with it.
     pub fn pin_fill(&self, slug: &str, filled_pct: Option<u8>) {
         let mut pins = lock(&self.shared.pins);
-        match filled_pct {
-            Some(pct) => {
-                pins.insert(slug.to_owned(), i64::from(pct.min(100)));
-            }
-            None => {
-                pins.remove(slug);
-            }
-        }
+        let _ = match filled_pct {
+            Some(pct) => pins.insert(slug.to_owned(), i64::from(pct.min(100))),
+            None => pins.remove(slug),
+        };
     }
 
     /// Every request so far, oldest first (the newest [`REQUEST_LOG_CAPACITY`]).

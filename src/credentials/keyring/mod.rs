@@ -330,34 +330,26 @@ mod platform {
         choice: StoreChoice,
         is_set: &dyn Fn(&str) -> bool,
     ) -> Result<Keyring, KeyringError> {
-        match choice {
+        let (stores, fallback_reason) = match choice {
             StoreChoice::SecretService => {
                 let ss = secret_service(is_set).map_err(|e| KeyringError::NoStore {
                     reason: e.to_string(),
                 })?;
-                Ok(Keyring {
-                    stores: vec![ss],
-                    fallback_reason: None,
-                })
+                (vec![ss], None)
             }
-            StoreChoice::Keyutils => Ok(Keyring {
-                stores: vec![keyutils()?],
-                fallback_reason: None,
-            }),
+            StoreChoice::Keyutils => (vec![keyutils()?], None),
             StoreChoice::Auto => {
                 let kernel = keyutils()?;
                 match secret_service(is_set) {
-                    Ok(ss) => Ok(Keyring {
-                        stores: vec![ss, kernel],
-                        fallback_reason: None,
-                    }),
-                    Err(e) => Ok(Keyring {
-                        stores: vec![kernel],
-                        fallback_reason: Some(e.to_string()),
-                    }),
+                    Ok(ss) => (vec![ss, kernel], None),
+                    Err(e) => (vec![kernel], Some(e.to_string())),
                 }
             }
-        }
+        };
+        Ok(Keyring {
+            stores,
+            fallback_reason,
+        })
     }
 
     /// Why the Secret Service could not be reached, in user terms.
