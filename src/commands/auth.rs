@@ -72,76 +72,65 @@ async fn login(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> u8 {
+    match store_checked_key(settings, input, out, err).await {
+        Ok(()) => 0,
+        Err((code, why)) => {
+            let _ = writeln!(err, "captop: {why}");
+            code
+        }
+    }
+}
+
+/// `auth login`, or the exit code and the line that says why not.
+async fn store_checked_key(
+    settings: &Settings,
+    input: KeyInput,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Result<(), (u8, String)> {
     let profile = &settings.profile;
     let Some(base_url) = settings.base_url.clone() else {
+        return Err((
+            2,
+            format!(
+                "profile `{profile}` has no base URL to check the key against — set base_url in the config, pass --base-url or set CAPTOP_BASE_URL"
+            ),
+        ));
+    };
+    let key = (read_key(input, profile).await).map_err(|e| (1, format!("{e}; nothing stored")))?;
+    check_key(settings, &base_url, &key).await.map_err(|e| match e {
+        ApiError::Unauthorized { .. } => (1, format!(
+            "{base_url} rejected this key (401) — nothing stored. Check that you copied the whole key and that it has not been revoked."
+        )),
+        e => (1, format!("could not check the key: {e} — nothing stored")),
+    })?;
+    let keyring = (KeyringHandle::new(settings.keyring).get().await)
+        .map_err(|e| (1, format!("the key works, but {e}")))?;
+    let stored = (keyring.store_key_async(profile, &key).await)
+        .map_err(|e| (1, format!("the key works, but it could not be stored: {e}")))?;
+    if let Some(reason) = &stored.fallback_reason {
         let _ = writeln!(
             err,
-            "captop: profile `{profile}` has no base URL to check the key against — set base_url in the config, pass --base-url or set CAPTOP_BASE_URL"
+            "note: {reason}; the key went to the {} instead",
+            stored.store
         );
-        return 2;
-    };
-    let key = match read_key(input, profile).await {
-        Ok(key) => key,
-        Err(message) => {
-            let _ = writeln!(err, "captop: {message}; nothing stored");
-            return 1;
-        }
-    };
-    match check_key(settings, &base_url, &key).await {
-        Ok(()) => {}
-        Err(ApiError::Unauthorized { .. }) => {
-            let _ = writeln!(
-                err,
-                "captop: {base_url} rejected this key (401) — nothing stored. Check that you copied the whole key and that it has not been revoked."
-            );
-            return 1;
-        }
-        Err(e) => {
-            let _ = writeln!(err, "captop: could not check the key: {e} — nothing stored");
-            return 1;
-        }
     }
-    let keyring = match KeyringHandle::new(settings.keyring).get().await {
-        Ok(keyring) => keyring,
-        Err(e) => {
-            let _ = writeln!(err, "captop: the key works, but {e}");
-            return 1;
-        }
-    };
-    match keyring.store_key_async(profile, &key).await {
-        Ok(stored) => {
-            if let Some(reason) = &stored.fallback_reason {
-                let _ = writeln!(
-                    err,
-                    "note: {reason}; the key went to the {} instead",
-                    stored.store
-                );
-            }
-            let _ = writeln!(
-                out,
-                "Key {} for profile `{profile}` accepted by {base_url} and stored in the {}.",
-                key.fingerprint(),
-                stored.store
-            );
-            if let Some(note) = stored.store.persistence_note() {
-                let _ = writeln!(err, "note: {note}");
-            }
-            if let Some(winner) = overriding_source(settings) {
-                let _ = writeln!(
-                    err,
-                    "note: {winner} is set and is used before the keyring while it is"
-                );
-            }
-            0
-        }
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "captop: the key works, but it could not be stored: {e}"
-            );
-            1
-        }
+    let _ = writeln!(
+        out,
+        "Key {} for profile `{profile}` accepted by {base_url} and stored in the {}.",
+        key.fingerprint(),
+        stored.store
+    );
+    if let Some(note) = stored.store.persistence_note() {
+        let _ = writeln!(err, "note: {note}");
     }
+    if let Some(winner) = overriding_source(settings) {
+        let _ = writeln!(
+            err,
+            "note: {winner} is set and is used before the keyring while it is"
+        );
+    }
+    Ok(())
 }
 
 /// A source that would win over the keyring for these settings, if any.
@@ -207,14 +196,11 @@ async fn check_key(settings: &Settings, base_url: &str, key: &ApiKey) -> Result<
 
 async fn logout(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
     let profile = &settings.profile;
-    let keyring = match KeyringHandle::new(settings.keyring).get().await {
-        Ok(keyring) => keyring,
-        Err(e) => {
-            let _ = writeln!(err, "captop: {e}");
-            return 1;
-        }
+    let deleted = match KeyringHandle::new(settings.keyring).get().await {
+        Ok(keyring) => keyring.delete_key_async(profile).await,
+        Err(e) => Err(e),
     };
-    match keyring.delete_key_async(profile).await {
+    match deleted {
         Ok(stores) if stores.is_empty() => {
             let _ = writeln!(
                 out,
@@ -251,28 +237,17 @@ struct StatusRow {
 }
 
 async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
-    match (&settings.config_path, &settings.config_search_path) {
-        (Some(path), _) => {
-            let _ = writeln!(out, "config:  {}", path.display());
-        }
-        (None, Some(path)) => {
-            let _ = writeln!(out, "config:  none ({} does not exist)", path.display());
-        }
-        (None, None) => {
-            let _ = writeln!(out, "config:  none");
-        }
-    }
+    let config = match (&settings.config_path, &settings.config_search_path) {
+        (Some(path), _) => path.display().to_string(),
+        (None, Some(path)) => format!("none ({} does not exist)", path.display()),
+        (None, None) => "none".to_owned(),
+    };
     let handle = KeyringHandle::new(settings.keyring);
-    match handle.get().await {
-        Ok(keyring) => {
-            let _ = writeln!(out, "keyring: {}", describe_keyring(&keyring));
-        }
-        Err(e) => {
-            let _ = writeln!(out, "keyring: unavailable — {e}");
-        }
-    }
-    let _ = writeln!(out);
-
+    let keyring = match handle.get().await {
+        Ok(keyring) => describe_keyring(&keyring),
+        Err(e) => format!("unavailable — {e}"),
+    };
+    let _ = writeln!(out, "config:  {config}\nkeyring: {keyring}\n");
     let mut rows = Vec::new();
     for name in settings.profile_names() {
         let selected = name == settings.profile;
