@@ -80,9 +80,6 @@ pub struct Settings {
     pub history_source: crate::history::source::HistorySource,
     /// Whether the budget was asked for rather than left at the default.
     budget_given: bool,
-    /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type; `Some(None)`
-    /// when it is set but blank, which is reported when the key is needed).
-    env_api_key: Option<Option<ApiKey>>,
     /// What resolved these settings, to resolve another profile from the same inputs.
     inputs: Arc<Inputs>,
 }
@@ -94,6 +91,11 @@ struct Inputs {
     file: Option<LoadedConfig>,
     no_color_env: bool,
     stdout_is_tty: bool,
+    keyring: StoreChoice,
+    config_search_path: Option<PathBuf>,
+    /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type; `Some(None)`
+    /// when it is set but blank, which is reported when the key is needed).
+    env_api_key: Option<Option<ApiKey>>,
 }
 
 /// Where the environment comes from, injectable for tests.
@@ -116,26 +118,21 @@ impl Settings {
             Some(v) => StoreChoice::parse(&v).map_err(ConfigError::KeyringChoice)?,
             None => StoreChoice::Auto,
         };
-        let env_api_key = (env.var)("CAPTOP_API_KEY").map(ApiKey::new);
         let inputs = Arc::new(Inputs {
             args: args.clone(),
             file,
             no_color_env: non_empty("NO_COLOR").is_some(),
             stdout_is_tty: env.stdout_is_tty,
+            keyring,
+            config_search_path: args.config.clone().or_else(|| env.default_config.clone()),
+            env_api_key: (env.var)("CAPTOP_API_KEY").map(ApiKey::new),
         });
-        let search = args.config.clone().or_else(|| env.default_config.clone());
-        Self::from_inputs(inputs, None, keyring, env_api_key, search)
+        Self::from_inputs(inputs, None)
     }
 
     /// The same inputs resolved for another profile (for `auth status`).
     pub fn for_profile(&self, name: &str) -> Result<Settings, ConfigError> {
-        Self::from_inputs(
-            Arc::clone(&self.inputs),
-            Some(name),
-            self.keyring,
-            self.env_api_key.clone(),
-            self.config_search_path.clone(),
-        )
+        Self::from_inputs(Arc::clone(&self.inputs), Some(name))
     }
 
     /// The config file that was read, if one was: every profile as written, and where a
@@ -155,9 +152,6 @@ impl Settings {
     fn from_inputs(
         inputs: Arc<Inputs>,
         profile_override: Option<&str>,
-        keyring: StoreChoice,
-        env_api_key: Option<Option<ApiKey>>,
-        config_search_path: Option<PathBuf>,
     ) -> Result<Settings, ConfigError> {
         let args = &inputs.args;
         let file = inputs.file.as_ref();
@@ -210,8 +204,8 @@ impl Settings {
                 .api_key_command_timeout
                 .map_or(DEFAULT_KEY_COMMAND_TIMEOUT, |s| s.0),
             config_path: file.map(|f| f.path.clone()),
-            config_search_path,
-            keyring,
+            config_search_path: inputs.config_search_path.clone(),
+            keyring: inputs.keyring,
             check: profile.check.clone().unwrap_or_default(),
             actions: profile.actions.clone().unwrap_or_default(),
             history_keep_days: profile
@@ -225,7 +219,6 @@ impl Settings {
                 .map(|h| h.source.clone())
                 .unwrap_or_default(),
             budget_given: args.budget.is_some() || profile.budget.is_some(),
-            env_api_key,
             inputs,
         })
     }
@@ -270,13 +263,14 @@ impl Settings {
 
     /// Whether `CAPTOP_API_KEY` is set (it then wins over `api_key_command` and the keyring).
     pub fn has_env_key(&self) -> bool {
-        self.env_api_key.is_some()
+        self.inputs.env_api_key.is_some()
     }
 
     /// Where to look for the API key, as these settings say (see [`crate::credentials`]); the
     /// looking itself is [`KeyRequest::find`].
     pub fn key_request(&self) -> KeyRequest<'_> {
-        let env_key = (self.env_api_key.as_ref()).map(|k| k.as_ref().map_or("", ApiKey::expose));
+        let env_key =
+            (self.inputs.env_api_key.as_ref()).map(|k| k.as_ref().map_or("", ApiKey::expose));
         KeyRequest {
             profile: &self.profile,
             api_key_file: self.api_key_file.as_deref(),

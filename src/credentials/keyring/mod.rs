@@ -25,28 +25,26 @@ use keyring_core::{CredentialStore, Error as StoreError};
 use super::api_key::ApiKey;
 pub use store::{KEYRING_TIMEOUT, KeyringError, SERVICE, StoreChoice, StoreKind};
 
-/// One opened store.
+/// One opened store; `Debug` shows its kind.
 struct OpenStore {
     kind: StoreKind,
     store: Arc<CredentialStore>,
 }
 
+impl std::fmt::Debug for OpenStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
 /// The keyring captop uses: one store, or on Linux in automatic mode the Secret Service with
 /// the kernel keyring behind it.
+#[derive(Debug)]
 pub struct Keyring {
     /// Stores in order of preference; never empty.
     stores: Vec<OpenStore>,
     /// Why the preferred store is not among them, when it is not.
     fallback_reason: Option<String>,
-}
-
-impl std::fmt::Debug for Keyring {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Keyring")
-            .field("stores", &self.kinds())
-            .field("fallback_reason", &self.fallback_reason)
-            .finish()
-    }
 }
 
 /// What [`Keyring::store_key`] did.
