@@ -414,16 +414,11 @@ pub(super) fn find_config(
     explicit: Option<&Path>,
     default: Option<&Path>,
 ) -> Result<Option<LoadedConfig>, ConfigError> {
-    if let Some(path) = explicit {
-        if !path.exists() {
-            return Err(ConfigError::Missing {
-                path: path.to_owned(),
-            });
-        }
-        return load_config(path).map(Some);
-    }
-    match default {
-        Some(path) if path.exists() => load_config(path).map(Some),
+    match (explicit, default) {
+        (Some(path), _) if !path.exists() => Err(ConfigError::Missing {
+            path: path.to_owned(),
+        }),
+        (Some(path), _) | (None, Some(path)) if path.exists() => load_config(path).map(Some),
         _ => Ok(None),
     }
 }
