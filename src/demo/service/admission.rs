@@ -4,7 +4,6 @@
 //! time). A refusal becomes a 429 with its `Retry-After` in the configured style, or a 401 with
 //! `WWW-Authenticate`.
 
-use std::sync::PoisonError;
 use std::time::{Duration, UNIX_EPOCH};
 
 use axum::Json;
@@ -68,7 +67,7 @@ impl Shared {
         let Some(token) = token else {
             return Err("malformed Authorization header: expected Bearer <API key>");
         };
-        let key = self.api_key.read().unwrap_or_else(PoisonError::into_inner);
+        let key = lock(&self.api_key);
         if key.is_empty() || !constant_time_eq(token.as_bytes(), key.as_bytes()) {
             return Err("invalid or revoked API key");
         }
