@@ -35,15 +35,11 @@ pub enum SetupError {
 pub fn real_environment() -> Environment<'static> {
     Environment {
         var: &|name| std::env::var(name).ok(),
-        default_config: default_config_path(),
+        // `config.toml` in the platform config dir for captop.
+        default_config: directories::ProjectDirs::from("", "", "captop")
+            .map(|dirs| dirs.config_dir().join("config.toml")),
         stdout_is_tty: std::io::stdout().is_terminal(),
     }
-}
-
-/// The default config file: `config.toml` in the platform config dir for captop.
-pub fn default_config_path() -> Option<std::path::PathBuf> {
-    directories::ProjectDirs::from("", "", "captop")
-        .map(|dirs| dirs.config_dir().join("config.toml"))
 }
 
 /// The history over days of the service `client` asks, kept as the settings say; for the demo,

@@ -115,7 +115,7 @@ impl Keyring {
         let mut reason = self.fallback_reason.clone();
         let mut last_error = None;
         for open in &self.stores {
-            match set(open, profile, key) {
+            match with_entry(open, profile, |entry| entry.set_password(key.expose())) {
                 Ok(()) => {
                     return Ok(Stored {
                         store: open.kind,
@@ -219,11 +219,6 @@ fn with_entry<T>(
         }
         other => other,
     }
-}
-
-/// Writes one entry.
-fn set(open: &OpenStore, profile: &str, key: &ApiKey) -> Result<(), StoreError> {
-    with_entry(open, profile, |entry| entry.set_password(key.expose()))
 }
 
 /// Reads one entry: `Ok(None)` when there is none.
