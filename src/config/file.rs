@@ -198,21 +198,15 @@ impl TryFrom<RawHistoryTable> for HistoryTable {
 }
 
 /// `keep_days`: a whole number of days from 1 to 3650.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "i64")]
 pub struct KeepDays(pub u32);
 
-impl<'de> Deserialize<'de> for KeepDays {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let days = i64::deserialize(d)?;
-        u32::try_from(days)
-            .ok()
-            .filter(|d| (1..=3650).contains(d))
-            .map(KeepDays)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "keep_days {days} is not a number of days from 1 to 3650"
-                ))
-            })
+impl TryFrom<i64> for KeepDays {
+    type Error = ValueError;
+    fn try_from(days: i64) -> Result<Self, ValueError> {
+        let kept = u32::try_from(days).ok().filter(|d| (1..=3650).contains(d));
+        kept.map(KeepDays).ok_or(ValueError::KeepDays(days))
     }
 }
 
@@ -476,6 +470,10 @@ mod tests {
             (
                 "x = 1\n[history]\nsource = \"prometheus\"\nurl = \"http://p\"\nmatch = \"job\"\n",
                 "c.toml:2:1: [history] match \"job\": must be a label set in braces",
+            ),
+            (
+                "[history]\nkeep_days = 0\n",
+                "c.toml:2:13: keep_days: keep_days 0 is not a number of days from 1 to 3650",
             ),
             (
                 "[history]\nsource = \"thanos\"\n",
