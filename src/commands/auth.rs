@@ -269,11 +269,8 @@ async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write)
         rows.push(status_row(settings, &handle, true, err).await);
     }
     write_table(out, &rows);
-    if rows.iter().any(|r| r.selected && r.ok) {
-        0
-    } else {
-        1
-    }
+    // 0 when the selected profile's key works, else 1.
+    u8::from(!rows.iter().any(|r| r.selected && r.ok))
 }
 
 /// `Secret Service`, or the kernel keyring with why and what that means.
