@@ -54,4 +54,6 @@ pub use keys_theme::{
     ThemeEntries, ThemeNameEntry,
 };
 pub use settings::{Environment, Settings};
-pub use values::{BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_PROFILE, Pct, Secs};
+pub use values::{
+    BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_PROFILE, MAX_BODY_MIB, Pct, Secs,
+};
