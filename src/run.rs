@@ -54,42 +54,34 @@ pub async fn run(cli: Cli) -> u8 {
 /// monitoring systems expect, not a usage error.
 async fn figures(args: &DashboardArgs) -> u8 {
     let check = args.format == crate::cli::Format::Nagios;
-    // `--at` is the user's own words: checked before anything is read or started.
-    if let Some(at) = &args.at
-        && let Err(why) = crate::history::export::parse_instant(at, 0)
-    {
-        return refuse(check, &format_args!("--at {why}"), EXIT_USAGE);
+    match show_figures(args, check).await {
+        Ok(code) => code,
+        Err((why, code)) => refuse(check, &why, code),
     }
-    let settings = match Settings::resolve_with(&args.settings_args(), &real_environment()) {
-        Ok(settings) => settings,
-        Err(e) => return refuse(check, &e, EXIT_USAGE),
-    };
+}
+
+/// [`figures`], or why not before anything is fetched, and the exit code.
+async fn show_figures(args: &DashboardArgs, check: bool) -> Result<u8, (String, u8)> {
+    let usage = |e: &dyn std::fmt::Display| (e.to_string(), EXIT_USAGE);
+    // `--at` is the user's own words: checked before anything is read or started.
+    if let Some(at) = &args.at {
+        let parsed = crate::history::export::parse_instant(at, 0);
+        parsed.map_err(|why| usage(&format_args!("--at {why}")))?;
+    }
+    let settings = Settings::resolve_with(&args.settings_args(), &real_environment());
+    let settings = settings.map_err(|e| usage(&e))?;
     let dashboard = !check && !args.once && args.at.is_none() && std::io::stdout().is_terminal();
     // The dashboard's `[keys]` and `[theme]`, checked before anything starts.
-    let keys_theme = if dashboard {
-        match crate::dashboard::keymap_and_palette(&settings) {
-            Ok(keys_theme) => Some(keys_theme),
-            Err(e) => return refuse(check, &e, EXIT_USAGE),
-        }
-    } else {
-        None
-    };
-    let services = match settings.services() {
-        Ok(services) => services,
-        Err(e) => return refuse(check, &e, EXIT_USAGE),
-    };
+    let keys_theme = (dashboard.then(|| crate::dashboard::keymap_and_palette(&settings)))
+        .transpose()
+        .map_err(|e| usage(&e))?;
+    let services = settings.services().map_err(|e| usage(&e))?;
     if services.len() > 1 {
-        return several(args, services, check, keys_theme).await;
+        return Ok(several(args, services, check, keys_theme).await);
     }
-    let thresholds = match thresholds_of(args, &settings) {
-        Ok(thresholds) => thresholds,
-        Err(e) => return refuse(check, &e, EXIT_USAGE),
-    };
+    let thresholds = thresholds_of(args, &settings).map_err(|e| usage(&e))?;
     let format = args.format;
-    let demo = match start_demo(args.demo).await {
-        Ok(demo) => demo,
-        Err(e) => return refuse(check, &e, EXIT_FAILURE),
-    };
+    let demo = (start_demo(args.demo).await).map_err(|e| (e.to_string(), EXIT_FAILURE))?;
     let code = match &args.at {
         Some(at) => {
             crate::report::run_at_with_settings(&settings, at, format, thresholds, demo.as_ref())
@@ -109,7 +101,7 @@ async fn figures(args: &DashboardArgs) -> u8 {
     if let Some(server) = demo {
         crate::setup::end_demo(server).await;
     }
-    code
+    Ok(code)
 }
 
 /// `captop history`: of the configured service's file, or with `--demo` of the demo's week.

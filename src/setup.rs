@@ -30,31 +30,16 @@ pub enum SetupError {
     Demo(#[source] std::io::Error),
 }
 
-/// Why a simulated past could not be recorded.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    /// The history file could not be opened.
-    #[error(transparent)]
-    Open(#[from] crate::history::HistoryError),
-    /// A report could not be written.
-    #[error(transparent)]
-    Write(#[from] rusqlite::Error),
-}
-
 /// The process's real environment: its variables, the default config file, and whether stdout
 /// is a terminal. Read here, at the edge, so the config code can take it as a parameter.
 pub fn real_environment() -> Environment<'static> {
     Environment {
         var: &|name| std::env::var(name).ok(),
-        default_config: default_config_path(),
+        // `config.toml` in the platform config dir for captop.
+        default_config: directories::ProjectDirs::from("", "", "captop")
+            .map(|dirs| dirs.config_dir().join("config.toml")),
         stdout_is_tty: std::io::stdout().is_terminal(),
     }
-}
-
-/// The default config file: `config.toml` in the platform config dir for captop.
-pub fn default_config_path() -> Option<std::path::PathBuf> {
-    directories::ProjectDirs::from("", "", "captop")
-        .map(|dirs| dirs.config_dir().join("config.toml"))
 }
 
 /// The history over days of the service `client` asks, kept as the settings say; for the demo,
@@ -161,7 +146,7 @@ pub fn record_past(
             crate::api::model::UtilizationReport,
         ),
     >,
-) -> Result<(), RecordError> {
+) -> Result<(), crate::history::HistoryError> {
     let (writer, _) = history.writer()?;
     let mut writer = writer.importing();
     for (capacity, utilization) in past {

@@ -40,15 +40,6 @@ impl KeyInput {
     }
 }
 
-impl std::fmt::Debug for KeyInput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            KeyInput::Terminal => "KeyInput::Terminal",
-            KeyInput::Reader(_) => "KeyInput::Reader",
-        })
-    }
-}
-
 /// Runs an `auth` subcommand; returns the process exit code (0 ok, 1 failed, 2 bad usage).
 ///
 /// `out` gets the results, `err` the notes and errors.
@@ -81,76 +72,65 @@ async fn login(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> u8 {
+    match store_checked_key(settings, input, out, err).await {
+        Ok(()) => 0,
+        Err((code, why)) => {
+            let _ = writeln!(err, "captop: {why}");
+            code
+        }
+    }
+}
+
+/// `auth login`, or the exit code and the line that says why not.
+async fn store_checked_key(
+    settings: &Settings,
+    input: KeyInput,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Result<(), (u8, String)> {
     let profile = &settings.profile;
     let Some(base_url) = settings.base_url.clone() else {
+        return Err((
+            2,
+            format!(
+                "profile `{profile}` has no base URL to check the key against — set base_url in the config, pass --base-url or set CAPTOP_BASE_URL"
+            ),
+        ));
+    };
+    let key = (read_key(input, profile).await).map_err(|e| (1, format!("{e}; nothing stored")))?;
+    check_key(settings, &base_url, &key).await.map_err(|e| match e {
+        ApiError::Unauthorized { .. } => (1, format!(
+            "{base_url} rejected this key (401) — nothing stored. Check that you copied the whole key and that it has not been revoked."
+        )),
+        e => (1, format!("could not check the key: {e} — nothing stored")),
+    })?;
+    let keyring = (KeyringHandle::new(settings.keyring).get().await)
+        .map_err(|e| (1, format!("the key works, but {e}")))?;
+    let stored = (keyring.store_key_async(profile, &key).await)
+        .map_err(|e| (1, format!("the key works, but it could not be stored: {e}")))?;
+    if let Some(reason) = &stored.fallback_reason {
         let _ = writeln!(
             err,
-            "captop: profile `{profile}` has no base URL to check the key against — set base_url in the config, pass --base-url or set CAPTOP_BASE_URL"
+            "note: {reason}; the key went to the {} instead",
+            stored.store
         );
-        return 2;
-    };
-    let key = match read_key(input, profile).await {
-        Ok(key) => key,
-        Err(message) => {
-            let _ = writeln!(err, "captop: {message}; nothing stored");
-            return 1;
-        }
-    };
-    match check_key(settings, &base_url, &key).await {
-        Ok(()) => {}
-        Err(ApiError::Unauthorized { .. }) => {
-            let _ = writeln!(
-                err,
-                "captop: {base_url} rejected this key (401) — nothing stored. Check that you copied the whole key and that it has not been revoked."
-            );
-            return 1;
-        }
-        Err(e) => {
-            let _ = writeln!(err, "captop: could not check the key: {e} — nothing stored");
-            return 1;
-        }
     }
-    let keyring = match KeyringHandle::new(settings.keyring).get().await {
-        Ok(keyring) => keyring,
-        Err(e) => {
-            let _ = writeln!(err, "captop: the key works, but {e}");
-            return 1;
-        }
-    };
-    match keyring.store_key_async(profile, &key).await {
-        Ok(stored) => {
-            if let Some(reason) = &stored.fallback_reason {
-                let _ = writeln!(
-                    err,
-                    "note: {reason}; the key went to the {} instead",
-                    stored.store
-                );
-            }
-            let _ = writeln!(
-                out,
-                "Key {} for profile `{profile}` accepted by {base_url} and stored in the {}.",
-                key.fingerprint(),
-                stored.store
-            );
-            if let Some(note) = stored.store.persistence_note() {
-                let _ = writeln!(err, "note: {note}");
-            }
-            if let Some(winner) = overriding_source(settings) {
-                let _ = writeln!(
-                    err,
-                    "note: {winner} is set and is used before the keyring while it is"
-                );
-            }
-            0
-        }
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "captop: the key works, but it could not be stored: {e}"
-            );
-            1
-        }
+    let _ = writeln!(
+        out,
+        "Key {} for profile `{profile}` accepted by {base_url} and stored in the {}.",
+        key.fingerprint(),
+        stored.store
+    );
+    if let Some(note) = stored.store.persistence_note() {
+        let _ = writeln!(err, "note: {note}");
     }
+    if let Some(winner) = overriding_source(settings) {
+        let _ = writeln!(
+            err,
+            "note: {winner} is set and is used before the keyring while it is"
+        );
+    }
+    Ok(())
 }
 
 /// A source that would win over the keyring for these settings, if any.
@@ -175,10 +155,7 @@ enum ReadKeyError {
     /// The piped input could not be read.
     #[error("cannot read the key from stdin: {0}")]
     Stdin(#[source] std::io::Error),
-    /// The reading thread could not be started.
-    #[error("cannot start a thread: {0}")]
-    Thread(#[source] std::io::Error),
-    /// The reading thread ended without an answer.
+    /// The reading task ended without an answer.
     #[error("reading the key stopped unexpectedly")]
     Stopped,
     /// The input holds spaces or several lines.
@@ -192,27 +169,18 @@ enum ReadKeyError {
 /// Reads the key to store, off the async workers (a terminal prompt waits for a person).
 async fn read_key(input: KeyInput, profile: &str) -> Result<ApiKey, ReadKeyError> {
     let prompt = format!("API key for profile `{profile}` (input hidden): ");
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("captop-read-key".to_owned())
-        .spawn(move || {
-            let result = match input {
-                KeyInput::Terminal => rpassword::prompt_password(prompt)
-                    .map(zeroize::Zeroizing::new)
-                    .map_err(ReadKeyError::Terminal),
-                KeyInput::Reader(reader) => {
-                    let mut text = zeroize::Zeroizing::new(String::new());
-                    reader
-                        .take(MAX_KEY_INPUT)
-                        .read_to_string(&mut text)
-                        .map(|_| text)
-                        .map_err(ReadKeyError::Stdin)
-                }
-            };
-            let _ = tx.send(result);
-        })
-        .map_err(ReadKeyError::Thread)?;
-    let text = rx.await.map_err(|_| ReadKeyError::Stopped)??;
+    let read = tokio::task::spawn_blocking(move || match input {
+        KeyInput::Terminal => rpassword::prompt_password(prompt)
+            .map(zeroize::Zeroizing::new)
+            .map_err(ReadKeyError::Terminal),
+        KeyInput::Reader(reader) => {
+            let mut text = zeroize::Zeroizing::new(String::new());
+            (reader.take(MAX_KEY_INPUT).read_to_string(&mut text))
+                .map(|_| text)
+                .map_err(ReadKeyError::Stdin)
+        }
+    });
+    let text = read.await.map_err(|_| ReadKeyError::Stopped)??;
     let trimmed = text.trim();
     if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(ReadKeyError::NotOneKey);
@@ -228,14 +196,11 @@ async fn check_key(settings: &Settings, base_url: &str, key: &ApiKey) -> Result<
 
 async fn logout(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
     let profile = &settings.profile;
-    let keyring = match KeyringHandle::new(settings.keyring).get().await {
-        Ok(keyring) => keyring,
-        Err(e) => {
-            let _ = writeln!(err, "captop: {e}");
-            return 1;
-        }
+    let deleted = match KeyringHandle::new(settings.keyring).get().await {
+        Ok(keyring) => keyring.delete_key_async(profile).await,
+        Err(e) => Err(e),
     };
-    match keyring.delete_key_async(profile).await {
+    match deleted {
         Ok(stores) if stores.is_empty() => {
             let _ = writeln!(
                 out,
@@ -272,28 +237,17 @@ struct StatusRow {
 }
 
 async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write) -> u8 {
-    match (&settings.config_path, &settings.config_search_path) {
-        (Some(path), _) => {
-            let _ = writeln!(out, "config:  {}", path.display());
-        }
-        (None, Some(path)) => {
-            let _ = writeln!(out, "config:  none ({} does not exist)", path.display());
-        }
-        (None, None) => {
-            let _ = writeln!(out, "config:  none");
-        }
-    }
+    let config = match (&settings.config_path, &settings.config_search_path) {
+        (Some(path), _) => path.display().to_string(),
+        (None, Some(path)) => format!("none ({} does not exist)", path.display()),
+        (None, None) => "none".to_owned(),
+    };
     let handle = KeyringHandle::new(settings.keyring);
-    match handle.get().await {
-        Ok(keyring) => {
-            let _ = writeln!(out, "keyring: {}", describe_keyring(&keyring));
-        }
-        Err(e) => {
-            let _ = writeln!(out, "keyring: unavailable — {e}");
-        }
-    }
-    let _ = writeln!(out);
-
+    let keyring = match handle.get().await {
+        Ok(keyring) => describe_keyring(&keyring),
+        Err(e) => format!("unavailable — {e}"),
+    };
+    let _ = writeln!(out, "config:  {config}\nkeyring: {keyring}\n");
     let mut rows = Vec::new();
     for name in settings.profile_names() {
         let selected = name == settings.profile;
@@ -315,11 +269,8 @@ async fn status(settings: &Settings, out: &mut impl Write, err: &mut impl Write)
         rows.push(status_row(settings, &handle, true, err).await);
     }
     write_table(out, &rows);
-    if rows.iter().any(|r| r.selected && r.ok) {
-        0
-    } else {
-        1
-    }
+    // 0 when the selected profile's key works, else 1.
+    u8::from(!rows.iter().any(|r| r.selected && r.ok))
 }
 
 /// `Secret Service`, or the kernel keyring with why and what that means.
@@ -397,43 +348,32 @@ async fn status_row(
 }
 
 fn write_table(out: &mut impl Write, rows: &[StatusRow]) {
-    use crate::text::{pad, width};
-    let header = ["PROFILE", "SOURCE", "KEY", "CHECK"];
+    use crate::text::{pad, sanitize, width};
+    let header = ["  PROFILE", "SOURCE", "KEY", "CHECK"].map(str::to_owned);
     let name = |r: &StatusRow| format!("{}{}", if r.selected { "* " } else { "  " }, r.profile);
-    let w_profile = rows
-        .iter()
-        .map(|r| width(&name(r)))
-        .chain([width(header[0]) + 2])
-        .max()
-        .unwrap_or(0);
-    let w_source = rows
-        .iter()
-        .map(|r| width(&r.source))
-        .chain([width(header[1])])
-        .max()
-        .unwrap_or(0);
-    let w_key = rows
-        .iter()
-        .map(|r| width(&r.fingerprint))
-        .chain([width(header[2])])
-        .max()
-        .unwrap_or(0);
-    let _ = writeln!(
-        out,
-        "{}  {}  {}  {}",
-        pad(&format!("  {}", header[0]), w_profile),
-        pad(header[1], w_source),
-        pad(header[2], w_key),
-        header[3]
-    );
-    for r in rows {
+    let cells = |r: &StatusRow| {
+        [
+            name(r),
+            r.source.clone(),
+            r.fingerprint.clone(),
+            r.check.clone(),
+        ]
+    };
+    let lines: Vec<[String; 4]> = std::iter::once(header)
+        .chain(rows.iter().map(cells))
+        .collect();
+    let widths: [usize; 3] = std::array::from_fn(|i| {
+        let cell = |l: &[String; 4]| l.get(i).map_or(0, |c| width(c));
+        lines.iter().map(cell).max().unwrap_or(0)
+    });
+    for [profile, source, key, check] in &lines {
         let _ = writeln!(
             out,
             "{}  {}  {}  {}",
-            pad(&name(r), w_profile),
-            pad(&r.source, w_source),
-            pad(&r.fingerprint, w_key),
-            crate::text::sanitize(&r.check)
+            pad(profile, widths[0]),
+            pad(source, widths[1]),
+            pad(key, widths[2]),
+            sanitize(check)
         );
     }
 }

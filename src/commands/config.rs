@@ -35,14 +35,12 @@ pub fn run_config_with(
             };
             let _ = writeln!(out, "{}", path.display());
             if !path.exists() {
-                let _ = if explicit {
-                    writeln!(err, "note: this file does not exist")
+                let rest = if explicit {
+                    ""
                 } else {
-                    writeln!(
-                        err,
-                        "note: this file does not exist yet; captop uses its defaults"
-                    )
+                    " yet; captop uses its defaults"
                 };
+                let _ = writeln!(err, "note: this file does not exist{rest}");
             }
             0
         }
@@ -51,25 +49,22 @@ pub fn run_config_with(
             .and_then(|s| crate::dashboard::keymap_and_palette(&s).map(|_| s))
         {
             Ok(settings) => {
-                match &settings.config_path {
-                    Some(path) => {
-                        let _ = writeln!(
-                            out,
-                            "{}: ok — profiles: {}; selected: {}",
-                            path.display(),
-                            settings.profile_names().join(", "),
-                            settings.profile
-                        );
-                    }
+                let _ = match &settings.config_path {
+                    Some(path) => writeln!(
+                        out,
+                        "{}: ok — profiles: {}; selected: {}",
+                        path.display(),
+                        settings.profile_names().join(", "),
+                        settings.profile
+                    ),
                     None => {
                         let where_ = settings.config_search_path.as_ref().map_or_else(
                             || "the config directory".to_owned(),
                             |p| p.display().to_string(),
                         );
-                        let _ =
-                            writeln!(out, "no config file at {where_}: captop uses its defaults");
+                        writeln!(out, "no config file at {where_}: captop uses its defaults")
                     }
-                }
+                };
                 if settings.base_url.is_none() {
                     let _ = writeln!(
                         err,

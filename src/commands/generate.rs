@@ -36,38 +36,13 @@ pub fn man_page(out: &mut impl Write) -> u8 {
     if render_man(&mut page).is_err() {
         return 1;
     }
-    write_out(
-        out,
-        once_preamble(&String::from_utf8_lossy(&page)).as_bytes(),
-    )
+    // Every section rendered on its own repeats roff's preamble: kept once, at the top.
+    let page = String::from_utf8_lossy(&page).replace(PREAMBLE, "");
+    write_out(out, format!("{PREAMBLE}{page}").as_bytes())
 }
 
-/// The page with roff's two-line preamble (which every section rendered on its own repeats)
-/// kept only at the top.
-fn once_preamble(page: &str) -> String {
-    let mut seen = false;
-    let mut kept = String::with_capacity(page.len());
-    let mut lines = page.lines().peekable();
-    while let Some(line) = lines.next() {
-        if line.starts_with(".ie \\n(.g .ds Aq") {
-            let rest = lines.next_if(|next| next.starts_with(".el .ds Aq"));
-            if seen {
-                continue;
-            }
-            seen = true;
-            kept.push_str(line);
-            kept.push('\n');
-            if let Some(rest) = rest {
-                kept.push_str(rest);
-                kept.push('\n');
-            }
-            continue;
-        }
-        kept.push_str(line);
-        kept.push('\n');
-    }
-    kept
-}
+/// roff's two-line preamble, which defines the apostrophe it writes.
+const PREAMBLE: &str = ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
 
 /// Writes `bytes` and flushes; returns 0, also when the reader went away (`| head -1`), or 1
 /// when stdout fails otherwise.

@@ -43,11 +43,10 @@ pub fn run(
 }
 
 fn info(history: &History, out: &mut dyn Write) -> Result<(), HistoryError> {
-    let w = |out: &mut dyn Write, line: String| writeln!(out, "{line}");
-    w(out, format!("service  {}", history.origin()))?;
-    w(out, format!("file     {}", history.path().display()))?;
+    writeln!(out, "service  {}", history.origin())?;
+    writeln!(out, "file     {}", history.path().display())?;
     let Some(conn) = history.reader()? else {
-        w(out, "nothing recorded yet".to_owned())?;
+        writeln!(out, "nothing recorded yet")?;
         return Ok(());
     };
     // The write-ahead log is on the disk as much as the file (up to 16 MiB at 10,000 routes).
@@ -55,38 +54,29 @@ fn info(history: &History, out: &mut dyn Write) -> Result<(), HistoryError> {
     let mb = |bytes: u64| bytes as f64 / 1e6;
     let file = bytes(history.path());
     let log = bytes(&crate::history::db::beside(history.path(), "-wal"));
-    w(
-        out,
-        if log > 0 {
-            format!(
-                "size     {:.1} MB: the file {:.1} MB, its write-ahead log {:.1} MB",
-                mb(file + log),
-                mb(file),
-                mb(log)
-            )
-        } else {
-            format!("size     {:.1} MB", mb(file))
-        },
-    )?;
-    let span = read::span(&conn)?;
-    match span {
-        Some((oldest, newest)) => w(
+    if log > 0 {
+        let (all, file, log) = (mb(file + log), mb(file), mb(log));
+        writeln!(
             out,
-            format!(
-                "spans    {} to {} (the service's clock)",
-                rfc3339(oldest),
-                rfc3339(newest)
-            ),
+            "size     {all:.1} MB: the file {file:.1} MB, its write-ahead log {log:.1} MB"
+        )?;
+    } else {
+        writeln!(out, "size     {:.1} MB", mb(file))?;
+    }
+    match read::span(&conn)? {
+        Some((oldest, newest)) => writeln!(
+            out,
+            "spans    {} to {} (the service's clock)",
+            rfc3339(oldest),
+            rfc3339(newest)
         )?,
-        None => w(out, "spans    nothing yet".to_owned())?,
+        None => writeln!(out, "spans    nothing yet")?,
     }
     let rows = read::row_counts(&conn)?;
-    w(
+    writeln!(
         out,
-        format!(
-            "rows     {} reports, {} routes, {} route changes, {} utilization figures",
-            rows.reports, rows.routes, rows.route_changes, rows.utilization
-        ),
+        "rows     {} reports, {} routes, {} route changes, {} utilization figures",
+        rows.reports, rows.routes, rows.route_changes, rows.utilization
     )?;
     Ok(())
 }

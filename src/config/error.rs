@@ -94,6 +94,9 @@ pub enum ValueError {
         max = super::values::MAX_BODY_MIB
     )]
     BodyMib(i64),
+    /// A number of days of history out of range.
+    #[error("keep_days {0} is not a number of days from 1 to 3650")]
+    KeepDays(i64),
     /// A percentage out of range.
     #[error("must be a percentage from 0 to 100, not {0}")]
     Pct(i64),

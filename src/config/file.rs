@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -24,7 +23,6 @@ use super::values::{
 use crate::history::source::{HistorySource, PrometheusSource, check_matcher, check_url};
 
 /// The parsed config file.
-#[derive(Clone)]
 pub struct LoadedConfig {
     /// The file.
     pub path: PathBuf,
@@ -74,29 +72,31 @@ impl LoadedConfig {
     }
 }
 
-/// One profile's keys as written in the file (all optional).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One profile's keys as written in the file (all optional), each value already checked: a
+/// `[profiles.NAME]` table, or the top level's keys of a profile.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Profile {
     /// `base_url`.
-    pub base_url: Option<String>,
+    pub base_url: Option<BaseUrl>,
     /// `interval`.
-    pub interval: Option<Duration>,
+    pub interval: Option<Secs<3600>>,
     /// `budget`.
-    pub budget: Option<u32>,
+    pub budget: Option<Budget>,
     /// `max_body_mib`.
-    pub max_body_mib: Option<u32>,
+    pub max_body_mib: Option<BodyMib>,
     /// `timeout`.
-    pub timeout: Option<Duration>,
-    /// `warn_pct`.
-    pub warn_pct: Option<u8>,
-    /// `crit_pct`.
-    pub crit_pct: Option<u8>,
+    pub timeout: Option<Secs<300>>,
+    /// `warn_pct`, where it is written.
+    pub warn_pct: Option<Spanned<Pct>>,
+    /// `crit_pct`, where it is written.
+    pub crit_pct: Option<Spanned<Pct>>,
     /// `api_key_command`.
-    pub api_key_command: Option<String>,
+    pub api_key_command: Option<CommandLine>,
     /// `api_key_command_timeout`.
-    pub api_key_command_timeout: Option<Duration>,
+    pub api_key_command_timeout: Option<Secs<600>>,
     /// `max_retry_after`.
-    pub max_retry_after: Option<Duration>,
+    pub max_retry_after: Option<Secs<3600>>,
     /// `color`.
     pub color: Option<ColorChoice>,
     /// `ascii`.
@@ -109,39 +109,20 @@ pub struct Profile {
     pub actions: Option<crate::actions::ActionsConfig>,
     /// The `[history]` table: how long the history over days is kept.
     pub history: Option<HistoryTable>,
+    /// `[keys]` as written, until it is layered into `keys`.
+    #[serde(rename = "keys")]
+    written_keys: Option<Spanned<KeyValue>>,
+    /// `[theme]` as written, until it is layered into `theme`.
+    #[serde(rename = "theme")]
+    written_theme: Option<RawTheme>,
     /// The top level's `[keys]` tables and then the profile's, as written (the dashboard
     /// checks them and builds its key table).
+    #[serde(skip)]
     pub keys: KeyEntries,
     /// The top level's `[theme]` with the profile's on top, as written (the dashboard checks
     /// it and builds its palette).
+    #[serde(skip)]
     pub theme: ThemeEntries,
-}
-
-impl Profile {
-    /// A profile that sets nothing: every key takes captop's default.
-    pub const EMPTY: Profile = Profile {
-        base_url: None,
-        interval: None,
-        budget: None,
-        max_body_mib: None,
-        timeout: None,
-        warn_pct: None,
-        crit_pct: None,
-        api_key_command: None,
-        api_key_command_timeout: None,
-        max_retry_after: None,
-        color: None,
-        ascii: None,
-        allow_insecure_http: None,
-        check: None,
-        actions: None,
-        history: None,
-        keys: KeyEntries { tables: Vec::new() },
-        theme: ThemeEntries {
-            name: None,
-            colors: Vec::new(),
-        },
-    };
 }
 
 /// A `[history]` table.
@@ -219,33 +200,27 @@ impl TryFrom<RawHistoryTable> for HistoryTable {
 }
 
 /// `keep_days`: a whole number of days from 1 to 3650.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "i64")]
 pub struct KeepDays(pub u32);
 
-impl<'de> Deserialize<'de> for KeepDays {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let days = i64::deserialize(d)?;
-        u32::try_from(days)
-            .ok()
-            .filter(|d| (1..=3650).contains(d))
-            .map(KeepDays)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "keep_days {days} is not a number of days from 1 to 3650"
-                ))
-            })
+impl TryFrom<i64> for KeepDays {
+    type Error = ValueError;
+    fn try_from(days: i64) -> Result<Self, ValueError> {
+        let kept = u32::try_from(days).ok().filter(|d| (1..=3650).contains(d));
+        kept.map(KeepDays).ok_or(ValueError::KeepDays(days))
     }
 }
 
-/// The file as written: the top-level table with the keys of a profile plus the two that only
-/// the top level may have. (serde's `flatten` cannot be combined with `deny_unknown_fields`,
-/// so the profile keys are listed twice; the top level becomes a `RawProfile` to be checked
-/// like any other.)
+/// The file as written: the top-level table with the keys of a profile plus the three that
+/// only the top level may have. (serde's `flatten` cannot be combined with
+/// `deny_unknown_fields` nor keep the values' positions, so the profile keys are listed twice;
+/// the top level becomes a [`Profile`] to be checked like any other.)
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     default_profile: Option<Spanned<String>>,
-    profiles: Option<BTreeMap<Spanned<String>, Spanned<RawProfile>>>,
+    profiles: Option<BTreeMap<Spanned<String>, Profile>>,
     dashboard: Option<super::dashboard_table::RawDashboard>,
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
@@ -267,71 +242,32 @@ struct RawFile {
     theme: Option<RawTheme>,
 }
 
-/// A `[profiles.NAME]` table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawProfile {
-    base_url: Option<BaseUrl>,
-    interval: Option<Secs<3600>>,
-    budget: Option<Budget>,
-    max_body_mib: Option<BodyMib>,
-    timeout: Option<Secs<300>>,
-    warn_pct: Option<Spanned<Pct>>,
-    crit_pct: Option<Spanned<Pct>>,
-    api_key_command: Option<CommandLine>,
-    api_key_command_timeout: Option<Secs<600>>,
-    max_retry_after: Option<Secs<3600>>,
-    color: Option<ColorChoice>,
-    ascii: Option<bool>,
-    allow_insecure_http: Option<bool>,
-    check: Option<super::check_table::CheckProfile>,
-    actions: Option<crate::actions::ActionsConfig>,
-    history: Option<HistoryTable>,
-    keys: Option<Spanned<KeyValue>>,
-    theme: Option<RawTheme>,
+/// Checks that a profile's `warn_pct` is below its `crit_pct`, placed at the one written.
+fn check_pcts(profile: &Profile, text: &str, path: &Path) -> Result<(), ConfigError> {
+    let (w, c) = (profile.warn_pct(), profile.crit_pct());
+    if w < c {
+        return Ok(());
+    }
+    let written = profile.crit_pct.as_ref().or(profile.warn_pct.as_ref());
+    let at = written.map_or(0, |s| s.span().start);
+    let message = format!("warn_pct ({w}) must be below crit_pct ({c})");
+    Err(invalid_at(path, text, at, message))
 }
 
-/// Converts a raw profile (top-level or named) and checks `warn_pct` < `crit_pct`.
-fn profile_from_raw(raw: RawProfile, text: &str, path: &Path) -> Result<Profile, ConfigError> {
-    let warn = raw
-        .warn_pct
-        .as_ref()
-        .map(|s| (s.get_ref().0, s.span().start));
-    let crit = raw
-        .crit_pct
-        .as_ref()
-        .map(|s| (s.get_ref().0, s.span().start));
-    let w = warn.map_or(DEFAULT_WARN_PCT, |(v, _)| v);
-    let c = crit.map_or(DEFAULT_CRIT_PCT, |(v, _)| v);
-    if w >= c {
-        let at = crit.or(warn).map_or(0, |(_, start)| start);
-        return Err(invalid_at(
-            path,
-            text,
-            at,
-            format!("warn_pct ({w}) must be below crit_pct ({c})"),
-        ));
+impl Profile {
+    /// `warn_pct`, or captop's default.
+    pub fn warn_pct(&self) -> u8 {
+        self.warn_pct
+            .as_ref()
+            .map_or(DEFAULT_WARN_PCT, |p| p.get_ref().0)
     }
-    Ok(Profile {
-        base_url: raw.base_url.map(|u| u.0),
-        interval: raw.interval.map(|s| s.0),
-        budget: raw.budget.map(|b| b.0),
-        max_body_mib: raw.max_body_mib.map(|m| m.0),
-        timeout: raw.timeout.map(|s| s.0),
-        warn_pct: warn.map(|(v, _)| v),
-        crit_pct: crit.map(|(v, _)| v),
-        api_key_command: raw.api_key_command.map(|c| c.0),
-        api_key_command_timeout: raw.api_key_command_timeout.map(|s| s.0),
-        max_retry_after: raw.max_retry_after.map(|s| s.0),
-        color: raw.color,
-        ascii: raw.ascii,
-        allow_insecure_http: raw.allow_insecure_http,
-        check: raw.check,
-        actions: raw.actions,
-        history: raw.history,
-        keys: KeyEntries::default(),
-        theme: ThemeEntries::default(),
-    })
+
+    /// `crit_pct`, or captop's default.
+    pub fn crit_pct(&self) -> u8 {
+        self.crit_pct
+            .as_ref()
+            .map_or(DEFAULT_CRIT_PCT, |p| p.get_ref().0)
+    }
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
@@ -380,46 +316,40 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         };
         invalid_at(path, text, offset, crate::text::fit(&message, 400))
     })?;
-    let default_profile = (raw.default_profile.map(|name| {
-        let span = name.span();
+    let named = |name: Spanned<String>| {
+        let at = name.span().start;
         let name = name.into_inner();
-        check_profile_name(&name).map_err(|e| invalid_at(path, text, span.start, e.to_string()))?;
-        Ok((name, span))
-    }))
-    .transpose()?;
+        check_profile_name(&name).map_err(|e| invalid_at(path, text, at, e.to_string()))?;
+        Ok::<_, ConfigError>((name, at))
+    };
+    let default_profile = raw.default_profile.map(named).transpose()?;
     let at = |p: Problem| invalid_at(path, text, p.at, p.message);
     let top_keys_theme = read_keys_theme(raw.keys, raw.theme, "").map_err(at)?;
     let mut profiles = BTreeMap::new();
-    for (name, table) in raw.profiles.unwrap_or_default() {
-        let span = name.span();
-        let name = name.into_inner();
-        check_profile_name(&name).map_err(|e| invalid_at(path, text, span.start, e.to_string()))?;
+    for (name, mut profile) in raw.profiles.unwrap_or_default() {
+        let (name, name_at) = named(name)?;
         if name == DEFAULT_PROFILE {
-            return Err(invalid_at(
-                path,
-                text,
-                span.start,
-                "[profiles.default] is not allowed: the top-level keys are the `default` profile"
-                    .to_owned(),
-            ));
+            let message =
+                "[profiles.default] is not allowed: the top-level keys are the `default` profile";
+            return Err(invalid_at(path, text, name_at, message.to_owned()));
         }
-        let mut table = table.into_inner();
-        let prefix = format!("profiles.{name}.");
-        let own = read_keys_theme(table.keys.take(), table.theme.take(), &prefix).map_err(at)?;
-        let mut profile = profile_from_raw(table, text, path)?;
+        let (keys, theme) = (profile.written_keys.take(), profile.written_theme.take());
+        let own = read_keys_theme(keys, theme, &format!("profiles.{name}.")).map_err(at)?;
+        check_pcts(&profile, text, path)?;
         (profile.keys, profile.theme) = layered(&top_keys_theme, Some(&own));
         profiles.insert(name, profile);
     }
-    if let Some((name, span)) = &default_profile
+    if let Some((name, at)) = &default_profile
         && name != DEFAULT_PROFILE
         && !profiles.contains_key(name)
     {
         let message = format!("default_profile names `{name}`, but there is no [profiles.{name}]");
-        return Err(invalid_at(path, text, span.start, message));
+        return Err(invalid_at(path, text, *at, message));
     }
     let dashboard_profiles = (raw.dashboard.map(|t| t.profiles(&profiles)).transpose())
         .map_err(|(at, message)| invalid_at(path, text, at, message))?;
-    let top = RawProfile {
+    let (keys, theme) = layered(&top_keys_theme, None);
+    let top = Profile {
         base_url: raw.base_url,
         interval: raw.interval,
         budget: raw.budget,
@@ -436,11 +366,12 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         check: raw.check,
         actions: raw.actions,
         history: raw.history,
-        keys: None,
-        theme: None,
+        written_keys: None,
+        written_theme: None,
+        keys,
+        theme,
     };
-    let mut top = profile_from_raw(top, text, path)?;
-    (top.keys, top.theme) = layered(&top_keys_theme, None);
+    check_pcts(&top, text, path)?;
     Ok(LoadedConfig {
         path: path.to_owned(),
         default_profile: default_profile.map(|(name, _)| name),
@@ -479,16 +410,11 @@ pub(super) fn find_config(
     explicit: Option<&Path>,
     default: Option<&Path>,
 ) -> Result<Option<LoadedConfig>, ConfigError> {
-    if let Some(path) = explicit {
-        if !path.exists() {
-            return Err(ConfigError::Missing {
-                path: path.to_owned(),
-            });
-        }
-        return load_config(path).map(Some);
-    }
-    match default {
-        Some(path) if path.exists() => load_config(path).map(Some),
+    match (explicit, default) {
+        (Some(path), _) if !path.exists() => Err(ConfigError::Missing {
+            path: path.to_owned(),
+        }),
+        (Some(path), _) | (None, Some(path)) if path.exists() => load_config(path).map(Some),
         _ => Ok(None),
     }
 }
@@ -546,6 +472,10 @@ mod tests {
             (
                 "x = 1\n[history]\nsource = \"prometheus\"\nurl = \"http://p\"\nmatch = \"job\"\n",
                 "c.toml:2:1: [history] match \"job\": must be a label set in braces",
+            ),
+            (
+                "[history]\nkeep_days = 0\n",
+                "c.toml:2:13: keep_days: keep_days 0 is not a number of days from 1 to 3650",
             ),
             (
                 "[history]\nsource = \"thanos\"\n",

@@ -55,7 +55,5 @@ pub use keys_theme::{
 };
 pub use settings::{Environment, Settings};
 pub use values::{
-    ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
-    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, MAX_BODY_MIB,
-    MAX_BUDGET,
+    BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_PROFILE, MAX_BODY_MIB, Pct, Secs,
 };

@@ -22,7 +22,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// One threshold range. Its text is kept, so perfdata shows the range exactly as given.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub struct Range {
     /// Lower end; `None` is minus infinity (`~`).
     start: Option<f64>,
@@ -125,13 +126,6 @@ impl TryFrom<String> for Range {
     type Error = RangeError;
     fn try_from(s: String) -> Result<Range, RangeError> {
         s.parse()
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Range {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Range, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

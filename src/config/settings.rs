@@ -14,13 +14,12 @@ use std::time::Duration;
 use crate::cli::GlobalArgs;
 use crate::credentials::{ApiKey, KeyRequest, StoreChoice};
 
-use super::error::ConfigError;
+use super::error::{ConfigError, ValueError};
 use super::file::{LoadedConfig, Profile, find_config};
 use super::keys_theme::{KeyEntries, ThemeEntries};
 use super::values::{
-    ColorChoice, DEFAULT_BUDGET, DEFAULT_CRIT_PCT, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
-    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT, DEFAULT_WARN_PCT, body_mib, budget,
-    check_base_url, seconds,
+    ColorChoice, DEFAULT_BUDGET, DEFAULT_INTERVAL, DEFAULT_KEY_COMMAND_TIMEOUT,
+    DEFAULT_MAX_BODY_MIB, DEFAULT_PROFILE, DEFAULT_TIMEOUT,
 };
 
 /// The settings captop runs with, after flags, environment, profile and defaults are merged.
@@ -79,8 +78,8 @@ pub struct Settings {
     pub history_keep_days: u32,
     /// Where the history is read from (`[history] source` and its keys).
     pub history_source: crate::history::source::HistorySource,
-    /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type).
-    env_api_key: Option<EnvKey>,
+    /// Whether the budget was asked for rather than left at the default.
+    budget_given: bool,
     /// What resolved these settings, to resolve another profile from the same inputs.
     inputs: Arc<Inputs>,
 }
@@ -92,6 +91,11 @@ struct Inputs {
     file: Option<LoadedConfig>,
     no_color_env: bool,
     stdout_is_tty: bool,
+    keyring: StoreChoice,
+    config_search_path: Option<PathBuf>,
+    /// The value of `CAPTOP_API_KEY` (a secret: kept in the zeroizing key type; `Some(None)`
+    /// when it is set but blank, which is reported when the key is needed).
+    env_api_key: Option<Option<ApiKey>>,
 }
 
 /// Where the environment comes from, injectable for tests.
@@ -114,27 +118,21 @@ impl Settings {
             Some(v) => StoreChoice::parse(&v).map_err(ConfigError::KeyringChoice)?,
             None => StoreChoice::Auto,
         };
-        let env_api_key =
-            (env.var)("CAPTOP_API_KEY").map(|v| ApiKey::new(v).map_or(EnvKey::Blank, EnvKey::Set));
         let inputs = Arc::new(Inputs {
             args: args.clone(),
             file,
             no_color_env: non_empty("NO_COLOR").is_some(),
             stdout_is_tty: env.stdout_is_tty,
+            keyring,
+            config_search_path: args.config.clone().or_else(|| env.default_config.clone()),
+            env_api_key: (env.var)("CAPTOP_API_KEY").map(ApiKey::new),
         });
-        let search = args.config.clone().or_else(|| env.default_config.clone());
-        Self::from_inputs(inputs, None, keyring, env_api_key, search)
+        Self::from_inputs(inputs, None)
     }
 
     /// The same inputs resolved for another profile (for `auth status`).
     pub fn for_profile(&self, name: &str) -> Result<Settings, ConfigError> {
-        Self::from_inputs(
-            Arc::clone(&self.inputs),
-            Some(name),
-            self.keyring,
-            self.env_api_key.clone(),
-            self.config_search_path.clone(),
-        )
+        Self::from_inputs(Arc::clone(&self.inputs), Some(name))
     }
 
     /// The config file that was read, if one was: every profile as written, and where a
@@ -154,37 +152,23 @@ impl Settings {
     fn from_inputs(
         inputs: Arc<Inputs>,
         profile_override: Option<&str>,
-        keyring: StoreChoice,
-        env_api_key: Option<EnvKey>,
-        config_search_path: Option<PathBuf>,
     ) -> Result<Settings, ConfigError> {
         let args = &inputs.args;
         let file = inputs.file.as_ref();
         let (name, profile) = select_profile(file, args, profile_override)?;
-        let bad = |name: &'static str, source| ConfigError::Value { name, source };
-        let base_url = match &args.base_url {
-            Some(url) => {
-                check_base_url(url).map_err(|m| bad("--base-url / CAPTOP_BASE_URL", m))?;
-                Some(url.clone())
-            }
-            None => profile.base_url.clone(),
-        };
-        let interval = match args.interval {
-            Some(v) => seconds(v, 3600).map_err(|m| bad("--interval", m))?,
-            None => profile.interval.unwrap_or(DEFAULT_INTERVAL),
-        };
-        let timeout = match args.timeout {
-            Some(v) => seconds(v, 300).map_err(|m| bad("--timeout", m))?,
-            None => profile.timeout.unwrap_or(DEFAULT_TIMEOUT),
-        };
-        let budget = match args.budget {
-            Some(v) => budget(i64::from(v)).map_err(|m| bad("--budget", m))?,
-            None => profile.budget.unwrap_or(DEFAULT_BUDGET),
-        };
-        let max_body_mib = match args.max_body_mib {
-            Some(v) => body_mib(i64::from(v)).map_err(|m| bad("--max-body-mib", m))?,
-            None => profile.max_body_mib.unwrap_or(DEFAULT_MAX_BODY_MIB),
-        };
+        let base_url = pick(
+            args.base_url.clone(),
+            "--base-url / CAPTOP_BASE_URL",
+            &profile.base_url,
+        )?;
+        let interval = pick(args.interval, "--interval", &profile.interval)?;
+        let timeout = pick(args.timeout, "--timeout", &profile.timeout)?;
+        let budget = pick(args.budget.map(i64::from), "--budget", &profile.budget)?;
+        let max_body_mib = pick(
+            args.max_body_mib.map(i64::from),
+            "--max-body-mib",
+            &profile.max_body_mib,
+        )?;
         let color = if args.no_color || inputs.no_color_env || profile.theme.is_colorless() {
             false
         } else {
@@ -195,17 +179,19 @@ impl Settings {
             }
         };
         Ok(Settings {
-            base_url,
+            base_url: base_url.map(|u| u.0),
             profile: name,
-            interval,
-            budget,
-            max_body_bytes: max_body_mib as usize * 1024 * 1024,
-            timeout,
+            interval: interval.map_or(DEFAULT_INTERVAL, |s| s.0),
+            budget: budget.map_or(DEFAULT_BUDGET, |b| b.0),
+            max_body_bytes: max_body_mib.map_or(DEFAULT_MAX_BODY_MIB, |m| m.0) as usize
+                * 1024
+                * 1024,
+            timeout: timeout.map_or(DEFAULT_TIMEOUT, |s| s.0),
             max_retry_after: profile
                 .max_retry_after
-                .unwrap_or(crate::poll::DEFAULT_MAX_RETRY_AFTER),
-            warn_pct: profile.warn_pct.unwrap_or(DEFAULT_WARN_PCT),
-            crit_pct: profile.crit_pct.unwrap_or(DEFAULT_CRIT_PCT),
+                .map_or(crate::poll::DEFAULT_MAX_RETRY_AFTER, |s| s.0),
+            warn_pct: profile.warn_pct(),
+            crit_pct: profile.crit_pct(),
             color,
             theme: profile.theme.clone(),
             keys: profile.keys.clone(),
@@ -213,13 +199,13 @@ impl Settings {
             allow_insecure_http: args.allow_insecure_http
                 || profile.allow_insecure_http.unwrap_or(false),
             api_key_file: args.api_key_file.clone(),
-            api_key_command: profile.api_key_command.clone(),
+            api_key_command: profile.api_key_command.as_ref().map(|c| c.0.clone()),
             api_key_command_timeout: profile
                 .api_key_command_timeout
-                .unwrap_or(DEFAULT_KEY_COMMAND_TIMEOUT),
+                .map_or(DEFAULT_KEY_COMMAND_TIMEOUT, |s| s.0),
             config_path: file.map(|f| f.path.clone()),
-            config_search_path,
-            keyring,
+            config_search_path: inputs.config_search_path.clone(),
+            keyring: inputs.keyring,
             check: profile.check.clone().unwrap_or_default(),
             actions: profile.actions.clone().unwrap_or_default(),
             history_keep_days: profile
@@ -232,7 +218,7 @@ impl Settings {
                 .as_ref()
                 .map(|h| h.source.clone())
                 .unwrap_or_default(),
-            env_api_key,
+            budget_given: args.budget.is_some() || profile.budget.is_some(),
             inputs,
         })
     }
@@ -272,26 +258,19 @@ impl Settings {
     /// Whether the budget was asked for (`--budget` or the profile's `budget`) rather than left
     /// at the default, so `captop serve` can use a larger default of its own.
     pub fn budget_given(&self) -> bool {
-        let profile = select_profile(
-            self.inputs.file.as_ref(),
-            &self.inputs.args,
-            Some(&self.profile),
-        );
-        self.inputs.args.budget.is_some() || profile.is_ok_and(|(_, p)| p.budget.is_some())
+        self.budget_given
     }
 
     /// Whether `CAPTOP_API_KEY` is set (it then wins over `api_key_command` and the keyring).
     pub fn has_env_key(&self) -> bool {
-        self.env_api_key.is_some()
+        self.inputs.env_api_key.is_some()
     }
 
     /// Where to look for the API key, as these settings say (see [`crate::credentials`]); the
     /// looking itself is [`KeyRequest::find`].
     pub fn key_request(&self) -> KeyRequest<'_> {
-        let env_key = self.env_api_key.as_ref().map(|k| match k {
-            EnvKey::Set(key) => key.expose(),
-            EnvKey::Blank => "",
-        });
+        let env_key =
+            (self.inputs.env_api_key.as_ref()).map(|k| k.as_ref().map_or("", ApiKey::expose));
         KeyRequest {
             profile: &self.profile,
             api_key_file: self.api_key_file.as_deref(),
@@ -316,9 +295,9 @@ fn select_profile<'f>(
         .or_else(|| file.and_then(|f| f.default_profile.clone()))
         .unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
     /// The profile of no file: every key takes captop's default.
-    static EMPTY: Profile = Profile::EMPTY;
+    static EMPTY: std::sync::LazyLock<Profile> = std::sync::LazyLock::new(Profile::default);
     if name == DEFAULT_PROFILE {
-        return Ok((name, file.map_or(&EMPTY, |f| &f.top)));
+        return Ok((name, file.map_or(&*EMPTY, |f| &f.top)));
     }
     match file.and_then(|f| f.profiles.get(&name)) {
         Some(profile) => Ok((name, profile)),
@@ -330,9 +309,14 @@ fn select_profile<'f>(
     }
 }
 
-/// The value of `CAPTOP_API_KEY`: a key, or set but blank (reported when the key is needed).
-#[derive(Debug, Clone)]
-enum EnvKey {
-    Set(ApiKey),
-    Blank,
+/// A flag's value checked as `T` (an error naming the flag), else the profile's.
+fn pick<F, T: TryFrom<F, Error = ValueError> + Clone>(
+    flag: Option<F>,
+    name: &'static str,
+    written: &Option<T>,
+) -> Result<Option<T>, ConfigError> {
+    match flag {
+        Some(v) => (T::try_from(v).map(Some)).map_err(|source| ConfigError::Value { name, source }),
+        None => Ok(written.clone()),
+    }
 }

@@ -39,39 +39,33 @@ pub enum ColorChoice {
 /// A number of seconds from 0.1 to `MAX_S`.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "f64")]
-pub(super) struct Secs<const MAX_S: u64>(pub(super) Duration);
+pub struct Secs<const MAX_S: u64>(pub Duration);
 
 impl<const MAX_S: u64> TryFrom<f64> for Secs<MAX_S> {
     type Error = ValueError;
     fn try_from(v: f64) -> Result<Self, ValueError> {
-        seconds(v, MAX_S).map(Secs)
+        if !v.is_finite() || v < 0.1 || v > MAX_S as f64 {
+            return Err(ValueError::Seconds {
+                max: MAX_S,
+                value: v,
+            });
+        }
+        Ok(Secs(Duration::from_secs_f64(v)))
     }
-}
-
-/// Checks a number of seconds: finite, at least 0.1, at most `max`.
-pub(super) fn seconds(v: f64, max: u64) -> Result<Duration, ValueError> {
-    if !v.is_finite() || v < 0.1 || v > max as f64 {
-        return Err(ValueError::Seconds { max, value: v });
-    }
-    Ok(Duration::from_secs_f64(v))
 }
 
 /// `budget`: 2 to [`MAX_BUDGET`].
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "i64")]
-pub(super) struct Budget(pub(super) u32);
+pub struct Budget(pub u32);
 
 impl TryFrom<i64> for Budget {
     type Error = ValueError;
     fn try_from(v: i64) -> Result<Self, ValueError> {
-        budget(v).map(Budget)
-    }
-}
-
-pub(super) fn budget(v: i64) -> Result<u32, ValueError> {
-    match u32::try_from(v) {
-        Ok(n) if (2..=MAX_BUDGET).contains(&n) => Ok(n),
-        _ => Err(ValueError::Budget(v)),
+        match u32::try_from(v) {
+            Ok(n) if (2..=MAX_BUDGET).contains(&n) => Ok(Budget(n)),
+            _ => Err(ValueError::Budget(v)),
+        }
     }
 }
 
@@ -85,26 +79,22 @@ pub const MAX_BODY_MIB: u32 = 1024;
 /// `max_body_mib`: 1 to [`MAX_BODY_MIB`].
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "i64")]
-pub(super) struct BodyMib(pub(super) u32);
+pub struct BodyMib(pub u32);
 
 impl TryFrom<i64> for BodyMib {
     type Error = ValueError;
     fn try_from(v: i64) -> Result<Self, ValueError> {
-        body_mib(v).map(BodyMib)
-    }
-}
-
-pub(super) fn body_mib(v: i64) -> Result<u32, ValueError> {
-    match u32::try_from(v) {
-        Ok(n) if (1..=MAX_BODY_MIB).contains(&n) => Ok(n),
-        _ => Err(ValueError::BodyMib(v)),
+        match u32::try_from(v) {
+            Ok(n) if (1..=MAX_BODY_MIB).contains(&n) => Ok(BodyMib(n)),
+            _ => Err(ValueError::BodyMib(v)),
+        }
     }
 }
 
 /// A percentage 0 to 100.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "i64")]
-pub(super) struct Pct(pub(super) u8);
+pub struct Pct(pub u8);
 
 impl TryFrom<i64> for Pct {
     type Error = ValueError;
@@ -116,38 +106,33 @@ impl TryFrom<i64> for Pct {
     }
 }
 
-/// An `http(s)://` base URL.
+/// An `http(s)://` base URL, checked the way the config and `--base-url` both need.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(try_from = "String")]
-pub(super) struct BaseUrl(pub(super) String);
+pub struct BaseUrl(pub String);
 
 impl TryFrom<String> for BaseUrl {
     type Error = ValueError;
     fn try_from(v: String) -> Result<Self, ValueError> {
-        check_base_url(&v).map(|()| BaseUrl(v))
+        let shown = crate::text::fit(&v, 80);
+        let url = url::Url::parse(&v).map_err(|source| ValueError::NotUrl {
+            shown: shown.clone(),
+            source,
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(ValueError::NotHttp(shown));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(ValueError::UrlCredentials);
+        }
+        Ok(BaseUrl(v))
     }
-}
-
-/// Checks a base URL the way the config and `--base-url` both need.
-pub(super) fn check_base_url(v: &str) -> Result<(), ValueError> {
-    let shown = crate::text::fit(v, 80);
-    let url = url::Url::parse(v).map_err(|source| ValueError::NotUrl {
-        shown: shown.clone(),
-        source,
-    })?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(ValueError::NotHttp(shown));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(ValueError::UrlCredentials);
-    }
-    Ok(())
 }
 
 /// A non-empty command line.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(try_from = "String")]
-pub(super) struct CommandLine(pub(super) String);
+pub struct CommandLine(pub String);
 
 impl TryFrom<String> for CommandLine {
     type Error = ValueError;

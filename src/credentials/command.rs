@@ -20,6 +20,7 @@ pub async fn run_key_command(command: &str, timeout: Duration) -> Result<ApiKey,
     let (shell, flag) = ("cmd", "/C");
     #[cfg(not(windows))]
     let (shell, flag) = ("sh", "-c");
+    let start = |reason: String| KeyError::CommandStart { reason };
     let mut child = tokio::process::Command::new(shell)
         .arg(flag)
         .arg(command)
@@ -28,13 +29,9 @@ pub async fn run_key_command(command: &str, timeout: Duration) -> Result<ApiKey,
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| KeyError::CommandStart {
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| start(e.to_string()))?;
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        return Err(KeyError::CommandStart {
-            reason: "no pipes to the command".to_owned(),
-        });
+        return Err(start("no pipes to the command".to_owned()));
     };
     let run = async {
         let mut out = Zeroizing::new(Vec::new());
@@ -45,13 +42,9 @@ pub async fn run_key_command(command: &str, timeout: Duration) -> Result<ApiKey,
             stdout.read_to_end(&mut out),
             stderr.read_to_end(&mut err),
         );
-        read_out.map_err(|e| KeyError::CommandStart {
-            reason: format!("reading its output: {e}"),
-        })?;
+        read_out.map_err(|e| start(format!("reading its output: {e}")))?;
         let _ = read_err;
-        let status = status.map_err(|e| KeyError::CommandStart {
-            reason: e.to_string(),
-        })?;
+        let status = status.map_err(|e| start(e.to_string()))?;
         Ok::<_, KeyError>((status, out, err))
     };
     let (status, out, err) = match tokio::time::timeout(timeout, run).await {

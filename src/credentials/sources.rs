@@ -125,52 +125,44 @@ impl KeyRequest<'_> {
         self.find_with(&KeyringHandle::new(self.keyring)).await
     }
 
-    /// [`KeyRequest::find`] with a keyring opened once and shared (e.g. across profiles).
+    /// [`KeyRequest::find`] with a keyring opened once and shared (e.g. across profiles); the
+    /// keyring is opened only when it is reached.
     pub async fn find_with(&self, keyring: &KeyringHandle) -> Result<FoundKey, KeyError> {
-        find_key(self, keyring).await
-    }
-}
-
-/// Looks in the sources in order; the keyring is opened only when it is reached.
-async fn find_key(req: &KeyRequest<'_>, keyring: &KeyringHandle) -> Result<FoundKey, KeyError> {
-    if let Some(path) = req.api_key_file {
-        let (key, warnings) = read_key_file(path)?;
-        return Ok(FoundKey {
+        if let Some(path) = self.api_key_file {
+            let (key, warnings) = read_key_file(path)?;
+            let source = KeySource::File(path.to_owned());
+            return Ok(FoundKey {
+                key,
+                source,
+                warnings,
+            });
+        }
+        let (key, source) = if let Some(text) = self.env_key {
+            let key = one_key(text, "CAPTOP_API_KEY")?.ok_or(KeyError::Malformed {
+                source_name: "CAPTOP_API_KEY".to_owned(),
+                problem: "an empty value",
+            })?;
+            (key, KeySource::Env)
+        } else if let Some(command) = self.api_key_command {
+            let key = run_key_command(command, self.command_timeout).await?;
+            (key, KeySource::Command)
+        } else {
+            let keyring = keyring.get().await?;
+            match keyring.key_async(self.profile).await {
+                Ok((key, store)) => (key, KeySource::Keyring(store)),
+                Err(KeyringError::NotFound { .. }) => {
+                    let profile = self.profile.to_owned();
+                    return Err(KeyError::NoKey { profile });
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let warnings = Vec::new();
+        Ok(FoundKey {
             key,
-            source: KeySource::File(path.to_owned()),
+            source,
             warnings,
-        });
-    }
-    if let Some(text) = req.env_key {
-        let key = one_key(text, "CAPTOP_API_KEY")?.ok_or(KeyError::Malformed {
-            source_name: "CAPTOP_API_KEY".to_owned(),
-            problem: "an empty value",
-        })?;
-        return Ok(FoundKey {
-            key,
-            source: KeySource::Env,
-            warnings: Vec::new(),
-        });
-    }
-    if let Some(command) = req.api_key_command {
-        let key = run_key_command(command, req.command_timeout).await?;
-        return Ok(FoundKey {
-            key,
-            source: KeySource::Command,
-            warnings: Vec::new(),
-        });
-    }
-    let keyring = keyring.get().await?;
-    match keyring.key_async(req.profile).await {
-        Ok((key, store)) => Ok(FoundKey {
-            key,
-            source: KeySource::Keyring(store),
-            warnings: Vec::new(),
-        }),
-        Err(KeyringError::NotFound { .. }) => Err(KeyError::NoKey {
-            profile: req.profile.to_owned(),
-        }),
-        Err(e) => Err(e.into()),
+        })
     }
 }
 

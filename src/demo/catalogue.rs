@@ -127,31 +127,18 @@ pub struct RouteIdentity {
 /// from the second round through the catalogue on.
 pub fn identity(index: usize) -> RouteIdentity {
     let round = index / CATALOGUE.len();
-    let Some(&template) = CATALOGUE.get(index % CATALOGUE.len()) else {
-        // Unreachable (the catalogue is not empty and the index is reduced modulo its length),
-        // but a plain name beats a panic in a server.
-        return RouteIdentity {
-            slug: format!("route-{index}"),
-            name: format!("Route {index}"),
-            dial_code: "+999".to_owned(),
-            utc_offset_minutes: 0,
-        };
+    // The catalogue is not empty and the index is reduced modulo its length.
+    let template = CATALOGUE.get(index % CATALOGUE.len()).copied();
+    let template = template.unwrap_or(t("route", "Route", "+999", 0));
+    let numbered = |text: &str, sep: char| match round {
+        0 => text.to_owned(),
+        _ => format!("{text}{sep}{}", round + 1),
     };
-    if round == 0 {
-        RouteIdentity {
-            slug: template.slug.to_owned(),
-            name: template.name.to_owned(),
-            dial_code: template.dial_code.to_owned(),
-            utc_offset_minutes: template.utc_offset_minutes,
-        }
-    } else {
-        let n = round + 1;
-        RouteIdentity {
-            slug: format!("{}-{n}", template.slug),
-            name: format!("{} {n}", template.name),
-            dial_code: template.dial_code.to_owned(),
-            utc_offset_minutes: template.utc_offset_minutes,
-        }
+    RouteIdentity {
+        slug: numbered(template.slug, '-'),
+        name: numbered(template.name, ' '),
+        dial_code: template.dial_code.to_owned(),
+        utc_offset_minutes: template.utc_offset_minutes,
     }
 }
 

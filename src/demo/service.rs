@@ -46,7 +46,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{DateTime, Utc};
@@ -72,7 +72,7 @@ pub use request_log::{LoggedRequest, REQUEST_LOG_CAPACITY};
 
 /// What the handlers share.
 struct Shared {
-    api_key: RwLock<Zeroizing<String>>,
+    api_key: Mutex<Zeroizing<String>>,
     rate_limit: u32,
     rate_window: Duration,
     retry_after_style: RetryAfterStyle,
@@ -134,7 +134,7 @@ impl DemoServer {
             .and_then(|past| sim_start.checked_sub_signed(past))
             .unwrap_or(sim_start);
         let shared = Arc::new(Shared {
-            api_key: RwLock::new(Zeroizing::new(config.api_key)),
+            api_key: Mutex::new(Zeroizing::new(config.api_key)),
             rate_limit: config.rate_limit,
             rate_window: config.rate_window,
             retry_after_style: config.retry_after_style,
@@ -182,21 +182,13 @@ impl DemoServer {
     /// The key the metered endpoints accept now (a copy: [`DemoServer::set_api_key`] may
     /// change it).
     pub fn api_key(&self) -> String {
-        self.shared
-            .api_key
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .to_string()
+        lock(&self.shared.api_key).to_string()
     }
 
     /// Replaces the accepted key: requests with the old one get 401 from now on, as after a
     /// revocation. An empty key accepts nothing.
     pub fn set_api_key(&self, key: &str) {
-        *self
-            .shared
-            .api_key
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Zeroizing::new(key.to_owned());
+        *lock(&self.shared.api_key) = Zeroizing::new(key.to_owned());
     }
 
     /// Revokes the key: every metered request gets 401 until [`DemoServer::set_api_key`].
@@ -216,14 +208,10 @@ impl DemoServer {
     /// simulation's figures. A test hook: a test pushes a route across a threshold with it.
     pub fn pin_fill(&self, slug: &str, filled_pct: Option<u8>) {
         let mut pins = lock(&self.shared.pins);
-        match filled_pct {
-            Some(pct) => {
-                pins.insert(slug.to_owned(), i64::from(pct.min(100)));
-            }
-            None => {
-                pins.remove(slug);
-            }
-        }
+        let _ = match filled_pct {
+            Some(pct) => pins.insert(slug.to_owned(), i64::from(pct.min(100))),
+            None => pins.remove(slug),
+        };
     }
 
     /// Every request so far, oldest first (the newest [`REQUEST_LOG_CAPACITY`]).

@@ -9,10 +9,8 @@
 //!
 //! The random numbers are a seeded hash of the draw's number, so that tests replay exactly.
 
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::time::Duration;
-
-use foldhash::quality::FixedState;
 
 /// `min(cap, base × 2^(failures-1))`: the wait after the `failures`-th failure in a row
 /// (1-based), doubling from `base` up to `cap`.
@@ -28,7 +26,7 @@ pub struct Backoff {
     cap: Duration,
     failures: u32,
     /// Seeded: the same seed draws the same waits.
-    jitter: FixedState,
+    seed: u64,
     draws: u64,
 }
 
@@ -39,7 +37,7 @@ impl Backoff {
             base,
             cap: cap.max(base),
             failures: 0,
-            jitter: FixedState::with_seed(seed),
+            seed,
             draws: 0,
         }
     }
@@ -60,7 +58,8 @@ impl Backoff {
         self.failures = self.failures.saturating_add(1);
         self.draws += 1;
         let max_ms = super::clock::ms(self.ceiling(self.failures));
-        let random = self.jitter.hash_one(self.draws);
+        let random =
+            BuildHasherDefault::<DefaultHasher>::default().hash_one((self.seed, self.draws));
         Duration::from_millis(random % max_ms.saturating_add(1))
     }
 

@@ -25,28 +25,26 @@ use keyring_core::{CredentialStore, Error as StoreError};
 use super::api_key::ApiKey;
 pub use store::{KEYRING_TIMEOUT, KeyringError, SERVICE, StoreChoice, StoreKind};
 
-/// One opened store.
+/// One opened store; `Debug` shows its kind.
 struct OpenStore {
     kind: StoreKind,
     store: Arc<CredentialStore>,
 }
 
+impl std::fmt::Debug for OpenStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
 /// The keyring captop uses: one store, or on Linux in automatic mode the Secret Service with
 /// the kernel keyring behind it.
+#[derive(Debug)]
 pub struct Keyring {
     /// Stores in order of preference; never empty.
     stores: Vec<OpenStore>,
     /// Why the preferred store is not among them, when it is not.
     fallback_reason: Option<String>,
-}
-
-impl std::fmt::Debug for Keyring {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Keyring")
-            .field("stores", &self.kinds())
-            .field("fallback_reason", &self.fallback_reason)
-            .finish()
-    }
 }
 
 /// What [`Keyring::store_key`] did.
@@ -117,7 +115,7 @@ impl Keyring {
         let mut reason = self.fallback_reason.clone();
         let mut last_error = None;
         for open in &self.stores {
-            match set(open, profile, key) {
+            match with_entry(open, profile, |entry| entry.set_password(key.expose())) {
                 Ok(()) => {
                     return Ok(Stored {
                         store: open.kind,
@@ -223,11 +221,6 @@ fn with_entry<T>(
     }
 }
 
-/// Writes one entry.
-fn set(open: &OpenStore, profile: &str, key: &ApiKey) -> Result<(), StoreError> {
-    with_entry(open, profile, |entry| entry.set_password(key.expose()))
-}
-
 /// Reads one entry: `Ok(None)` when there is none.
 fn get(open: &OpenStore, profile: &str) -> Result<Option<ApiKey>, KeyringError> {
     let result = with_entry(open, profile, keyring_core::Entry::get_password);
@@ -275,7 +268,7 @@ fn map_error(store: StoreKind, profile: &str, e: StoreError) -> KeyringError {
             store,
         },
         StoreError::NoStorageAccess(inner) => {
-            if platform::is_locked(inner.as_ref()) {
+            if is_locked(inner.as_ref()) {
                 KeyringError::Locked { store }
             } else {
                 KeyringError::NoAccess {
@@ -300,6 +293,28 @@ fn map_error(store: StoreKind, profile: &str, e: StoreError) -> KeyringError {
     }
 }
 
+/// The Secret Service store passes a locked collection and a dismissed or unshowable prompt on
+/// as no access, in the words of the `secret-service` crate. Such a prompt is nearly always the
+/// unlock prompt of a locked collection (no display over SSH), so it gets the same way out.
+fn is_locked(e: &(dyn std::error::Error + Send + Sync)) -> bool {
+    let said = e.to_string();
+    said == "SS Error: object locked" || said == "SS error: prompt dismissed"
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::is_locked;
+
+    /// The words matched are the crate's own, for the errors its store calls no access.
+    #[test]
+    fn a_locked_collection_and_a_dismissed_prompt_are_told_by_their_words() {
+        use secret_service::Error;
+        assert!(is_locked(&Error::Locked));
+        assert!(is_locked(&Error::Prompt));
+        assert!(!is_locked(&Error::NoResult));
+    }
+}
+
 #[cfg(target_os = "linux")]
 mod platform {
     use super::*;
@@ -308,34 +323,26 @@ mod platform {
         choice: StoreChoice,
         is_set: &dyn Fn(&str) -> bool,
     ) -> Result<Keyring, KeyringError> {
-        match choice {
+        let (stores, fallback_reason) = match choice {
             StoreChoice::SecretService => {
                 let ss = secret_service(is_set).map_err(|e| KeyringError::NoStore {
                     reason: e.to_string(),
                 })?;
-                Ok(Keyring {
-                    stores: vec![ss],
-                    fallback_reason: None,
-                })
+                (vec![ss], None)
             }
-            StoreChoice::Keyutils => Ok(Keyring {
-                stores: vec![keyutils()?],
-                fallback_reason: None,
-            }),
+            StoreChoice::Keyutils => (vec![keyutils()?], None),
             StoreChoice::Auto => {
                 let kernel = keyutils()?;
                 match secret_service(is_set) {
-                    Ok(ss) => Ok(Keyring {
-                        stores: vec![ss, kernel],
-                        fallback_reason: None,
-                    }),
-                    Err(e) => Ok(Keyring {
-                        stores: vec![kernel],
-                        fallback_reason: Some(e.to_string()),
-                    }),
+                    Ok(ss) => (vec![ss, kernel], None),
+                    Err(e) => (vec![kernel], Some(e.to_string())),
                 }
             }
-        }
+        };
+        Ok(Keyring {
+            stores,
+            fallback_reason,
+        })
     }
 
     /// Why the Secret Service could not be reached, in user terms.
@@ -387,133 +394,66 @@ mod platform {
         cred.persistent = None;
         Ok(keyring_core::Entry::new_with_credential(Arc::new(cred)))
     }
-
-    pub(super) fn is_locked(e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        // The Secret Service store passes a locked collection and a dismissed or unshowable
-        // prompt on as no access, in the words of the `secret-service` crate. Such a prompt is
-        // nearly always the unlock prompt of a locked collection (no display over SSH), so it
-        // gets the same way out.
-        let said = e.to_string();
-        said == "SS Error: object locked" || said == "SS error: prompt dismissed"
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::is_locked;
-
-        /// The words matched are the crate's own, for the errors its store calls no access.
-        #[test]
-        fn a_locked_collection_and_a_dismissed_prompt_are_told_by_their_words() {
-            use secret_service::Error;
-            assert!(is_locked(&Error::Locked));
-            assert!(is_locked(&Error::Prompt));
-            assert!(!is_locked(&Error::NoResult));
-        }
-    }
 }
 
-#[cfg(target_os = "macos")]
+#[cfg(not(target_os = "linux"))]
 mod platform {
     use super::*;
 
+    /// The platform's one store; `CAPTOP_KEYRING` can only say `auto` here.
     pub(super) fn open(
         choice: StoreChoice,
         _is_set: &dyn Fn(&str) -> bool,
     ) -> Result<Keyring, KeyringError> {
-        reject_linux_choice(choice)?;
+        let requested = match choice {
+            StoreChoice::Auto => None,
+            StoreChoice::SecretService => Some("Secret Service"),
+            StoreChoice::Keyutils => Some("kernel keyring (keyutils)"),
+        };
+        if let Some(requested) = requested {
+            return Err(KeyringError::Unsupported { requested });
+        }
+        Ok(Keyring {
+            stores: vec![native()?],
+            fallback_reason: None,
+        })
+    }
+
+    #[cfg(target_os = "macos")]
+    fn native() -> Result<OpenStore, KeyringError> {
         let store = apple_native_keyring_store::keychain::Store::new().map_err(|e| {
             KeyringError::NoStore {
                 reason: format!("Keychain: {}", short(&e)),
             }
         })?;
-        Ok(Keyring {
-            stores: vec![OpenStore {
-                kind: StoreKind::MacosKeychain,
-                store,
-            }],
-            fallback_reason: None,
+        Ok(OpenStore {
+            kind: StoreKind::MacosKeychain,
+            store,
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        false
-    }
-
-    pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
-        Err(StoreError::NotSupportedByStore(
-            "no kernel keyring here".to_owned(),
-        ))
-    }
-}
-
-#[cfg(target_os = "windows")]
-mod platform {
-    use super::*;
-
-    pub(super) fn open(
-        choice: StoreChoice,
-        _is_set: &dyn Fn(&str) -> bool,
-    ) -> Result<Keyring, KeyringError> {
-        reject_linux_choice(choice)?;
+    #[cfg(target_os = "windows")]
+    fn native() -> Result<OpenStore, KeyringError> {
         let store =
             windows_native_keyring_store::Store::new().map_err(|e| KeyringError::NoStore {
                 reason: format!("Credential Manager: {}", short(&e)),
             })?;
-        Ok(Keyring {
-            stores: vec![OpenStore {
-                kind: StoreKind::WindowsCredentialManager,
-                store,
-            }],
-            fallback_reason: None,
+        Ok(OpenStore {
+            kind: StoreKind::WindowsCredentialManager,
+            store,
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        false
-    }
-
-    pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
-        Err(StoreError::NotSupportedByStore(
-            "no kernel keyring here".to_owned(),
-        ))
-    }
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
-mod platform {
-    use super::*;
-
-    pub(super) fn open(
-        choice: StoreChoice,
-        _is_set: &dyn Fn(&str) -> bool,
-    ) -> Result<Keyring, KeyringError> {
-        reject_linux_choice(choice)?;
+    #[cfg(not(any(target_os = "macos", target_os = "windows")))]
+    fn native() -> Result<OpenStore, KeyringError> {
         Err(KeyringError::NoStore {
             reason: "captop knows no keyring on this OS".to_owned(),
         })
     }
 
-    pub(super) fn is_locked(_e: &(dyn std::error::Error + Send + Sync)) -> bool {
-        false
-    }
-
     pub(super) fn session_only_entry(_profile: &str) -> Result<keyring_core::Entry, StoreError> {
         Err(StoreError::NotSupportedByStore(
             "no kernel keyring here".to_owned(),
         ))
-    }
-}
-
-/// Off Linux, `CAPTOP_KEYRING` can only say `auto`.
-#[cfg(not(target_os = "linux"))]
-fn reject_linux_choice(choice: StoreChoice) -> Result<(), KeyringError> {
-    match choice {
-        StoreChoice::Auto => Ok(()),
-        StoreChoice::SecretService => Err(KeyringError::Unsupported {
-            requested: "Secret Service",
-        }),
-        StoreChoice::Keyutils => Err(KeyringError::Unsupported {
-            requested: "kernel keyring (keyutils)",
-        }),
     }
 }

@@ -4,7 +4,6 @@
 //! time). A refusal becomes a 429 with its `Retry-After` in the configured style, or a 401 with
 //! `WWW-Authenticate`.
 
-use std::sync::PoisonError;
 use std::time::{Duration, UNIX_EPOCH};
 
 use axum::Json;
@@ -15,35 +14,19 @@ use super::request_log::{AnnouncedWait, Arrival};
 use super::{RetryAfterStyle, Shared, lock};
 use crate::api::model::ErrorBody;
 
-/// Why a metered request is not answered with a report.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Refusal {
-    /// 429, announcing this wait.
-    TooMany(Duration),
-    /// 401 with this message.
-    Unauthorized(&'static str),
-}
-
 impl Shared {
-    /// The checks of a metered endpoint, in order; `Err` says why the request is refused.
-    pub(super) fn admit(&self, arrival: &Arrival, headers: &HeaderMap) -> Result<(), Refusal> {
-        {
+    /// The checks of a metered endpoint, in order; `Some` is the answer to a refused request.
+    pub(super) fn refusal(&self, arrival: &Arrival, headers: &HeaderMap) -> Option<Response> {
+        let forced = {
             let mut forced = lock(&self.forced_429);
-            if let Some((left, wait)) = *forced {
-                *forced = (left > 1).then_some((left - 1, wait));
-                return Err(Refusal::TooMany(wait));
-            }
+            let wait = forced.map(|(_, wait)| wait);
+            *forced = forced.and_then(|(left, wait)| (left > 1).then_some((left - 1, wait)));
+            wait
+        };
+        if let Some(wait) = forced.or_else(|| self.count_in_window(arrival).err()) {
+            return Some(self.too_many(arrival, wait));
         }
-        self.count_in_window(arrival).map_err(Refusal::TooMany)?;
-        self.check_key(headers).map_err(Refusal::Unauthorized)
-    }
-
-    /// The answer to a refused request.
-    pub(super) fn refuse(&self, arrival: &Arrival, refusal: Refusal) -> Response {
-        match refusal {
-            Refusal::TooMany(wait) => self.too_many(arrival, wait),
-            Refusal::Unauthorized(message) => unauthorized(message),
-        }
+        self.check_key(headers).err().map(unauthorized)
     }
 
     /// Sliding window: counts the request, or says how long until the oldest counted one
@@ -84,7 +67,7 @@ impl Shared {
         let Some(token) = token else {
             return Err("malformed Authorization header: expected Bearer <API key>");
         };
-        let key = self.api_key.read().unwrap_or_else(PoisonError::into_inner);
+        let key = lock(&self.api_key);
         if key.is_empty() || !constant_time_eq(token.as_bytes(), key.as_bytes()) {
             return Err("invalid or revoked API key");
         }

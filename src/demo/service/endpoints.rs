@@ -43,8 +43,8 @@ async fn capacity(
     Extension(arrival): Extension<Arrival>,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(refusal) = shared.admit(&arrival, &headers) {
-        return shared.refuse(&arrival, refusal);
+    if let Some(refused) = shared.refusal(&arrival, &headers) {
+        return refused;
     }
     let at = shared.sim_time(arrival.at);
     let mut report = lock(&shared.simulation).capacity_at(at);
@@ -58,8 +58,8 @@ async fn utilization(
     Extension(arrival): Extension<Arrival>,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(refusal) = shared.admit(&arrival, &headers) {
-        return shared.refuse(&arrival, refusal);
+    if let Some(refused) = shared.refusal(&arrival, &headers) {
+        return refused;
     }
     let at = shared.sim_time(arrival.at);
     let mut report = lock(&shared.simulation).utilization_at(at);
