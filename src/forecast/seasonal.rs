@@ -61,8 +61,8 @@
 //! above and not tuned.
 //!
 //! Cost: one pass over the samples, then 48 sorts of at most 35 numbers and a walk of at most
-//! 720 hours, taken a day at a time where no hour of the day can sell out; for 35 days of
-//! hourly samples, tens of microseconds a route (a week's: about 10).
+//! 720 hours; for 35 days of hourly samples, tens of microseconds a route (a week's: about
+//! 10).
 
 use std::time::Duration;
 
@@ -216,24 +216,13 @@ impl Model {
     fn forecast(&self) -> Option<DayShapedForecast> {
         let newest = self.newest;
         let horizon_ms = i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX);
-        let sums_to = self.profile.sums_to();
-        // Sales over hours of a day: its level (the same all day) times the profile's; `None`
-        // (hour by hour) where a negative level would make the hours' floor at zero differ.
-        let day_pace = |scale: f64, day: i64, hours: std::ops::Range<usize>| {
-            let first = day * 24;
-            let level = scale * self.level.at(first);
-            let sums = sums_to.get(usize::from(hourly::is_weekend(first)))?;
-            let sold = sums.get(hours.end)? - sums.get(hours.start)?;
-            (level >= 0.0).then_some(level * sold)
-        };
         let walk = |scale: f64| {
-            hourly::sell_out_by_days(
+            hourly::sell_out(
                 newest.at_ms,
                 self.remaining(),
                 horizon_ms,
                 self.refill,
                 |h| self.pace(h, scale),
-                |day, hours| day_pace(scale, day, hours),
             )
         };
         let sells_out_at_ms = walk(1.0);
