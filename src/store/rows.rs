@@ -8,7 +8,6 @@ use unicode_width::UnicodeWidthStr;
 use crate::api::model::{
     CapacityReport, MinutesCapacity, PortCapacity, RouteCapacity, UtilizationReport,
 };
-use crate::api::validate::Seen;
 
 /// A route as the table shows it: sanitized strings, clamped percentage.
 ///
@@ -138,20 +137,6 @@ impl RouteRow {
             && Arc::ptr_eq(&self.slug, &route.route)
             && Arc::ptr_eq(&self.name, &route.name)
             && Arc::ptr_eq(&self.dial_code, &route.dial_code)
-    }
-
-    /// What this row, the last clean report's at a place, says of `route` at that place in the
-    /// next: the same route ([`RouteRow::is_of`]), else the same slug when the row's is the very
-    /// string `route` was read with (the decoder keeps the last poll's slug where it is the
-    /// same), else nothing.
-    pub fn seen(&self, route: &RouteCapacity) -> Seen {
-        if self.is_of(route) {
-            Seen::Route
-        } else if Arc::ptr_eq(&self.slug, &route.route) {
-            Seen::Slug
-        } else {
-            Seen::No
-        }
     }
 
     /// The cells the name takes on screen.
