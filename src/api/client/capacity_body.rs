@@ -8,7 +8,8 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::api::model::{self, CapacityReport, DecodeError, RouteCapacity, ServerText};
+use super::reply::Report;
+use crate::api::model::{self, CapacityReport, DecodeError, RouteCapacity};
 
 /// The routes of the last `/capacity` decoded, whose texts the next one takes where equal.
 #[derive(Default)]
@@ -28,7 +29,7 @@ pub fn decode(
     redact: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Result<CapacityReport, DecodeError> {
     let mut report: CapacityReport = model::decode(body)?;
-    report.replace_texts(redact);
+    report.redact(redact);
     let mut kept = last.0.lock().unwrap_or_else(PoisonError::into_inner);
     for (route, old) in report.routes.iter_mut().zip(kept.iter()) {
         share(&mut route.route, &old.route);
