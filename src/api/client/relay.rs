@@ -91,7 +91,7 @@ impl Client {
         // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
         // (64 MiB by default), still a cap (the endpoint only names the error).
         let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
-        self.relay_json(&self.inner.history_url, limit, "history")
+        self.relay_json(self.relay_url(HISTORY_PATH)?, limit, "history")
             .await
     }
 
@@ -101,31 +101,34 @@ impl Client {
         &self,
         at: &str,
     ) -> Result<T, RelayAnswer> {
-        let mut url = self.inner.history_url.clone();
+        let mut url = self.relay_url(HISTORY_PATH)?;
         url.query_pairs_mut().append_pair("at", at);
         let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
-        self.relay_json(&url, limit, "history").await
+        self.relay_json(url, limit, "history").await
     }
 
     /// The team's alerts the relay has firing now, under the body cap and the timeout; `Err`
     /// is a one-line reason (`RelayAnswer::Missing` when the relay is older than its alerts).
     pub async fn relay_alerts(&self) -> Result<TeamAlerts, RelayAnswer> {
-        self.relay_json(&self.inner.alerts_url, self.inner.max_body_bytes, "alerts")
+        let url = self.relay_url(crate::api::team_alerts::ALERTS_PATH)?;
+        self.relay_json(url, self.inner.max_body_bytes, "alerts")
             .await
+    }
+
+    /// `path` of a captop extension below the base URL.
+    fn relay_url(&self, path: &str) -> Result<url::Url, RelayAnswer> {
+        self.url(path)
+            .map_err(|e| RelayAnswer::Failed(e.to_string()))
     }
 
     /// GETs a captop extension of the relay at `url` and decodes its JSON body.
     async fn relay_json<T: serde::de::DeserializeOwned>(
         &self,
-        url: &url::Url,
+        url: url::Url,
         limit: usize,
         what: &str,
     ) -> Result<T, RelayAnswer> {
-        let mut request = self
-            .inner
-            .http
-            .get(url.clone())
-            .header(ACCEPT, "application/json");
+        let mut request = self.inner.http.get(url).header(ACCEPT, "application/json");
         if let Some(key) = &self.inner.api_key {
             request = request.header(
                 AUTHORIZATION,
