@@ -129,11 +129,6 @@ impl HourlySales {
             .filter(|&i| i < self.sold.len())
     }
 
-    /// Index of the last bucket.
-    pub fn last_hour(&self) -> i64 {
-        self.first_hour + self.sold.len() as i64 - 1
-    }
-
     /// The pace of an hour, minutes per full hour, when enough of it was observed.
     pub fn pace(&self, hour: i64) -> Option<f64> {
         let i = self.slot(hour)?;
