@@ -85,27 +85,16 @@ impl Serialize for Sample {
     }
 }
 
-/// The samples (time-ordered) up to `at_ms`. Usually that is all of them, which the newest
-/// tells without the binary search: on a series just read, each of its probes missed the
-/// cache, and the searches were a tenth of a thousand day-shaped fits.
+/// The samples (time-ordered) up to `at_ms`.
 pub fn up_to(samples: &[Sample], at_ms: i64) -> &[Sample] {
-    match samples.last() {
-        Some(newest) if newest.at_ms > at_ms => samples
-            .get(..samples.partition_point(|s| s.at_ms <= at_ms))
-            .unwrap_or_default(),
-        _ => samples,
-    }
+    let end = samples.partition_point(|s| s.at_ms <= at_ms);
+    samples.get(..end).unwrap_or_default()
 }
 
-/// The samples (time-ordered) from `at_ms` on: all of them when the oldest is, as with
-/// [`up_to`].
+/// The samples (time-ordered) from `at_ms` on.
 pub fn since(samples: &[Sample], at_ms: i64) -> &[Sample] {
-    match samples.first() {
-        Some(oldest) if oldest.at_ms < at_ms => samples
-            .get(samples.partition_point(|s| s.at_ms < at_ms)..)
-            .unwrap_or_default(),
-        _ => samples,
-    }
+    let start = samples.partition_point(|s| s.at_ms < at_ms);
+    samples.get(start..).unwrap_or_default()
 }
 
 /// A route's sales pace and when it sells out at that pace.
@@ -298,15 +287,15 @@ mod tests {
     const T0: i64 = 1_795_388_400_000;
 
     #[test]
-    fn the_samples_up_to_and_since_an_instant_with_or_without_a_search() {
+    fn the_samples_up_to_and_since_an_instant() {
         let samples = series(5, MIN, 100, |i| i as i64);
         let at = |i: i64| T0 + i * MIN;
-        // Every sample, told by the newest or the oldest alone.
+        // Every sample.
         assert_eq!(up_to(&samples, at(4)), &samples[..]);
         assert_eq!(up_to(&samples, at(9)), &samples[..]);
         assert_eq!(since(&samples, at(0)), &samples[..]);
         assert_eq!(since(&samples, at(-9)), &samples[..]);
-        // Some: the search, its bound as `<=` and `>=` say.
+        // Some: the bound as `<=` and `>=` say.
         assert_eq!(up_to(&samples, at(2)), &samples[..3]);
         assert_eq!(up_to(&samples, at(2) + 1), &samples[..3]);
         assert_eq!(since(&samples, at(2)), &samples[2..]);

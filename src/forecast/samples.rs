@@ -90,7 +90,7 @@ pub fn add_samples<'a>(
     at_ms: i64,
     routes: impl Iterator<Item = (&'a str, i64, i64)>,
 ) -> bool {
-    let keep_ms = keep_ms();
+    let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
     let mut changed = false;
     let mut kept = Series::new();
     for (slug, sold, total) in tracked(routes) {
@@ -107,11 +107,6 @@ pub fn add_samples<'a>(
     changed |= !series.is_empty();
     *series = kept;
     changed
-}
-
-/// [`KEEP`] in milliseconds.
-fn keep_ms() -> i64 {
-    i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Adds `sample` to a route's `samples` when it is [`MIN_GAP`] newer than the newest, and thins
