@@ -4,6 +4,7 @@
 //! from its own poll), so this one is not the poller's to pace.
 
 use std::sync::atomic::Ordering;
+use std::sync::{Mutex, PoisonError};
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION};
@@ -58,26 +59,25 @@ impl Client {
     /// What the relay said of the figures of `endpoint`'s last good answer (`None`: no answer,
     /// or not a relay's).
     pub fn relayed(&self, endpoint: Endpoint) -> Option<Relayed> {
-        let slot = match endpoint {
-            Endpoint::Capacity => &self.inner.relayed[0],
-            Endpoint::Utilization => &self.inner.relayed[1],
-            Endpoint::Health => return None,
-        };
-        slot.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        let slot = self.relayed_slot(endpoint)?;
+        slot.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Keeps what the relay said of `endpoint`'s figures ([`Client::relayed`]).
     pub(super) fn keep_relayed(&self, endpoint: Endpoint, relayed: Option<Relayed>) {
-        let slot = match endpoint {
-            Endpoint::Capacity => &self.inner.relayed[0],
-            Endpoint::Utilization => &self.inner.relayed[1],
-            Endpoint::Health => return,
-        };
-        *slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = relayed;
+        if let Some(slot) = self.relayed_slot(endpoint) {
+            *slot.lock().unwrap_or_else(PoisonError::into_inner) = relayed;
+        }
+    }
+
+    /// Where what the relay said of `endpoint`'s figures is kept (none for `/health`).
+    fn relayed_slot(&self, endpoint: Endpoint) -> Option<&Mutex<Option<Relayed>>> {
+        let [capacity, utilization] = &self.inner.relayed;
+        match endpoint {
+            Endpoint::Capacity => Some(capacity),
+            Endpoint::Utilization => Some(utilization),
+            Endpoint::Health => None,
+        }
     }
 
     /// Whether an answer so far came from a captop relay.
