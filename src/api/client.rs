@@ -98,13 +98,11 @@ impl ClientOptions {
 }
 
 /// A client for one service. Cheap to clone: clones share the connection pool.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
 }
 
-/// The client's settings and state; its Debug shows no key ([`ApiKey`] prints `***`).
-#[derive(Debug)]
 struct Inner {
     http: reqwest::Client,
     display_url: String,
@@ -121,6 +119,18 @@ struct Inner {
     last_routes: capacity_body::LastRoutes,
     /// What a relay said of the last `/capacity` and `/utilization` figures.
     relayed: [std::sync::Mutex<Option<relay::Relayed>>; 2],
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.inner.display_url)
+            .field("has_api_key", &self.inner.api_key.is_some())
+            .field("timeout", &self.inner.timeout)
+            .field("connect_timeout", &self.inner.connect_timeout)
+            .field("max_body_bytes", &self.inner.max_body_bytes)
+            .finish()
+    }
 }
 
 impl Client {
