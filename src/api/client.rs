@@ -106,9 +106,8 @@ pub struct Client {
 struct Inner {
     http: reqwest::Client,
     display_url: String,
-    capacity_url: Url,
-    utilization_url: Url,
-    health_url: Url,
+    /// The base URL, with a trailing slash so that the paths join below it.
+    base: Url,
     api_key: Option<ApiKey>,
     timeout: Duration,
     connect_timeout: Duration,
@@ -116,10 +115,6 @@ struct Inner {
     rejected_key_fix: String,
     /// Set once an answer came from a captop relay (`x-captop-relay`).
     behind_relay: std::sync::atomic::AtomicBool,
-    /// The relay's history of the forecasts' samples, should the base URL be a relay's.
-    history_url: Url,
-    /// The relay's alerts firing now, should the base URL be a relay's.
-    alerts_url: Url,
     /// The routes of the last `/capacity`, whose texts the next one shares where they are equal.
     last_routes: capacity_body::LastRoutes,
     /// What a relay said of the last `/capacity` and `/utilization` figures.
@@ -151,21 +146,6 @@ impl Client {
         if let Some(key) = &options.api_key {
             bearer_header(key)?;
         }
-        let join = |endpoint: Endpoint| {
-            base.join(endpoint.path())
-                .map_err(|e| ApiError::BadUrl(format!("cannot add /{}: {e}", endpoint.path())))
-        };
-        let (capacity_url, utilization_url, health_url) = (
-            join(Endpoint::Capacity)?,
-            join(Endpoint::Utilization)?,
-            join(Endpoint::Health)?,
-        );
-        let history_url = base
-            .join(relay::HISTORY_PATH)
-            .map_err(|e| ApiError::BadUrl(format!("cannot add the relay's history path: {e}")))?;
-        let alerts_url = base
-            .join(super::team_alerts::ALERTS_PATH)
-            .map_err(|e| ApiError::BadUrl(format!("cannot add the relay's alerts path: {e}")))?;
         let mut builder = http_client_builder(options.timeout, options.connect_timeout);
         if base.scheme() == "http" {
             // Redirects are never followed, so a client for an http:// base URL never speaks
@@ -180,21 +160,23 @@ impl Client {
             inner: Arc::new(Inner {
                 http,
                 display_url,
-                capacity_url,
-                utilization_url,
-                health_url,
+                base,
                 api_key: options.api_key,
                 timeout: options.timeout,
                 connect_timeout: options.connect_timeout,
                 max_body_bytes: options.max_body_bytes,
                 rejected_key_fix: options.rejected_key_fix,
                 behind_relay: std::sync::atomic::AtomicBool::new(false),
-                history_url,
-                alerts_url,
                 last_routes: capacity_body::LastRoutes::default(),
                 relayed: Default::default(),
             }),
         })
+    }
+
+    /// `path` below the base URL.
+    fn url(&self, path: &str) -> Result<Url, ApiError> {
+        (self.inner.base.join(path))
+            .map_err(|e| ApiError::BadUrl(format!("cannot add /{path}: {e}")))
     }
 
     /// The whole-request timeout.
@@ -252,11 +234,7 @@ impl Client {
         endpoint: Endpoint,
         auth: Option<HeaderValue>,
     ) -> Result<T, ApiError> {
-        let url = match endpoint {
-            Endpoint::Capacity => &self.inner.capacity_url,
-            Endpoint::Utilization => &self.inner.utilization_url,
-            Endpoint::Health => &self.inner.health_url,
-        };
+        let url = &self.url(endpoint.path())?;
         let mut request = self
             .inner
             .http

@@ -190,64 +190,6 @@ pub struct ErrorBody {
     pub error: String,
 }
 
-/// The free text a report carries from the server (names, slugs, notes, versions), so it can be
-/// treated as a whole: the client blanks the API key in it, should a server echo it back.
-pub trait ServerText {
-    /// Replaces every string field for which `f` gives a new text.
-    fn replace_texts(&mut self, f: &mut dyn FnMut(&str) -> Option<String>);
-}
-
-/// Sets `text` to `f`'s new text for it, if any.
-pub fn replace(text: &mut String, f: &mut dyn FnMut(&str) -> Option<String>) {
-    if let Some(new) = f(text) {
-        *text = new;
-    }
-}
-
-/// Sets a shared `text` to `f`'s new text for it, if any.
-fn replace_shared(text: &mut Arc<str>, f: &mut dyn FnMut(&str) -> Option<String>) {
-    if let Some(new) = f(text) {
-        *text = new.into();
-    }
-}
-
-impl ServerText for CapacityReport {
-    fn replace_texts(&mut self, f: &mut dyn FnMut(&str) -> Option<String>) {
-        if let Some(notes) = &mut self.unit_notes {
-            replace(notes, f);
-        }
-        for route in &mut self.routes {
-            route.replace_texts(f);
-        }
-    }
-}
-
-impl ServerText for RouteCapacity {
-    fn replace_texts(&mut self, f: &mut dyn FnMut(&str) -> Option<String>) {
-        replace_shared(&mut self.route, f);
-        replace_shared(&mut self.name, f);
-        replace_shared(&mut self.dial_code, f);
-    }
-}
-
-impl ServerText for UtilizationReport {
-    fn replace_texts(&mut self, _: &mut dyn FnMut(&str) -> Option<String>) {}
-}
-
-impl ServerText for Health {
-    fn replace_texts(&mut self, f: &mut dyn FnMut(&str) -> Option<String>) {
-        replace(&mut self.status, f);
-        replace(&mut self.service, f);
-        replace(&mut self.version, f);
-    }
-}
-
-impl ServerText for ErrorBody {
-    fn replace_texts(&mut self, f: &mut dyn FnMut(&str) -> Option<String>) {
-        replace(&mut self.error, f);
-    }
-}
-
 /// Why a body could not be decoded: the JSON path that failed (`routes[3].ports.sold`) and
 /// serde's reason, already stripped of anything unprintable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -23,7 +23,7 @@ pub mod utilization;
 #[cfg(test)]
 mod tests;
 
-pub use capacity::{Seen, capacity_warnings_at, capacity_warnings_since, is_of_a_route};
+pub use capacity::capacity_warnings_at;
 pub use utilization::utilization_warnings_at;
 
 /// How far ahead of this machine's clock `generated_at` may be before it looks wrong; clocks

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use super::{Forecasts, Sample, Series, for_route};
+use super::{Forecasts, Series, for_route};
 
 /// The samples to fit, as they stood after the change numbered `tag` of their store.
 #[derive(Debug, Clone)]
@@ -41,14 +41,12 @@ impl FitJob {
     }
 }
 
-/// Every route's forecast of `series`, on the fit's threads.
+/// Every route's forecast of `series`.
 pub fn fit_all(series: &Series) -> Forecasts {
-    let mut routes: Vec<(&String, &Vec<Sample>)> = series.iter().collect();
-    super::on_fit_threads(&mut routes, |(slug, samples)| {
-        Some((String::clone(slug), for_route(samples)?))
-    })
-    .into_iter()
-    .collect()
+    series
+        .iter()
+        .filter_map(|(slug, samples)| Some((slug.clone(), for_route(samples)?)))
+        .collect()
 }
 
 /// A thread that fits the jobs it is sent, each for one of several stores (`key`), and

@@ -11,8 +11,6 @@
 //! [`MAX_GAP_MS`] tells nothing about the pace and leaves its hours uncovered, so that a gap
 //! reads as "unknown", not as "no sales".
 
-use std::ops::Range;
-
 use super::Sample;
 
 /// One hour in milliseconds.
@@ -131,36 +129,11 @@ impl HourlySales {
             .filter(|&i| i < self.sold.len())
     }
 
-    /// Index of the last bucket.
-    pub fn last_hour(&self) -> i64 {
-        self.first_hour + self.sold.len() as i64 - 1
-    }
-
     /// The pace of an hour, minutes per full hour, when enough of it was observed.
     pub fn pace(&self, hour: i64) -> Option<f64> {
         let i = self.slot(hour)?;
         let covered = *self.covered.get(i)?;
         (covered >= MIN_COVERED).then(|| self.sold.get(i).map_or(0.0, |s| s / covered.min(1.0)))
-    }
-
-    /// The hours `from..to` in order, each with its hour of the day, its day type and its pace
-    /// ([`HourlySales::pace`]): the hour of the day and the day type are counted forward from
-    /// the first rather than worked out of each index, which was most of the profile's cost.
-    pub fn hours(&self, from: i64, to: i64) -> impl Iterator<Item = Hour> + '_ {
-        let (mut of_day, mut weekend) = (hour_of_day(from), is_weekend(from));
-        (from..to).map(move |index| {
-            let hour = Hour {
-                of_day,
-                weekend,
-                pace: self.pace(index),
-            };
-            of_day += 1;
-            if of_day == 24 {
-                of_day = 0;
-                weekend = is_weekend(index + 1);
-            }
-            hour
-        })
     }
 
     /// Minutes sold and share covered of an hour (zeros outside the buckets).
@@ -177,17 +150,6 @@ impl HourlySales {
     pub fn observed_hours(&self) -> usize {
         self.covered.iter().filter(|&&c| c >= MIN_COVERED).count()
     }
-}
-
-/// An hour of [`HourlySales::hours`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Hour {
-    /// Its hour of the day, 0..24 ([`hour_of_day`]).
-    pub of_day: usize,
-    /// Whether it falls on a weekend ([`is_weekend`]).
-    pub weekend: bool,
-    /// Its pace, when observed.
-    pub pace: Option<f64>,
 }
 
 /// `sold` going back to a base level at the same hour every day (daily contracts ending), as
@@ -211,31 +173,7 @@ pub fn sell_out(
     refill: Option<Refill>,
     pace: impl Fn(i64) -> f64,
 ) -> Option<i64> {
-    sell_out_by_days(start_ms, remaining, horizon_ms, refill, pace, |_, _| None)
-}
-
-/// [`sell_out`] for a pace whose sums over parts of a UTC day are known: `day_pace(day, hours)`
-/// (days since the epoch, hours of the day) is the sum of `pace` over those hours, or `None`
-/// where the walk should go hour by hour. A day in which no hour can sell out is then passed
-/// in one step rather than 24: most routes do not sell out within the horizon, and walking its
-/// 720 hours one by one was the costliest part of their forecast.
-pub fn sell_out_by_days(
-    start_ms: i64,
-    remaining: f64,
-    horizon_ms: i64,
-    refill: Option<Refill>,
-    pace: impl Fn(i64) -> f64,
-    day_pace: impl Fn(i64, Range<usize>) -> Option<f64>,
-) -> Option<i64> {
-    walk(
-        start_ms,
-        remaining,
-        horizon_ms,
-        refill,
-        pace,
-        day_pace,
-        |_, _| {},
-    )
+    walk(start_ms, remaining, horizon_ms, refill, pace, |_, _| {})
 }
 
 /// The minutes left along the walk of [`sell_out`]: `(instant, minutes left)` at `start_ms`, at
@@ -250,15 +188,9 @@ pub fn path(
 ) -> Vec<(i64, f64)> {
     let mut points = vec![(start_ms, remaining.max(0.0))];
     let horizon_ms = until_ms.saturating_sub(start_ms).max(0);
-    let end = walk(
-        start_ms,
-        remaining,
-        horizon_ms,
-        refill,
-        pace,
-        |_, _| None,
-        |at, left| points.push((at, left)),
-    );
+    let end = walk(start_ms, remaining, horizon_ms, refill, pace, |at, left| {
+        points.push((at, left));
+    });
     if let Some(at) = end.filter(|&at| at > start_ms) {
         points.push((at, 0.0));
     }
@@ -266,15 +198,13 @@ pub fn path(
 }
 
 /// The walk itself: [`sell_out`]'s answer, with `on_hour(instant, minutes left)` called at each
-/// hour's end it passes, and whole days passed at once where `day_pace` gives their sum (see
-/// [`sell_out_by_days`]; `on_hour` is then not called for their hours).
+/// hour's end it passes.
 fn walk(
     start_ms: i64,
     remaining: f64,
     horizon_ms: i64,
     refill: Option<Refill>,
     pace: impl Fn(i64) -> f64,
-    day_pace: impl Fn(i64, Range<usize>) -> Option<f64>,
     mut on_hour: impl FnMut(i64, f64),
 ) -> Option<i64> {
     if remaining <= 0.0 {
@@ -285,14 +215,6 @@ fn walk(
     let mut at = start_ms;
     let mut hour = hour_index(start_ms);
     while at < end_ms {
-        let whole_day =
-            at == hour * HOUR_MS && hour_of_day(hour) == 0 && at.saturating_add(DAY_MS) <= end_ms;
-        if whole_day && let Some(after) = pass_day(hour.div_euclid(24), left, refill, &day_pace) {
-            left = after;
-            at += DAY_MS;
-            hour += 24;
-            continue;
-        }
         let hour_end = (hour + 1) * HOUR_MS;
         let rate = pace(hour).max(0.0);
         let sells = rate * (hour_end - at) as f64 / HOUR_MS as f64;
@@ -316,30 +238,6 @@ fn walk(
     None
 }
 
-/// What is left at the end of day `day`, walked from its start with `left`, when no hour of it
-/// can end the walk (each part of the day between refills sells less than is left at its
-/// start); `None` when one might, or when `day_pace` cannot say.
-fn pass_day(
-    day: i64,
-    left: f64,
-    refill: Option<Refill>,
-    day_pace: impl Fn(i64, Range<usize>) -> Option<f64>,
-) -> Option<f64> {
-    let short = |sells: f64, left: f64| sells.max(0.0) < left * (1.0 - 1e-9);
-    let whole = || day_pace(day, 0..24).filter(|&sells| short(sells, left));
-    match refill {
-        None => whole().map(|sells| left - sells.max(0.0)),
-        // Refilled as the next day starts, whatever this one sold.
-        Some(refill) if refill.hour_of_day == 0 => whole().map(|_| refill.remaining),
-        Some(refill) => {
-            let at = refill.hour_of_day.min(24);
-            day_pace(day, 0..at).filter(|&sells| short(sells, left))?;
-            let after = day_pace(day, at..24).filter(|&sells| short(sells, refill.remaining))?;
-            Some(refill.remaining - after.max(0.0))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -355,34 +253,6 @@ mod tests {
         assert!(is_weekend(hour_index(MONDAY + 5 * DAY_MS)));
         assert!(is_weekend(hour_index(MONDAY + 7 * DAY_MS - 1)));
         assert!(!is_weekend(hour_index(MONDAY + 7 * DAY_MS)));
-    }
-
-    #[test]
-    fn hours_counted_forward_are_those_worked_out_of_each_index() {
-        // Nine days of samples from a Thursday 13:00, read from before the first bucket to
-        // after the last: across midnights, a weekend and the buckets' ends.
-        let first = MONDAY + 3 * DAY_MS + 13 * HOUR_MS;
-        let samples: Vec<Sample> = (0..9 * 24 * 4)
-            .filter(|i| i % 37 != 5) // a few gaps
-            .map(|i| Sample {
-                at_ms: first + i * 15 * 60_000,
-                sold: i * 3,
-                total: 100_000,
-            })
-            .collect();
-        let h = HourlySales::of(&samples, 0);
-        let (from, to) = (h.first_hour - 30, h.last_hour() + 30);
-        let counted: Vec<Hour> = h.hours(from, to).collect();
-        let worked_out: Vec<Hour> = (from..to)
-            .map(|index| Hour {
-                of_day: hour_of_day(index),
-                weekend: is_weekend(index),
-                pace: h.pace(index),
-            })
-            .collect();
-        assert_eq!(counted, worked_out);
-        assert!(counted.iter().any(|hour| hour.weekend));
-        assert!(counted.iter().any(|hour| hour.pace.is_none()));
     }
 
     #[test]
@@ -423,43 +293,6 @@ mod tests {
         });
         let at = sell_out(MONDAY - 2 * HOUR_MS, 50.0, DAY_MS, refill, |_| 20.0).unwrap();
         assert_eq!(at, MONDAY + 5 * HOUR_MS);
-    }
-
-    #[test]
-    fn passing_whole_days_ends_where_the_hour_by_hour_walk_does() {
-        // Integer paces, so the sums of a day are exact either way: the same instant or none.
-        let pace = |h: i64| ((h * 7919).rem_euclid(13) as f64) * f64::from(hour_of_day(h) >= 6);
-        let sums = |day: i64, hours: Range<usize>| {
-            Some(hours.map(|hod| pace(day * 24 + hod as i64)).sum::<f64>())
-        };
-        let refills = [
-            None,
-            Some(Refill {
-                hour_of_day: 0,
-                remaining: 150.0,
-            }),
-            Some(Refill {
-                hour_of_day: 9,
-                remaining: 90.0,
-            }),
-        ];
-        let mut passed = 0;
-        for refill in refills {
-            for start in [MONDAY, MONDAY + 90 * 60_000, MONDAY + 23 * HOUR_MS] {
-                for left in [5.0, 60.0, 149.0, 400.0, 2_000.0, 1e9] {
-                    for horizon in [DAY_MS, 30 * DAY_MS] {
-                        let hourly = sell_out(start, left, horizon, refill, pace);
-                        let daily = sell_out_by_days(start, left, horizon, refill, pace, sums);
-                        assert_eq!(daily, hourly, "{refill:?} {start} {left} {horizon}");
-                        passed += usize::from(hourly.is_none());
-                    }
-                }
-            }
-        }
-        assert!(passed > 10, "some walks reach the horizon: {passed}");
-        // A day that cannot say is walked hour by hour.
-        let unsaid = sell_out_by_days(MONDAY, 400.0, 30 * DAY_MS, None, pace, |_, _| None);
-        assert_eq!(unsaid, sell_out(MONDAY, 400.0, 30 * DAY_MS, None, pace));
     }
 
     #[test]

@@ -44,7 +44,6 @@ pub mod hourly;
 mod samples;
 pub mod seasonal;
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -86,27 +85,16 @@ impl Serialize for Sample {
     }
 }
 
-/// The samples (time-ordered) up to `at_ms`. Usually that is all of them, which the newest
-/// tells without the binary search: on a series just read, each of its probes missed the
-/// cache, and the searches were a tenth of a thousand day-shaped fits.
+/// The samples (time-ordered) up to `at_ms`.
 pub fn up_to(samples: &[Sample], at_ms: i64) -> &[Sample] {
-    match samples.last() {
-        Some(newest) if newest.at_ms > at_ms => samples
-            .get(..samples.partition_point(|s| s.at_ms <= at_ms))
-            .unwrap_or_default(),
-        _ => samples,
-    }
+    let end = samples.partition_point(|s| s.at_ms <= at_ms);
+    samples.get(..end).unwrap_or_default()
 }
 
-/// The samples (time-ordered) from `at_ms` on: all of them when the oldest is, as with
-/// [`up_to`].
+/// The samples (time-ordered) from `at_ms` on.
 pub fn since(samples: &[Sample], at_ms: i64) -> &[Sample] {
-    match samples.first() {
-        Some(oldest) if oldest.at_ms < at_ms => samples
-            .get(samples.partition_point(|s| s.at_ms < at_ms)..)
-            .unwrap_or_default(),
-        _ => samples,
-    }
+    let start = samples.partition_point(|s| s.at_ms < at_ms);
+    samples.get(start..).unwrap_or_default()
 }
 
 /// A route's sales pace and when it sells out at that pace.
@@ -271,48 +259,6 @@ pub fn projection(samples: &[Sample], until_ms: i64) -> Option<Vec<Sample>> {
     Some(path.into_iter().map(sample).collect())
 }
 
-/// What `fit` makes of each of `jobs` (leaving out its `None`s, in no set order), shared among
-/// up to [`FIT_THREADS`] when there are more than [`FIT_SHARE`] jobs a thread, this thread one
-/// of them: a thousand day-shaped fits are tens of milliseconds, which `--once` waits for.
-///
-/// Each thread takes the next [`FIT_CHUNK`] jobs until none are left, rather than a part fixed
-/// at the start: the cores are shared with the rest of the run (`--once` draws and writes its
-/// report meanwhile), so fixed halves would end apart and the slower one sets the wait.
-pub(crate) fn on_fit_threads<J: Send, R: Send>(
-    jobs: &mut [J],
-    fit: impl Fn(&mut J) -> Option<R> + Sync,
-) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(FIT_THREADS));
-    if threads < 2 || jobs.len() < 2 * FIT_SHARE {
-        return jobs.iter_mut().filter_map(fit).collect();
-    }
-    let chunks = Mutex::new(jobs.chunks_mut(FIT_CHUNK));
-    let work = || {
-        let mut done = Vec::new();
-        // A thread that panicked poisons the lock; its panic is raised at the join below.
-        while let Some(chunk) = chunks.lock().ok().and_then(|mut chunks| chunks.next()) {
-            done.extend(chunk.iter_mut().filter_map(&fit));
-        }
-        done
-    };
-    std::thread::scope(|scope| {
-        // This thread takes its share too: one thread fewer to start.
-        let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mut done = work();
-        for part in others {
-            done.extend(part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        }
-        done
-    })
-}
-
-/// Most threads [`on_fit_threads`] fits on, each given [`FIT_SHARE`] routes at least.
-const FIT_THREADS: usize = 4;
-const FIT_SHARE: usize = 100;
-/// Routes a thread of [`on_fit_threads`] takes at a time: a few hundred microseconds of fitting,
-/// so that the threads end within that of each other.
-const FIT_CHUNK: usize = 25;
-
 /// How long until a route is full, as people read it: `~3 h 10 min`, `~45 min`, `~2 d 4 h`,
 /// `< 1 min` ([`crate::format::duration`] at a glance); the `~` says it is an estimate.
 pub fn full_in(left: Duration) -> String {
@@ -341,15 +287,15 @@ mod tests {
     const T0: i64 = 1_795_388_400_000;
 
     #[test]
-    fn the_samples_up_to_and_since_an_instant_with_or_without_a_search() {
+    fn the_samples_up_to_and_since_an_instant() {
         let samples = series(5, MIN, 100, |i| i as i64);
         let at = |i: i64| T0 + i * MIN;
-        // Every sample, told by the newest or the oldest alone.
+        // Every sample.
         assert_eq!(up_to(&samples, at(4)), &samples[..]);
         assert_eq!(up_to(&samples, at(9)), &samples[..]);
         assert_eq!(since(&samples, at(0)), &samples[..]);
         assert_eq!(since(&samples, at(-9)), &samples[..]);
-        // Some: the search, its bound as `<=` and `>=` say.
+        // Some: the bound as `<=` and `>=` say.
         assert_eq!(up_to(&samples, at(2)), &samples[..3]);
         assert_eq!(up_to(&samples, at(2) + 1), &samples[..3]);
         assert_eq!(since(&samples, at(2)), &samples[2..]);

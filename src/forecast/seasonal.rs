@@ -44,7 +44,7 @@
 //!    weeks). A bootstrap over days was considered: as good, but needs a seeded generator and
 //!    hundreds of walks per route.
 //! 6. **Nothing rather than a guess**: with less than [`MIN_HISTORY`] of observed hours the
-//!    answer is the straight line's ([`Method::Linear`]); with fewer than [`MIN_SALE_HOURS`]
+//!    answer is the straight line's ([`super::forecast`]); with fewer than [`MIN_SALE_HOURS`]
 //!    hours that sold anything, nothing; when the walk does not reach `remaining` within
 //!    [`super::MAX_HORIZON`], a pace but no sell-out time.
 //!
@@ -61,8 +61,8 @@
 //! above and not tuned.
 //!
 //! Cost: one pass over the samples, then 48 sorts of at most 35 numbers and a walk of at most
-//! 720 hours, taken a day at a time where no hour of the day can sell out; for 35 days of
-//! hourly samples, tens of microseconds a route (a week's: about 10).
+//! 720 hours; for 35 days of hourly samples, tens of microseconds a route (a week's: about
+//! 10).
 
 use std::time::Duration;
 
@@ -89,15 +89,6 @@ pub const CAP_SPREADS: f64 = 5.0;
 pub const RESET_MIN_DAYS: usize = 3;
 /// Fewest past days compared for the likely window.
 pub const MIN_ANALOGUES: usize = 5;
-/// Which method made a [`DayShapedForecast`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// The straight line over the last hour ([`super::forecast`]): less than a day of history.
-    Linear,
-    /// The day-shaped walk forward.
-    DayShape,
-}
-
 /// A route's pace now and when it sells out, following the day's shape.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DayShapedForecast {
@@ -112,8 +103,6 @@ pub struct DayShapedForecast {
     /// rather than the horizon's instant, which would read as an estimate). `None` for the
     /// line, or when too few past days compare.
     pub window_ms: Option<(i64, Option<i64>)>,
-    /// Which method answered.
-    pub method: Method,
 }
 
 /// The day-shaped forecast of a route's samples (time-ordered) as of `now_ms` (the service's
@@ -216,24 +205,13 @@ impl Model {
     fn forecast(&self) -> Option<DayShapedForecast> {
         let newest = self.newest;
         let horizon_ms = i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX);
-        let sums_to = self.profile.sums_to();
-        // Sales over hours of a day: its level (the same all day) times the profile's; `None`
-        // (hour by hour) where a negative level would make the hours' floor at zero differ.
-        let day_pace = |scale: f64, day: i64, hours: std::ops::Range<usize>| {
-            let first = day * 24;
-            let level = scale * self.level.at(first);
-            let sums = sums_to.get(usize::from(hourly::is_weekend(first)))?;
-            let sold = sums.get(hours.end)? - sums.get(hours.start)?;
-            (level >= 0.0).then_some(level * sold)
-        };
         let walk = |scale: f64| {
-            hourly::sell_out_by_days(
+            hourly::sell_out(
                 newest.at_ms,
                 self.remaining(),
                 horizon_ms,
                 self.refill,
                 |h| self.pace(h, scale),
-                |day, hours| day_pace(scale, day, hours),
             )
         };
         let sells_out_at_ms = walk(1.0);
@@ -256,7 +234,6 @@ impl Model {
             pace_per_hour_now: self.pace(self.current, 1.0),
             sells_out_at_ms,
             window_ms,
-            method: Method::DayShape,
         })
     }
 }
@@ -270,7 +247,6 @@ fn linear(samples: &[Sample]) -> DayShapedForecast {
             .and_then(|f| f.sells_out_at)
             .map(|at| at.timestamp_millis()),
         window_ms: None,
-        method: Method::Linear,
     }
 }
 
@@ -427,7 +403,11 @@ mod tests {
         // 1,700 left at 21:00: tonight's 1,050, then next morning's to about 11:00.
         let (s, now) = at_nine_pm(|sold| sold + 1700, |h| curve(h % 24));
         let f = day_shaped(&s, now).unwrap();
-        assert_eq!(f.method, Method::DayShape);
+        assert_eq!(
+            day_shape_only(&s, now),
+            Ok(Some(f)),
+            "the day's shape answers"
+        );
         let expected = truth(now, 1700.0, |h| curve(h % 24));
         let at = f.sells_out_at_ms.unwrap();
         assert!((at - expected).abs() < 60_000, "{} h", (at - now) / HOUR_MS);
@@ -501,7 +481,7 @@ mod tests {
     fn less_than_a_day_is_the_line() {
         let s = series(20, 30_000, 100_000, |_| 600);
         let f = day_shaped(&s, s.last().unwrap().at_ms).unwrap();
-        assert_eq!(f.method, Method::Linear);
+        assert_eq!(day_shape_only(&s, s.last().unwrap().at_ms), Err(TooShort));
         let line = super::super::forecast(&s).unwrap();
         assert_eq!(f.pace_per_hour_now, line.rate_per_hour);
         assert_eq!(

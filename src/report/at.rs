@@ -8,8 +8,7 @@ use crate::history::export::{parse_instant, rfc3339};
 use crate::history::past::{PastSource, past_store, prometheus_past};
 use crate::store::Store;
 
-use super::check::Status;
-use super::{OnceOptions, nagios, write_out};
+use super::{OnceOptions, print_check, write_out};
 
 /// Why there are no figures at the instant asked for.
 #[derive(Debug, thiserror::Error)]
@@ -57,8 +56,7 @@ pub fn print(
         Err(why) => {
             let why = crate::text::sanitize(&why.to_string()).into_owned();
             if options.format == Format::Nagios {
-                let _ = write_out(&nagios::unknown(&why), stdout, stderr);
-                return Status::Unknown.code();
+                return print_check(Err(why), stdout, stderr);
             }
             let _ = writeln!(stderr, "captop: {why}");
             return crate::setup::EXIT_FAILURE;
@@ -66,14 +64,9 @@ pub fn print(
     };
     let _ = writeln!(stderr, "captop: {note}");
     if options.format == Format::Nagios {
-        let Some(evaluation) = super::check::evaluate_store(&store, &options.thresholds) else {
-            let _ = write_out(&nagios::unknown("no figures recorded then"), stdout, stderr);
-            return Status::Unknown.code();
-        };
-        return match write_out(&nagios::render(&evaluation), stdout, stderr) {
-            0 => evaluation.status.code(),
-            _ => Status::Unknown.code(),
-        };
+        let evaluation = super::check::evaluate_store(&store, &options.thresholds);
+        let why = || "no figures recorded then".to_owned();
+        return print_check(evaluation.as_ref().ok_or_else(why), stdout, stderr);
     }
     let text = super::render(options, &origin, &store);
     super::print_broken_rules(options, &store, stderr);

@@ -2,10 +2,8 @@
 //! forecasts, with every character a terminal could act on escaped.
 
 use std::collections::BTreeMap;
-use std::io;
 
 use serde::Serialize;
-use serde_json::ser::{Formatter, PrettyFormatter};
 
 use crate::api::model::{CapacityReport, UtilizationReport};
 use crate::api::validate::Warning;
@@ -127,75 +125,22 @@ pub fn render_json(
 /// [`crate::text::is_unsafe`]: C1 controls such as U+009B, DEL, bidi overrides, zero-width
 /// characters) is escaped, which any JSON reader decodes to the same text. serde_json escapes
 /// only C0 controls, and a C1 CSI sent raw to a terminal starts an escape sequence just as ESC
-/// does.
+/// does. Outside strings serde_json writes only ASCII punctuation, spaces and line breaks, so
+/// every unsafe character but the line breaks is inside a string.
 pub fn to_text(value: &impl Serialize) -> Result<String, serde_json::Error> {
-    let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, TerminalSafe::default());
-    value.serialize(&mut serializer)?;
-    out.push(b'\n');
-    // serde_json writes `str`s and ASCII only.
-    String::from_utf8(out)
-        .map_err(|e| <serde_json::Error as serde::ser::Error>::custom(format!("not UTF-8: {e}")))
-}
-
-/// serde_json's pretty layout, with the unsafe characters of strings escaped.
-#[derive(Default)]
-struct TerminalSafe(PrettyFormatter<'static>);
-
-impl Formatter for TerminalSafe {
-    fn write_string_fragment<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
-        let mut plain = 0;
-        for (at, c) in fragment.char_indices() {
-            if crate::text::is_unsafe(c) {
-                writer.write_all(fragment.get(plain..at).unwrap_or_default().as_bytes())?;
-                for unit in c.encode_utf16(&mut [0u16; 2]) {
-                    write!(writer, "\\u{unit:04x}")?;
-                }
-                plain = at + c.len_utf8();
+    let pretty = serde_json::to_string_pretty(value)?;
+    let mut out = String::with_capacity(pretty.len() + 1);
+    for c in pretty.chars() {
+        if c != '\n' && crate::text::is_unsafe(c) {
+            for unit in c.encode_utf16(&mut [0u16; 2]) {
+                out.push_str(&format!("\\u{unit:04x}"));
             }
+        } else {
+            out.push(c);
         }
-        writer.write_all(fragment.get(plain..).unwrap_or_default().as_bytes())
     }
-
-    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_array(w)
-    }
-    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array(w)
-    }
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_array_value(w, first)
-    }
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array_value(w)
-    }
-    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object(w)
-    }
-    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object(w)
-    }
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_object_key(w, first)
-    }
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(w)
-    }
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object_value(w)
-    }
+    out.push('\n');
+    Ok(out)
 }
 
 #[cfg(test)]

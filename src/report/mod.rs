@@ -223,14 +223,11 @@ async fn seed_from_history(
     store: &mut Store,
     warnings: &mut Vec<String>,
 ) -> Option<Writing> {
-    let mut prepared = match opening.await {
-        Ok(Ok(prepared)) => prepared,
-        Ok(Err(e)) => {
-            warnings.push(kept_not(&e));
-            return None;
-        }
-        Err(e) => {
-            warnings.push(kept_not(&e));
+    let opened = opening.await.map_err(|e| kept_not(&e));
+    let mut prepared = match opened.and_then(|opened| opened.map_err(|e| kept_not(&e))) {
+        Ok(prepared) => prepared,
+        Err(why) => {
+            warnings.push(why);
             return None;
         }
     };
@@ -355,13 +352,28 @@ async fn check(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let (text, status) = match check_evaluation(client, budget, options, stderr).await {
-        Ok(evaluation) => (nagios::render(&evaluation), evaluation.status),
-        Err(why) => (nagios::unknown(&why.to_string()), check::Status::Unknown),
+    let evaluation = check_evaluation(client, budget, options, stderr).await;
+    print_check(
+        evaluation.as_ref().map_err(ToString::to_string),
+        stdout,
+        stderr,
+    )
+}
+
+/// Prints check mode's verdict, or UNKNOWN and why there is none; returns the plugin's exit
+/// code (UNKNOWN when the verdict could not be written).
+fn print_check(
+    evaluation: Result<&check::Evaluation, String>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
+    let (text, status) = match evaluation {
+        Ok(evaluation) => (nagios::render(evaluation), evaluation.status),
+        Err(why) => (nagios::unknown(&why), check::Status::Unknown),
     };
     match write_out(&text, stdout, stderr) {
         0 => status.code(),
-        _ => crate::report::check::Status::Unknown.code(),
+        _ => check::Status::Unknown.code(),
     }
 }
 

@@ -19,17 +19,14 @@
 //! prometheus` call [`openmetrics`] on theirs, so they carry the same families, the forecasts'
 //! among them (`captop_route_sells_out_timestamp_seconds`, absent for a route without one).
 
-use std::fmt::Write as _;
-
 use chrono::{DateTime, Utc};
-use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::api::Endpoint;
-use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 use crate::forecast::Forecasts;
 use crate::store::Store;
 
@@ -39,77 +36,71 @@ pub const TEXT_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 pub const OPENMETRICS_CONTENT_TYPE: &str =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// A label value from server text: unsafe characters dropped, `\` and `"` escaped.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct LabelText(String);
-
-impl LabelText {
-    fn new(raw: &str) -> Self {
-        LabelText(
-            raw.chars()
-                .filter(|&c| !crate::text::is_unsafe(c))
-                .collect(),
-        )
-    }
-}
-
-impl EncodeLabelValue for LabelText {
-    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), std::fmt::Error> {
-        for c in self.0.chars() {
-            match c {
-                '\\' => encoder.write_str("\\\\")?,
-                '"' => encoder.write_str("\\\"")?,
-                c => encoder.write_char(c)?,
-            }
-        }
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct RouteLabels {
-    route: LabelText,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct RouteStateLabels {
-    route: LabelText,
-    state: &'static str,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct RouteInfoLabels {
-    route: LabelText,
-    name: LabelText,
-    dial_code: LabelText,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct StateLabels {
-    state: &'static str,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct EndpointLabels {
-    endpoint: &'static str,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct RequestLabels {
-    endpoint: &'static str,
-    code: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct BuildLabels {
-    version: &'static str,
-    api_version: LabelText,
-}
+/// A sample's labels, in the order written; a value from server text goes through
+/// [`label_text`] first.
+type Labels = Vec<(&'static str, String)>;
 
 type FloatGauge = Gauge<f64, std::sync::atomic::AtomicU64>;
 
 /// Said at the end of every HELP text.
 const CACHED: &str = "(as of the last poll; cached between polls)";
+
+/// A label value from server text: unsafe characters dropped, `\` and `"` escaped.
+fn label_text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars().filter(|&c| !crate::text::is_unsafe(c)) {
+        if matches!(c, '\\' | '"') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The labels of a route's series: its slug.
+fn route(slug: &str) -> Labels {
+    vec![("route", label_text(slug))]
+}
+
+/// The labels of a figure by state, or of an endpoint's: one label with a plain value.
+fn one(name: &'static str, value: &str) -> Labels {
+    vec![(name, value.to_owned())]
+}
+
+/// Registers a family of integer gauges, one a sample.
+fn ints(
+    registry: &mut Registry,
+    name: &str,
+    help: impl Into<String>,
+    samples: impl IntoIterator<Item = (Labels, i64)>,
+) {
+    let family = Family::<Labels, Gauge>::default();
+    for (labels, value) in samples {
+        family.get_or_create(&labels).set(value);
+    }
+    registry.register(name, help, family);
+}
+
+/// Registers a family of float gauges, one a sample.
+fn floats(
+    registry: &mut Registry,
+    name: &str,
+    help: impl Into<String>,
+    samples: impl IntoIterator<Item = (Labels, f64)>,
+) {
+    let family = Family::<Labels, FloatGauge>::default();
+    for (labels, value) in samples {
+        family.get_or_create(&labels).set(value);
+    }
+    registry.register(name, help, family);
+}
+
+/// Registers one integer gauge without labels.
+fn int(registry: &mut Registry, name: &str, help: impl Into<String>, value: i64) {
+    let gauge = Gauge::<i64>::default();
+    gauge.set(value);
+    registry.register(name, help, gauge);
+}
 
 /// The service's minutes in seconds, the base unit Prometheus names call for.
 fn seconds_of(minutes: i64) -> i64 {
@@ -120,92 +111,100 @@ fn seconds(at: DateTime<Utc>) -> f64 {
     at.timestamp_millis() as f64 / 1000.0
 }
 
+/// The parts of a figure by `state` that the service gave.
+fn by_state<const N: usize>(
+    parts: [(&'static str, Option<i64>); N],
+    value: fn(i64) -> i64,
+) -> impl Iterator<Item = (Labels, i64)> {
+    parts
+        .into_iter()
+        .filter_map(move |(state, part)| Some((one("state", state), value(part?))))
+}
+
 /// Registers the per-route families.
 fn register_routes(registry: &mut Registry, capacity: &CapacityReport) {
-    let minutes = Family::<RouteStateLabels, Gauge>::default();
-    let ports = Family::<RouteStateLabels, Gauge>::default();
-    let fill = Family::<RouteLabels, FloatGauge>::default();
-    let info = Family::<RouteInfoLabels, Gauge>::default();
-    for r in &capacity.routes {
-        let route = LabelText::new(&r.route);
-        let by = |state| RouteStateLabels {
-            route: route.clone(),
-            state,
-        };
-        minutes
-            .get_or_create(&by("sold"))
-            .set(seconds_of(r.capacity_minutes.sold));
-        minutes
-            .get_or_create(&by("remaining"))
-            .set(seconds_of(r.capacity_minutes.remaining));
-        ports.get_or_create(&by("sold")).set(r.ports.sold);
-        ports.get_or_create(&by("available")).set(r.ports.available);
-        fill.get_or_create(&RouteLabels {
-            route: route.clone(),
-        })
-        .set(r.filled_pct as f64 / 100.0);
-        info.get_or_create(&RouteInfoLabels {
-            route: route.clone(),
-            name: LabelText::new(&r.name),
-            dial_code: LabelText::new(&r.dial_code),
-        })
-        .set(1);
-    }
-    registry.register(
+    let routes = &capacity.routes;
+    let state = |r: &RouteCapacity, state: &str, value: i64| {
+        let mut labels = route(&r.route);
+        labels.push(("state", state.to_owned()));
+        (labels, value)
+    };
+    ints(
+        registry,
         "captop_route_capacity_seconds",
-        format!("Call time capacity of each route in seconds (the service's minutes × 60) by state, sold or remaining; their sum is the route's total {CACHED}"),
-        minutes,
+        format!(
+            "Call time capacity of each route in seconds (the service's minutes × 60) by state, sold or remaining; their sum is the route's total {CACHED}"
+        ),
+        routes.iter().flat_map(|r| {
+            let minutes = &r.capacity_minutes;
+            [
+                state(r, "sold", seconds_of(minutes.sold)),
+                state(r, "remaining", seconds_of(minutes.remaining)),
+            ]
+        }),
     );
-    registry.register(
+    ints(
+        registry,
         "captop_route_ports",
-        format!("Ports on each route by state, sold or available; their sum is the route's total {CACHED}"),
-        ports,
+        format!(
+            "Ports on each route by state, sold or available; their sum is the route's total {CACHED}"
+        ),
+        routes.iter().flat_map(|r| {
+            [
+                state(r, "sold", r.ports.sold),
+                state(r, "available", r.ports.available),
+            ]
+        }),
     );
-    registry.register(
+    floats(
+        registry,
         "captop_route_fill_ratio",
         format!("Share of each route's capacity sold, 0 to 1 {CACHED}"),
-        fill,
+        routes
+            .iter()
+            .map(|r| (route(&r.route), r.filled_pct as f64 / 100.0)),
     );
-    registry.register(
+    ints(
+        registry,
         "captop_route_info",
         format!("Display name and dial code of each route, always 1; join on route {CACHED}"),
-        info,
+        routes.iter().map(|r| {
+            let mut labels = route(&r.route);
+            labels.push(("name", label_text(&r.name)));
+            labels.push(("dial_code", label_text(&r.dial_code)));
+            (labels, 1)
+        }),
     );
 }
 
 /// Registers the service-wide utilization families.
 fn register_utilization(registry: &mut Registry, utilization: &UtilizationReport) {
-    let run_today = Gauge::<i64>::default();
-    run_today.set(seconds_of(utilization.minutes_run_today));
-    registry.register(
+    int(
+        registry,
         "captop_run_today_seconds",
-        format!("Call time carried today (UTC) across the service, in seconds (minutes_run_today × 60) {CACHED}"),
-        run_today,
+        format!(
+            "Call time carried today (UTC) across the service, in seconds (minutes_run_today × 60) {CACHED}"
+        ),
+        seconds_of(utilization.minutes_run_today),
     );
-    let daily = Family::<StateLabels, Gauge>::default();
-    let parts = [
-        ("active", utilization.daily_capacity_minutes.active),
-        ("paused", utilization.daily_capacity_minutes.paused),
-    ];
-    for (state, value) in parts {
-        if let Some(value) = value {
-            daily
-                .get_or_create(&StateLabels { state })
-                .set(seconds_of(value));
-        }
-    }
-    registry.register(
+    let daily = &utilization.daily_capacity_minutes;
+    ints(
+        registry,
         "captop_daily_capacity_seconds",
-        format!("Sold daily capacity in seconds of calls per day by state, active or paused; their sum is the sold capacity {CACHED}"),
-        daily,
+        format!(
+            "Sold daily capacity in seconds of calls per day by state, active or paused; their sum is the sold capacity {CACHED}"
+        ),
+        by_state(
+            [("active", daily.active), ("paused", daily.paused)],
+            seconds_of,
+        ),
     );
     if let Some(available) = utilization.utilization.available_minutes {
-        let gauge = Gauge::<i64>::default();
-        gauge.set(seconds_of(available));
-        registry.register(
+        int(
+            registry,
             "captop_daily_available_seconds",
             format!("Sold daily capacity not yet used today, in seconds of calls {CACHED}"),
-            gauge,
+            seconds_of(available),
         );
     }
     if let Some(pct) = utilization.utilization.utilization_pct {
@@ -217,22 +216,17 @@ fn register_utilization(registry: &mut Registry, utilization: &UtilizationReport
             gauge,
         );
     }
-    let ports = Family::<StateLabels, Gauge>::default();
     let status = &utilization.capacity_status;
     let states = [
         ("active", status.active_ports),
         ("paused", status.paused_ports),
         ("provisioning", status.provisioning_ports),
     ];
-    for (state, value) in states {
-        if let Some(value) = value {
-            ports.get_or_create(&StateLabels { state }).set(value);
-        }
-    }
-    registry.register(
+    ints(
+        registry,
         "captop_ports",
         format!("Ports across the service by state: active, paused or provisioning {CACHED}"),
-        ports,
+        by_state(states, |ports| ports),
     );
 }
 
@@ -300,47 +294,36 @@ fn register_forecasts(
         .filter(|r| r.capacity_minutes.remaining <= 0)
         .map(|r| &*r.route)
         .collect();
-    let sells_out = Family::<RouteLabels, FloatGauge>::default();
-    let earliest = Family::<RouteLabels, FloatGauge>::default();
-    let latest = Family::<RouteLabels, FloatGauge>::default();
-    let pace = Family::<RouteLabels, FloatGauge>::default();
-    for (route, forecast) in forecasts {
-        let labels = RouteLabels {
-            route: LabelText::new(route),
-        };
-        pace.get_or_create(&labels).set(forecast.rate_per_hour);
-        if full.contains(route.as_str()) {
-            continue;
-        }
-        if let Some(at) = forecast.sells_out_at {
-            sells_out.get_or_create(&labels).set(seconds(at));
-        }
-        if let Some((early, late)) = forecast.likely {
-            earliest.get_or_create(&labels).set(seconds(early));
-            if let Some(late) = late {
-                latest.get_or_create(&labels).set(seconds(late));
-            }
-        }
-    }
-    registry.register(
+    let ahead = || {
+        forecasts
+            .iter()
+            .filter(|(slug, _)| !full.contains(slug.as_str()))
+    };
+    floats(
+        registry,
         "captop_route_sells_out_earliest_timestamp_seconds",
         "The early end of each route's likely sell-out window (10th percentile), unix seconds; absent without one",
-        earliest,
+        ahead().filter_map(|(slug, f)| Some((route(slug), seconds(f.likely?.0)))),
     );
-    registry.register(
+    floats(
+        registry,
         "captop_route_sells_out_latest_timestamp_seconds",
         "The late end of each route's likely sell-out window (90th percentile), unix seconds; absent without one or beyond 30 days",
-        latest,
+        ahead().filter_map(|(slug, f)| Some((route(slug), seconds(f.likely?.1?)))),
     );
-    registry.register(
+    floats(
+        registry,
         "captop_route_sells_out_timestamp_seconds",
         "When each route is forecast to sell out, unix seconds; absent when there is no forecast or the route is full",
-        sells_out,
+        ahead().filter_map(|(slug, f)| Some((route(slug), seconds(f.sells_out_at?)))),
     );
-    registry.register(
+    floats(
+        registry,
         "captop_route_sales_minutes_per_hour",
         "Each route's sales pace the forecast is made from, minutes sold per hour",
-        pace,
+        forecasts
+            .iter()
+            .map(|(slug, f)| (route(slug), f.rate_per_hour)),
     );
 }
 
@@ -351,57 +334,42 @@ fn register_freshness(
     utilization_at: Option<DateTime<Utc>>,
     store: &Store,
 ) {
-    let generated = Family::<EndpointLabels, FloatGauge>::default();
     let ats = [
         (Endpoint::Capacity, capacity_at),
         (Endpoint::Utilization, utilization_at),
     ];
-    for (endpoint, at) in ats {
-        if let Some(at) = at {
-            generated
-                .get_or_create(&EndpointLabels {
-                    endpoint: endpoint.path(),
-                })
-                .set(seconds(at));
-        }
-    }
-    registry.register(
+    floats(
+        registry,
         "captop_figures_generated_timestamp_seconds",
         "When the service produced the figures served, by endpoint (its generated_at)",
-        generated,
+        ats.into_iter()
+            .filter_map(|(endpoint, at)| Some((one("endpoint", endpoint.path()), seconds(at?)))),
     );
-    let up = Gauge::<i64>::default();
-    up.set(i64::from(store.ledger().up()));
-    registry.register(
+    int(
+        registry,
         "captop_up",
         "Whether the last poll of the service succeeded, 1 or 0; figures are cached between polls",
-        up,
+        i64::from(store.ledger().up()),
     );
-    let last_success = Family::<EndpointLabels, FloatGauge>::default();
-    for (endpoint, at) in store.ledger().last_success() {
-        last_success
-            .get_or_create(&EndpointLabels {
-                endpoint: endpoint.path(),
-            })
-            .set(seconds(*at));
-    }
-    registry.register(
+    floats(
+        registry,
         "captop_upstream_last_success_timestamp_seconds",
         "When each endpoint of the service last answered with good figures",
-        last_success,
+        store
+            .ledger()
+            .last_success()
+            .iter()
+            .map(|(endpoint, at)| (one("endpoint", endpoint.path()), seconds(*at))),
     );
 }
 
 /// What the relay asked of the service and what it answered, and which captop asked.
 fn register_upstream(registry: &mut Registry, store: &Store) {
-    let requests = Family::<RequestLabels, Counter>::default();
+    let requests = Family::<Labels, Counter>::default();
     for (endpoint, code, count) in store.ledger().requests() {
-        requests
-            .get_or_create(&RequestLabels {
-                endpoint: endpoint.path(),
-                code: code.clone(),
-            })
-            .inc_by(*count);
+        let mut labels = one("endpoint", endpoint.path());
+        labels.push(("code", code.clone()));
+        requests.get_or_create(&labels).inc_by(*count);
     }
     registry.register(
         "captop_upstream_requests",
@@ -415,17 +383,14 @@ fn register_upstream(registry: &mut Registry, store: &Store) {
         "429 answers received from the service",
         rate_limited,
     );
-    let build = Family::<BuildLabels, Gauge>::default();
-    build
-        .get_or_create(&BuildLabels {
-            version: env!("CARGO_PKG_VERSION"),
-            api_version: LabelText::new(store.api_version().unwrap_or_default()),
-        })
-        .set(1);
-    registry.register(
+    let mut build = one("version", env!("CARGO_PKG_VERSION"));
+    let api_version = store.api_version().unwrap_or_default();
+    build.push(("api_version", label_text(api_version)));
+    ints(
+        registry,
         "captop_build_info",
         "captop's version and the API version the service reports, always 1",
-        build,
+        [(build, 1)],
     );
 }
 

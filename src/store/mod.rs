@@ -411,16 +411,7 @@ impl Store {
         now: DateTime<Utc>,
     ) {
         self.recover(Endpoint::Capacity, received_at);
-        // A route as it was at its place in the last report, which broke no rule of a route, is
-        // not checked again (most of 10,000 are, every poll), nor the same slugs for duplicates.
-        let clean = !self.broken_rules.0.iter().any(validate::is_of_a_route);
-        let before = self.capacity.report().filter(|_| clean).cloned();
-        let before = before.as_ref().map_or(&[][..], |r| r.routes.as_slice());
-        let broken = validate::capacity_warnings_since(&report, now, |i, route| {
-            before
-                .get(i)
-                .map_or(validate::Seen::No, |seen| seen_as(seen, route))
-        });
+        let broken = validate::capacity_warnings_at(&report, now);
         self.warn_rules("/capacity", &broken, now);
         self.broken_rules.0 = broken;
         // One fill for every face and alert, as the warnings just taken say.
@@ -511,23 +502,5 @@ impl Store {
             &format!("{endpoint} figures look wrong: {first}{more}"),
             now,
         );
-    }
-}
-
-/// What a route of the last clean report, at a place, says of `route` at that place in the
-/// next: the same route, figures and all; else the same slug, the very string (the decoder
-/// keeps the last poll's slug where it is the same); else nothing.
-fn seen_as(
-    before: &crate::api::model::RouteCapacity,
-    route: &crate::api::model::RouteCapacity,
-) -> validate::Seen {
-    if Arc::ptr_eq(&before.route, &route.route) {
-        if before == route {
-            validate::Seen::Route
-        } else {
-            validate::Seen::Slug
-        }
-    } else {
-        validate::Seen::No
     }
 }

@@ -2,13 +2,13 @@
 //! route's texts swapped for the last poll's where they are equal.
 //!
 //! The store and the dashboard tell an unchanged route by its strings being the very ones of
-//! the last poll (`Arc::ptr_eq`, see `RouteRow::is_of`), so that 10,000 routes that did not
-//! move cost no work a poll. The texts compared are the redacted ones on both sides, so a text
+//! the last poll (`Arc::ptr_eq`), so that 10,000 routes that did not move cost no work a poll. The texts compared are the redacted ones on both sides, so a text
 //! holding the key is never shared in its raw form.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::api::model::{self, CapacityReport, DecodeError, RouteCapacity, ServerText};
+use super::reply::Report;
+use crate::api::model::{self, CapacityReport, DecodeError, RouteCapacity};
 
 /// The routes of the last `/capacity` decoded, whose texts the next one takes where equal.
 #[derive(Default)]
@@ -28,7 +28,7 @@ pub fn decode(
     redact: &mut dyn FnMut(&str) -> Option<String>,
 ) -> Result<CapacityReport, DecodeError> {
     let mut report: CapacityReport = model::decode(body)?;
-    report.replace_texts(redact);
+    report.redact(redact);
     let mut kept = last.0.lock().unwrap_or_else(PoisonError::into_inner);
     for (route, old) in report.routes.iter_mut().zip(kept.iter()) {
         share(&mut route.route, &old.route);

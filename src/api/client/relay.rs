@@ -4,6 +4,7 @@
 //! from its own poll), so this one is not the poller's to pace.
 
 use std::sync::atomic::Ordering;
+use std::sync::{Mutex, PoisonError};
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION};
@@ -58,26 +59,25 @@ impl Client {
     /// What the relay said of the figures of `endpoint`'s last good answer (`None`: no answer,
     /// or not a relay's).
     pub fn relayed(&self, endpoint: Endpoint) -> Option<Relayed> {
-        let slot = match endpoint {
-            Endpoint::Capacity => &self.inner.relayed[0],
-            Endpoint::Utilization => &self.inner.relayed[1],
-            Endpoint::Health => return None,
-        };
-        slot.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        let slot = self.relayed_slot(endpoint)?;
+        slot.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Keeps what the relay said of `endpoint`'s figures ([`Client::relayed`]).
     pub(super) fn keep_relayed(&self, endpoint: Endpoint, relayed: Option<Relayed>) {
-        let slot = match endpoint {
-            Endpoint::Capacity => &self.inner.relayed[0],
-            Endpoint::Utilization => &self.inner.relayed[1],
-            Endpoint::Health => return,
-        };
-        *slot
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = relayed;
+        if let Some(slot) = self.relayed_slot(endpoint) {
+            *slot.lock().unwrap_or_else(PoisonError::into_inner) = relayed;
+        }
+    }
+
+    /// Where what the relay said of `endpoint`'s figures is kept (none for `/health`).
+    fn relayed_slot(&self, endpoint: Endpoint) -> Option<&Mutex<Option<Relayed>>> {
+        let [capacity, utilization] = &self.inner.relayed;
+        match endpoint {
+            Endpoint::Capacity => Some(capacity),
+            Endpoint::Utilization => Some(utilization),
+            Endpoint::Health => None,
+        }
     }
 
     /// Whether an answer so far came from a captop relay.
@@ -91,7 +91,7 @@ impl Client {
         // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
         // (64 MiB by default), still a cap (the endpoint only names the error).
         let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
-        self.relay_json(&self.inner.history_url, limit, "history")
+        self.relay_json(self.relay_url(HISTORY_PATH)?, limit, "history")
             .await
     }
 
@@ -101,31 +101,34 @@ impl Client {
         &self,
         at: &str,
     ) -> Result<T, RelayAnswer> {
-        let mut url = self.inner.history_url.clone();
+        let mut url = self.relay_url(HISTORY_PATH)?;
         url.query_pairs_mut().append_pair("at", at);
         let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
-        self.relay_json(&url, limit, "history").await
+        self.relay_json(url, limit, "history").await
     }
 
     /// The team's alerts the relay has firing now, under the body cap and the timeout; `Err`
     /// is a one-line reason (`RelayAnswer::Missing` when the relay is older than its alerts).
     pub async fn relay_alerts(&self) -> Result<TeamAlerts, RelayAnswer> {
-        self.relay_json(&self.inner.alerts_url, self.inner.max_body_bytes, "alerts")
+        let url = self.relay_url(crate::api::team_alerts::ALERTS_PATH)?;
+        self.relay_json(url, self.inner.max_body_bytes, "alerts")
             .await
+    }
+
+    /// `path` of a captop extension below the base URL.
+    fn relay_url(&self, path: &str) -> Result<url::Url, RelayAnswer> {
+        self.url(path)
+            .map_err(|e| RelayAnswer::Failed(e.to_string()))
     }
 
     /// GETs a captop extension of the relay at `url` and decodes its JSON body.
     async fn relay_json<T: serde::de::DeserializeOwned>(
         &self,
-        url: &url::Url,
+        url: url::Url,
         limit: usize,
         what: &str,
     ) -> Result<T, RelayAnswer> {
-        let mut request = self
-            .inner
-            .http
-            .get(url.clone())
-            .header(ACCEPT, "application/json");
+        let mut request = self.inner.http.get(url).header(ACCEPT, "application/json");
         if let Some(key) = &self.inner.api_key {
             request = request.header(
                 AUTHORIZATION,

@@ -14,14 +14,20 @@ use super::capacity_body;
 use super::server_text::redacted;
 use super::server_text::{describe_location, error_text, excerpt, redact_in_place};
 use crate::api::error::{ApiError, Endpoint};
-use crate::api::model::{self, CapacityReport, DecodeError, Health, ServerText, UtilizationReport};
+use crate::api::model::{self, CapacityReport, DecodeError, Health, UtilizationReport};
 use crate::api::retry_after::RetryAfter;
 use crate::text;
 
 /// A report the client reads from a 200 answer.
-pub(super) trait Report: DeserializeOwned + ServerText {
-    /// The report in `body`, each of its texts passed through `redact` (a new text, or `None`
-    /// to keep it), or why it could not be read.
+pub(super) trait Report: DeserializeOwned {
+    /// Passes each of its server texts (names, slugs, notes, versions) through `redact`: a new
+    /// text, or `None` to keep it; the client blanks the API key in them, should a server echo
+    /// it back.
+    fn redact(&mut self, redact: &mut dyn FnMut(&str) -> Option<String>) {
+        let _ = redact;
+    }
+
+    /// The report in `body`, its texts redacted, or why it could not be read.
     fn of_body(
         client: &Client,
         body: &[u8],
@@ -29,15 +35,39 @@ pub(super) trait Report: DeserializeOwned + ServerText {
     ) -> Result<Self, DecodeError> {
         let _ = client;
         let mut report: Self = model::decode(body)?;
-        report.replace_texts(redact);
+        report.redact(redact);
         Ok(report)
     }
 }
 
 impl Report for UtilizationReport {}
-impl Report for Health {}
+
+impl Report for Health {
+    fn redact(&mut self, redact: &mut dyn FnMut(&str) -> Option<String>) {
+        for text in [&mut self.status, &mut self.service, &mut self.version] {
+            if let Some(new) = redact(text) {
+                *text = new;
+            }
+        }
+    }
+}
 
 impl Report for CapacityReport {
+    fn redact(&mut self, redact: &mut dyn FnMut(&str) -> Option<String>) {
+        if let Some(notes) = &mut self.unit_notes
+            && let Some(new) = redact(notes)
+        {
+            *notes = new;
+        }
+        for route in &mut self.routes {
+            for text in [&mut route.route, &mut route.name, &mut route.dial_code] {
+                if let Some(new) = redact(text) {
+                    *text = new.into();
+                }
+            }
+        }
+    }
+
     /// With the routes of the last `/capacity` reused where they are the same.
     fn of_body(
         client: &Client,

@@ -13,56 +13,16 @@ use super::{SLUG_CELLS, Warning, big, check_generated_at, negatives};
 use crate::api::model::{CapacityReport, RouteCapacity};
 use crate::text::{self, thousands};
 
-/// [`capacity_warnings`](super::capacity_warnings) with the clock given, for tests.
+/// [`capacity_warnings`](super::capacity_warnings) with the clock given.
 pub fn capacity_warnings_at(r: &CapacityReport, now: DateTime<Utc>) -> Vec<Warning> {
-    capacity_warnings_since(r, now, |_, _| Seen::No)
-}
-
-/// What a report that broke no rule of a route says of the route at one place of the next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seen {
-    /// Another slug was there, or none: the route is checked, and so are the slugs.
-    No,
-    /// The same slug, with other figures: the route is checked, the slug is not.
-    Slug,
-    /// The same route, figures and all: nothing is checked again.
-    Route,
-}
-
-/// [`capacity_warnings_at`] of a report of whose routes `seen` says what a report before it,
-/// which broke no rule of a route, had at their place: a route seen whole is not checked again,
-/// and when every place holds a slug seen there, neither are the slugs for duplicates (the same
-/// slugs at the same places). What a dashboard polling 10,000 routes, a few of them selling,
-/// would otherwise check again every 5 s.
-pub fn capacity_warnings_since(
-    r: &CapacityReport,
-    now: DateTime<Utc>,
-    seen: impl Fn(usize, &RouteCapacity) -> Seen,
-) -> Vec<Warning> {
     let mut out = Vec::new();
     check_generated_at(r.generated_at, now, &mut out);
-    let mut all_slugs_seen = true;
     for (i, route) in r.routes.iter().enumerate() {
-        match seen(i, route) {
-            Seen::Route => {}
-            Seen::Slug => check_route(i, route, &mut out),
-            Seen::No => {
-                all_slugs_seen = false;
-                check_route(i, route, &mut out);
-            }
-        }
+        check_route(i, route, &mut out);
     }
-    if !all_slugs_seen {
-        check_duplicate_slugs(r, &mut out);
-    }
+    check_duplicate_slugs(r, &mut out);
     check_totals(r, &mut out);
     out
-}
-
-/// Whether a warning is about one route (`routes[3] (ng-lagos)`), not the report's totals or
-/// time.
-pub fn is_of_a_route(warning: &Warning) -> bool {
-    warning.path.starts_with("routes[")
 }
 
 fn route_label(i: usize, route: &RouteCapacity) -> String {

@@ -2,7 +2,7 @@
 //! type), today's level against it, and how long a day's level persists into the next days
 //! (see the parent module's doc for the reasons).
 
-use super::super::hourly::{self, Hour, HourlySales};
+use super::super::hourly::{self, HourlySales};
 use super::{CAP_SPREADS, LEVEL_PRIOR_DAYS, MIN_SALE_HOURS, WEEK_SPLIT_DAYS};
 
 /// Weight, in days, of the pooled profile in each day type's profile.
@@ -21,48 +21,15 @@ pub(super) struct Profile {
 impl Profile {
     /// Expected minutes in the hour `hour` (an index).
     pub(super) fn at(&self, hour: i64) -> f64 {
-        self.expected(hourly::is_weekend(hour), hourly::hour_of_day(hour))
+        let day = self.pace.get(usize::from(hourly::is_weekend(hour)));
+        let of_day = hourly::hour_of_day(hour);
+        day.and_then(|d| d.get(of_day)).copied().unwrap_or(0.0)
     }
 
     /// The cap of the hour `hour` (an index).
     pub(super) fn cap(&self, hour: i64) -> f64 {
-        self.cap_at(hourly::hour_of_day(hour))
-    }
-
-    /// [`Profile::at`] of an hour of [`HourlySales::hours`].
-    fn at_hour(&self, hour: &Hour) -> f64 {
-        self.expected(hour.weekend, hour.of_day)
-    }
-
-    /// [`Profile::cap`] of an hour of [`HourlySales::hours`].
-    fn cap_of(&self, hour: &Hour) -> f64 {
-        self.cap_at(hour.of_day)
-    }
-
-    /// Expected minutes in hour of day `of_day` of a weekend day or a weekday.
-    fn expected(&self, weekend: bool, of_day: usize) -> f64 {
-        let day = self.pace.get(usize::from(weekend));
-        day.and_then(|d| d.get(of_day)).copied().unwrap_or(0.0)
-    }
-
-    /// The cap of hour of day `of_day`.
-    fn cap_at(&self, of_day: usize) -> f64 {
+        let of_day = hourly::hour_of_day(hour);
         self.cap.get(of_day).copied().unwrap_or(0.0)
-    }
-
-    /// Expected minutes before each hour of a weekday (`[0]`) and a weekend day (`[1]`), from
-    /// midnight: `[t][h]` is the sum of hours `0..h`, as the walk forward sells them (an hour
-    /// below zero sells none).
-    pub(super) fn sums_to(&self) -> [[f64; 25]; 2] {
-        self.pace.map(|day| {
-            let mut sums = [0.0; 25];
-            let mut sum = 0.0;
-            for (to, pace) in sums.iter_mut().skip(1).zip(day) {
-                sum += pace.max(0.0);
-                *to = sum;
-            }
-            sums
-        })
     }
 
     /// Expected minutes in a day (weekday and weekend averaged).
@@ -74,27 +41,22 @@ impl Profile {
 /// The winsorised profile of the observed hours before `current`, or `None` when too few sold.
 pub(super) fn profile(hours: &HourlySales, current: i64) -> Option<Profile> {
     let grouped = by_hour_of_day(hours, current);
-    let selling = grouped.values.iter().filter(|(p, _)| *p > 0.0).count();
-    if selling < MIN_SALE_HOURS || grouped.values.is_empty() {
+    let all: Vec<f64> = grouped.iter().flatten().map(|(p, _)| *p).collect();
+    let selling = all.iter().filter(|p| **p > 0.0).count();
+    if selling < MIN_SALE_HOURS || all.is_empty() {
         return None;
     }
-    let mean_pace =
-        grouped.values.iter().map(|(p, _)| *p).sum::<f64>() / grouped.values.len() as f64;
+    let mean_pace = all.iter().sum::<f64>() / all.len() as f64;
     let mut pace = [[0.0; 24]; 2];
     let mut cap = [0.0; 24];
     // Per hour: cap, pooled mean, and each day type's (sum, count).
     let mut pooled = [0.0; 24];
     let mut typed = [[(0.0, 0.0); 24]; 2];
-    // Two buffers for every hour's sort, rather than two of each hour's own.
-    let (mut sorted, mut deviations) = (Vec::new(), Vec::new());
-    for h in 0..24 {
-        let values = grouped.hour(h);
-        sorted.clear();
-        sorted.extend(values.iter().map(|(p, _)| *p));
+    for (h, values) in grouped.iter().enumerate() {
+        let mut sorted: Vec<f64> = values.iter().map(|(p, _)| *p).collect();
         sorted.sort_by(f64::total_cmp);
         let median = quantile(&sorted, 0.5).unwrap_or(0.0);
-        deviations.clear();
-        deviations.extend(sorted.iter().map(|v| (v - median).abs()));
+        let mut deviations: Vec<f64> = sorted.iter().map(|v| (v - median).abs()).collect();
         deviations.sort_by(f64::total_cmp);
         let spread = (1.4826 * quantile(&deviations, 0.5).unwrap_or(0.0))
             .max(0.5 * median)
@@ -140,59 +102,18 @@ pub(super) fn profile(hours: &HourlySales, current: i64) -> Option<Profile> {
     Some(Profile { pace, cap })
 }
 
-/// The observed paces before `current` and their day types (weekend or not), grouped by hour
-/// of day, oldest first within each hour: one buffer and where each hour's part starts.
-struct ByHourOfDay {
-    values: Vec<(f64, bool)>,
-    /// `starts[h]..starts[h + 1]` is hour of day `h`'s part of `values`.
-    starts: [usize; 25],
-}
-
-impl ByHourOfDay {
-    /// Hour of day `h`'s paces.
-    fn hour(&self, h: usize) -> &[(f64, bool)] {
-        let (Some(&from), Some(&to)) = (self.starts.get(h), self.starts.get(h + 1)) else {
-            return &[];
-        };
-        self.values.get(from..to).unwrap_or_default()
-    }
-}
-
-/// The observed hours of `hours` before `current`, grouped by hour of day (a counting sort,
-/// which keeps each hour's days in order).
-fn by_hour_of_day(hours: &HourlySales, current: i64) -> ByHourOfDay {
-    // Sized at once (an observed hour is one of the buckets): grown as it filled, it was a
-    // tenth of a day-shaped fit.
-    let mut observed: Vec<(usize, f64, bool)> = Vec::with_capacity(hours.sold.len());
-    observed.extend(
-        hours
-            .hours(hours.first_hour, current)
-            .filter_map(|hour| Some((hour.of_day, hour.pace?, hour.weekend))),
-    );
-    let mut starts = [0; 25];
-    for &(h, _, _) in &observed {
-        if let Some(next) = starts.get_mut(h + 1) {
-            *next += 1;
+/// The observed paces before `current` and their day types (weekend or not), by hour of day,
+/// oldest first within each hour.
+fn by_hour_of_day(hours: &HourlySales, current: i64) -> [Vec<(f64, bool)>; 24] {
+    let mut grouped: [Vec<(f64, bool)>; 24] = Default::default();
+    for hour in hours.first_hour..current {
+        if let (Some(pace), Some(group)) =
+            (hours.pace(hour), grouped.get_mut(hourly::hour_of_day(hour)))
+        {
+            group.push((pace, hourly::is_weekend(hour)));
         }
     }
-    for h in 1..25 {
-        let before = starts.get(h - 1).copied().unwrap_or(0);
-        if let Some(start) = starts.get_mut(h) {
-            *start += before;
-        }
-    }
-    // Where each hour's next value goes.
-    let mut next = starts;
-    let mut values = vec![(0.0, false); observed.len()];
-    for (h, pace, weekend) in observed {
-        if let Some(at) = next.get_mut(h) {
-            if let Some(slot) = values.get_mut(*at) {
-                *slot = (pace, weekend);
-            }
-            *at += 1;
-        }
-    }
-    ByHourOfDay { values, starts }
+    grouped
 }
 
 /// The `q` quantile of sorted values, linearly interpolated.
@@ -217,10 +138,10 @@ pub(super) fn level(
 ) -> f64 {
     let day_start = until.div_euclid(24) * 24;
     let (mut seen, mut expected) = (0.0, 0.0);
-    for hour in hours.hours(day_start.max(hours.first_hour), until) {
-        if let Some(pace) = hour.pace {
-            seen += pace.min(profile.cap_of(&hour));
-            expected += profile.at_hour(&hour);
+    for hour in day_start.max(hours.first_hour)..until {
+        if let Some(pace) = hours.pace(hour) {
+            seen += pace.min(profile.cap(hour));
+            expected += profile.at(hour);
         }
     }
     if partial_ms.is_some() {
@@ -276,10 +197,10 @@ pub(super) fn persistence(hours: &HourlySales, profile: &Profile, current: i64) 
     let levels: Vec<Option<f64>> = (first_day..today)
         .map(|day| {
             let (mut seen, mut expected, mut observed) = (0.0, 0.0, 0);
-            for hour in hours.hours(day * 24, (day + 1) * 24) {
-                if let Some(pace) = hour.pace {
-                    seen += pace.min(profile.cap_of(&hour));
-                    expected += profile.at_hour(&hour);
+            for hour in day * 24..(day + 1) * 24 {
+                if let Some(pace) = hours.pace(hour) {
+                    seen += pace.min(profile.cap(hour));
+                    expected += profile.at(hour);
                     observed += 1;
                 }
             }

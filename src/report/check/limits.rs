@@ -66,12 +66,12 @@ pub const DEFAULT_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(
 
 impl CheckThresholds {
     /// Merges the flags over the profile's `[check]` table over the defaults;
-    /// `fill` holds the profile's dashboard thresholds, the fill defaults. `Err` names the
+    /// `fill_pcts` holds the profile's dashboard thresholds, the fill defaults. `Err` names the
     /// flag whose range is not one.
     pub fn resolve(
         args: &CheckArgs,
         profile: &CheckProfile,
-        fill: crate::store::Thresholds,
+        fill_pcts: crate::store::Thresholds,
     ) -> Result<CheckThresholds, ThresholdError> {
         let refused = |flag, why: &dyn std::fmt::Display| ThresholdError {
             flag,
@@ -84,55 +84,45 @@ impl CheckThresholds {
                 .map_err(|e| refused(name, &e)),
             None => Ok(file.clone()),
         };
+        // Each pair of flags `--NAME-warning` and `--NAME-critical` over its `[check]` keys.
+        let pair =
+            |names: [&'static str; 2], flags: [&Option<String>; 2], file: [&Option<Range>; 2]| {
+                Ok::<_, ThresholdError>(Pair {
+                    warning: pick(flags[0], names[0], file[0])?,
+                    critical: pick(flags[1], names[1], file[1])?,
+                })
+            };
         let hours = |flag: Option<f64>, name, file: Option<Hours>| match flag {
             Some(v) => Hours::try_from(v).map(Some).map_err(|e| refused(name, &e)),
             None => Ok(file),
         };
         // Fill % is an integer: "from warn_pct on" is "above warn_pct - 1".
         let from = |pct: u8| Range::above(f64::from(pct) - 1.0);
+        let fill = pair(
+            ["--warning", "--critical"],
+            [&args.warning, &args.critical],
+            [&profile.fill_warning, &profile.fill_critical],
+        )?;
         Ok(CheckThresholds {
             fill: Pair {
-                warning: pick(&args.warning, "--warning", &profile.fill_warning)?
-                    .or_else(|| Some(from(fill.warn))),
-                critical: pick(&args.critical, "--critical", &profile.fill_critical)?
-                    .or_else(|| Some(from(fill.crit))),
+                warning: fill.warning.or_else(|| Some(from(fill_pcts.warn))),
+                critical: fill.critical.or_else(|| Some(from(fill_pcts.crit))),
             },
-            utilization: Pair {
-                warning: pick(
-                    &args.utilization_warning,
-                    "--utilization-warning",
-                    &profile.utilization_warning,
-                )?,
-                critical: pick(
-                    &args.utilization_critical,
-                    "--utilization-critical",
-                    &profile.utilization_critical,
-                )?,
-            },
-            sold_out: Pair {
-                warning: pick(
-                    &args.sold_out_warning,
-                    "--sold-out-warning",
-                    &profile.sold_out_warning,
-                )?,
-                critical: pick(
-                    &args.sold_out_critical,
-                    "--sold-out-critical",
-                    &profile.sold_out_critical,
-                )?,
-            },
-            free_ports: Pair {
-                warning: pick(
-                    &args.free_ports_warning,
-                    "--free-ports-warning",
-                    &profile.free_ports_warning,
-                )?,
-                critical: pick(
-                    &args.free_ports_critical,
-                    "--free-ports-critical",
-                    &profile.free_ports_critical,
-                )?,
-            },
+            utilization: pair(
+                ["--utilization-warning", "--utilization-critical"],
+                [&args.utilization_warning, &args.utilization_critical],
+                [&profile.utilization_warning, &profile.utilization_critical],
+            )?,
+            sold_out: pair(
+                ["--sold-out-warning", "--sold-out-critical"],
+                [&args.sold_out_warning, &args.sold_out_critical],
+                [&profile.sold_out_warning, &profile.sold_out_critical],
+            )?,
+            free_ports: pair(
+                ["--free-ports-warning", "--free-ports-critical"],
+                [&args.free_ports_warning, &args.free_ports_critical],
+                [&profile.free_ports_warning, &profile.free_ports_critical],
+            )?,
             sells_out_within: (
                 hours(
                     args.sells_out_within_warning,

@@ -39,63 +39,55 @@ pub(super) fn perfdata(
     thresholds: &CheckThresholds,
     system: &SystemFigures,
 ) -> Vec<Perf> {
-    let item =
-        |label: &str, value: f64, uom: &'static str, thresholds: String, bounds: String| Perf {
-            label: label.to_owned(),
-            value,
-            uom,
-            thresholds,
-            bounds,
-        };
     let routes = capacity.routes.len();
-    let mut perf = vec![
-        item(
-            "routes",
-            routes as f64,
-            "",
-            ";;".to_owned(),
-            ";0".to_owned(),
-        ),
-        item(
+    let counts = [
+        ("routes", routes as f64, ";;".to_owned(), ";0".to_owned()),
+        (
             "sold_out",
             system.sold_out as f64,
-            "",
             thresholds.sold_out.perf(),
             format!(";0;{routes}"),
         ),
-        item(
+        (
             "free_ports",
             system.free_ports as f64,
-            "",
             thresholds.free_ports.perf(),
             format!(";0;{}", system.total_ports),
         ),
     ];
+    let mut perf: Vec<Perf> = counts
+        .into_iter()
+        .map(|(label, value, thresholds, bounds)| Perf {
+            label: label.to_owned(),
+            value,
+            uom: "",
+            thresholds,
+            bounds,
+        })
+        .collect();
+    let percent = |label: String, value: f64, thresholds: String| Perf {
+        label,
+        value,
+        uom: "%",
+        thresholds,
+        bounds: ";0;100".to_owned(),
+    };
     if let Some(pct) = system.utilization_pct {
         let limits = thresholds.utilization.perf();
-        perf.push(item("utilization", pct, "%", limits, ";0;100".to_owned()));
+        perf.push(percent("utilization".to_owned(), pct, limits));
     }
     if let Some(pct) = capacity.totals.filled_pct {
-        perf.push(item(
-            "fill_total",
+        perf.push(percent(
+            "fill_total".to_owned(),
             pct as f64,
-            "%",
             ";;".to_owned(),
-            ";0;100".to_owned(),
         ));
     }
     let mut fullest: Vec<&RouteCapacity> = capacity.routes.iter().collect();
     fullest.sort_by_key(|r| std::cmp::Reverse(r.filled_pct));
     for r in fullest.into_iter().take(MAX_ROUTE_PERF) {
         let label = format!("fill {}", label(&r.route));
-        let limits = thresholds.fill.perf();
-        perf.push(item(
-            &label,
-            r.filled_pct as f64,
-            "%",
-            limits,
-            ";0;100".to_owned(),
-        ));
+        perf.push(percent(label, r.filled_pct as f64, thresholds.fill.perf()));
     }
     perf
 }
