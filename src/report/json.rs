@@ -128,19 +128,24 @@ pub fn render_json(
 /// does. Outside strings serde_json writes only ASCII punctuation, spaces and line breaks, so
 /// every unsafe character but the line breaks is inside a string.
 pub fn to_text(value: &impl Serialize) -> Result<String, serde_json::Error> {
-    let pretty = serde_json::to_string_pretty(value)?;
-    let mut out = String::with_capacity(pretty.len() + 1);
-    for c in pretty.chars() {
-        if c != '\n' && crate::text::is_unsafe(c) {
-            for unit in c.encode_utf16(&mut [0u16; 2]) {
-                out.push_str(&format!("\\u{unit:04x}"));
+    let mut text = serde_json::to_string_pretty(value)?;
+    let escapes = |c: char| c != '\n' && crate::text::is_unsafe(c);
+    // Copied only when a string holds such a character, which the usual report does not.
+    if text.contains(escapes) {
+        let mut escaped = String::with_capacity(text.len() + 64);
+        for c in text.chars() {
+            if escapes(c) {
+                for unit in c.encode_utf16(&mut [0u16; 2]) {
+                    escaped.push_str(&format!("\\u{unit:04x}"));
+                }
+            } else {
+                escaped.push(c);
             }
-        } else {
-            out.push(c);
         }
+        text = escaped;
     }
-    out.push('\n');
-    Ok(out)
+    text.push('\n');
+    Ok(text)
 }
 
 #[cfg(test)]
