@@ -17,6 +17,7 @@ pub mod keys;
 pub mod routes_view;
 pub mod travel;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
@@ -187,6 +188,10 @@ pub struct App {
     pub day_span: Span,
     /// The detail view's path ahead and backtest of its route ([`detail_forecast`]).
     detail_forecast: Option<detail_forecast::DetailForecast>,
+    /// What the routes table's trends were worked out from: the version of the series of the
+    /// store on screen and its rows' slugs (shared between polls, so compared by address);
+    /// `None` when the store on screen was replaced.
+    trends_of: Option<(u64, Vec<Arc<str>>)>,
 }
 
 impl App {
@@ -220,6 +225,7 @@ impl App {
             show_events: false,
             day_span: Span::default(),
             detail_forecast: None,
+            trends_of: None,
         }
     }
 
@@ -309,9 +315,21 @@ impl App {
         }
     }
 
-    /// Sorts and filters the routes of the store on screen again, with their trends.
+    /// Sorts and filters the routes of the store on screen again, with their trends (worked out
+    /// again only when the series or the rows' slugs changed: most polls change neither).
     fn refresh_routes(&mut self) {
-        self.routes.set_trends(self.trends());
+        let version = self.store().forecast_series_version();
+        let rows = self.store().rows();
+        let same = self.trends_of.as_ref().is_some_and(|(of, slugs)| {
+            *of == version
+                && slugs.len() == rows.len()
+                && slugs.iter().zip(rows).all(|(a, b)| Arc::ptr_eq(a, &b.slug))
+        });
+        if !same {
+            let slugs = rows.iter().map(|row| Arc::clone(&row.slug)).collect();
+            self.routes.set_trends(self.trends());
+            self.trends_of = Some((version, slugs));
+        }
         let page = self.page_rows();
         let rows = travel::shown_of(&self.store, self.travel.as_ref()).rows();
         self.routes.recompute(rows, page);
@@ -329,15 +347,30 @@ impl App {
         countdown || self.store.has_figures() || self.store.has_changes()
     }
 
-    /// Every row's 24-hour trend, by row index, from the store's samples.
+    /// Every row's 24-hour trend, by row index, from the store's samples; none at all while no
+    /// route has a day of history (most polls of a young session cost one look at each
+    /// route's oldest sample).
     fn trends(&self) -> Vec<Option<i32>> {
+        let series = self.store().forecast_series();
+        let a_day = series.values().any(|samples| {
+            let span = match (samples.first(), samples.last()) {
+                (Some(oldest), Some(newest)) => newest.at_ms - oldest.at_ms,
+                _ => 0,
+            };
+            span >= fill_trend::DAY_MS - fill_trend::TREND_SLACK_MS
+        });
+        if !a_day {
+            return Vec::new();
+        }
         // A trend for each route with samples (a thousand at most), then each row's found by
-        // hash: looking each of 10,000 rows up in the ordered series took 1.6 ms a poll.
-        let by_slug: std::collections::HashMap<&str, i32> = (self.store().forecast_series())
+        // hash: looking up each of 10,000 rows in the ordered map cost a millisecond a sample.
+        let by_slug: std::collections::HashMap<&str, i32> = series
             .iter()
             .filter_map(|(slug, samples)| Some((slug.as_str(), fill_trend::trend(samples)?)))
             .collect();
-        (self.store().rows().iter())
+        self.store()
+            .rows()
+            .iter()
             .map(|row| by_slug.get(&*row.slug).copied())
             .collect()
     }
@@ -443,6 +476,9 @@ impl App {
         self.travel_note = None;
         if let Some(action) = self.on_travel_msg(msg) {
             return action;
+        }
+        if self.overlay == Overlay::Help && self.scroll_help(msg) {
+            return None;
         }
         if self.overlay == Overlay::Help && self.scroll_help(msg) {
             return None;

@@ -101,6 +101,7 @@ impl App {
     /// Back to the live figures.
     fn go_live(&mut self) {
         if self.travel.take().is_some() {
+            self.trends_of = None;
             self.refresh_routes();
         }
     }
@@ -126,6 +127,7 @@ impl App {
                 }
             }
         }
+        self.trends_of = None;
         self.refresh_routes();
     }
 }
