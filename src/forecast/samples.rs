@@ -90,10 +90,34 @@ pub fn add_samples<'a>(
     at_ms: i64,
     routes: impl Iterator<Item = (&'a str, i64, i64)>,
 ) -> bool {
-    let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
+    let routes: Vec<(&str, i64, i64)> = tracked(routes).collect();
+    // The usual poll adds nothing (it is closer than [`MIN_GAP`] to the last that did) and lists
+    // the routes the series has: then the series stays as it is, found without a new map. (A
+    // report listing a slug twice and missing another keeps that one's samples until the next
+    // report that adds, which drops them.)
+    let adds_nothing = routes.len() == series.len()
+        && routes.iter().all(|(slug, _, _)| {
+            series
+                .get(*slug)
+                .is_some_and(|samples| !adds_after(samples.last().map(|s| s.at_ms), at_ms))
+        });
+    if adds_nothing {
+        return false;
+    }
+    let keep_ms = keep_ms();
+    if lists_the_same_routes(series, &routes) {
+        // The usual poll that adds: each route's samples grow where they are, with no map
+        // made anew.
+        for (slug, sold, total) in routes {
+            if let Some(samples) = series.get_mut(slug) {
+                add_sample(samples, Sample { at_ms, sold, total }, keep_ms);
+            }
+        }
+        return true;
+    }
     let mut changed = false;
     let mut kept = Series::new();
-    for (slug, sold, total) in tracked(routes) {
+    for (slug, sold, total) in routes {
         if kept.contains_key(slug) {
             continue; // A slug listed twice: the first counts, as in the history file.
         }
@@ -107,6 +131,24 @@ pub fn add_samples<'a>(
     changed |= !series.is_empty();
     *series = kept;
     changed
+}
+
+/// [`KEEP`] in milliseconds.
+fn keep_ms() -> i64 {
+    i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Whether `routes` are the routes of `series`, each once.
+fn lists_the_same_routes(series: &Series, routes: &[(&str, i64, i64)]) -> bool {
+    if routes.len() != series.len()
+        || routes
+            .iter()
+            .any(|(slug, _, _)| !series.contains_key(*slug))
+    {
+        return false;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(routes.len());
+    routes.iter().all(|(slug, _, _)| seen.insert(*slug))
 }
 
 /// Adds `sample` to a route's `samples` when it is [`MIN_GAP`] newer than the newest, and thins
@@ -134,20 +176,55 @@ pub fn adds_after(newest_ms: Option<i64>, at_ms: i64) -> bool {
 
 /// Keeps every sample of the last `keep_ms` before `at_ms`, the last of each UTC hour before
 /// that, and nothing older than [`KEEP_DAYS`].
+///
+/// What comes before the first pair of samples in one hour is kept as it is without being
+/// moved: the usual route's whole past, thinned so already by the sample before or by the
+/// history's frames. Finding that pair takes a look at each sample; judging and moving every
+/// sample of every route's fortnight, with each sample added, was most of the adding.
 fn thin(samples: &mut Vec<Sample>, at_ms: i64, keep_ms: i64) {
     let days_ms = i64::try_from(KEEP_DAYS.as_millis()).unwrap_or(i64::MAX);
+    let too_old = samples.partition_point(|s| at_ms.saturating_sub(s.at_ms) > days_ms);
+    samples.drain(..too_old);
     let dense_from = at_ms.saturating_sub(keep_ms);
     let hour = |s: &Sample| hourly::hour_index(s.at_ms);
-    let nexts = samples.iter().skip(1).map(Some).chain([None]);
-    *samples = samples
-        .iter()
-        .zip(nexts)
-        .filter(|(s, next)| {
-            at_ms.saturating_sub(s.at_ms) <= days_ms
-                && (s.at_ms >= dense_from || next.map(hour) != Some(hour(s)))
-        })
-        .map(|(s, _)| *s)
-        .collect();
+    let dense = samples.partition_point(|s| s.at_ms < dense_from);
+    let start =
+        first_of_a_pair_in_one_hour(samples.get(..=dense).unwrap_or(samples)).unwrap_or(dense);
+    // In place, each sample judged against the one after it as it was.
+    let mut kept = start;
+    for i in start..dense {
+        let (Some(&s), next) = (samples.get(i), samples.get(i + 1).map(hour)) else {
+            break;
+        };
+        if next != Some(hour(&s)) {
+            if let Some(slot) = samples.get_mut(kept) {
+                *slot = s;
+            }
+            kept += 1;
+        }
+    }
+    if kept < dense {
+        samples.copy_within(dense.., kept);
+        samples.truncate(samples.len() - (dense - kept));
+    }
+}
+
+/// The index of the first sample followed by one of the same UTC hour, if any (the samples in
+/// time order), with one division a sample.
+fn first_of_a_pair_in_one_hour(samples: &[Sample]) -> Option<usize> {
+    let mut hour_ends = i64::MIN;
+    for (i, s) in samples.iter().enumerate() {
+        if s.at_ms < hour_ends {
+            return i.checked_sub(1);
+        }
+        // Thinned samples are an hour apart: the next hour's end is then the one after, found
+        // without dividing (a division a sample of each route's week, with every sample added).
+        hour_ends = match hour_ends.checked_add(hourly::HOUR_MS) {
+            Some(next) if i > 0 && s.at_ms < next => next,
+            _ => (hourly::hour_index(s.at_ms) + 1).saturating_mul(hourly::HOUR_MS),
+        };
+    }
+    None
 }
 
 /// Adds `older` samples (read back from the history file) before each route's own, for the
@@ -220,6 +297,51 @@ mod tests {
         // A new route is added at once.
         assert!(add_samples(&mut s, T0 + 15_000, routes(4)));
         assert_eq!(s["b"].len(), 1);
+    }
+
+    #[test]
+    fn the_first_pair_in_one_hour_found_without_dividing_is_the_one_by_definition() {
+        // By the definition: the first sample in the same UTC hour as the one after it.
+        let by_definition = |samples: &[Sample]| {
+            samples
+                .windows(2)
+                .position(|w| hourly::hour_index(w[0].at_ms) == hourly::hour_index(w[1].at_ms))
+        };
+        // Gaps just under, at and over an hour, several hours, and minutes, around T0 and
+        // before 1970 (negative instants, hours counted down).
+        let gaps = [
+            HOUR - 1,
+            HOUR,
+            HOUR + 1,
+            3 * HOUR,
+            59 * MIN,
+            5 * MIN,
+            1,
+            2 * HOUR - 1,
+        ];
+        for start in [T0, T0 + 30 * MIN, T0 - 1, -5 * HOUR - 7 * MIN, 0] {
+            for seed in 0..gaps.len() {
+                let mut at_ms = start;
+                let samples: Vec<Sample> = (0..40)
+                    .map(|i| {
+                        at_ms += gaps[(i * 7 + seed) % gaps.len()];
+                        Sample {
+                            at_ms,
+                            sold: i as i64,
+                            total: 100,
+                        }
+                    })
+                    .collect();
+                for end in 0..=samples.len() {
+                    let part = &samples[..end];
+                    assert_eq!(
+                        first_of_a_pair_in_one_hour(part),
+                        by_definition(part),
+                        "start {start}, seed {seed}, {end} samples"
+                    );
+                }
+            }
+        }
     }
 
     /// `samples` (time-ordered) as thinning keeps them, the rule applied to them all at once:
