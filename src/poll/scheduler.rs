@@ -15,7 +15,7 @@
 //!   A 401 or `p` stops the schedule; `r` retries once after a 401.
 //! ```
 //!
-//! The budget's own window lives outside ([`super::budget`], [`super::shared`]) because it may
+//! The budget's own window lives outside ([`super::shared`]) because it may
 //! be shared with other processes; the driver asks it before each poll and reports a refusal
 //! here with [`Scheduler::budget_wait`].
 

@@ -2,13 +2,13 @@
 //!
 //! - **Connections** are capped (`--max-connections`): past the cap the loop stops accepting,
 //!   and new readers wait in the kernel's backlog rather than costing memory.
-//! - **Slow readers**: a request head must arrive within [`HEADER_READ_TIMEOUT`] (slowloris),
-//!   a TLS handshake within [`HANDSHAKE_TIMEOUT`]; a connection on which nothing can be read
-//!   for [`IDLE_TIMEOUT`] or written for [`WRITE_TIMEOUT`] (a reader that stops reading a 2 MB
+//! - **Slow readers**: a request head must arrive within `HEADER_READ_TIMEOUT` (slowloris),
+//!   a TLS handshake within `HANDSHAKE_TIMEOUT`; a connection on which nothing can be read
+//!   for `IDLE_TIMEOUT` or written for `WRITE_TIMEOUT` (a reader that stops reading a 2 MB
 //!   body) is closed.
-//! - **Headers**: at most [`MAX_HEADERS`] of them, in at most [`MAX_BUF`] bytes.
+//! - **Headers**: at most `MAX_HEADERS` of them, in at most `MAX_BUF` bytes.
 //! - **Shutdown**: when the shutdown future completes the loop stops accepting, asks every
-//!   connection to finish its request in flight and close, and waits up to [`DRAIN_TIMEOUT`]
+//!   connection to finish its request in flight and close, and waits up to `DRAIN_TIMEOUT`
 //!   for them.
 
 use std::convert::Infallible;

@@ -40,7 +40,7 @@ pub struct KeyError {
 }
 
 /// The rebindings of the `[keys]` tables config read, in the order they apply. The tables'
-/// shape is checked here: a table inside `[keys]` must be one of [`NESTED`] and hold chords,
+/// shape is checked here: a table inside `[keys]` must be one of `NESTED` and hold chords,
 /// and those tables' names take no chord. Whether the actions are known and the chords parse
 /// is [`keymap_from`]'s to check.
 pub fn key_settings(entries: &KeyEntries) -> Result<Vec<KeySetting>, KeyError> {

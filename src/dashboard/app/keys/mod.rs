@@ -298,7 +298,7 @@ impl Keymap {
 
     /// The lines of the help overlay: the global and dashboard bindings of the messages `lists`
     /// keeps (the time-travel keys only where there is a history to travel through), in table
-    /// order, each line once ([`help_keys`]); a line whose bindings are all unbound is left out.
+    /// order, each line once (`help_keys`); a line whose bindings are all unbound is left out.
     pub fn help_lines_of(&self, lists: impl Fn(Msg) -> bool) -> Vec<HelpRow> {
         let listed: Vec<&Bound> = (self.bound.iter())
             .filter(|b| matches!(b.binding.layer, Layer::Global | Layer::Dashboard))
