@@ -511,7 +511,9 @@ fn the_demos_history_is_its_week() {
 }
 
 /// A newcomer's first `--demo --once` shows a route selling out within hours, with its likely
-/// window: the forecasts are fitted on the demo's recorded week, not on one report.
+/// window: the forecasts are fitted on the demo's recorded week, not on one report. At some
+/// minutes (about one in eight) the route on course has just sold out and shows `full` until
+/// its next port purchase; that counts too, as the Full in column shows it.
 #[test]
 fn the_demos_first_report_forecasts_a_sell_out_within_hours() {
     let doc = json_of(&fresh(&["--demo", "--once", "--format", "json"]));
@@ -532,5 +534,11 @@ fn the_demos_first_report_forecasts_a_sell_out_within_hours() {
             (at - now < chrono::Duration::hours(20)).then_some(forecast)
         })
         .count();
-    assert!(selling > 0, "{}", doc["forecasts"]);
+    let full = doc["forecasts"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|f| f["full"] == true)
+        .count();
+    assert!(selling > 0 || full > 0, "{}", doc["forecasts"]);
 }
