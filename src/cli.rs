@@ -30,14 +30,7 @@ pub fn parse() -> Result<Cli, u8> {
             return 0;
         }
         let (line, check) = usage_error(&e, argv.get(1..).unwrap_or_default());
-        if check {
-            let unknown = crate::report::nagios::unknown(&line);
-            let _ = std::io::Write::write_all(&mut std::io::stdout(), unknown.as_bytes());
-            crate::report::check::Status::Unknown.code()
-        } else {
-            eprintln!("captop: {line}");
-            EXIT_USAGE
-        }
+        crate::run::refuse(check, &line, EXIT_USAGE)
     })
 }
 

@@ -128,7 +128,7 @@ async fn run_history(cmd: &crate::cli::HistoryCommand, settings: &Settings, demo
 
 /// A failure before the figures: in check mode the plugin's UNKNOWN on stdout (exit 3), else
 /// one line on stderr and `code`.
-fn refuse(check: bool, message: &dyn std::fmt::Display, code: u8) -> u8 {
+pub(crate) fn refuse(check: bool, message: &dyn std::fmt::Display, code: u8) -> u8 {
     if check {
         let unknown = crate::report::nagios::unknown(&message.to_string());
         // A closed stdout is the reader having had enough, not a reason to panic.

@@ -16,6 +16,8 @@ use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 use crate::forecast::Forecasts;
 use crate::text::thousands;
 
+use super::{dash, or_dash, route_counts, total_counts};
+
 /// Longest cell of server text, in characters, before it is cut with `…`.
 const CELL_CHARS: usize = 60;
 
@@ -74,47 +76,30 @@ fn summary(capacity: &CapacityReport, utilization: &UtilizationReport, source: &
 /// One route's row, with its forecast when there is one.
 fn route_row(r: &RouteCapacity, forecasts: &Forecasts, now: DateTime<Utc>) -> String {
     let forecast = forecasts.get(&*r.route);
-    let rate = forecast.map_or_else(
-        || "—".to_owned(),
-        |f| thousands(f.rate_per_hour.round() as i64),
-    );
+    let rate = forecast.map_or_else(dash, |f| thousands(f.rate_per_hour.round() as i64));
     let full_in = if r.capacity_minutes.remaining <= 0 {
         "full".to_owned()
     } else {
-        forecast
-            .and_then(|f| f.left(now))
-            .map_or_else(|| "—".to_owned(), crate::forecast::full_in)
+        let left = forecast.and_then(|f| f.left(now));
+        left.map_or_else(dash, crate::forecast::full_in)
     };
     format!(
-        "| {} | {} | {} % | {} | {} | {} | {} | {} | {} | {rate} | {full_in} |\n",
+        "| {} | {} | {} % | {} | {rate} | {full_in} |\n",
         cell(&r.name),
         cell(&r.dial_code),
         r.filled_pct,
-        thousands(r.capacity_minutes.remaining),
-        thousands(r.capacity_minutes.sold),
-        thousands(r.capacity_minutes.total),
-        thousands(r.ports.available),
-        thousands(r.ports.sold),
-        thousands(r.ports.total),
+        route_counts(r).map(thousands).join(" | "),
     )
 }
 
 /// The service's totals as the last row, `—` where it gave none.
 fn totals_row(capacity: &CapacityReport) -> String {
     let t = &capacity.totals;
-    let minutes = t.capacity_minutes.unwrap_or_default();
-    let ports = t.ports.unwrap_or_default();
     format!(
-        "| **Total ({} routes)** |  | {} | {} | {} | {} | {} | {} | {} |  |  |\n",
+        "| **Total ({} routes)** |  | {} | {} |  |  |\n",
         t.routes.unwrap_or(capacity.routes.len() as i64),
-        t.filled_pct
-            .map_or_else(|| "—".to_owned(), |v| format!("{v} %")),
-        or_dash(minutes.remaining),
-        or_dash(minutes.sold),
-        or_dash(minutes.total),
-        or_dash(ports.available),
-        or_dash(ports.sold),
-        or_dash(ports.total),
+        t.filled_pct.map_or_else(dash, |v| format!("{v} %")),
+        total_counts(t).map(or_dash).join(" | "),
     )
 }
 
@@ -136,11 +121,6 @@ fn today(u: &UtilizationReport) -> String {
         or_dash(s.provisioning_ports),
     ));
     out
-}
-
-/// A count with thousands separators, or `—` when the service left it out.
-fn or_dash(v: Option<i64>) -> String {
-    v.map_or_else(|| "—".to_owned(), thousands)
 }
 
 /// Server text as one inert Markdown table cell (see the module doc).
@@ -165,7 +145,7 @@ pub fn cell(s: &str) -> String {
     }
     let trimmed = out.trim();
     if trimmed.is_empty() {
-        "—".to_owned()
+        dash()
     } else {
         trimmed.to_owned()
     }

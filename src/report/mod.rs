@@ -14,7 +14,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::model::{CapacityReport, UtilizationReport};
+use crate::api::model::{CapacityReport, RouteCapacity, Totals, UtilizationReport};
 use crate::api::validate::Warning;
 use crate::api::{ApiError, Client, Endpoint};
 use crate::cli::Format;
@@ -293,7 +293,9 @@ pub async fn run(
     stderr: &mut dyn Write,
 ) -> u8 {
     if options.format == Format::Nagios {
-        return check(client, budget, options, stdout, stderr).await;
+        let evaluation = check_evaluation(client, budget, options, stderr).await;
+        let evaluation = evaluation.as_ref().map_err(ToString::to_string);
+        return print_check(evaluation, stdout, stderr);
     }
     match report_text(client, budget, options, stderr).await {
         Ok(text) => write_out(&text, stdout, stderr),
@@ -341,23 +343,6 @@ async fn seed_days(client: &Client, past: &PastSource, store: &mut Store) -> Res
     };
     store.seed_forecasts(series);
     Ok(())
-}
-
-/// Check mode: the plugin's output on stdout and its exit code, UNKNOWN with the reason when
-/// the figures cannot be had within the timeout.
-async fn check(
-    client: &Client,
-    budget: &OneShot,
-    options: &OnceOptions,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> u8 {
-    let evaluation = check_evaluation(client, budget, options, stderr).await;
-    print_check(
-        evaluation.as_ref().map_err(ToString::to_string),
-        stdout,
-        stderr,
-    )
 }
 
 /// Prints check mode's verdict, or UNKNOWN and why there is none; returns the plugin's exit
@@ -511,6 +496,32 @@ fn print_broken_rules(options: &OnceOptions, store: &Store, stderr: &mut dyn Wri
             if more == 1 { "" } else { "s" }
         );
     }
+}
+
+/// A route's minutes left, sold and in all, then its ports free, sold and in all: the six
+/// counts the table and Markdown show, in their column order.
+fn route_counts(r: &RouteCapacity) -> [i64; 6] {
+    let (m, p) = (&r.capacity_minutes, &r.ports);
+    [m.remaining, m.sold, m.total, p.available, p.sold, p.total]
+}
+
+/// The service's totals in the columns of [`route_counts`], `None` where it gave none.
+fn total_counts(t: &Totals) -> [Option<i64>; 6] {
+    let (m, p) = (
+        t.capacity_minutes.unwrap_or_default(),
+        t.ports.unwrap_or_default(),
+    );
+    [m.remaining, m.sold, m.total, p.available, p.sold, p.total]
+}
+
+/// What the reports show for a figure the service left out.
+fn dash() -> String {
+    "—".to_owned()
+}
+
+/// A count with thousands separators, or `—` when the service left it out.
+fn or_dash(v: Option<i64>) -> String {
+    v.map_or_else(dash, crate::text::thousands)
 }
 
 /// Writes the report; a reader that went away (`| head`) is not an error. Returns 0 or 1.

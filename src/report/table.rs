@@ -1,6 +1,7 @@
 //! `--format table` (the default): an aligned plain-text report, coloured only when asked.
 
-use crate::api::model::{CapacityReport, UtilizationReport};
+use super::{dash, or_dash, route_counts, total_counts};
+use crate::api::model::{CapacityReport, RouteCapacity, UtilizationReport};
 use crate::store::{Level, Thresholds};
 use crate::text::{fit, pad, pad_left, thousands};
 
@@ -14,6 +15,8 @@ pub struct TableStyle {
 }
 
 const NAME_MAX: usize = 28;
+/// Widths of the six count columns: minutes left, sold, total; ports free, sold, total.
+const COUNT_WIDTHS: [usize; 6] = [11, 11, 11, 6, 6, 6];
 const SGR_RESET: &str = "\x1b[0m";
 const SGR_BOLD: &str = "\x1b[1m";
 const SGR_DIM: &str = "\x1b[2m";
@@ -49,20 +52,12 @@ pub fn render_table(
     ));
     out.push_str("\n\n");
 
-    let name_w = capacity
-        .routes
-        .iter()
-        .map(|r| crate::text::width(&r.name))
-        .max()
-        .unwrap_or(0)
-        .clamp(5, NAME_MAX);
-    let dial_w = capacity
-        .routes
-        .iter()
-        .map(|r| crate::text::width(&r.dial_code))
-        .max()
-        .unwrap_or(0)
-        .clamp(4, 8);
+    let widest = |cell: fn(&RouteCapacity) -> &str, min, max| {
+        let widths = capacity.routes.iter().map(|r| crate::text::width(cell(r)));
+        widths.max().unwrap_or(0).clamp(min, max)
+    };
+    let name_w = widest(|r| &r.name, 5, NAME_MAX);
+    let dial_w = widest(|r| &r.dial_code, 4, 8);
     let (groups, header) = column_heads(name_w, dial_w);
     out.push_str(&paint(SGR_DIM, groups));
     out.push('\n');
@@ -77,16 +72,11 @@ pub fn render_table(
             Level::Ok => paint(SGR_GREEN, fill),
         };
         out.push_str(&format!(
-            "{}  {}  {}  {}  {}  {}  {}  {}  {}\n",
+            "{}  {}  {}  {}\n",
             pad(&r.name, name_w),
             pad(&r.dial_code, dial_w),
             fill,
-            num(r.capacity_minutes.remaining, 11),
-            num(r.capacity_minutes.sold, 11),
-            num(r.capacity_minutes.total, 11),
-            num(r.ports.available, 6),
-            num(r.ports.sold, 6),
-            num(r.ports.total, 6),
+            count_cells(route_counts(r).map(thousands)),
         ));
     }
     if capacity.routes.is_empty() {
@@ -115,17 +105,13 @@ fn column_heads(name_w: usize, dial_w: usize) -> (String, String) {
         centered("MINUTES", 11 * 3 + 4),
         centered("PORTS", 6 * 3 + 4)
     );
+    let heads = ["LEFT", "SOLD", "TOTAL", "FREE", "SOLD", "TOTAL"].map(str::to_owned);
     let header = format!(
-        "{}  {}  {:>5}  {:>11}  {:>11}  {:>11}  {:>6}  {:>6}  {:>6}",
+        "{}  {}  {:>5}  {}",
         pad("ROUTE", name_w),
         pad("DIAL", dial_w),
         "FILL",
-        "LEFT",
-        "SOLD",
-        "TOTAL",
-        "FREE",
-        "SOLD",
-        "TOTAL"
+        count_cells(heads)
     );
     (groups.trim_end().to_owned(), header)
 }
@@ -133,11 +119,9 @@ fn column_heads(name_w: usize, dial_w: usize) -> (String, String) {
 /// The totals row as the service sent it (`—` for what it left out).
 fn totals_line(capacity: &CapacityReport, name_w: usize, dial_w: usize) -> String {
     let t = &capacity.totals;
-    let minutes = t.capacity_minutes.unwrap_or_default();
-    let ports = t.ports.unwrap_or_default();
     let routes = t.routes.unwrap_or(capacity.routes.len() as i64);
     format!(
-        "{}  {}  {}  {}  {}  {}  {}  {}  {}",
+        "{}  {}  {}  {}",
         pad(
             &format!(
                 "TOTAL ({} route{})",
@@ -147,13 +131,8 @@ fn totals_line(capacity: &CapacityReport, name_w: usize, dial_w: usize) -> Strin
             name_w
         ),
         pad("", dial_w),
-        pad_left(&opt(t.filled_pct, |v| format!("{v} %")), 5),
-        opt_num(minutes.remaining, 11),
-        opt_num(minutes.sold, 11),
-        opt_num(minutes.total, 11),
-        opt_num(ports.available, 6),
-        opt_num(ports.sold, 6),
-        opt_num(ports.total, 6),
+        pad_left(&t.filled_pct.map_or_else(dash, |v| format!("{v} %")), 5),
+        count_cells(total_counts(t).map(or_dash)),
     )
 }
 
@@ -173,15 +152,15 @@ fn utilization_lines(utilization: &UtilizationReport) -> String {
     let util = &u.utilization;
     out.push_str(&format!(
         "Daily capacity   utilized {} · available {} min/day\n",
-        opt(util.utilized_minutes, thousands),
-        opt(util.available_minutes, thousands),
+        or_dash(util.utilized_minutes),
+        or_dash(util.available_minutes),
     ));
     let daily = &u.daily_capacity_minutes;
     out.push_str(&format!(
         "By state         sold {} · active {} · paused {} min/day\n",
-        opt(daily.sold, thousands),
-        opt(daily.active, thousands),
-        opt(daily.paused, thousands),
+        or_dash(daily.sold),
+        or_dash(daily.active),
+        or_dash(daily.paused),
     ));
     let s = &u.capacity_status;
     let split = [s.active_ports, s.paused_ports, s.provisioning_ports];
@@ -193,7 +172,7 @@ fn utilization_lines(utilization: &UtilizationReport) -> String {
             i128::from(v) as f64 * 100.0 / sum as f64
         ),
         Some(v) => thousands(v),
-        None => "—".to_owned(),
+        None => dash(),
     };
     out.push_str(&format!(
         "Ports            active {} · paused {} · provisioning {}\n",
@@ -211,16 +190,10 @@ fn centered(label: &str, width: usize) -> String {
     format!("{} {label} {}", "─".repeat(left), "─".repeat(rule - left))
 }
 
-fn num(v: i64, w: usize) -> String {
-    pad_left(&thousands(v), w)
-}
-
-fn opt_num(v: Option<i64>, w: usize) -> String {
-    pad_left(&opt(v, thousands), w)
-}
-
-fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map(f).unwrap_or_else(|| "—".to_owned())
+/// The six counts right-aligned in their columns (see [`COUNT_WIDTHS`]).
+fn count_cells(cells: [String; 6]) -> String {
+    let cells = cells.iter().zip(COUNT_WIDTHS).map(|(c, w)| pad_left(c, w));
+    cells.collect::<Vec<_>>().join("  ")
 }
 
 #[cfg(test)]
