@@ -93,7 +93,17 @@ async fn show_figures(args: &DashboardArgs, check: bool) -> Result<u8, (String, 
             }
             (Ok(client), None) => {
                 let demo = demo.is_some();
-                crate::report::run_with_settings(&settings, format, thresholds, &client, demo).await
+                let (options, budget) =
+                    crate::report::once_parts(&settings, format, thresholds, &client, demo);
+                let mut stdout = std::io::stdout().lock();
+                crate::report::run(
+                    &client,
+                    &budget,
+                    &options,
+                    &mut stdout,
+                    &mut std::io::stderr().lock(),
+                )
+                .await
             }
             (Err(e), _) => refuse(check, &e, EXIT_USAGE),
         },

@@ -157,19 +157,15 @@ pub fn fit(s: &str, max: usize) -> String {
 
 /// [`fit`], then padded with spaces to exactly `cells` cells, for aligned columns.
 pub fn pad(s: &str, cells: usize) -> String {
-    let mut out = fit(s, cells);
-    let w = out.width();
-    out.extend(std::iter::repeat_n(' ', cells.saturating_sub(w)));
-    out
+    let fitted = fit(s, cells);
+    let spaces = " ".repeat(cells.saturating_sub(fitted.width()));
+    fitted + &spaces
 }
 
 /// [`fit`], then padded on the left to exactly `cells` cells, for right-aligned numbers.
 pub fn pad_left(s: &str, cells: usize) -> String {
     let fitted = fit(s, cells);
-    let w = fitted.width();
-    let mut out: String = std::iter::repeat_n(' ', cells.saturating_sub(w)).collect();
-    out.push_str(&fitted);
-    out
+    " ".repeat(cells.saturating_sub(fitted.width())) + &fitted
 }
 
 /// Formats an integer with thousands separators (`1,234,567`), as operators read big counts.

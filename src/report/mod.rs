@@ -101,7 +101,11 @@ impl OnceOptions {
 
 /// The report as `options.format` draws it from the store (check mode: the table).
 fn render(options: &OnceOptions, base_url: &str, store: &Store) -> Result<String, OnceError> {
-    let (capacity, utilization) = reports_of(store)?;
+    let (Some(capacity), Some(utilization)) =
+        (store.capacity().report(), store.utilization().report())
+    else {
+        return Err(OnceError::NotTaken);
+    };
     let mut warnings: Vec<Warning> = store.broken_rules().cloned().collect();
     warnings.extend(
         stale_warning(store, chrono::Utc::now()).map(|message| Warning {
@@ -138,14 +142,6 @@ pub fn stale_warning(store: &Store, now: chrono::DateTime<chrono::Utc>) -> Optio
         since.format("%H:%M:%S UTC"),
         store.failure_text().unwrap_or_default()
     ))
-}
-
-/// The store's two reports, which `--once` always has once its fetch succeeded.
-fn reports_of(store: &Store) -> Result<(&CapacityReport, &UtilizationReport), OnceError> {
-    match (store.capacity().report(), store.utilization().report()) {
-        (Some(c), Some(u)) => Ok((c, u)),
-        _ => Err(OnceError::NotTaken),
-    }
 }
 
 /// Fetches both reports concurrently, inside the shared budget, waiting up to `patience` for
@@ -433,25 +429,6 @@ pub async fn run_at_with_settings(
     let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), &err);
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), &out);
     code
-}
-
-/// `--once`: the figures printed once, as a table, JSON, Markdown or a plugin's check.
-pub async fn run_with_settings(
-    settings: &crate::config::Settings,
-    format: crate::cli::Format,
-    thresholds: crate::report::check::CheckThresholds,
-    client: &Client,
-    demo: bool,
-) -> u8 {
-    let (options, budget) = once_parts(settings, format, thresholds, client, demo);
-    crate::report::run(
-        client,
-        &budget,
-        &options,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    )
-    .await
 }
 
 /// What one service's `--once` runs with: its options (its own history) and its request

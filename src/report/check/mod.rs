@@ -181,17 +181,11 @@ pub fn evaluate(
             ));
         }
     }
-    let system = SystemFigures::of(capacity, utilization);
-    findings.extend(system.findings(thresholds));
+    let system = system_figures(capacity, utilization, thresholds);
+    findings.extend(system.iter().filter_map(system_finding));
     findings.sort_by(|a, b| b.status.cmp(&a.status).then(b.rank.total_cmp(&a.rank)));
     let status = findings.first().map_or(Status::Ok, |f| f.status);
-    let summary = summarize(
-        capacity,
-        &findings,
-        system.utilization_pct,
-        system.free_ports,
-        system.sold_out,
-    );
+    let summary = summarize(capacity, &findings, &system);
     let perf = perfdata(capacity, thresholds, &system);
     Evaluation {
         status,
@@ -254,66 +248,74 @@ fn sell_out_finding(
     })
 }
 
-/// The figures of the whole network the check judges besides the routes.
-struct SystemFigures {
-    /// Routes with nothing left to sell.
-    sold_out: usize,
-    /// Ports still available, over all routes.
-    free_ports: i64,
-    /// Ports in all, over all routes.
-    total_ports: i64,
-    /// Today's utilization, when the service gave it.
-    utilization_pct: Option<f64>,
+/// A figure of the whole network the check judges besides the routes, as the long output,
+/// the status line and the perfdata show it.
+struct SystemFigure<'a> {
+    /// Its perfdata label.
+    label: &'static str,
+    /// What it is, in the status line and the long output.
+    subject: &'static str,
+    value: f64,
+    /// The value as people read it.
+    figure: String,
+    /// Its perfdata unit: `%`, or empty for counts.
+    uom: &'static str,
+    /// Its perfdata `;min;max`.
+    bounds: String,
+    pair: &'a Pair,
 }
 
-impl SystemFigures {
-    fn of(capacity: &CapacityReport, utilization: &UtilizationReport) -> Self {
-        let sum = |f: fn(&RouteCapacity) -> i64| {
-            capacity
-                .routes
-                .iter()
-                .map(|r| f(r).max(0))
-                .fold(0i64, i64::saturating_add)
-        };
-        SystemFigures {
-            sold_out: capacity.routes.iter().filter(|r| is_sold_out(r)).count(),
-            free_ports: sum(|r| r.ports.available),
-            total_ports: sum(|r| r.ports.total),
-            utilization_pct: utilization.utilization.utilization_pct,
-        }
+/// Routes sold out, free ports over all routes, then today's utilization when the service
+/// gave it.
+fn system_figures<'a>(
+    capacity: &CapacityReport,
+    utilization: &UtilizationReport,
+    thresholds: &'a CheckThresholds,
+) -> Vec<SystemFigure<'a>> {
+    let sum = |f: fn(&RouteCapacity) -> i64| {
+        let values = capacity.routes.iter().map(|r| f(r).max(0));
+        values.fold(0i64, i64::saturating_add)
+    };
+    let sold_out = capacity.routes.iter().filter(|r| is_sold_out(r)).count();
+    let free_ports = sum(|r| r.ports.available);
+    let mut figures = vec![
+        SystemFigure {
+            label: "sold_out",
+            subject: "routes sold out",
+            value: sold_out as f64,
+            figure: sold_out.to_string(),
+            uom: "",
+            bounds: format!(";0;{}", capacity.routes.len()),
+            pair: &thresholds.sold_out,
+        },
+        SystemFigure {
+            label: "free_ports",
+            subject: "free ports",
+            value: free_ports as f64,
+            figure: crate::text::thousands(free_ports),
+            uom: "",
+            bounds: format!(";0;{}", sum(|r| r.ports.total)),
+            pair: &thresholds.free_ports,
+        },
+    ];
+    if let Some(pct) = utilization.utilization.utilization_pct {
+        figures.push(SystemFigure {
+            label: "utilization",
+            subject: "utilization",
+            value: pct,
+            figure: format!("{pct:.1} %"),
+            uom: "%",
+            bounds: ";0;100".to_owned(),
+            pair: &thresholds.utilization,
+        });
     }
-
-    /// The system figures outside their thresholds.
-    fn findings(&self, thresholds: &CheckThresholds) -> Vec<Finding> {
-        let mut judged = vec![
-            system_finding(
-                &thresholds.sold_out,
-                self.sold_out as f64,
-                "routes sold out",
-                self.sold_out.to_string(),
-            ),
-            system_finding(
-                &thresholds.free_ports,
-                self.free_ports as f64,
-                "free ports",
-                crate::text::thousands(self.free_ports),
-            ),
-        ];
-        if let Some(pct) = self.utilization_pct {
-            judged.push(system_finding(
-                &thresholds.utilization,
-                pct,
-                "utilization",
-                format!("{pct:.1} %"),
-            ));
-        }
-        judged.into_iter().flatten().collect()
-    }
+    figures
 }
 
 /// One system figure against its pair of thresholds.
-fn system_finding(pair: &Pair, value: f64, subject: &str, figure: String) -> Option<Finding> {
-    let status = pair.judge(value);
+fn system_finding(system: &SystemFigure<'_>) -> Option<Finding> {
+    let (pair, figure) = (system.pair, &system.figure);
+    let status = pair.judge(system.value);
     let limit = match status {
         Status::Ok | Status::Unknown => return None,
         Status::Critical => &pair.critical,
@@ -321,26 +323,21 @@ fn system_finding(pair: &Pair, value: f64, subject: &str, figure: String) -> Opt
     };
     Some(Finding {
         status,
-        subject: subject.to_owned(),
+        subject: system.subject.to_owned(),
         detail: format!(
-            "{}: {subject} {figure} (outside {})",
+            "{}: {} {figure} (outside {})",
             status.word(),
+            system.subject,
             limit.as_ref().map_or("", Range::as_str)
         ),
-        figure,
+        figure: figure.clone(),
         rank: f64::MAX,
     })
 }
 
 pub use crate::store::rows::is_sold_out;
 
-fn summarize(
-    capacity: &CapacityReport,
-    findings: &[Finding],
-    util: Option<f64>,
-    free_ports: i64,
-    sold_out: usize,
-) -> String {
+fn summarize(capacity: &CapacityReport, findings: &[Finding], system: &[SystemFigure]) -> String {
     let n = capacity.routes.len();
     let mut parts = Vec::new();
     // A route both too full and selling out fast is counted and named once, at its worst
@@ -394,12 +391,19 @@ fn summarize(
             if n == 1 { "" } else { "s" }
         ));
     }
+    let said = |label| {
+        system
+            .iter()
+            .find(|f| f.label == label)
+            .map(|f| f.figure.as_str())
+    };
     let mut tail = format!(
-        "{sold_out} sold out, {} ports free",
-        crate::text::thousands(free_ports)
+        "{} sold out, {} ports free",
+        said("sold_out").unwrap_or_default(),
+        said("free_ports").unwrap_or_default()
     );
-    if let Some(pct) = util {
-        tail.push_str(&format!(", utilization {pct:.1} %"));
+    if let Some(pct) = said("utilization") {
+        tail.push_str(&format!(", utilization {pct}"));
     }
     format!("{}; {tail}", parts.join("; "))
 }

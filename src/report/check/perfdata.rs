@@ -1,7 +1,7 @@
 //! Performance data in the plugins' format, `'label'=value[UOM];warn;crit;min;max`: the system
 //! figures and the fullest routes, bounded so monitoring systems that cut long lines keep it.
 
-use super::{CheckThresholds, MAX_ROUTE_PERF, SystemFigures, range};
+use super::{CheckThresholds, MAX_ROUTE_PERF, SystemFigure, range};
 use crate::api::model::{CapacityReport, RouteCapacity};
 
 /// One perfdata item: `'label'=value[uom];warn;crit;min;max`.
@@ -37,34 +37,23 @@ impl std::fmt::Display for Perf {
 pub(super) fn perfdata(
     capacity: &CapacityReport,
     thresholds: &CheckThresholds,
-    system: &SystemFigures,
+    system: &[SystemFigure],
 ) -> Vec<Perf> {
-    let routes = capacity.routes.len();
-    let counts = [
-        ("routes", routes as f64, ";;".to_owned(), ";0".to_owned()),
-        (
-            "sold_out",
-            system.sold_out as f64,
-            thresholds.sold_out.perf(),
-            format!(";0;{routes}"),
-        ),
-        (
-            "free_ports",
-            system.free_ports as f64,
-            thresholds.free_ports.perf(),
-            format!(";0;{}", system.total_ports),
-        ),
-    ];
-    let mut perf: Vec<Perf> = counts
-        .into_iter()
-        .map(|(label, value, thresholds, bounds)| Perf {
-            label: label.to_owned(),
-            value,
-            uom: "",
-            thresholds,
-            bounds,
-        })
-        .collect();
+    let routes = Perf {
+        label: "routes".to_owned(),
+        value: capacity.routes.len() as f64,
+        uom: "",
+        thresholds: ";;".to_owned(),
+        bounds: ";0".to_owned(),
+    };
+    let system = system.iter().map(|f| Perf {
+        label: f.label.to_owned(),
+        value: f.value,
+        uom: f.uom,
+        thresholds: f.pair.perf(),
+        bounds: f.bounds.clone(),
+    });
+    let mut perf: Vec<Perf> = std::iter::once(routes).chain(system).collect();
     let percent = |label: String, value: f64, thresholds: String| Perf {
         label,
         value,
@@ -72,10 +61,6 @@ pub(super) fn perfdata(
         thresholds,
         bounds: ";0;100".to_owned(),
     };
-    if let Some(pct) = system.utilization_pct {
-        let limits = thresholds.utilization.perf();
-        perf.push(percent("utilization".to_owned(), pct, limits));
-    }
     if let Some(pct) = capacity.totals.filled_pct {
         perf.push(percent(
             "fill_total".to_owned(),
