@@ -51,7 +51,13 @@ pub async fn run_auth(
     err: &mut impl Write,
 ) -> u8 {
     match cmd {
-        AuthCommand::Login => login(settings, input, out, err).await,
+        AuthCommand::Login => match store_checked_key(settings, input, out, err).await {
+            Ok(()) => 0,
+            Err((code, why)) => {
+                let _ = writeln!(err, "captop: {why}");
+                code
+            }
+        },
         AuthCommand::Logout => logout(settings, out, err).await,
         AuthCommand::Status => status(settings, out, err).await,
     }
@@ -63,21 +69,6 @@ fn profile_flag(profile: &str) -> String {
         String::new()
     } else {
         format!(" --profile {profile}")
-    }
-}
-
-async fn login(
-    settings: &Settings,
-    input: KeyInput,
-    out: &mut impl Write,
-    err: &mut impl Write,
-) -> u8 {
-    match store_checked_key(settings, input, out, err).await {
-        Ok(()) => 0,
-        Err((code, why)) => {
-            let _ = writeln!(err, "captop: {why}");
-            code
-        }
     }
 }
 

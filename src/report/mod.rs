@@ -257,13 +257,12 @@ async fn seed_from_history(
 
 /// Waits for the reports to be written into the history (none: no history).
 async fn written(writing: Option<Writing>, warnings: &mut Vec<String>) {
-    let Some(writing) = writing else {
-        return;
-    };
-    match writing.await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => warnings.push(kept_not(&e)),
-        Err(e) => warnings.push(kept_not(&e)),
+    if let Some(writing) = writing {
+        match writing.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => warnings.push(kept_not(&e)),
+            Err(e) => warnings.push(kept_not(&e)),
+        }
     }
 }
 
