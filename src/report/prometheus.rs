@@ -252,12 +252,7 @@ pub fn openmetrics_with(store: &Store, more: impl FnOnce(&mut Registry)) -> Stri
     if let Some(utilization) = utilization {
         register_utilization(&mut registry, utilization);
     }
-    register_freshness(
-        &mut registry,
-        capacity.map(|c| c.generated_at),
-        utilization.map(|u| u.generated_at),
-        store,
-    );
+    register_freshness(&mut registry, store);
     register_upstream(&mut registry, store);
     more(&mut registry);
     let mut text = String::new();
@@ -328,15 +323,16 @@ fn register_forecasts(
 }
 
 /// When the figures were produced, and whether the service answers.
-fn register_freshness(
-    registry: &mut Registry,
-    capacity_at: Option<DateTime<Utc>>,
-    utilization_at: Option<DateTime<Utc>>,
-    store: &Store,
-) {
+fn register_freshness(registry: &mut Registry, store: &Store) {
     let ats = [
-        (Endpoint::Capacity, capacity_at),
-        (Endpoint::Utilization, utilization_at),
+        (
+            Endpoint::Capacity,
+            store.capacity().report().map(|c| c.generated_at),
+        ),
+        (
+            Endpoint::Utilization,
+            store.utilization().report().map(|u| u.generated_at),
+        ),
     ];
     floats(
         registry,

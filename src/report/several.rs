@@ -174,32 +174,31 @@ pub fn labelled_exposition(texts: impl Iterator<Item = (String, String)>) -> Str
     // Families in the order first met: their header lines and samples.
     let mut families: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
     for (profile, text) in texts {
-        let mut current = usize::MAX;
+        let mut current = None;
         for line in text.lines() {
             if let Some(rest) = line
                 .strip_prefix("# HELP ")
                 .or_else(|| line.strip_prefix("# TYPE "))
             {
                 let name = rest.split(' ').next().unwrap_or_default();
-                current = match families.iter().position(|(n, _, _)| n == name) {
-                    Some(i) => i,
-                    None => {
-                        families.push((name.to_owned(), Vec::new(), Vec::new()));
-                        families.len() - 1
-                    }
-                };
-                if let Some((_, head, samples)) = families.get_mut(current)
+                let known = families.iter().position(|(n, _, _)| n == name);
+                let i = known.unwrap_or(families.len());
+                if known.is_none() {
+                    families.push((name.to_owned(), Vec::new(), Vec::new()));
+                }
+                current = Some(i);
+                if let Some((_, head, samples)) = families.get_mut(i)
                     && samples.is_empty()
                     && !head.iter().any(|h| h == line)
                 {
                     head.push(line.to_owned());
                 }
             } else if !line.is_empty() && !line.starts_with('#') {
-                if current == usize::MAX {
+                let i = *current.get_or_insert_with(|| {
                     families.push((String::new(), Vec::new(), Vec::new()));
-                    current = families.len() - 1;
-                }
-                if let Some((_, _, samples)) = families.get_mut(current) {
+                    families.len() - 1
+                });
+                if let Some((_, _, samples)) = families.get_mut(i) {
                     samples.push(with_profile(line, &profile));
                 }
             }

@@ -59,17 +59,13 @@ impl Status {
     /// threshold outranks a check that could not be run (CRITICAL > UNKNOWN > WARNING > OK),
     /// so one service that is down never hides another that is full.
     pub fn graver(self, other: Status) -> Status {
-        let rank = |s: Status| match s {
+        let rank = |s: &Status| match s {
             Status::Ok => 0,
             Status::Warning => 1,
             Status::Unknown => 2,
             Status::Critical => 3,
         };
-        if rank(other) > rank(self) {
-            other
-        } else {
-            self
-        }
+        std::cmp::max_by_key(self, other, rank)
     }
 
     /// The process exit code.
