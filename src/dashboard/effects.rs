@@ -20,6 +20,7 @@
 //! cannot garble a frame being drawn.
 
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 use crate::actions::{ActionsConfig, Runner};
 use crate::api::Client;
@@ -31,17 +32,6 @@ use crate::history::Recorder;
 use crate::history::past::PastSource;
 use crate::history::read::FORECAST_DAYS;
 use crate::store::Store;
-
-/// Where the days from elsewhere (Prometheus, or the relay) stand.
-#[derive(Debug)]
-enum DaysSeed {
-    /// Not known yet whether the base URL is a relay's.
-    Unknown(Client),
-    /// Asked for; the answer comes here.
-    Asked(oneshot::Receiver<Result<Series, PastError>>),
-    /// Had, failed, or not a relay.
-    Done,
-}
 
 /// Where the relay's alerts stand.
 #[derive(Debug)]
@@ -65,7 +55,10 @@ pub struct Effects {
     /// Where the dashboard's time travel reads the past.
     past: PastSource,
     client: Client,
-    days: DaysSeed,
+    /// The days from Prometheus or the relay while they are on their way.
+    days: Option<JoinHandle<Result<Series, PastError>>>,
+    /// Whether the first figures are still to say whether the base URL is a relay's.
+    relay_unknown: bool,
     relay_alerts: RelayAlerts,
 }
 
@@ -76,18 +69,17 @@ impl Effects {
     pub fn new(actions: ActionsConfig, past: PastSource, client: Client) -> Effects {
         let days = match &past {
             PastSource::Prometheus(prometheus) => {
-                let (tx, rx) = oneshot::channel();
                 let prometheus = prometheus.clone();
-                tokio::spawn(async move {
+                Some(tokio::spawn(async move {
                     let now_ms = chrono::Utc::now().timestamp_millis();
                     let days = prometheus.series_until(now_ms, FORECAST_DAYS).await;
-                    let _ = tx.send(days.map_err(|why| PastError::Prometheus(why.to_string())));
-                });
-                DaysSeed::Asked(rx)
+                    days.map_err(|why| PastError::Prometheus(why.to_string()))
+                }))
             }
-            PastSource::Embedded(_) => DaysSeed::Unknown(client.clone()),
+            PastSource::Embedded(_) => None,
         };
         Effects {
+            relay_unknown: matches!(past, PastSource::Embedded(_)),
             local: actions.local,
             runner: actions.is_active().then(|| Runner::new(actions)),
             recorder: past.recorded().cloned().map(Recorder::start),
@@ -149,18 +141,16 @@ impl Effects {
 
     /// Asks the relay for its history once the first figures say the base URL is a relay's.
     fn follow_relay(&mut self, store: &Store) {
-        match std::mem::replace(&mut self.days, DaysSeed::Done) {
-            DaysSeed::Unknown(client) if client.behind_relay() => {
-                let (tx, rx) = oneshot::channel();
-                tokio::spawn(async move {
+        let behind_relay = self.client.behind_relay();
+        if self.relay_unknown && (behind_relay || store.has_figures()) {
+            self.relay_unknown = false;
+            if behind_relay {
+                let client = self.client.clone();
+                self.days = Some(tokio::spawn(async move {
                     let days = crate::history::relay::series(&client).await;
-                    let _ = tx.send(days.map_err(|why| PastError::Relay(why.to_string())));
-                });
-                self.days = DaysSeed::Asked(rx);
+                    days.map_err(|why| PastError::Relay(why.to_string()))
+                }));
             }
-            // The first figures came from the service itself: no relay to ask.
-            DaysSeed::Unknown(_) if store.has_figures() => {}
-            other => self.days = other,
         }
     }
 
@@ -183,10 +173,12 @@ impl Effects {
 
     /// The days from Prometheus or the relay, once they come; pending while none were asked
     /// for or after they came.
-    async fn days_from_elsewhere(days: &mut DaysSeed) -> Result<Series, PastError> {
-        if let DaysSeed::Asked(rx) = days {
-            let answer = rx.await;
-            *days = DaysSeed::Done;
+    async fn days_from_elsewhere(
+        days: &mut Option<JoinHandle<Result<Series, PastError>>>,
+    ) -> Result<Series, PastError> {
+        if let Some(task) = days {
+            let answer = task.await;
+            *days = None;
             if let Ok(answer) = answer {
                 return answer;
             }

@@ -7,14 +7,9 @@
 //! hours (the samples older than an hour are thinned to the last of each UTC hour, see
 //! [`crate::forecast`]), so an hour without a sample is an hour captop did not see the route.
 
-use chrono::{DateTime, Utc};
-
 use crate::forecast::Sample;
 
-/// An hour, in milliseconds.
-pub const HOUR_MS: i64 = 3_600_000;
-/// A day, in milliseconds.
-pub const DAY_MS: i64 = 24 * HOUR_MS;
+pub use crate::forecast::hourly::{DAY_MS, HOUR_MS};
 /// How far from 24 hours before the newest sample the sample a trend compares with may be.
 pub const TREND_SLACK_MS: i64 = 2 * HOUR_MS;
 /// The least history a route needs for the detail view's chart over days: with less, the
@@ -224,16 +219,12 @@ impl DayChart {
 
     /// The lowest and highest fill drawn, if any.
     pub fn range(&self) -> Option<(f64, f64)> {
-        self.fills().fold(None, |acc, v| match acc {
-            None => Some((v, v)),
-            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-        })
-    }
-
-    fn fills(&self) -> impl Iterator<Item = f64> + '_ {
-        self.points.iter().filter_map(|p| match p {
-            Point::Fill(v) | Point::Projected(v) => Some(*v),
-            _ => None,
+        self.points.iter().fold(None, |acc, p| match (acc, p) {
+            (acc, Point::Empty | Point::Gap) => acc,
+            (None, Point::Fill(v) | Point::Projected(v)) => Some((*v, *v)),
+            (Some((lo, hi)), Point::Fill(v) | Point::Projected(v)) => {
+                Some((lo.min(*v), hi.max(*v)))
+            }
         })
     }
 
@@ -275,11 +266,6 @@ impl DayChart {
     pub fn point_starts(&self) -> impl Iterator<Item = i64> + '_ {
         (0..self.points.len() as i64).map(|p| self.first_hour + p * self.hours_per_point)
     }
-}
-
-/// The UTC time at the start of hour `hour` (hours since the UNIX epoch).
-pub fn hour_start(hour: i64) -> Option<DateTime<Utc>> {
-    DateTime::from_timestamp(hour.checked_mul(3600)?, 0)
 }
 
 /// `2 h of history`, `3 days of history`: how far back a route's samples go.

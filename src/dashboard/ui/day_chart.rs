@@ -261,7 +261,8 @@ fn axis(chart: &DayChart, span: DaySpan, width: u16) -> String {
     };
     for hour in chart.point_starts().filter(|h| h.rem_euclid(every) == 0) {
         let column = chart.column_of_hour(hour, width as u16);
-        if let (Some(column), Some(at)) = (column, fill_trend::hour_start(hour)) {
+        if let (Some(column), Some(at)) = (column, chrono::DateTime::from_timestamp(hour * 3600, 0))
+        {
             place(usize::from(column), &at.format(format).to_string());
         }
     }

@@ -7,7 +7,6 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::theme::Theme;
 use crate::dashboard::app::App;
-use crate::store::LogKind;
 
 /// Draws the pane into `area` (borders included); only as many entries as fit are formatted.
 pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
@@ -39,20 +38,9 @@ pub fn render(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         .rev()
         .take(usize::from(inner.height))
         .map(|e| {
-            let marker = match (e.kind, theme.ascii) {
-                (LogKind::Purchase, false) => "▲ ",
-                (LogKind::Error, false) => "✖ ",
-                (LogKind::Recovery, false) => "✔ ",
-                (LogKind::Warn, false) => "! ",
-                (LogKind::Purchase, true) => "+ ",
-                (LogKind::Error, true) => "x ",
-                (LogKind::Recovery, true) => "v ",
-                (LogKind::Warn, true) => "! ",
-                (LogKind::Info, _) => "  ",
-            };
             Line::from(vec![
                 Span::styled(e.at.format("%H:%M:%S ").to_string(), theme.muted()),
-                Span::styled(marker, theme.log(e.kind)),
+                Span::styled(theme.mark(e.kind), theme.log(e.kind)),
                 Span::styled(crate::text::fit(&e.text, text_w), theme.log(e.kind)),
             ])
         })

@@ -16,21 +16,15 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
     let mut left: Vec<Span<'static>> = vec![Span::raw(" ")];
     if app.routes.filter_editing {
-        left.push(Span::styled("filter ", theme.muted()));
-        left.push(Span::styled(
-            format!("/{}_", crate::text::fit(&app.routes.filter, 40)),
-            theme.key(),
-        ));
+        left.extend(filter_prompt(&app.routes.filter, theme));
     } else if let Some(note) = &app.travel_note {
         left.push(Span::styled(
             format!("! {}", crate::text::fit(note, width.saturating_sub(4))),
             theme.log(LogKind::Warn),
         ));
     } else if let Some((kind, text)) = app.status_line() {
-        let marker = match (kind, theme.ascii) {
-            (LogKind::Error, false) => "✖ ",
-            (LogKind::Error, true) => "x ",
-            (LogKind::Warn, _) => "! ",
+        let marker = match kind {
+            LogKind::Error | LogKind::Warn => theme.mark(kind),
             _ => "",
         };
         left.push(Span::styled(format!("{marker}{text}"), theme.log(kind)));
@@ -49,15 +43,10 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
         .options
         .keys
         .hints_offered(app.mode(), |msg| app.offers(msg));
-    let left_w: usize = left.iter().map(|s| s.content.width()).sum();
-    let right = hint_spans(hints, width.saturating_sub(left_w + 1), theme);
-    let right_w: usize = right.iter().map(|s| s.content.width()).sum();
-    let mut spans = left;
-    spans.push(Span::raw(
-        " ".repeat(width.saturating_sub(left_w + right_w).max(1)),
-    ));
-    spans.extend(right);
-    Paragraph::new(Line::from(spans)).render(area, buf);
+    let left = Line::from(left);
+    let right = hint_spans(hints, width.saturating_sub(left.width() + 1), theme);
+    Paragraph::new(left).render(area, buf);
+    Paragraph::new(Line::from(right).right_aligned()).render(area, buf);
 }
 
 /// As many of `hints` (key, what it does) as fit in `room` cells, in order.
@@ -79,4 +68,12 @@ pub fn hint_spans(
         used += w;
     }
     spans
+}
+
+/// `filter /lag_`: the filter being typed, in the footer of the dashboard and of the all view.
+pub fn filter_prompt(filter: &str, theme: &Theme) -> [Span<'static>; 2] {
+    [
+        Span::styled("filter ", theme.muted()),
+        Span::styled(format!("/{}_", crate::text::fit(filter, 40)), theme.key()),
+    ]
 }

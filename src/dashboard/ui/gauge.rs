@@ -19,17 +19,14 @@ pub fn inline_gauge(ratio: f64, width: u16, style: Style, theme: &Theme) -> Vec<
         0.0
     };
     let glyphs = theme.glyphs();
-    let eighths_total = (ratio * width as f64 * 8.0).round() as usize;
-    let (mut full, mut part) = (eighths_total / 8, eighths_total % 8);
-    if glyphs.eighths.is_none() {
-        // ASCII: whole cells only, rounded, but never empty for a non-zero figure.
-        full = (ratio * width as f64).round() as usize;
-        if full == 0 && ratio > 0.0 {
-            full = 1;
-        }
-        part = 0;
+    // In steps of an eighth of a cell, or with ASCII of whole cells, never empty for a non-zero
+    // figure.
+    let steps = if glyphs.eighths.is_some() { 8 } else { 1 };
+    let mut total = (ratio * (width * steps) as f64).round() as usize;
+    if steps == 1 && total == 0 && ratio > 0.0 {
+        total = 1;
     }
-    let full = full.min(width);
+    let (full, part) = ((total / steps).min(width), total % steps);
     let mut filled = glyphs.full.repeat(full);
     let mut used = full;
     let partial = glyphs

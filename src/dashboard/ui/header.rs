@@ -59,8 +59,7 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
             break;
         }
     }
-    let rw = spans_width(&right);
-    if rw + brand_w + 3 > width {
+    if spans_width(&right) + brand_w + 3 > width {
         right.clear();
     }
     let room = width.saturating_sub(spans_width(&right) + brand_w + 3);
@@ -85,13 +84,10 @@ pub fn render(buf: &mut Buffer, area: Rect, app: &App, theme: &Theme) {
         left.push(sep());
         left.push(Span::styled(api, theme.muted()));
     }
-    let lw = spans_width(&left);
-    let mut spans = left;
-    spans.push(Span::raw(
-        " ".repeat(width.saturating_sub(lw + rw + 1).max(1)),
-    ));
-    spans.extend(right);
-    Paragraph::new(Line::from(spans)).render(area, buf);
+    // The right side ends a cell before the edge.
+    right.push(Span::raw(" "));
+    Paragraph::new(Line::from(left)).render(area, buf);
+    Paragraph::new(Line::from(right).right_aligned()).render(area, buf);
 }
 
 /// ` captop  as of 2026-11-24 18:00 UTC (history)  · live is 08:12 UTC · L back to live`:

@@ -184,31 +184,30 @@ fn waiting(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     } else {
         crate::text::fit(&app.options.service_label, 60)
     };
-    let mut lines = vec![];
-    match app.status_line() {
-        None => {
-            lines.push(Line::styled(
-                "Waiting for the first figures",
-                theme.strong(),
-            ));
-            lines.push(Line::styled(format!("from {service}"), theme.muted()));
-        }
-        Some((kind, why)) => {
-            lines.push(Line::styled("No figures yet", theme.strong()));
-            lines.push(Line::styled(format!("from {service}"), theme.muted()));
-            lines.push(Line::raw(""));
-            lines.push(Line::styled(why, theme.log(kind)));
-            let stopped = matches!(
-                app.store().schedule().and_then(|s| s.pause.as_ref()),
-                Some(crate::poll::Pause::Unauthorized)
-            );
-            let next = if stopped {
-                "polling waits for a working key; q quits"
-            } else {
-                "captop keeps trying; r retries now, q quits"
-            };
-            lines.push(Line::styled(next, theme.muted()));
-        }
+    let status = app.status_line();
+    let title = match status {
+        None => "Waiting for the first figures",
+        Some(_) => "No figures yet",
+    };
+    let mut lines = vec![
+        Line::styled(title, theme.strong()),
+        Line::styled(format!("from {service}"), theme.muted()),
+    ];
+    if let Some((kind, why)) = status {
+        let stopped = matches!(
+            app.store().schedule().and_then(|s| s.pause.as_ref()),
+            Some(crate::poll::Pause::Unauthorized)
+        );
+        let next = if stopped {
+            "polling waits for a working key; q quits"
+        } else {
+            "captop keeps trying; r retries now, q quits"
+        };
+        lines.extend([
+            Line::raw(""),
+            Line::styled(why, theme.log(kind)),
+            Line::styled(next, theme.muted()),
+        ]);
     }
     let h = lines.len() as u16 + 2;
     message_box(frame, area, lines, h, theme);

@@ -88,60 +88,43 @@ impl Default for Palette {
     }
 }
 
-/// For dark backgrounds: named ANSI colours that follow the user's terminal palette, each one
-/// readable as text on black (WCAG AA, 4.5:1) in xterm's and GNOME's Tango palettes (a test
-/// computes it): plain red and magenta are not (xterm's #cd0000 is 3.6:1), their light shades
-/// are. Muted text is a grey of the 256-colour palette (245, #8a8a8a, the same RGB in every
-/// terminal): dim is drawn at half intensity, and half of a light grey is too dark on black.
-const DARK: [Color; 15] = [
-    Color::Blue,         // border
-    Color::Cyan,         // title
-    Color::Cyan,         // key
-    Color::LightMagenta, // brand
-    Color::Green,        // ok
-    Color::Yellow,       // warn
-    Color::LightRed,     // crit
-    Color::LightMagenta, // highlight
-    Color::Cyan,         // info
-    Color::LightRed,     // error
-    Color::Green,        // recovery
-    Color::Green,        // active
-    Color::Yellow,       // paused
-    Color::Cyan,         // provisioning
-    Color::Indexed(245), // muted
-];
-
-/// For white and light backgrounds. Most terminals' default ANSI yellow, cyan and green are
-/// bright shades meant for dark backgrounds (xterm's yellow is #cdcd00, cyan #00cdcd) and
-/// nearly vanish on white, so every role takes a darker entry of the 256-colour palette, which
-/// are the same RGB in every terminal, each readable as text on white (WCAG AA): 94 is #875f00
-/// (amber brown), 24 is #005f87 (teal blue), 25 is #005faf (deep blue), 28 is #008700
-/// (green), 90 is #870087 (purple), 124 is #af0000 (red), 241 is #626262 (grey).
-const LIGHT: [Color; 15] = [
-    Color::Indexed(25),  // border
-    Color::Indexed(25),  // title
-    Color::Indexed(24),  // key
-    Color::Indexed(90),  // brand
-    Color::Indexed(28),  // ok
-    Color::Indexed(94),  // warn
-    Color::Indexed(124), // crit
-    Color::Indexed(90),  // highlight
-    Color::Indexed(24),  // info
-    Color::Indexed(124), // error
-    Color::Indexed(28),  // recovery
-    Color::Indexed(28),  // active
-    Color::Indexed(94),  // paused
-    Color::Indexed(24),  // provisioning
-    Color::Indexed(241), // muted
+/// Every role's colour in role order: for dark backgrounds, then for white and light ones.
+///
+/// Dark: named ANSI colours that follow the user's terminal palette, each one readable as text
+/// on black (WCAG AA, 4.5:1) in xterm's and GNOME's Tango palettes (a test computes it): plain
+/// red and magenta are not (xterm's #cd0000 is 3.6:1), their light shades are. Muted text is a
+/// grey of the 256-colour palette (245, #8a8a8a, the same RGB in every terminal): dim is drawn
+/// at half intensity, and half of a light grey is too dark on black.
+///
+/// Light: most terminals' default ANSI yellow, cyan and green are bright shades meant for dark
+/// backgrounds (xterm's yellow is #cdcd00, cyan #00cdcd) and nearly vanish on white, so every
+/// role takes a darker entry of the 256-colour palette, which are the same RGB in every
+/// terminal, each readable as text on white (WCAG AA): 94 is #875f00 (amber brown), 24 is
+/// #005f87 (teal blue), 25 is #005faf (deep blue), 28 is #008700 (green), 90 is #870087
+/// (purple), 124 is #af0000 (red), 241 is #626262 (grey).
+const COLORS: [(Color, Color); 15] = [
+    (Color::Blue, Color::Indexed(25)),          // border
+    (Color::Cyan, Color::Indexed(25)),          // title
+    (Color::Cyan, Color::Indexed(24)),          // key
+    (Color::LightMagenta, Color::Indexed(90)),  // brand
+    (Color::Green, Color::Indexed(28)),         // ok
+    (Color::Yellow, Color::Indexed(94)),        // warn
+    (Color::LightRed, Color::Indexed(124)),     // crit
+    (Color::LightMagenta, Color::Indexed(90)),  // highlight
+    (Color::Cyan, Color::Indexed(24)),          // info
+    (Color::LightRed, Color::Indexed(124)),     // error
+    (Color::Green, Color::Indexed(28)),         // recovery
+    (Color::Green, Color::Indexed(28)),         // active
+    (Color::Yellow, Color::Indexed(94)),        // paused
+    (Color::Cyan, Color::Indexed(24)),          // provisioning
+    (Color::Indexed(245), Color::Indexed(241)), // muted
 ];
 
 impl Palette {
     /// The colours of a named theme (`mono` keeps dark's, which it never draws).
     pub fn named(name: ThemeName) -> Palette {
-        let colors = match name {
-            ThemeName::Dark | ThemeName::Mono => DARK,
-            ThemeName::Light => LIGHT,
-        };
+        let light = name == ThemeName::Light;
+        let colors = COLORS.map(|(dark, on_white)| if light { on_white } else { dark });
         Palette { name, colors }
     }
 

@@ -18,7 +18,7 @@ use super::routes_columns::{
 };
 use super::theme::Theme;
 use crate::api::model::{MinutesCapacity, PortCapacity};
-use crate::dashboard::app::{App, SortKey};
+use crate::dashboard::app::App;
 use crate::store::{Change, RouteRow, TotalsRow};
 use crate::text::{pad, pad_left, thousands};
 
@@ -261,11 +261,7 @@ fn sort_arrow(app: &App, theme: &Theme) -> &'static str {
 
 /// `text` padded to `w` cells on the side `col` aligns its figures to.
 fn aligned(col: Col, text: &str, w: u16) -> String {
-    let right = matches!(
-        col,
-        Col::Trend | Col::Left | Col::Sold | Col::Total | Col::Ports | Col::FullIn
-    );
-    if right {
+    if col.heading().2 {
         pad_left(text, usize::from(w))
     } else {
         pad(text, usize::from(w))
@@ -296,18 +292,7 @@ fn heading_line(columns: &Columns, app: &App, theme: &Theme) -> Line<'static> {
     let arrow = sort_arrow(app, theme);
     let lead = Span::raw(" ".repeat(usize::from(POINTER)));
     columns_line(columns, lead, |col, w| {
-        let (label, key) = match col {
-            Col::Name => ("Name", Some(SortKey::Name)),
-            Col::Dial => ("Dial", None),
-            Col::Fill => ("Fill", Some(SortKey::Fill)),
-            Col::Trend => ("Trend", Some(SortKey::Trend)),
-            Col::Left => ("Min left", Some(SortKey::Remaining)),
-            Col::Sold => ("Min sold", None),
-            Col::Total => ("Min total", None),
-            Col::Ports => ("Ports f/s/t", None),
-            Col::Change => ("Change", None),
-            Col::FullIn => ("Full in", None),
-        };
+        let (label, key, _) = col.heading();
         let text = if key == Some(app.routes.sort) {
             format!("{label} {arrow}")
         } else {
@@ -468,12 +453,12 @@ fn listed_totals(app: &App) -> TotalsRow {
 }
 
 /// A trend in percentage points with its sign: `+12`, `−3` (a minus sign; `-3` with
-/// `--ascii`).
+/// `--ascii`); never 0, which the column shows as it is.
 fn trend_text(points: i32, theme: &Theme) -> String {
-    let minus = if theme.ascii { "-" } else { "\u{2212}" };
-    match points {
-        p if p > 0 => format!("+{p}"),
-        p if p < 0 => format!("{minus}{}", p.unsigned_abs()),
-        _ => "0".to_owned(),
+    let text = format!("{points:+}");
+    if theme.ascii {
+        text
+    } else {
+        text.replace('-', "\u{2212}")
     }
 }

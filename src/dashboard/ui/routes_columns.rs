@@ -5,7 +5,7 @@
 //! whole list. A column with nothing to show takes no room: "Full in" without a forecast,
 //! "Trend" without a day of history, "Change" without a recent change.
 
-use crate::dashboard::app::App;
+use crate::dashboard::app::{App, SortKey};
 use crate::store::{Change, RouteRow};
 use crate::text::thousands;
 
@@ -23,6 +23,25 @@ pub(super) enum Col {
     Ports,
     Change,
     FullIn,
+}
+
+impl Col {
+    /// The column's heading, the sort key whose arrow it shows, and whether its figures align
+    /// right.
+    pub(super) fn heading(self) -> (&'static str, Option<SortKey>, bool) {
+        match self {
+            Col::Name => ("Name", Some(SortKey::Name), false),
+            Col::Dial => ("Dial", None, false),
+            Col::Fill => ("Fill", Some(SortKey::Fill), false),
+            Col::Trend => ("Trend", Some(SortKey::Trend), true),
+            Col::Left => ("Min left", Some(SortKey::Remaining), true),
+            Col::Sold => ("Min sold", None, true),
+            Col::Total => ("Min total", None, true),
+            Col::Ports => ("Ports f/s/t", None, true),
+            Col::Change => ("Change", None, false),
+            Col::FullIn => ("Full in", None, true),
+        }
+    }
 }
 
 /// The order in which columns get room. "Full in" (the sell-out forecast) comes right after

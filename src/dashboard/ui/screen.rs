@@ -374,11 +374,7 @@ fn all_row(
 fn footer(frame: &mut Frame<'_>, area: Rect, screen: &Screen, app: &App, theme: &Theme) {
     let mut spans = vec![Span::raw(" ")];
     if screen.view == View::All && screen.all.filter_editing {
-        spans.push(Span::styled("filter ", theme.muted()));
-        spans.push(Span::styled(
-            format!("/{}_", crate::text::fit(&screen.all.filter, 40)),
-            theme.key(),
-        ));
+        spans.extend(super::footer::filter_prompt(&screen.all.filter, theme));
         spans.push(Span::raw("  "));
     }
     let mode = screen.mode();

@@ -45,6 +45,9 @@ pub struct Glyphs {
     pub times: &'static str,
     /// The three port states in the split bar: active, paused, provisioning.
     pub states: [&'static str; 3],
+    /// Marks an event by kind, in the order of [`LogKind`]: purchase, info, warning, error,
+    /// recovery.
+    marks: [&'static str; 5],
     /// Hatches the hours of a chart in which no sample was taken.
     pub gap: &'static str,
     /// Marks a time window under a chart: its start, the hours between, its end.
@@ -69,6 +72,7 @@ const UNICODE: Glyphs = Glyphs {
     dash: "–",
     times: "×",
     states: ["█", "▒", "░"],
+    marks: ["▲ ", "  ", "! ", "✖ ", "✔ "],
     gap: "░",
     window: ("├", "─", "┤"),
     beyond: "→",
@@ -87,6 +91,7 @@ const ASCII: Glyphs = Glyphs {
     dash: "-",
     times: "x",
     states: ["#", "=", "."],
+    marks: ["+ ", "  ", "! ", "x ", "v "],
     gap: ":",
     window: ("|", "-", "|"),
     beyond: ">",
@@ -135,6 +140,15 @@ impl Theme {
     /// Symbols of this theme.
     pub fn glyphs(&self) -> &'static Glyphs {
         if self.ascii { &ASCII } else { &UNICODE }
+    }
+
+    /// The mark of an event of `kind`, in the events pane and the footer.
+    pub fn mark(&self, kind: LogKind) -> &'static str {
+        self.glyphs()
+            .marks
+            .get(kind as usize)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The colour of `role` as a foreground, or no style at all with colours off.
