@@ -13,9 +13,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{ConfigError, ValueError};
-use super::keys_theme::{
-    KeyEntries, KeyValue, Problem, RawTheme, ThemeEntries, layered, read_keys_theme,
-};
+use super::keys_theme::{KeyEntries, KeyValue, Problem, ThemeEntries, ThemeTable, add_level};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
@@ -114,7 +112,7 @@ pub struct Profile {
     written_keys: Option<Spanned<KeyValue>>,
     /// `[theme]` as written, until it is layered into `theme`.
     #[serde(rename = "theme")]
-    written_theme: Option<RawTheme>,
+    written_theme: Option<ThemeTable>,
     /// The top level's `[keys]` tables and then the profile's, as written (the dashboard
     /// checks them and builds its key table).
     #[serde(skip)]
@@ -239,7 +237,7 @@ struct RawFile {
     actions: Option<crate::actions::ActionsConfig>,
     history: Option<HistoryTable>,
     keys: Option<Spanned<KeyValue>>,
-    theme: Option<RawTheme>,
+    theme: Option<ThemeTable>,
 }
 
 /// Checks that a profile's `warn_pct` is below its `crit_pct`, placed at the one written.
@@ -324,7 +322,8 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
     };
     let default_profile = raw.default_profile.map(named).transpose()?;
     let at = |p: Problem| invalid_at(path, text, p.at, p.message);
-    let top_keys_theme = read_keys_theme(raw.keys, raw.theme, "").map_err(at)?;
+    let (mut keys, mut theme) = (KeyEntries::default(), ThemeEntries::default());
+    add_level((&mut keys, &mut theme), (raw.keys, raw.theme), "").map_err(at)?;
     let mut profiles = BTreeMap::new();
     for (name, mut profile) in raw.profiles.unwrap_or_default() {
         let (name, name_at) = named(name)?;
@@ -333,10 +332,11 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
                 "[profiles.default] is not allowed: the top-level keys are the `default` profile";
             return Err(invalid_at(path, text, name_at, message.to_owned()));
         }
-        let (keys, theme) = (profile.written_keys.take(), profile.written_theme.take());
-        let own = read_keys_theme(keys, theme, &format!("profiles.{name}.")).map_err(at)?;
+        (profile.keys, profile.theme) = (keys.clone(), theme.clone());
+        let written = (profile.written_keys.take(), profile.written_theme.take());
+        let prefix = format!("profiles.{name}.");
+        add_level((&mut profile.keys, &mut profile.theme), written, &prefix).map_err(at)?;
         check_pcts(&profile, text, path)?;
-        (profile.keys, profile.theme) = layered(&top_keys_theme, Some(&own));
         profiles.insert(name, profile);
     }
     if let Some((name, at)) = &default_profile
@@ -348,7 +348,6 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
     }
     let dashboard_profiles = (raw.dashboard.map(|t| t.profiles(&profiles)).transpose())
         .map_err(|(at, message)| invalid_at(path, text, at, message))?;
-    let (keys, theme) = layered(&top_keys_theme, None);
     let top = Profile {
         base_url: raw.base_url,
         interval: raw.interval,

@@ -50,8 +50,7 @@ pub use check_table::{CheckProfile, Hours};
 pub use error::ConfigError;
 pub use file::{LoadedConfig, Profile, load_config, parse_config};
 pub use keys_theme::{
-    ColorEntry, ColorValue, KeyEntries, KeyEntry, KeyTableEntries, KeyValue, NO_COLOR_THEME,
-    ThemeEntries, ThemeNameEntry,
+    KeyEntries, KeyEntry, KeyTableEntries, KeyValue, NO_COLOR_THEME, ThemeEntries, ThemeTable,
 };
 pub use settings::{Environment, Settings};
 pub use values::{
