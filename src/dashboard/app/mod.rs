@@ -28,7 +28,7 @@ use crate::dashboard::layout;
 use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::{LogKind, RouteRow, RowsView, Store, Thresholds};
-pub use keys::{Keymap, Mode, Msg, Step};
+pub use keys::{Keymap, Mode, Msg};
 pub use routes_view::{RoutesTable, SortKey};
 pub use travel::Travel;
 
@@ -476,9 +476,6 @@ impl App {
         self.travel_note = None;
         if let Some(action) = self.on_travel_msg(msg) {
             return action;
-        }
-        if self.overlay == Overlay::Help && self.scroll_help(msg) {
-            return None;
         }
         if self.overlay == Overlay::Help && self.scroll_help(msg) {
             return None;

@@ -1,7 +1,9 @@
 //! The key table itself: every binding with its chords as text, its message, its help line
 //! and its footer hint.
 
-use super::{Layer, Msg, Step};
+use chrono::TimeDelta;
+
+use super::{Layer, Msg};
 
 /// A line of the help overlay: the keys as it names them, and what they do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,7 +207,7 @@ pub const BINDINGS: &[Binding] = &[
         D,
         "hour_back",
         &["["],
-        Msg::Step(Step::HourBack),
+        Msg::Step(TimeDelta::hours(-1)),
         HOUR,
         hint_as(8, "[]", "hour"),
     ),
@@ -213,7 +215,7 @@ pub const BINDINGS: &[Binding] = &[
         D,
         "hour_forward",
         &["]"],
-        Msg::Step(Step::HourForward),
+        Msg::Step(TimeDelta::hours(1)),
         HOUR,
         None,
     ),
@@ -221,7 +223,7 @@ pub const BINDINGS: &[Binding] = &[
         D,
         "day_back",
         &["{"],
-        Msg::Step(Step::DayBack),
+        Msg::Step(TimeDelta::days(-1)),
         DAY,
         hint_as(9, "{}", "day"),
     ),
@@ -229,7 +231,7 @@ pub const BINDINGS: &[Binding] = &[
         D,
         "day_forward",
         &["}"],
-        Msg::Step(Step::DayForward),
+        Msg::Step(TimeDelta::days(1)),
         DAY,
         None,
     ),

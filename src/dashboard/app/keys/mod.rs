@@ -83,8 +83,8 @@ pub enum Msg {
     TogglePause,
     /// Show or hide the events pane.
     ToggleEvents,
-    /// Show the figures of an instant an hour or a day before or after the one shown.
-    Step(Step),
+    /// Show the figures of the instant this far (signed: back is negative) from the one shown.
+    Step(chrono::TimeDelta),
     /// Back to the live figures from the history.
     Live,
     /// The wheel turned down: scroll the routes.
@@ -107,35 +107,13 @@ pub enum Msg {
     },
 }
 
-/// How far a time-travel key moves the instant shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Step {
-    /// An hour back.
-    HourBack,
-    /// An hour forward.
-    HourForward,
-    /// A day back.
-    DayBack,
-    /// A day forward.
-    DayForward,
-}
-
-impl Step {
-    /// The step, signed.
-    pub fn delta(self) -> chrono::TimeDelta {
-        match self {
-            Step::HourBack => chrono::TimeDelta::hours(-1),
-            Step::HourForward => chrono::TimeDelta::hours(1),
-            Step::DayBack => chrono::TimeDelta::days(-1),
-            Step::DayForward => chrono::TimeDelta::days(1),
-        }
-    }
-}
-
-/// Where the keys currently go.
+/// Which bindings a [`Binding`] belongs to, and where keys go now (a mode: any layer but the
+/// global one); a mode looks through its layers in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// The dashboard itself.
+pub enum Layer {
+    /// Every mode, before its own bindings (never a mode itself).
+    Global,
+    /// The dashboard (and the detail view, after its own).
     Dashboard,
     /// Typing a filter.
     Filter,
@@ -145,43 +123,21 @@ pub enum Mode {
     Detail,
 }
 
-/// Which bindings a [`Binding`] belongs to; a mode looks through its layers in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layer {
-    /// Every mode, before its own bindings.
-    Global,
-    /// The dashboard (and the detail view, after its own).
-    Dashboard,
-    /// Typing a filter.
-    Filter,
-    /// The help overlay.
-    Help,
-    /// The detail overlay.
-    Detail,
-}
-
-impl Mode {
-    pub(crate) fn layers(self) -> &'static [Layer] {
-        match self {
-            Mode::Dashboard => &[Layer::Global, Layer::Dashboard],
-            Mode::Filter => &[Layer::Global, Layer::Filter],
-            Mode::Help => &[Layer::Global, Layer::Help],
-            Mode::Detail => &[Layer::Global, Layer::Detail, Layer::Dashboard],
-        }
-    }
-
-    /// The layer whose hints the footer shows in this mode.
-    pub fn own_layer(self) -> Layer {
-        match self {
-            Mode::Dashboard => Layer::Dashboard,
-            Mode::Filter => Layer::Filter,
-            Mode::Help => Layer::Help,
-            Mode::Detail => Layer::Detail,
-        }
-    }
-}
+/// Where the keys currently go: the layer of the mode's own bindings.
+pub type Mode = Layer;
 
 impl Layer {
+    /// The layers the keys of this mode look through, in order.
+    pub(crate) fn layers(self) -> &'static [Layer] {
+        match self {
+            Layer::Global => &[Layer::Global],
+            Layer::Dashboard => &[Layer::Global, Layer::Dashboard],
+            Layer::Filter => &[Layer::Global, Layer::Filter],
+            Layer::Help => &[Layer::Global, Layer::Help],
+            Layer::Detail => &[Layer::Global, Layer::Detail, Layer::Dashboard],
+        }
+    }
+
     /// The table inside the config file's `[keys]` that names this layer's actions (`""`:
     /// `[keys]` itself).
     const fn table(self) -> &'static str {
@@ -334,10 +290,9 @@ impl Keymap {
     /// action has no hint.
     pub fn hints_offered(
         &self,
-        mode: Mode,
+        layer: Mode,
         offered: impl Fn(Msg) -> bool,
     ) -> Vec<(String, &'static str)> {
-        let layer = mode.own_layer();
         let mut hints: Vec<(u8, String, &'static str)> = (self.layer(layer))
             .filter(|b| offered(b.binding.msg))
             .filter_map(|b| {
