@@ -2,10 +2,11 @@
 //!
 //! [`BINDINGS`] lists each binding: where it works ([`Layer`]), its name in the config file,
 //! its chords as text (`"q"`, `"ctrl-c"`, `"PageDown"`, `"wheel-up"`), the [`Msg`] it sends,
-//! its line in the help overlay and its hint in the footer. A [`Keymap`] is that table with the
-//! chords parsed; it turns key and mouse events into messages, and [`super::App::update`] only
-//! ever sees messages. The help overlay and the footer draw from the same table, so a key cannot
-//! be bound in one place and documented in another. Chords are parsed from text so that the
+//! and its line in the help overlay; [`HINTS`] names the footer's hints by message. A
+//! [`Keymap`] is that table with the chords parsed; it turns key and mouse events into
+//! messages, and [`super::App::update`] only ever sees messages. The help overlay and the footer
+//! name the keys the table binds, so a key cannot be bound in one place and documented in
+//! another. Chords are parsed from text so that the
 //! `[keys]` tables of the config file can rebind them: [`key_settings`] reads the tables config
 //! kept as written (with their offsets in the file, so nothing here knows about files), and
 //! [`keymap_from`] checks and applies them (unknown actions, chords that do not parse, two
@@ -27,7 +28,7 @@ use ratatui::crossterm::event::{
 
 pub use chord::{CHORD_SYNTAX, Chord};
 pub use from_config::{KeyError, KeySetting, key_settings, keymap_from};
-pub use keymap::{BINDINGS, Binding, HelpLine, Hint};
+pub use keymap::{BINDINGS, Binding, HINTS, HelpLine, Hint};
 
 /// What the dashboard does in answer to a key, a wheel notch or a click (ordered as declared:
 /// the footer names a pair of keys down first, `↓/↑`).
@@ -153,7 +154,7 @@ impl Layer {
 /// A binding with its chords parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bound {
-    /// The row of [`BINDINGS`] it comes from (help and hint).
+    /// The row of [`BINDINGS`] it comes from (help and config name).
     pub binding: &'static Binding,
     /// Its chords: the table's, or what the config file set.
     pub chords: Vec<Chord>,
@@ -284,37 +285,35 @@ impl Keymap {
     }
 
     /// The footer's hints in `mode` of the messages that would do something now (`offered`: a
-    /// hint for a key that does nothing on this screen is noise), in rank order: how to name
-    /// the key, and the word. A hint with a fixed name (`↑↓`) keeps it while the bindings of
-    /// its help line keep their default chords, else names their first chords; an unbound
+    /// hint for a key that does nothing on this screen is noise), in [`HINTS`]'s order: how to
+    /// name the key, and the word. A hint with a fixed name (`↑↓`) keeps it while the bindings
+    /// of its help line keep their default chords, else names their first chords; an unbound
     /// action has no hint.
     pub fn hints_offered(
         &self,
-        layer: Mode,
+        mode: Mode,
         offered: impl Fn(Msg) -> bool,
     ) -> Vec<(String, &'static str)> {
-        let mut hints: Vec<(u8, String, &'static str)> = (self.layer(layer))
-            .filter(|b| offered(b.binding.msg))
-            .filter_map(|b| {
-                let hint = b.binding.hint?;
+        let hints = HINTS.iter().filter(|h| h.layer == mode && offered(h.msg));
+        hints
+            .filter_map(|hint| {
+                let b = self.layer(mode).find(|b| b.binding.msg == hint.msg)?;
                 let Some(fixed) = hint.keys else {
-                    return Some((hint.rank, b.chords.first()?.label(), hint.word));
+                    return Some((b.chords.first()?.label(), hint.word));
                 };
-                let mut group: Vec<&Bound> = (self.layer(layer))
+                let mut group: Vec<&Bound> = (self.layer(mode))
                     .filter(|o| o.binding.help == b.binding.help)
                     .collect();
                 if group.iter().all(|o| o.is_default()) {
-                    return Some((hint.rank, fixed.to_owned(), hint.word));
+                    return Some((fixed.to_owned(), hint.word));
                 }
                 group.sort_by_key(|o| o.binding.msg);
                 let firsts: Vec<String> = (group.iter())
                     .filter_map(|o| o.chords.first().map(Chord::label))
                     .collect();
-                (!firsts.is_empty()).then(|| (hint.rank, firsts.join("/"), hint.word))
+                (!firsts.is_empty()).then(|| (firsts.join("/"), hint.word))
             })
-            .collect();
-        hints.sort_by_key(|h| h.0);
-        hints.into_iter().map(|(_, k, w)| (k, w)).collect()
+            .collect()
     }
 }
 

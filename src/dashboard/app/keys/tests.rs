@@ -103,6 +103,16 @@ fn every_message_has_a_binding_with_a_help_line() {
 }
 
 #[test]
+fn every_hint_names_a_binding_of_its_mode() {
+    for hint in HINTS {
+        let bound = BINDINGS
+            .iter()
+            .any(|b| b.layer == hint.layer && b.msg == hint.msg);
+        assert!(bound, "{hint:?} has no binding");
+    }
+}
+
+#[test]
 fn every_chord_of_the_table_parses() {
     for b in BINDINGS {
         assert!(!b.keys.is_empty(), "{:?} has no chord", b.msg);
