@@ -219,7 +219,7 @@ impl TryFrom<i64> for KeepDays {
 struct RawFile {
     default_profile: Option<Spanned<String>>,
     profiles: Option<BTreeMap<Spanned<String>, Profile>>,
-    dashboard: Option<super::dashboard_table::RawDashboard>,
+    dashboard: Option<RawDashboard>,
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
     budget: Option<Budget>,
@@ -238,6 +238,14 @@ struct RawFile {
     history: Option<HistoryTable>,
     keys: Option<Spanned<KeyValue>>,
     theme: Option<ThemeTable>,
+}
+
+/// The top level's `[dashboard]` table as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDashboard {
+    /// The profiles to show side by side, in the order of their tabs (each name once).
+    profiles: Option<Vec<Spanned<String>>>,
 }
 
 /// Checks that a profile's `warn_pct` is below its `crit_pct`, placed at the one written.
@@ -339,14 +347,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         check_pcts(&profile, text, path)?;
         profiles.insert(name, profile);
     }
-    if let Some((name, at)) = &default_profile
-        && name != DEFAULT_PROFILE
-        && !profiles.contains_key(name)
-    {
-        let message = format!("default_profile names `{name}`, but there is no [profiles.{name}]");
-        return Err(invalid_at(path, text, *at, message));
-    }
-    let dashboard_profiles = (raw.dashboard.map(|t| t.profiles(&profiles)).transpose())
+    let dashboard_profiles = named_profiles(default_profile.as_ref(), raw.dashboard, &profiles)
         .map_err(|(at, message)| invalid_at(path, text, at, message))?;
     let top = Profile {
         base_url: raw.base_url,
@@ -376,9 +377,40 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         default_profile: default_profile.map(|(name, _)| name),
         top,
         profiles,
-        dashboard_profiles: dashboard_profiles.unwrap_or_default(),
+        dashboard_profiles,
         text: text.to_owned(),
     })
+}
+
+/// The profiles `[dashboard]` names, each once, after checking that they and `default_profile`
+/// are profiles of the file: `Err` carries the offset of the first name that is not, and the
+/// message naming it.
+fn named_profiles(
+    default_profile: Option<&(String, usize)>,
+    dashboard: Option<RawDashboard>,
+    profiles: &BTreeMap<String, Profile>,
+) -> Result<Vec<String>, (usize, String)> {
+    let check = |key: &str, name: &str, at: usize| {
+        if name == DEFAULT_PROFILE || profiles.contains_key(name) {
+            return Ok(());
+        }
+        let shown = crate::text::fit(name, 64);
+        Err((
+            at,
+            format!("{key} names `{shown}`, but there is no [profiles.{shown}]"),
+        ))
+    };
+    if let Some((name, at)) = default_profile {
+        check("default_profile", name, *at)?;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for name in dashboard.and_then(|t| t.profiles).unwrap_or_default() {
+        check("[dashboard] profiles", name.get_ref(), name.span().start)?;
+        if !names.contains(name.get_ref()) {
+            names.push(name.into_inner());
+        }
+    }
+    Ok(names)
 }
 
 /// Profile names become keyring account names and appear in messages: keep them plain.
