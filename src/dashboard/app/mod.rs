@@ -337,14 +337,17 @@ impl App {
 
     /// Whether a one-second tick should run: something on screen counts up or down.
     pub fn needs_tick(&self) -> bool {
-        let countdown = self.store.schedule().is_some_and(|s| {
-            s.next_poll_at.is_some()
-                || matches!(
-                    s.pause,
-                    Some(Pause::RateLimited { .. } | Pause::Backoff { .. })
-                )
-        });
-        countdown || self.store.has_figures() || self.store.has_changes()
+        self.countdown_to().is_some() || self.store.has_figures() || self.store.has_changes()
+    }
+
+    /// The instant the status line counts down to: the end of a 429's or a backoff's hold,
+    /// else the next poll.
+    pub fn countdown_to(&self) -> Option<Instant> {
+        let schedule = self.store.schedule()?;
+        match &schedule.pause {
+            Some(Pause::RateLimited { until } | Pause::Backoff { until, .. }) => Some(*until),
+            _ => schedule.next_poll_at,
+        }
     }
 
     /// Every row's 24-hour trend, by row index, from the store's samples; none at all while no
