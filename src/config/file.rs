@@ -13,7 +13,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{ConfigError, ValueError};
-use super::keys_theme::{KeyEntries, KeyValue, Problem, ThemeEntries, ThemeTable, add_level};
+use super::keys_theme::{KeyEntries, KeyValue, ThemeEntries, ThemeTable, add_level};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
@@ -329,7 +329,7 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         Ok::<_, ConfigError>((name, at))
     };
     let default_profile = raw.default_profile.map(named).transpose()?;
-    let at = |p: Problem| invalid_at(path, text, p.at, p.message);
+    let at = |(at, message)| invalid_at(path, text, at, message);
     let (mut keys, mut theme) = (KeyEntries::default(), ThemeEntries::default());
     add_level((&mut keys, &mut theme), (raw.keys, raw.theme), "").map_err(at)?;
     let mut profiles = BTreeMap::new();
@@ -347,8 +347,8 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         check_pcts(&profile, text, path)?;
         profiles.insert(name, profile);
     }
-    let dashboard_profiles = named_profiles(default_profile.as_ref(), raw.dashboard, &profiles)
-        .map_err(|(at, message)| invalid_at(path, text, at, message))?;
+    let dashboard_profiles =
+        named_profiles(default_profile.as_ref(), raw.dashboard, &profiles).map_err(at)?;
     let top = Profile {
         base_url: raw.base_url,
         interval: raw.interval,

@@ -110,30 +110,20 @@ impl<'de> Visitor<'de> for KeyValueVisitor {
     }
 }
 
-/// What is wrong with an entry, and its byte offset in the file (the parser turns it into a
-/// line and column).
-#[derive(Debug)]
-pub(super) struct Problem {
-    pub(super) at: usize,
-    pub(super) message: String,
-}
-
 /// Adds one level's `[keys]` and `[theme]` as written (the top level's, or a profile's own)
 /// after those of the levels below it; `prefix` is how messages name the level's tables (`""`
 /// at the top level, `"profiles.prod."`). Only the shape is checked here: `[keys]` must be a
-/// table; what its entries and the theme's mean is the dashboard's to check.
+/// table (`Err` carries the offset of the `[keys]` that is not, and the message); what its
+/// entries and the theme's mean is the dashboard's to check.
 pub(super) fn add_level(
     (keys, theme): (&mut KeyEntries, &mut ThemeEntries),
     written: (Option<Spanned<KeyValue>>, Option<ThemeTable>),
     prefix: &str,
-) -> Result<(), Problem> {
+) -> Result<(), (usize, String)> {
     if let Some(written) = written.0 {
         let at = written.span().start;
         let KeyValue::Table(entries) = written.into_inner() else {
-            return Err(Problem {
-                at,
-                message: format!("{prefix}keys must be a table"),
-            });
+            return Err((at, format!("{prefix}keys must be a table")));
         };
         let path = format!("{prefix}keys");
         keys.tables.push(KeyTableEntries { path, entries });
