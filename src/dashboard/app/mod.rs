@@ -32,8 +32,8 @@ pub use keys::{Keymap, Mode, Msg};
 pub use routes_view::{RoutesTable, SortKey};
 pub use travel::Travel;
 
-/// How the dashboard looks and which keys it answers; the lead maps
-/// `crate::config::Settings` onto it.
+/// How the dashboard looks and which keys it answers, made of the merged settings by
+/// [`UiOptions::from_settings`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UiOptions {
     /// Colours on (`false` for `NO_COLOR` / `--no-color`).
