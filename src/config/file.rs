@@ -13,9 +13,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{ConfigError, ValueError};
-use super::keys_theme::{
-    KeyEntries, KeyValue, Problem, RawTheme, ThemeEntries, layered, read_keys_theme,
-};
+use super::keys_theme::{KeyEntries, KeyValue, ThemeEntries, ThemeTable, add_level};
 use super::values::{
     BaseUrl, BodyMib, Budget, ColorChoice, CommandLine, DEFAULT_CRIT_PCT, DEFAULT_PROFILE,
     DEFAULT_WARN_PCT, Pct, Secs,
@@ -114,7 +112,7 @@ pub struct Profile {
     written_keys: Option<Spanned<KeyValue>>,
     /// `[theme]` as written, until it is layered into `theme`.
     #[serde(rename = "theme")]
-    written_theme: Option<RawTheme>,
+    written_theme: Option<ThemeTable>,
     /// The top level's `[keys]` tables and then the profile's, as written (the dashboard
     /// checks them and builds its key table).
     #[serde(skip)]
@@ -221,7 +219,7 @@ impl TryFrom<i64> for KeepDays {
 struct RawFile {
     default_profile: Option<Spanned<String>>,
     profiles: Option<BTreeMap<Spanned<String>, Profile>>,
-    dashboard: Option<super::dashboard_table::RawDashboard>,
+    dashboard: Option<RawDashboard>,
     base_url: Option<BaseUrl>,
     interval: Option<Secs<3600>>,
     budget: Option<Budget>,
@@ -239,7 +237,15 @@ struct RawFile {
     actions: Option<crate::actions::ActionsConfig>,
     history: Option<HistoryTable>,
     keys: Option<Spanned<KeyValue>>,
-    theme: Option<RawTheme>,
+    theme: Option<ThemeTable>,
+}
+
+/// The top level's `[dashboard]` table as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDashboard {
+    /// The profiles to show side by side, in the order of their tabs (each name once).
+    profiles: Option<Vec<Spanned<String>>>,
 }
 
 /// Checks that a profile's `warn_pct` is below its `crit_pct`, placed at the one written.
@@ -323,8 +329,9 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         Ok::<_, ConfigError>((name, at))
     };
     let default_profile = raw.default_profile.map(named).transpose()?;
-    let at = |p: Problem| invalid_at(path, text, p.at, p.message);
-    let top_keys_theme = read_keys_theme(raw.keys, raw.theme, "").map_err(at)?;
+    let at = |(at, message)| invalid_at(path, text, at, message);
+    let (mut keys, mut theme) = (KeyEntries::default(), ThemeEntries::default());
+    add_level((&mut keys, &mut theme), (raw.keys, raw.theme), "").map_err(at)?;
     let mut profiles = BTreeMap::new();
     for (name, mut profile) in raw.profiles.unwrap_or_default() {
         let (name, name_at) = named(name)?;
@@ -333,22 +340,15 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
                 "[profiles.default] is not allowed: the top-level keys are the `default` profile";
             return Err(invalid_at(path, text, name_at, message.to_owned()));
         }
-        let (keys, theme) = (profile.written_keys.take(), profile.written_theme.take());
-        let own = read_keys_theme(keys, theme, &format!("profiles.{name}.")).map_err(at)?;
+        (profile.keys, profile.theme) = (keys.clone(), theme.clone());
+        let written = (profile.written_keys.take(), profile.written_theme.take());
+        let prefix = format!("profiles.{name}.");
+        add_level((&mut profile.keys, &mut profile.theme), written, &prefix).map_err(at)?;
         check_pcts(&profile, text, path)?;
-        (profile.keys, profile.theme) = layered(&top_keys_theme, Some(&own));
         profiles.insert(name, profile);
     }
-    if let Some((name, at)) = &default_profile
-        && name != DEFAULT_PROFILE
-        && !profiles.contains_key(name)
-    {
-        let message = format!("default_profile names `{name}`, but there is no [profiles.{name}]");
-        return Err(invalid_at(path, text, *at, message));
-    }
-    let dashboard_profiles = (raw.dashboard.map(|t| t.profiles(&profiles)).transpose())
-        .map_err(|(at, message)| invalid_at(path, text, at, message))?;
-    let (keys, theme) = layered(&top_keys_theme, None);
+    let dashboard_profiles =
+        named_profiles(default_profile.as_ref(), raw.dashboard, &profiles).map_err(at)?;
     let top = Profile {
         base_url: raw.base_url,
         interval: raw.interval,
@@ -377,9 +377,40 @@ pub fn parse_config(path: &Path, text: &str) -> Result<LoadedConfig, ConfigError
         default_profile: default_profile.map(|(name, _)| name),
         top,
         profiles,
-        dashboard_profiles: dashboard_profiles.unwrap_or_default(),
+        dashboard_profiles,
         text: text.to_owned(),
     })
+}
+
+/// The profiles `[dashboard]` names, each once, after checking that they and `default_profile`
+/// are profiles of the file: `Err` carries the offset of the first name that is not, and the
+/// message naming it.
+fn named_profiles(
+    default_profile: Option<&(String, usize)>,
+    dashboard: Option<RawDashboard>,
+    profiles: &BTreeMap<String, Profile>,
+) -> Result<Vec<String>, (usize, String)> {
+    let check = |key: &str, name: &str, at: usize| {
+        if name == DEFAULT_PROFILE || profiles.contains_key(name) {
+            return Ok(());
+        }
+        let shown = crate::text::fit(name, 64);
+        Err((
+            at,
+            format!("{key} names `{shown}`, but there is no [profiles.{shown}]"),
+        ))
+    };
+    if let Some((name, at)) = default_profile {
+        check("default_profile", name, *at)?;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for name in dashboard.and_then(|t| t.profiles).unwrap_or_default() {
+        check("[dashboard] profiles", name.get_ref(), name.span().start)?;
+        if !names.contains(name.get_ref()) {
+            names.push(name.into_inner());
+        }
+    }
+    Ok(names)
 }
 
 /// Profile names become keyring account names and appear in messages: keep them plain.

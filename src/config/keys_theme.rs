@@ -50,50 +50,26 @@ pub enum KeyValue {
     Table(Vec<KeyEntry>),
 }
 
-/// The `[theme]` of a profile as written: the top level's with the profile's on top.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The `[theme]` tables that apply to a profile, as written: the top level's, then the
+/// profile's own, so a later colour for the same role, or a later name, wins.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ThemeEntries {
-    /// `name`: the profile's if it sets one, else the top level's.
-    pub name: Option<ThemeNameEntry>,
-    /// The `[theme.colors]` entries: the top level's, then the profile's.
-    pub colors: Vec<ColorEntry>,
+    /// Each table, in the order it applies.
+    pub tables: Vec<ThemeTable>,
 }
 
-/// A `[theme]` table's `name` as written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ThemeNameEntry {
-    /// The table as messages name it: `theme`, `profiles.dim.theme`.
-    pub table: String,
-    /// The name as written.
-    pub name: String,
-    /// Its byte offset in the file.
-    pub at: usize,
-}
-
-/// One `role = colour` entry of a `[theme.colors]` table as written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ColorEntry {
-    /// The `[theme]` table it is in as messages name it: `theme`, `profiles.dim.theme`.
-    pub table: String,
-    /// The role as written.
-    pub role: String,
-    /// Byte offset of the role in the file.
-    pub role_at: usize,
-    /// The colour as written.
-    pub value: ColorValue,
-    /// Byte offset of the colour in the file.
-    pub value_at: usize,
-}
-
-/// A colour as written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ColorValue {
-    /// A string: a colour name, `#rrggbb`, or a palette index as text.
-    Text(String),
-    /// An integer (a palette index, if it is one).
-    Integer(i64),
-    /// Any other TOML value (a table, a list, a boolean, a float, a date).
-    Other,
+/// One `[theme]` table as written, each key and value with its offset in the file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThemeTable {
+    /// The table as messages name it: `theme`, `profiles.dim.theme` (not a key of the file).
+    #[serde(skip)]
+    pub path: String,
+    /// `name`, if set.
+    pub name: Option<Spanned<String>>,
+    /// The `[theme.colors]` entries, `role = colour`, by role.
+    #[serde(default)]
+    pub colors: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
 }
 
 impl<'de> Deserialize<'de> for KeyValue {
@@ -134,86 +110,41 @@ impl<'de> Visitor<'de> for KeyValueVisitor {
     }
 }
 
-/// A `[theme]` table as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawTheme {
-    name: Option<Spanned<String>>,
-    colors: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
-}
-
-/// What is wrong with an entry, and its byte offset in the file (the parser turns it into a
-/// line and column).
-#[derive(Debug)]
-pub(super) struct Problem {
-    pub(super) at: usize,
-    pub(super) message: String,
-}
-
-/// One level's `[keys]` and `[theme]` (the top level's, or a profile's own), not yet layered;
-/// `prefix` is how messages name the level's tables (`""` at the top level, `"profiles.prod."`).
-/// Only the shape is checked here: `[keys]` must be a table; what its entries and the theme's
-/// mean is the dashboard's to check.
-pub(super) fn read_keys_theme(
-    keys: Option<Spanned<KeyValue>>,
-    theme: Option<RawTheme>,
+/// Adds one level's `[keys]` and `[theme]` as written (the top level's, or a profile's own)
+/// after those of the levels below it; `prefix` is how messages name the level's tables (`""`
+/// at the top level, `"profiles.prod."`). Only the shape is checked here: `[keys]` must be a
+/// table (`Err` carries the offset of the `[keys]` that is not, and the message); what its
+/// entries and the theme's mean is the dashboard's to check.
+pub(super) fn add_level(
+    (keys, theme): (&mut KeyEntries, &mut ThemeEntries),
+    written: (Option<Spanned<KeyValue>>, Option<ThemeTable>),
     prefix: &str,
-) -> Result<(KeyEntries, ThemeEntries), Problem> {
-    let mut tables = Vec::new();
-    if let Some(keys) = keys {
-        let at = keys.span().start;
-        let KeyValue::Table(entries) = keys.into_inner() else {
-            return Err(Problem {
-                at,
-                message: format!("{prefix}keys must be a table"),
-            });
+) -> Result<(), (usize, String)> {
+    if let Some(written) = written.0 {
+        let at = written.span().start;
+        let KeyValue::Table(entries) = written.into_inner() else {
+            return Err((at, format!("{prefix}keys must be a table")));
         };
         let path = format!("{prefix}keys");
-        tables.push(KeyTableEntries { path, entries });
+        keys.tables.push(KeyTableEntries { path, entries });
     }
-    let table = format!("{prefix}theme");
-    let theme = theme.unwrap_or_default();
-    let name = theme.name.map(|name| ThemeNameEntry {
-        table: table.clone(),
-        at: name.span().start,
-        name: name.into_inner(),
-    });
-    let colors = (theme.colors.unwrap_or_default().into_iter())
-        .map(|(role, value)| ColorEntry {
-            table: table.clone(),
-            role_at: role.span().start,
-            role: role.into_inner(),
-            value_at: value.span().start,
-            value: match value.into_inner() {
-                toml::Value::String(s) => ColorValue::Text(s),
-                toml::Value::Integer(i) => ColorValue::Integer(i),
-                _ => ColorValue::Other,
-            },
-        })
-        .collect();
-    Ok((KeyEntries { tables }, ThemeEntries { name, colors }))
-}
-
-/// The `[keys]` and `[theme]` of a profile: the top level's with the profile's (if any) on
-/// top. Plain concatenation: a later key entry or colour overrides an earlier one when the
-/// dashboard applies them in order, and the profile's theme name replaces the top level's.
-pub(super) fn layered(
-    (keys, theme): &(KeyEntries, ThemeEntries),
-    own: Option<&(KeyEntries, ThemeEntries)>,
-) -> (KeyEntries, ThemeEntries) {
-    let (mut keys, mut theme) = (keys.clone(), theme.clone());
-    if let Some((own_keys, own_theme)) = own {
-        keys.tables.extend(own_keys.tables.iter().cloned());
-        theme.name = own_theme.name.clone().or(theme.name);
-        theme.colors.extend(own_theme.colors.iter().cloned());
+    if let Some(table) = written.1 {
+        let path = format!("{prefix}theme");
+        theme.tables.push(ThemeTable { path, ..table });
     }
-    (keys, theme)
+    Ok(())
 }
 
 impl ThemeEntries {
+    /// The theme's name and the table that sets it: the last one that names one.
+    pub fn name(&self) -> Option<(&ThemeTable, &Spanned<String>)> {
+        (self.tables.iter().rev()).find_map(|table| Some((table, table.name.as_ref()?)))
+    }
+
     /// Whether the theme is the one that draws no colours ([`NO_COLOR_THEME`]).
     pub fn is_colorless(&self) -> bool {
-        self.name.as_ref().is_some_and(|n| n.name == NO_COLOR_THEME)
+        self.name()
+            .is_some_and(|(_, n)| n.get_ref() == NO_COLOR_THEME)
     }
 }
 
@@ -275,13 +206,15 @@ border = "gray"
             [("ctrl-k", at("\"ctrl-k\"")), ("Enter", at("\"Enter\""))]
         );
         let theme = &config.top.theme;
-        let name = theme.name.as_ref().unwrap();
+        let (table, name) = theme.name().unwrap();
         assert_eq!(
-            (name.table.as_str(), name.name.as_str()),
+            (table.path.as_str(), name.get_ref().as_str()),
             ("theme", "light")
         );
-        assert_eq!(theme.colors[0].value, ColorValue::Integer(30));
-        assert_eq!(theme.colors[0].value_at, at("30"));
+        let (role, value) = theme.tables[0].colors.first_key_value().unwrap();
+        assert_eq!(role.get_ref(), "key");
+        assert_eq!(value.get_ref(), &toml::Value::Integer(30));
+        assert_eq!(value.span().start, at("30"));
         assert!(!theme.is_colorless());
     }
 
@@ -295,17 +228,18 @@ border = "gray"
             ["keys", "profiles.dim.keys"],
             "the profile's apply last"
         );
-        let name = dim.theme.name.as_ref().unwrap();
+        let (table, name) = dim.theme.name().unwrap();
         assert_eq!(
-            (name.table.as_str(), name.name.as_str()),
+            (table.path.as_str(), name.get_ref().as_str()),
             ("profiles.dim.theme", "mono"),
             "the profile's name replaces the top level's"
         );
-        let colors: Vec<(&str, &str)> = dim
-            .theme
-            .colors
-            .iter()
-            .map(|c| (c.table.as_str(), c.role.as_str()))
+        let colors: Vec<(&str, &str)> = (dim.theme.tables.iter())
+            .flat_map(|t| {
+                t.colors
+                    .keys()
+                    .map(|role| (t.path.as_str(), role.get_ref().as_str()))
+            })
             .collect();
         assert_eq!(
             colors,

@@ -25,8 +25,8 @@
 //!   range        threshold ranges in the plugins' syntax, for [check] and check mode's flags
 //!   check_table  the [check] table: check mode's threshold defaults (ranges, hours)
 //!     ▲
-//!   dashboard_table  [dashboard]: the profiles shown side by side, checked against the file's
-//!   file         find, read and parse the file into profiles (reads the config file, nothing else)
+//!   file         find, read and parse the file into profiles, and [dashboard]'s list of them
+//!                (reads the config file, nothing else)
 //!   keys_theme   [keys] and [theme] as written, layered; the dashboard checks them (no I/O)
 //!     ▲
 //!   settings     flags > env > profile > defaults → Settings (no I/O; the environment is injected)
@@ -38,7 +38,6 @@
 //! the API key is looked for by [`crate::credentials`], from [`Settings::key_request`].
 
 mod check_table;
-mod dashboard_table;
 mod error;
 mod file;
 mod keys_theme;
@@ -50,8 +49,7 @@ pub use check_table::{CheckProfile, Hours};
 pub use error::ConfigError;
 pub use file::{LoadedConfig, Profile, load_config, parse_config};
 pub use keys_theme::{
-    ColorEntry, ColorValue, KeyEntries, KeyEntry, KeyTableEntries, KeyValue, NO_COLOR_THEME,
-    ThemeEntries, ThemeNameEntry,
+    KeyEntries, KeyEntry, KeyTableEntries, KeyValue, NO_COLOR_THEME, ThemeEntries, ThemeTable,
 };
 pub use settings::{Environment, Settings};
 pub use values::{

@@ -28,12 +28,12 @@ use crate::dashboard::layout;
 use crate::forecast::Sample;
 use crate::poll::{Pause, PollCommand, PollEvent};
 use crate::store::{LogKind, RouteRow, RowsView, Store, Thresholds};
-pub use keys::{Keymap, Mode, Msg, Step};
+pub use keys::{Keymap, Mode, Msg};
 pub use routes_view::{RoutesTable, SortKey};
 pub use travel::Travel;
 
-/// How the dashboard looks and which keys it answers; the lead maps
-/// `crate::config::Settings` onto it.
+/// How the dashboard looks and which keys it answers, made of the merged settings by
+/// [`UiOptions::from_settings`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UiOptions {
     /// Colours on (`false` for `NO_COLOR` / `--no-color`).
@@ -337,14 +337,17 @@ impl App {
 
     /// Whether a one-second tick should run: something on screen counts up or down.
     pub fn needs_tick(&self) -> bool {
-        let countdown = self.store.schedule().is_some_and(|s| {
-            s.next_poll_at.is_some()
-                || matches!(
-                    s.pause,
-                    Some(Pause::RateLimited { .. } | Pause::Backoff { .. })
-                )
-        });
-        countdown || self.store.has_figures() || self.store.has_changes()
+        self.countdown_to().is_some() || self.store.has_figures() || self.store.has_changes()
+    }
+
+    /// The instant the status line counts down to: the end of a 429's or a backoff's hold,
+    /// else the next poll.
+    pub fn countdown_to(&self) -> Option<Instant> {
+        let schedule = self.store.schedule()?;
+        match &schedule.pause {
+            Some(Pause::RateLimited { until } | Pause::Backoff { until, .. }) => Some(*until),
+            _ => schedule.next_poll_at,
+        }
     }
 
     /// Every row's 24-hour trend, by row index, from the store's samples; none at all while no
@@ -476,9 +479,6 @@ impl App {
         self.travel_note = None;
         if let Some(action) = self.on_travel_msg(msg) {
             return action;
-        }
-        if self.overlay == Overlay::Help && self.scroll_help(msg) {
-            return None;
         }
         if self.overlay == Overlay::Help && self.scroll_help(msg) {
             return None;

@@ -13,7 +13,6 @@
 
 use chrono::{DateTime, Utc};
 
-use super::keys::Step;
 use super::{Action, App, Msg, PastError};
 use crate::store::{RowsView, Store};
 
@@ -78,12 +77,12 @@ impl App {
         }
     }
 
-    fn step(&mut self, step: Step) -> Option<Action> {
+    fn step(&mut self, step: chrono::TimeDelta) -> Option<Action> {
         if !self.has_history {
             self.travel_note = Some(NO_HISTORY.to_owned());
             return None;
         }
-        let at = self.shown_instant() + step.delta();
+        let at = self.shown_instant() + step;
         if at >= self.live_instant() {
             self.go_live();
             return None;
@@ -289,7 +288,7 @@ mod tests {
         assert_eq!(app.update(key("[")), None);
         assert!(app.travel().is_none());
         assert_eq!(app.travel_note.as_deref(), Some(NO_HISTORY));
-        assert!(!app.lists(Msg::Step(Step::HourBack)));
+        assert!(!app.lists(Msg::Step(chrono::TimeDelta::hours(-1))));
         app.update(key("j"));
         assert_eq!(app.travel_note, None, "the note lasts until the next key");
     }

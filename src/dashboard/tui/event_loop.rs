@@ -19,7 +19,7 @@ use crate::dashboard::effects::Effects;
 use crate::dashboard::screen::Screen;
 use crate::forecast::FitWorker;
 use crate::history::past::PastSource;
-use crate::poll::{Pause, PollCommand, PollEvent};
+use crate::poll::{PollCommand, PollEvent};
 use crate::store::Thresholds;
 
 /// Why the dashboard ended.
@@ -312,13 +312,7 @@ fn spawn_travel(
 fn next_tick_in(screen: &Screen) -> Duration {
     let now = Instant::now();
     let soonest = (screen.services().iter())
-        .filter_map(|service| {
-            let schedule = service.app.live_store().schedule()?;
-            match &schedule.pause {
-                Some(Pause::RateLimited { until } | Pause::Backoff { until, .. }) => Some(*until),
-                _ => schedule.next_poll_at,
-            }
-        })
+        .filter_map(|service| service.app.countdown_to())
         .filter(|at| *at > now)
         .min();
     let Some(left) = soonest.map(|at| at - now) else {

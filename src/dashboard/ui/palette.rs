@@ -8,7 +8,7 @@
 use clap::ValueEnum;
 use ratatui::style::Color;
 
-use crate::config::{ColorValue, ThemeEntries};
+use crate::config::ThemeEntries;
 
 /// A named theme, by its name in the config file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -202,37 +202,41 @@ pub enum ThemeProblem {
 /// is named) with the `[theme.colors]` overrides applied in order, checked: the theme and
 /// every role known, every colour readable.
 pub fn palette_from(theme: &ThemeEntries) -> Result<Palette, ThemeError> {
-    let name = match &theme.name {
+    let name = match theme.name() {
         None => ThemeName::default(),
-        Some(entry) => by_name(&entry.name).ok_or_else(|| ThemeError {
-            at: entry.at,
-            table: entry.table.clone(),
+        Some((table, name)) => by_name(name.get_ref()).ok_or_else(|| ThemeError {
+            at: name.span().start,
+            table: table.path.clone(),
             key: "name".to_owned(),
-            problem: ThemeProblem::UnknownTheme(crate::text::fit(&entry.name, 40)),
+            problem: ThemeProblem::UnknownTheme(crate::text::fit(name.get_ref(), 40)),
         })?,
     };
     let mut palette = Palette::named(name);
-    for entry in &theme.colors {
-        let role = by_name(&entry.role).ok_or_else(|| ThemeError {
-            at: entry.role_at,
-            table: entry.table.clone(),
-            key: format!("colors.{}", crate::text::fit(&entry.role, 40)),
-            problem: ThemeProblem::UnknownRole,
-        })?;
-        let color = match &entry.value {
-            ColorValue::Text(s) => parse_color(s),
-            ColorValue::Integer(i) => u8::try_from(*i)
-                .map(Color::Indexed)
-                .map_err(|_| ThemeProblem::NotAnIndex(*i)),
-            ColorValue::Other => Err(ThemeProblem::WrongType),
+    for table in &theme.tables {
+        for (role, value) in &table.colors {
+            let error = |at: usize, key: String, problem| ThemeError {
+                at,
+                table: table.path.clone(),
+                key: format!("colors.{key}"),
+                problem,
+            };
+            let fitted = crate::text::fit(role.get_ref(), 40);
+            let at = role.span().start;
+            let known = by_name(role.get_ref());
+            let role_of = known.ok_or_else(|| error(at, fitted, ThemeProblem::UnknownRole))?;
+            let color = match value.get_ref() {
+                toml::Value::String(s) => parse_color(s),
+                toml::Value::Integer(i) => u8::try_from(*i)
+                    .map(Color::Indexed)
+                    .map_err(|_| ThemeProblem::NotAnIndex(*i)),
+                _ => Err(ThemeProblem::WrongType),
+            };
+            let at = value.span().start;
+            palette.set(
+                role_of,
+                color.map_err(|p| error(at, role.get_ref().clone(), p))?,
+            );
         }
-        .map_err(|problem| ThemeError {
-            at: entry.value_at,
-            table: entry.table.clone(),
-            key: format!("colors.{}", entry.role),
-            problem,
-        })?;
-        palette.set(role, color);
     }
     Ok(palette)
 }

@@ -1,7 +1,9 @@
-//! The key table itself: every binding with its chords as text, its message, its help line
-//! and its footer hint.
+//! The key table itself: every binding with its chords as text, its message and its help
+//! line; and the footer's hints, by message.
 
-use super::{Layer, Msg, Step};
+use chrono::TimeDelta;
+
+use super::{Layer, Msg};
 
 /// A line of the help overlay: the keys as it names them, and what they do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,11 +14,13 @@ pub struct HelpLine {
     pub text: &'static str,
 }
 
-/// A hint of the footer: a key and one word, in the order of `rank`.
+/// A hint of the footer: the key of a binding and one word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hint {
-    /// Position among the footer's hints (lowest first; the ones that do not fit are left out).
-    pub rank: u8,
+    /// The mode whose footer shows it, and the layer of its binding.
+    pub layer: Layer,
+    /// What its binding sends.
+    pub msg: Msg,
     /// How the footer names the key, where it names two at once (`↑↓`); else the first chord.
     pub keys: Option<&'static str>,
     /// What it does, in a word.
@@ -38,28 +42,28 @@ pub struct Binding {
     /// How the help explains them. Rows with the same line next to each other are listed once;
     /// only the global and dashboard layers are listed in the overlay.
     pub help: HelpLine,
-    /// Their hint in the footer, if they have one.
-    pub hint: Option<Hint>,
 }
 
 const fn line(keys: &'static str, text: &'static str) -> HelpLine {
     HelpLine { keys, text }
 }
 
-const fn hint(rank: u8, word: &'static str) -> Option<Hint> {
-    Some(Hint {
-        rank,
+const fn hint(layer: Layer, msg: Msg, word: &'static str) -> Hint {
+    Hint {
+        layer,
+        msg,
         keys: None,
         word,
-    })
+    }
 }
 
-const fn hint_as(rank: u8, keys: &'static str, word: &'static str) -> Option<Hint> {
-    Some(Hint {
-        rank,
+const fn hint_as(layer: Layer, msg: Msg, keys: &'static str, word: &'static str) -> Hint {
+    Hint {
+        layer,
+        msg,
         keys: Some(keys),
         word,
-    })
+    }
 }
 
 const fn bind(
@@ -68,7 +72,6 @@ const fn bind(
     keys: &'static [&'static str],
     msg: Msg,
     help: HelpLine,
-    hint: Option<Hint>,
 ) -> Binding {
     Binding {
         layer,
@@ -76,7 +79,6 @@ const fn bind(
         keys,
         msg,
         help,
-        hint,
     }
 }
 
@@ -101,48 +103,26 @@ use Layer::{Dashboard as D, Detail as V, Filter as F, Global as G, Help as H};
 /// The key table: every binding of the dashboard, in the order the help overlay lists them
 /// (and, in each table of the config file, the order of the guide).
 pub const BINDINGS: &[Binding] = &[
-    bind(D, "quit", &["q"], Msg::Quit, QUIT, hint(1, "quit")),
-    bind(D, "back", &["Esc"], Msg::Back, QUIT, None),
-    bind(G, "", &["ctrl-c"], Msg::Quit, QUIT, None),
-    bind(
-        D,
-        "help",
-        &["?"],
-        Msg::Help,
-        line("?", "this help"),
-        hint(0, "help"),
-    ),
-    bind(D, "up", &["Up", "k"], Msg::Up, SELECT, None),
-    bind(D, "down", &["Down", "j"], Msg::Down, SELECT, None),
-    bind(D, "page_up", &["PageUp"], Msg::PageUp, PAGE, None),
-    bind(D, "page_down", &["PageDown"], Msg::PageDown, PAGE, None),
-    bind(D, "half_page_up", &["ctrl-u"], Msg::HalfPageUp, PAGE, None),
-    bind(
-        D,
-        "half_page_down",
-        &["ctrl-d"],
-        Msg::HalfPageDown,
-        PAGE,
-        None,
-    ),
-    bind(D, "first", &["Home", "g"], Msg::First, ENDS, None),
-    bind(D, "last", &["End", "G"], Msg::Last, ENDS, None),
-    bind(G, "scroll_up", &["wheel-up"], Msg::ScrollUp, MOUSE, None),
-    bind(
-        G,
-        "scroll_down",
-        &["wheel-down"],
-        Msg::ScrollDown,
-        MOUSE,
-        None,
-    ),
+    bind(D, "quit", &["q"], Msg::Quit, QUIT),
+    bind(D, "back", &["Esc"], Msg::Back, QUIT),
+    bind(G, "", &["ctrl-c"], Msg::Quit, QUIT),
+    bind(D, "help", &["?"], Msg::Help, line("?", "this help")),
+    bind(D, "up", &["Up", "k"], Msg::Up, SELECT),
+    bind(D, "down", &["Down", "j"], Msg::Down, SELECT),
+    bind(D, "page_up", &["PageUp"], Msg::PageUp, PAGE),
+    bind(D, "page_down", &["PageDown"], Msg::PageDown, PAGE),
+    bind(D, "half_page_up", &["ctrl-u"], Msg::HalfPageUp, PAGE),
+    bind(D, "half_page_down", &["ctrl-d"], Msg::HalfPageDown, PAGE),
+    bind(D, "first", &["Home", "g"], Msg::First, ENDS),
+    bind(D, "last", &["End", "G"], Msg::Last, ENDS),
+    bind(G, "scroll_up", &["wheel-up"], Msg::ScrollUp, MOUSE),
+    bind(G, "scroll_down", &["wheel-down"], Msg::ScrollDown, MOUSE),
     bind(
         G,
         "click",
         &["click"],
         Msg::Click { column: 0, row: 0 },
         MOUSE,
-        None,
     ),
     bind(
         D,
@@ -150,7 +130,6 @@ pub const BINDINGS: &[Binding] = &[
         &["s"],
         Msg::CycleSort,
         line("s", "sort by fill, remaining, name"),
-        hint(3, "sort"),
     ),
     bind(
         D,
@@ -158,7 +137,6 @@ pub const BINDINGS: &[Binding] = &[
         &["S"],
         Msg::ReverseSort,
         line("S", "reverse the sort"),
-        None,
     ),
     bind(
         D,
@@ -166,7 +144,6 @@ pub const BINDINGS: &[Binding] = &[
         &["/"],
         Msg::StartFilter,
         line("/", "filter by name, slug or dial code"),
-        hint(2, "filter"),
     ),
     bind(
         D,
@@ -174,7 +151,6 @@ pub const BINDINGS: &[Binding] = &[
         &["Enter"],
         Msg::Detail,
         line("Enter", "details of the selected route"),
-        hint(4, "detail"),
     ),
     bind(
         D,
@@ -182,7 +158,6 @@ pub const BINDINGS: &[Binding] = &[
         &["r"],
         Msg::Refresh,
         line("r", "refresh now (within the request budget)"),
-        hint(6, "refresh"),
     ),
     bind(
         D,
@@ -190,7 +165,6 @@ pub const BINDINGS: &[Binding] = &[
         &["p"],
         Msg::TogglePause,
         line("p", "pause / resume polling"),
-        hint(7, "pause"),
     ),
     bind(
         D,
@@ -198,61 +172,43 @@ pub const BINDINGS: &[Binding] = &[
         &["e"],
         Msg::ToggleEvents,
         line("e", "show / hide the events pane"),
-        hint(5, "events"),
     ),
-    // Time travel: listed in the help where there is a history, hinted while travelling.
+    // Time travel: listed in the help where there is a history.
     bind(
         D,
         "hour_back",
         &["["],
-        Msg::Step(Step::HourBack),
+        Msg::Step(TimeDelta::hours(-1)),
         HOUR,
-        hint_as(8, "[]", "hour"),
     ),
     bind(
         D,
         "hour_forward",
         &["]"],
-        Msg::Step(Step::HourForward),
+        Msg::Step(TimeDelta::hours(1)),
         HOUR,
-        None,
     ),
-    bind(
-        D,
-        "day_back",
-        &["{"],
-        Msg::Step(Step::DayBack),
-        DAY,
-        hint_as(9, "{}", "day"),
-    ),
-    bind(
-        D,
-        "day_forward",
-        &["}"],
-        Msg::Step(Step::DayForward),
-        DAY,
-        None,
-    ),
+    bind(D, "day_back", &["{"], Msg::Step(TimeDelta::days(-1)), DAY),
+    bind(D, "day_forward", &["}"], Msg::Step(TimeDelta::days(1)), DAY),
     bind(
         D,
         "live",
         &["L"],
         Msg::Live,
         line("L  Esc", "back to the live figures"),
-        hint(0, "live"),
     ),
     // Several services: listed in the help only then, never hinted.
-    bind(D, "tab_1", &["1"], Msg::Tab(1), TABS, None),
-    bind(D, "tab_2", &["2"], Msg::Tab(2), TABS, None),
-    bind(D, "tab_3", &["3"], Msg::Tab(3), TABS, None),
-    bind(D, "tab_4", &["4"], Msg::Tab(4), TABS, None),
-    bind(D, "tab_5", &["5"], Msg::Tab(5), TABS, None),
-    bind(D, "tab_6", &["6"], Msg::Tab(6), TABS, None),
-    bind(D, "tab_7", &["7"], Msg::Tab(7), TABS, None),
-    bind(D, "tab_8", &["8"], Msg::Tab(8), TABS, None),
-    bind(D, "tab_9", &["9"], Msg::Tab(9), TABS, None),
-    bind(D, "next_tab", &["Tab"], Msg::NextTab, CYCLE, None),
-    bind(D, "previous_tab", &["shift-Tab"], Msg::PrevTab, CYCLE, None),
+    bind(D, "tab_1", &["1"], Msg::Tab(1), TABS),
+    bind(D, "tab_2", &["2"], Msg::Tab(2), TABS),
+    bind(D, "tab_3", &["3"], Msg::Tab(3), TABS),
+    bind(D, "tab_4", &["4"], Msg::Tab(4), TABS),
+    bind(D, "tab_5", &["5"], Msg::Tab(5), TABS),
+    bind(D, "tab_6", &["6"], Msg::Tab(6), TABS),
+    bind(D, "tab_7", &["7"], Msg::Tab(7), TABS),
+    bind(D, "tab_8", &["8"], Msg::Tab(8), TABS),
+    bind(D, "tab_9", &["9"], Msg::Tab(9), TABS),
+    bind(D, "next_tab", &["Tab"], Msg::NextTab, CYCLE),
+    bind(D, "previous_tab", &["shift-Tab"], Msg::PrevTab, CYCLE),
     // Typing a filter: printable text goes into it (`Msg::Type`), these keys do not.
     bind(
         F,
@@ -260,7 +216,6 @@ pub const BINDINGS: &[Binding] = &[
         &["Enter"],
         Msg::KeepFilter,
         line("Enter", "keep the filter"),
-        hint(0, "keep"),
     ),
     bind(
         F,
@@ -268,7 +223,6 @@ pub const BINDINGS: &[Binding] = &[
         &["Esc"],
         Msg::ClearFilter,
         line("Esc", "clear the filter"),
-        hint(1, "clear"),
     ),
     bind(
         F,
@@ -276,7 +230,6 @@ pub const BINDINGS: &[Binding] = &[
         &["ctrl-u"],
         Msg::EraseFilter,
         line("Ctrl-U", "erase the filter"),
-        None,
     ),
     bind(
         F,
@@ -284,75 +237,56 @@ pub const BINDINGS: &[Binding] = &[
         &["Backspace"],
         Msg::DeleteChar,
         line("Backspace", "delete a character"),
-        None,
     ),
-    bind(F, "up", &["Up"], Msg::Up, FILTER_SELECT, None),
-    bind(
-        F,
-        "down",
-        &["Down"],
-        Msg::Down,
-        FILTER_SELECT,
-        hint_as(2, "↑↓", "move"),
-    ),
+    bind(F, "up", &["Up"], Msg::Up, FILTER_SELECT),
+    bind(F, "down", &["Down"], Msg::Down, FILTER_SELECT),
     // The overlays.
-    bind(
-        H,
-        "close",
-        &["Esc", "?", "Enter", "q"],
-        Msg::Close,
-        CLOSE,
-        hint(0, "close"),
-    ),
-    bind(H, "up", &["Up", "k"], Msg::Up, HELP_SCROLL, None),
-    bind(
-        H,
-        "down",
-        &["Down", "j"],
-        Msg::Down,
-        HELP_SCROLL,
-        hint_as(1, "↑↓", "scroll"),
-    ),
-    bind(H, "page_up", &["PageUp"], Msg::PageUp, HELP_SCROLL, None),
-    bind(
-        H,
-        "page_down",
-        &["PageDown"],
-        Msg::PageDown,
-        HELP_SCROLL,
-        None,
-    ),
+    bind(H, "close", &["Esc", "?", "Enter", "q"], Msg::Close, CLOSE),
+    bind(H, "up", &["Up", "k"], Msg::Up, HELP_SCROLL),
+    bind(H, "down", &["Down", "j"], Msg::Down, HELP_SCROLL),
+    bind(H, "page_up", &["PageUp"], Msg::PageUp, HELP_SCROLL),
+    bind(H, "page_down", &["PageDown"], Msg::PageDown, HELP_SCROLL),
     bind(
         V,
         "close",
         &["Esc", "Enter", "q", "Backspace"],
         Msg::Close,
         CLOSE,
-        hint(0, "close"),
     ),
-    bind(
-        V,
-        "up",
-        &["Up"],
-        Msg::Up,
-        line("↑ ↓", "previous route"),
-        None,
-    ),
-    bind(
-        V,
-        "down",
-        &["Down"],
-        Msg::Down,
-        line("↑ ↓", "next route"),
-        hint_as(1, "↑↓", "route"),
-    ),
-    // Shown in the help and the footer only while a route has days to chart.
+    bind(V, "up", &["Up"], Msg::Up, line("↑ ↓", "previous route")),
+    bind(V, "down", &["Down"], Msg::Down, line("↑ ↓", "next route")),
+    // Shown in the help only while a route has days to chart.
     bind(
         V,
         "span",
         &["d"],
         Msg::ToggleSpan,
         line("d", "detail view: fill over the last 24 h / 7 days"),
-        hint(2, "24h/7d"),
     ),
+];
+
+/// The footer's hints of each mode, in the order it shows them (the ones that do not fit are
+/// left out).
+pub const HINTS: &[Hint] = &[
+    hint(D, Msg::Help, "help"),
+    // Only while travelling.
+    hint(D, Msg::Live, "live"),
+    hint(D, Msg::Quit, "quit"),
+    hint(D, Msg::StartFilter, "filter"),
+    hint(D, Msg::CycleSort, "sort"),
+    hint(D, Msg::Detail, "detail"),
+    hint(D, Msg::ToggleEvents, "events"),
+    hint(D, Msg::Refresh, "refresh"),
+    hint(D, Msg::TogglePause, "pause"),
+    hint_as(D, Msg::Step(TimeDelta::hours(-1)), "[]", "hour"),
+    hint_as(D, Msg::Step(TimeDelta::days(-1)), "{}", "day"),
+    hint(F, Msg::KeepFilter, "keep"),
+    hint(F, Msg::ClearFilter, "clear"),
+    hint_as(F, Msg::Down, "↑↓", "move"),
+    hint(H, Msg::Close, "close"),
+    hint_as(H, Msg::Down, "↑↓", "scroll"),
+    hint(V, Msg::Close, "close"),
+    hint_as(V, Msg::Down, "↑↓", "route"),
+    // Only while a route has days to chart.
+    hint(V, Msg::ToggleSpan, "24h/7d"),
 ];

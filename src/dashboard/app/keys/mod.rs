@@ -2,10 +2,11 @@
 //!
 //! [`BINDINGS`] lists each binding: where it works ([`Layer`]), its name in the config file,
 //! its chords as text (`"q"`, `"ctrl-c"`, `"PageDown"`, `"wheel-up"`), the [`Msg`] it sends,
-//! its line in the help overlay and its hint in the footer. A [`Keymap`] is that table with the
-//! chords parsed; it turns key and mouse events into messages, and [`super::App::update`] only
-//! ever sees messages. The help overlay and the footer draw from the same table, so a key cannot
-//! be bound in one place and documented in another. Chords are parsed from text so that the
+//! and its line in the help overlay; [`HINTS`] names the footer's hints by message. A
+//! [`Keymap`] is that table with the chords parsed; it turns key and mouse events into
+//! messages, and [`super::App::update`] only ever sees messages. The help overlay and the footer
+//! name the keys the table binds, so a key cannot be bound in one place and documented in
+//! another. Chords are parsed from text so that the
 //! `[keys]` tables of the config file can rebind them: [`key_settings`] reads the tables config
 //! kept as written (with their offsets in the file, so nothing here knows about files), and
 //! [`keymap_from`] checks and applies them (unknown actions, chords that do not parse, two
@@ -27,7 +28,7 @@ use ratatui::crossterm::event::{
 
 pub use chord::{CHORD_SYNTAX, Chord};
 pub use from_config::{KeyError, KeySetting, key_settings, keymap_from};
-pub use keymap::{BINDINGS, Binding, HelpLine, Hint};
+pub use keymap::{BINDINGS, Binding, HINTS, HelpLine, Hint};
 
 /// What the dashboard does in answer to a key, a wheel notch or a click (ordered as declared:
 /// the footer names a pair of keys down first, `↓/↑`).
@@ -83,8 +84,8 @@ pub enum Msg {
     TogglePause,
     /// Show or hide the events pane.
     ToggleEvents,
-    /// Show the figures of an instant an hour or a day before or after the one shown.
-    Step(Step),
+    /// Show the figures of the instant this far (signed: back is negative) from the one shown.
+    Step(chrono::TimeDelta),
     /// Back to the live figures from the history.
     Live,
     /// The wheel turned down: scroll the routes.
@@ -107,35 +108,13 @@ pub enum Msg {
     },
 }
 
-/// How far a time-travel key moves the instant shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Step {
-    /// An hour back.
-    HourBack,
-    /// An hour forward.
-    HourForward,
-    /// A day back.
-    DayBack,
-    /// A day forward.
-    DayForward,
-}
-
-impl Step {
-    /// The step, signed.
-    pub fn delta(self) -> chrono::TimeDelta {
-        match self {
-            Step::HourBack => chrono::TimeDelta::hours(-1),
-            Step::HourForward => chrono::TimeDelta::hours(1),
-            Step::DayBack => chrono::TimeDelta::days(-1),
-            Step::DayForward => chrono::TimeDelta::days(1),
-        }
-    }
-}
-
-/// Where the keys currently go.
+/// Which bindings a [`Binding`] belongs to, and where keys go now (a mode: any layer but the
+/// global one); a mode looks through its layers in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// The dashboard itself.
+pub enum Layer {
+    /// Every mode, before its own bindings (never a mode itself).
+    Global,
+    /// The dashboard (and the detail view, after its own).
     Dashboard,
     /// Typing a filter.
     Filter,
@@ -145,43 +124,21 @@ pub enum Mode {
     Detail,
 }
 
-/// Which bindings a [`Binding`] belongs to; a mode looks through its layers in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layer {
-    /// Every mode, before its own bindings.
-    Global,
-    /// The dashboard (and the detail view, after its own).
-    Dashboard,
-    /// Typing a filter.
-    Filter,
-    /// The help overlay.
-    Help,
-    /// The detail overlay.
-    Detail,
-}
-
-impl Mode {
-    pub(crate) fn layers(self) -> &'static [Layer] {
-        match self {
-            Mode::Dashboard => &[Layer::Global, Layer::Dashboard],
-            Mode::Filter => &[Layer::Global, Layer::Filter],
-            Mode::Help => &[Layer::Global, Layer::Help],
-            Mode::Detail => &[Layer::Global, Layer::Detail, Layer::Dashboard],
-        }
-    }
-
-    /// The layer whose hints the footer shows in this mode.
-    pub fn own_layer(self) -> Layer {
-        match self {
-            Mode::Dashboard => Layer::Dashboard,
-            Mode::Filter => Layer::Filter,
-            Mode::Help => Layer::Help,
-            Mode::Detail => Layer::Detail,
-        }
-    }
-}
+/// Where the keys currently go: the layer of the mode's own bindings.
+pub type Mode = Layer;
 
 impl Layer {
+    /// The layers the keys of this mode look through, in order.
+    pub(crate) fn layers(self) -> &'static [Layer] {
+        match self {
+            Layer::Global => &[Layer::Global],
+            Layer::Dashboard => &[Layer::Global, Layer::Dashboard],
+            Layer::Filter => &[Layer::Global, Layer::Filter],
+            Layer::Help => &[Layer::Global, Layer::Help],
+            Layer::Detail => &[Layer::Global, Layer::Detail, Layer::Dashboard],
+        }
+    }
+
     /// The table inside the config file's `[keys]` that names this layer's actions (`""`:
     /// `[keys]` itself).
     const fn table(self) -> &'static str {
@@ -197,7 +154,7 @@ impl Layer {
 /// A binding with its chords parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bound {
-    /// The row of [`BINDINGS`] it comes from (help and hint).
+    /// The row of [`BINDINGS`] it comes from (help and config name).
     pub binding: &'static Binding,
     /// Its chords: the table's, or what the config file set.
     pub chords: Vec<Chord>,
@@ -328,38 +285,35 @@ impl Keymap {
     }
 
     /// The footer's hints in `mode` of the messages that would do something now (`offered`: a
-    /// hint for a key that does nothing on this screen is noise), in rank order: how to name
-    /// the key, and the word. A hint with a fixed name (`↑↓`) keeps it while the bindings of
-    /// its help line keep their default chords, else names their first chords; an unbound
+    /// hint for a key that does nothing on this screen is noise), in [`HINTS`]'s order: how to
+    /// name the key, and the word. A hint with a fixed name (`↑↓`) keeps it while the bindings
+    /// of its help line keep their default chords, else names their first chords; an unbound
     /// action has no hint.
     pub fn hints_offered(
         &self,
         mode: Mode,
         offered: impl Fn(Msg) -> bool,
     ) -> Vec<(String, &'static str)> {
-        let layer = mode.own_layer();
-        let mut hints: Vec<(u8, String, &'static str)> = (self.layer(layer))
-            .filter(|b| offered(b.binding.msg))
-            .filter_map(|b| {
-                let hint = b.binding.hint?;
+        let hints = HINTS.iter().filter(|h| h.layer == mode && offered(h.msg));
+        hints
+            .filter_map(|hint| {
+                let b = self.layer(mode).find(|b| b.binding.msg == hint.msg)?;
                 let Some(fixed) = hint.keys else {
-                    return Some((hint.rank, b.chords.first()?.label(), hint.word));
+                    return Some((b.chords.first()?.label(), hint.word));
                 };
-                let mut group: Vec<&Bound> = (self.layer(layer))
+                let mut group: Vec<&Bound> = (self.layer(mode))
                     .filter(|o| o.binding.help == b.binding.help)
                     .collect();
                 if group.iter().all(|o| o.is_default()) {
-                    return Some((hint.rank, fixed.to_owned(), hint.word));
+                    return Some((fixed.to_owned(), hint.word));
                 }
                 group.sort_by_key(|o| o.binding.msg);
                 let firsts: Vec<String> = (group.iter())
                     .filter_map(|o| o.chords.first().map(Chord::label))
                     .collect();
-                (!firsts.is_empty()).then(|| (hint.rank, firsts.join("/"), hint.word))
+                (!firsts.is_empty()).then(|| (firsts.join("/"), hint.word))
             })
-            .collect();
-        hints.sort_by_key(|h| h.0);
-        hints.into_iter().map(|(_, k, w)| (k, w)).collect()
+            .collect()
     }
 }
 

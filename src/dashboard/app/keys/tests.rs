@@ -37,10 +37,10 @@ fn every_message() -> Vec<Msg> {
         Msg::ScrollDown,
         Msg::ScrollUp,
         Msg::Click { column: 0, row: 0 },
-        Msg::Step(Step::HourBack),
-        Msg::Step(Step::HourForward),
-        Msg::Step(Step::DayBack),
-        Msg::Step(Step::DayForward),
+        Msg::Step(chrono::TimeDelta::hours(-1)),
+        Msg::Step(chrono::TimeDelta::hours(1)),
+        Msg::Step(chrono::TimeDelta::days(-1)),
+        Msg::Step(chrono::TimeDelta::days(1)),
         Msg::Live,
         Msg::NextTab,
         Msg::PrevTab,
@@ -99,6 +99,16 @@ fn every_message_has_a_binding_with_a_help_line() {
                 "{msg:?} has no help line"
             );
         }
+    }
+}
+
+#[test]
+fn every_hint_names_a_binding_of_its_mode() {
+    for hint in HINTS {
+        let bound = BINDINGS
+            .iter()
+            .any(|b| b.layer == hint.layer && b.msg == hint.msg);
+        assert!(bound, "{hint:?} has no binding");
     }
 }
 
