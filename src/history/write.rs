@@ -311,28 +311,19 @@ impl Writer {
 
     /// Reads every route and its last row.
     fn load(&mut self) -> rusqlite::Result<()> {
-        self.routes = Routes::default();
-        let mut stmt = self.conn.prepare(
-            "SELECT r.id, r.slug, r.name, r.dial_code,
-                    l.minutes_sold, l.minutes_total, l.ports_sold, l.ports_total
-             FROM routes r LEFT JOIN route_samples l ON l.route = r.id
-               AND l.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)
-             ORDER BY r.id",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            let known = Known {
+        let routes = &mut self.routes;
+        *routes = Routes::default();
+        super::read::routes_at(&self.conn, i64::MAX, |row, last| {
+            routes.by_slug.insert(row.get(1)?, routes.list.len());
+            routes.list.push(Known {
                 id: row.get(0)?,
                 name: row.get(2)?,
                 dial_code: row.get(3)?,
-                last: super::read::figures_of(row, 4)?,
+                last,
                 seen: 0,
-            };
-            self.routes
-                .by_slug
-                .insert(row.get(1)?, self.routes.list.len());
-            self.routes.list.push(known);
-        }
+            });
+            Ok(())
+        })?;
         self.loaded = true;
         Ok(())
     }
