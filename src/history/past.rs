@@ -53,16 +53,20 @@ impl PastReports {
     /// The figures in a store, with the forecasts as they stood (`received_at` as for
     /// [`past_store`]).
     pub fn into_past(self, thresholds: Thresholds, received_at: Option<DateTime<Utc>>) -> Past {
+        let then = self.capacity.generated_at;
+        let mut store = match received_at {
+            Some(received_at) => {
+                let mut store = Store::new(thresholds);
+                store.apply_pair(self.capacity, self.utilization, received_at);
+                store
+            }
+            None => Store::of_reports(thresholds, self.capacity, self.utilization, then),
+        };
+        store.seed_forecasts(self.series);
         Past {
+            store,
             asked_ms: self.asked_ms,
-            then_ms: self.capacity.generated_at.timestamp_millis(),
-            store: store_of(
-                self.capacity,
-                self.utilization,
-                self.series,
-                thresholds,
-                received_at,
-            ),
+            then_ms: then.timestamp_millis(),
         }
     }
 }
@@ -201,7 +205,7 @@ pub async fn prometheus_past(
     let now_ms = Utc::now().timestamp_millis();
     let at_ms = at(now_ms)?;
     let lookback = tolerance(now_ms.saturating_sub(at_ms));
-    let past = prometheus
+    let (capacity, utilization, series) = prometheus
         .figures_at(at_ms, read::FORECAST_DAYS, lookback)
         .await?;
     // A family missing while the other kind's are there was dropped from the scrape.
@@ -211,46 +215,17 @@ pub async fn prometheus_past(
         at: rfc3339(at_ms),
         family: other_there.then_some(family),
     };
-    if past.capacity.routes.is_empty() {
-        let other = past.utilization.is_some();
+    if capacity.routes.is_empty() {
+        let other = utilization.is_some();
         return Err(missing("route", "captop_route_capacity_seconds", other).into());
     }
-    let utilization = past
-        .utilization
-        .ok_or_else(|| missing("/utilization", "captop_run_today_seconds", true))?;
-    let then_ms = past.capacity.generated_at.timestamp_millis();
-    Ok(Past {
-        store: store_of(
-            past.capacity,
-            utilization,
-            past.series,
-            thresholds,
-            received_at,
-        ),
+    let utilization =
+        utilization.ok_or_else(|| missing("/utilization", "captop_run_today_seconds", true))?;
+    let past = PastReports {
         asked_ms: at_ms,
-        then_ms,
-    })
-}
-
-/// A store of one past instant's reports and the forecasts' samples before it.
-fn store_of(
-    capacity: CapacityReport,
-    utilization: UtilizationReport,
-    series: crate::forecast::Series,
-    thresholds: Thresholds,
-    received_at: Option<DateTime<Utc>>,
-) -> Store {
-    let mut store = match received_at {
-        Some(received_at) => {
-            let mut store = Store::new(thresholds);
-            store.apply_pair(capacity, utilization, received_at);
-            store
-        }
-        None => {
-            let then = capacity.generated_at;
-            Store::of_reports(thresholds, capacity, utilization, then)
-        }
+        capacity,
+        utilization,
+        series,
     };
-    store.seed_forecasts(series);
-    store
+    Ok(past.into_past(thresholds, received_at))
 }

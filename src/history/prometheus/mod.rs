@@ -303,7 +303,7 @@ impl PrometheusHistory {
         at_ms: i64,
         days: i64,
         lookback_ms: i64,
-    ) -> Result<PastFigures, PrometheusError> {
+    ) -> Result<(CapacityReport, Option<UtilizationReport>, Series), PrometheusError> {
         let step = step_ms(days * DAY_MS);
         let window = lookback_ms.max(step) / 1000;
         let at = |metric: &'static str| {
@@ -340,23 +340,8 @@ impl PrometheusHistory {
             u.generated_at = then;
             u.date = then.date_naive();
         }
-        Ok(PastFigures {
-            capacity,
-            utilization,
-            series,
-        })
+        Ok((capacity, utilization, series))
     }
-}
-
-/// What Prometheus holds of one past instant.
-#[derive(Debug)]
-pub struct PastFigures {
-    /// The routes' figures.
-    pub capacity: CapacityReport,
-    /// The service's `/utilization` figures, when the relay exported them then.
-    pub utilization: Option<UtilizationReport>,
-    /// The forecasts' samples before it.
-    pub series: Series,
 }
 
 /// The relay's service-wide families, in the order [`utilization_of`] reads them.
