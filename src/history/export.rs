@@ -103,14 +103,14 @@ fn csv(field: &str) -> String {
 
 /// A family of the relay's `/metrics`: name, unit, help, and how each of its states (`""`: a
 /// family without the label) is read from the figures, where they have it.
-type Family<T> = (
+pub(super) type Family<T> = (
     &'static str,
     &'static str,
     &'static str,
     &'static [State<T>],
 );
 /// A family's state label and its value.
-type State<T> = (&'static str, fn(&T) -> Option<f64>);
+pub(super) type State<T> = (&'static str, fn(&T) -> Option<f64>);
 
 /// The routes' families, from their minutes sold and total, ports sold and total.
 const ROUTE_FAMILIES: [Family<[i64; 4]>; 3] = [
@@ -291,8 +291,9 @@ fn generated(
     Ok(())
 }
 
-/// The service-wide `/utilization` families of the relay's `/metrics`.
-const UTILIZATION_FAMILIES: [Family<UtilizationReport>; 5] = [
+/// The service-wide `/utilization` families of the relay's `/metrics`, in the order a reader
+/// of Prometheus takes them back (`prometheus::utilization_of`).
+pub(super) const UTILIZATION_FAMILIES: [Family<UtilizationReport>; 5] = [
     (
         "captop_run_today_seconds",
         "seconds",

@@ -3,6 +3,7 @@
 //! report are those of its last row at or before it (see [`super::db`] for the tables).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -167,25 +168,9 @@ pub fn figures_at(
     };
     let mut routes = Vec::new();
     routes_at(conn, report_at, |r, figures| {
-        let Some([sold, total, ports_sold, ports_total]) = figures else {
-            return Ok(());
-        };
-        routes.push(RouteCapacity {
-            route: r.get(1)?,
-            name: r.get(2)?,
-            dial_code: r.get(3)?,
-            capacity_minutes: MinutesCapacity {
-                total,
-                sold,
-                remaining: total - sold,
-            },
-            ports: PortCapacity {
-                total: ports_total,
-                sold: ports_sold,
-                available: ports_total - ports_sold,
-            },
-            filled_pct: filled_pct(sold, total),
-        });
+        if let Some(figures) = figures {
+            routes.push(route_of(r.get(1)?, r.get(2)?, r.get(3)?, figures));
+        }
         Ok(())
     })?;
     let capacity = CapacityReport {
@@ -195,6 +180,32 @@ pub fn figures_at(
         routes,
     };
     Ok(Some((capacity, utilization_at(conn, at_ms, tolerance_ms)?)))
+}
+
+/// A route of a report rebuilt from its figures (minutes sold and total, ports sold and total):
+/// what is left and its fill follow from them, as the service computes them.
+pub fn route_of(
+    route: Arc<str>,
+    name: Arc<str>,
+    dial_code: Arc<str>,
+    [sold, total, ports_sold, ports_total]: [i64; 4],
+) -> RouteCapacity {
+    RouteCapacity {
+        route,
+        name,
+        dial_code,
+        capacity_minutes: MinutesCapacity {
+            total,
+            sold,
+            remaining: total - sold,
+        },
+        ports: PortCapacity {
+            total: ports_total,
+            sold: ports_sold,
+            available: ports_total - ports_sold,
+        },
+        filled_pct: filled_pct(sold, total),
+    }
 }
 
 /// Every route in id order, given to `each` as its row (id, slug, name, dial code) and its
