@@ -9,9 +9,7 @@ use chrono::{DateTime, SecondsFormat};
 use rusqlite::Connection;
 
 use super::HistoryError;
-use super::read::{
-    each_report, each_route, instant, reports_between, route_names, utilization_between,
-};
+use super::read::{each_report, each_route, instant, reports_between, utilization_between};
 use crate::api::model::UtilizationReport;
 use crate::cli::ExportFormat;
 
@@ -157,7 +155,7 @@ fn open_metrics(
     let mut reports = 0;
     for (name, unit, help, states) in ROUTE_FAMILIES {
         family(out, name, unit, help)?;
-        reports = each_route(conn, from_ms, to_ms, |slug, series| {
+        reports = each_route(conn, from_ms, to_ms, |[slug, ..], series| {
             let route = format!("route=\"{}\"", label(slug));
             points(out, name, &route, states, series)
         })?;
@@ -233,7 +231,6 @@ fn route_info(
     to_ms: i64,
     out: &mut dyn Write,
 ) -> Result<(), HistoryError> {
-    let names = route_names(conn)?;
     let name = "captop_route_info";
     family(
         out,
@@ -241,10 +238,7 @@ fn route_info(
         "",
         "Display name and dial code of each route, always 1.",
     )?;
-    each_route(conn, from_ms, to_ms, |slug, series| {
-        let Some((shown, dial)) = names.get(slug) else {
-            return Ok(());
-        };
+    each_route(conn, from_ms, to_ms, |[slug, shown, dial], series| {
         let labels = format!(
             "route=\"{}\",name=\"{}\",dial_code=\"{}\"",
             label(slug),

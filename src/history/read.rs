@@ -316,13 +316,6 @@ fn utilization_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<UtilizationReport> 
     })
 }
 
-/// Each route's slug, display name and dial code.
-pub fn route_names(conn: &Connection) -> rusqlite::Result<HashMap<String, (String, String)>> {
-    conn.prepare("SELECT slug, name, dial_code FROM routes")?
-        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
-        .collect()
-}
-
 /// Each route's figures at every report in `from..=to`, in order: what `history export`
 /// writes. Calls `each` with the instant and the routes' (slug, name, dial code, figures).
 pub fn each_report(
@@ -406,23 +399,23 @@ pub fn filled_pct(sold: i64, total: i64) -> i64 {
 
 /// Each route's figures at every report in `from..=to` where it had some, route by route:
 /// what an OpenMetrics export writes (a series' points must follow one another). Calls `each`
-/// with the slug and its (instant, figures), in time order.
+/// with the slug, name and dial code and the route's (instant, figures), in time order.
 pub fn each_route(
     conn: &Connection,
     from_ms: i64,
     to_ms: i64,
-    mut each: impl FnMut(&str, &[(i64, [i64; 4])]) -> std::io::Result<()>,
+    mut each: impl FnMut([&str; 3], &[(i64, [i64; 4])]) -> std::io::Result<()>,
 ) -> Result<usize, super::HistoryError> {
     let instants = reports_between(conn, from_ms, to_ms)?;
-    let routes: Vec<(i64, String)> = conn
-        .prepare("SELECT id, slug FROM routes ORDER BY slug")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+    let routes: Vec<(i64, [String; 3])> = conn
+        .prepare("SELECT id, slug, name, dial_code FROM routes ORDER BY slug")?
+        .query_map([], |r| Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?])))?
         .collect::<rusqlite::Result<_>>()?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
-    for (id, slug) in routes {
-        let points = values_at(&mut by_route, id, &instants)?;
+    for (id, [slug, name, dial_code]) in &routes {
+        let points = values_at(&mut by_route, *id, &instants)?;
         if !points.is_empty() {
-            each(&slug, &points)?;
+            each([slug, name, dial_code], &points)?;
         }
     }
     Ok(instants.len())
