@@ -24,7 +24,7 @@ fn tolerance(age_ms: i64) -> i64 {
     }
 }
 
-/// The figures of one past instant, as [`past_store`] builds them.
+/// The figures of one past instant, as [`PastReports::into_past`] builds them.
 #[derive(Debug)]
 pub struct Past {
     /// A store of the reports recorded then, with the forecasts as they stood.
@@ -50,8 +50,10 @@ pub struct PastReports {
 }
 
 impl PastReports {
-    /// The figures in a store, with the forecasts as they stood (`received_at` as for
-    /// [`past_store`]).
+    /// The figures in a store, with the forecasts as they stood, as `--once --at` and the
+    /// dashboard's time travel show them: with `received_at`, a store of rows for the screen
+    /// whose reports arrived then; without, the reports whole as `--once` prints them, arrived
+    /// at their own time.
     pub fn into_past(self, thresholds: Thresholds, received_at: Option<DateTime<Utc>>) -> Past {
         let then = self.capacity.generated_at;
         let mut store = match received_at {
@@ -69,19 +71,6 @@ impl PastReports {
             then_ms: then.timestamp_millis(),
         }
     }
-}
-
-/// Reads the figures of `history` at the instant `at` picks from the newest recorded one (UNIX
-/// ms) into a store, as `--once --at` and the dashboard's time travel show them: with
-/// `received_at`, a store of rows for the screen whose reports arrived then; without, the
-/// reports whole as `--once` prints them, arrived at their own time.
-pub fn past_store(
-    history: &History,
-    at: impl FnOnce(i64) -> Result<i64, HistoryError>,
-    thresholds: Thresholds,
-    received_at: Option<DateTime<Utc>>,
-) -> Result<Past, HistoryError> {
-    Ok(past_reports(history, at)?.into_past(thresholds, received_at))
 }
 
 /// The reports of `history` at the instant `at` picks from the newest recorded one (UNIX ms):
@@ -169,7 +158,7 @@ impl PastSource {
     }
 
     /// The figures at `at_ms` as the dashboard's time travel shows them, received `received_at`
-    /// (see [`past_store`]); the file is read on the blocking pool.
+    /// (see [`PastReports::into_past`]); the file is read on the blocking pool.
     pub async fn past_at(
         self,
         at_ms: i64,
@@ -179,10 +168,9 @@ impl PastSource {
         match self {
             PastSource::Embedded(None) => Err(HistoryError::NoHistory),
             PastSource::Embedded(Some(history)) => {
-                tokio::task::spawn_blocking(move || {
-                    past_store(&history, |_| Ok(at_ms), thresholds, Some(received_at))
-                })
-                .await?
+                let past =
+                    tokio::task::spawn_blocking(move || past_reports(&history, |_| Ok(at_ms)));
+                Ok(past.await??.into_past(thresholds, Some(received_at)))
             }
             PastSource::Prometheus(prometheus) => {
                 prometheus_past(&prometheus, |_| Ok(at_ms), thresholds, Some(received_at)).await
@@ -195,7 +183,7 @@ impl PastSource {
 /// many relays, not one service's newest report), read from Prometheus: the last scrape
 /// within a little more than the step of the tier the instant has aged into, and the
 /// forecasts from the [`read::FORECAST_DAYS`] before it at the query's step. `received_at` as
-/// for [`past_store`].
+/// for [`PastReports::into_past`].
 pub async fn prometheus_past(
     prometheus: &super::prometheus::PrometheusHistory,
     at: impl FnOnce(i64) -> Result<i64, HistoryError>,
