@@ -199,7 +199,7 @@ impl Store {
                 if !self.capacity.accept(seq) {
                     return applied;
                 }
-                self.ledger.capacity(seq, received_at, &result);
+                self.ledger.capacity(seq, &result);
                 match result {
                     Ok(report) => {
                         self.apply_capacity(report, received_at, now);
@@ -217,7 +217,7 @@ impl Store {
                 if !self.utilization.accept(seq) {
                     return applied;
                 }
-                applied.transition = self.ledger.utilization(seq, received_at, &result);
+                applied.transition = self.ledger.utilization(seq, &result);
                 applied.poll_completed = true;
                 applied.utilization_changed = result.is_ok();
                 match result {
@@ -270,7 +270,16 @@ impl Store {
         self.broken_rules.0.iter().chain(&self.broken_rules.1)
     }
 
-    /// What the service did, poll by poll: state, counts, last successes.
+    /// When each endpoint last answered with a good report (that report's arrival).
+    pub fn last_success(&self) -> impl Iterator<Item = (Endpoint, DateTime<Utc>)> {
+        let capacity = (Endpoint::Capacity, self.capacity.received_at());
+        let utilization = (Endpoint::Utilization, self.utilization.received_at());
+        [capacity, utilization]
+            .into_iter()
+            .filter_map(|(endpoint, at)| Some((endpoint, at?)))
+    }
+
+    /// What the service did, poll by poll: state, counts.
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
     }
