@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
@@ -179,7 +179,8 @@ pub fn figures_at(
         totals: totals_of(&routes),
         routes,
     };
-    Ok(Some((capacity, utilization_at(conn, at_ms, tolerance_ms)?)))
+    let utilization = utilization_between(conn, at_ms.saturating_sub(tolerance_ms), at_ms)?;
+    Ok(Some((capacity, utilization.into_iter().last())))
 }
 
 /// A route of a report rebuilt from its figures (minutes sold and total, ports sold and total):
@@ -254,22 +255,6 @@ pub fn totals_of(routes: &[RouteCapacity]) -> Totals {
         }),
         filled_pct: Some(filled_pct(sold, total)),
     }
-}
-
-fn utilization_at(
-    conn: &Connection,
-    at_ms: i64,
-    tolerance_ms: i64,
-) -> rusqlite::Result<Option<UtilizationReport>> {
-    conn.query_row(
-        &format!(
-            "SELECT {UTILIZATION_COLUMNS} FROM utilization WHERE at_ms <= ?1 AND at_ms >= ?2 \
-             ORDER BY at_ms DESC LIMIT 1"
-        ),
-        params![at_ms, at_ms.saturating_sub(tolerance_ms)],
-        utilization_of,
-    )
-    .optional()
 }
 
 /// The `/utilization` reports recorded in `from_ms..=to_ms`, in time order: what an export

@@ -319,10 +319,7 @@ impl PrometheusHistory {
         );
         let (mut capacity, series) =
             reports_of(at_ms, &minutes?, &ports?, &info.unwrap_or_default());
-        let mut families = Vec::new();
-        for answer in utilization {
-            families.push(answer?);
-        }
+        let families = utilization.into_iter().collect::<Result<Vec<_>, _>>()?;
         let mut utilization = utilization_of(at_ms, &families);
         // The instants the figures were generated, where the relay said (else the query's).
         let generated = generated.unwrap_or_default();
