@@ -359,9 +359,17 @@ impl Store {
     pub fn warn(&mut self, text: &str, now: DateTime<Utc>) {
         let text = fit(text, 200);
         if self.warning.as_ref().map(|(w, _)| w.as_str()) != Some(text.as_str()) {
-            self.log.push(now, LogKind::Warn, text.clone());
+            self.log_line(now, LogKind::Warn, text.clone());
             self.warning = Some((text, now));
         }
+    }
+
+    /// Adds a line to the log, dropping the oldest past [`event_log::LOG_LEN`].
+    fn log_line(&mut self, at: DateTime<Utc>, kind: LogKind, text: String) {
+        if self.log.len() == event_log::LOG_LEN {
+            self.log.pop_front();
+        }
+        self.log.push_back(LogEntry { at, kind, text });
     }
 
     // ----- applying results -----
@@ -391,7 +399,7 @@ impl Store {
             } else {
                 format!("{name}: {message}")
             };
-            self.log.push(at, LogKind::Error, text);
+            self.log_line(at, LogKind::Error, text);
         }
     }
 
@@ -404,7 +412,7 @@ impl Store {
         };
         if let Some(f) = failure {
             let after = duration(age(at, f.since), Precision::Glance);
-            self.log.push(
+            self.log_line(
                 at,
                 LogKind::Recovery,
                 format!("{which} answers again (failed for {after})"),
@@ -426,7 +434,7 @@ impl Store {
         validate::capacity::settle_fills(&mut report);
         if self.capacity.latest.is_none() {
             let text = format!("{} routes reported", thousands(report.routes.len() as i64));
-            self.log.push(received_at, LogKind::Info, text);
+            self.log_line(received_at, LogKind::Info, text);
         }
         let added = crate::forecast::add_report(Arc::make_mut(&mut self.forecast_series), &report);
         if added {
@@ -456,12 +464,12 @@ impl Store {
             if let (Some(a), Some(b)) = (old_pct, new_pct)
                 && let Some((kind, text)) = crossing(&self.thresholds, a, b)
             {
-                self.log.push(received_at, kind, text);
+                self.log_line(received_at, kind, text);
             }
             if let Some(text) =
                 diff::describe_port_moves(&old.report.capacity_status, &report.capacity_status)
             {
-                self.log.push(received_at, LogKind::Info, text);
+                self.log_line(received_at, LogKind::Info, text);
             }
         }
         self.utilization.latest = Some(Fetched {
