@@ -97,19 +97,11 @@ CREATE TABLE IF NOT EXISTS utilization (
 CREATE TABLE IF NOT EXISTS forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
 ";
 
-/// An open history file, and the warning to show if it had to be started afresh.
-#[derive(Debug)]
-pub struct Opened {
-    /// The connection, schema in place.
-    pub conn: Connection,
-    /// Set when a damaged or foreign file was moved aside.
-    pub warning: Option<String>,
-}
-
 /// Opens (creating it and its directory if need be) the history file at `path` for `origin`,
-/// read-write. A file that is not a captop history of this origin is moved aside and started
-/// afresh, with a warning; a file or directory others could write is refused.
-pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
+/// read-write, schema in place. A file that is not a captop history of this origin is moved
+/// aside and started afresh, with the warning to show; a file or directory others could write
+/// is refused.
+pub fn open(path: &Path, origin: &str) -> Result<(Connection, Option<String>), HistoryError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     create_private_dir(dir).map_err(io_at(dir))?;
     check_private(dir)?;
@@ -118,12 +110,7 @@ pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
     crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
     check_private(path)?;
     let why = match try_open(path, origin) {
-        Ok(conn) => {
-            return Ok(Opened {
-                conn,
-                warning: None,
-            });
-        }
+        Ok(conn) => return Ok((conn, None)),
         Err(Refused::Io(e)) => return Err(e),
         Err(Refused::NotOurs(why)) => why,
     };
@@ -142,10 +129,7 @@ pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
         crate::text::fit(&why, 100),
         aside.display()
     );
-    Ok(Opened {
-        conn,
-        warning: Some(warning),
-    })
+    Ok((conn, Some(warning)))
 }
 
 /// An I/O error at `path` as the history's error.
