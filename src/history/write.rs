@@ -140,11 +140,11 @@ pub struct Writer {
     keep_days: u32,
     routes: Routes,
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
+    /// -1 (never a data version) while what is known of the routes is to be read again.
     data_version: i64,
     reports: u64,
     /// When a one-shot writer thins next.
     next_compact_ms: Option<i64>,
-    loaded: bool,
     /// Whether each report thins what aged since the report before (a face that keeps
     /// running); otherwise the file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
     as_it_goes: bool,
@@ -166,7 +166,6 @@ impl Writer {
             data_version: -1,
             reports: 0,
             next_compact_ms: None,
-            loaded: false,
             as_it_goes: true,
             importing: false,
             log_pages: 0,
@@ -284,7 +283,7 @@ impl Writer {
         self.run("BEGIN IMMEDIATE", [])?;
         let done = (|| {
             let version: i64 = self.one("PRAGMA data_version", [], |row| row.get(0))?;
-            if !self.loaded || version != self.data_version {
+            if version != self.data_version {
                 self.load()?;
             }
             write(self)
@@ -297,7 +296,7 @@ impl Writer {
             }
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
-                self.loaded = false;
+                self.data_version = -1;
                 Err(e)
             }
         }
@@ -324,7 +323,6 @@ impl Writer {
             });
             Ok(())
         })?;
-        self.loaded = true;
         Ok(())
     }
 
