@@ -110,19 +110,12 @@ pub fn open(path: &Path, origin: &str) -> Result<(Connection, Option<String>), H
     crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
     check_private(path)?;
     let why = match try_open(path, origin) {
-        Ok(conn) => return Ok((conn, None)),
-        Err(Refused::Io(e)) => return Err(e),
-        Err(Refused::NotOurs(why)) => why,
+        Err(HistoryError::NotOurs { why, .. }) => why,
+        opened => return opened.map(|conn| (conn, None)),
     };
     let aside = move_aside(path).map_err(io_at(path))?;
     crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
-    let conn = try_open(path, origin).map_err(|e| match e {
-        Refused::Io(e) => e,
-        Refused::NotOurs(why) => HistoryError::NotOurs {
-            path: path.to_path_buf(),
-            why,
-        },
-    })?;
+    let conn = try_open(path, origin)?;
     let warning = format!(
         "the history {} was {} and is moved to {}; the history is started afresh",
         path.display(),
@@ -170,18 +163,18 @@ pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, H
     }
 }
 
-enum Refused {
-    Io(HistoryError),
-    /// Not a captop history of this origin: why.
-    NotOurs(String),
-}
-
-fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
+/// Opens the file at `path` read-write, schema in place; [`HistoryError::NotOurs`] when it is
+/// not a captop history of `origin`.
+fn try_open(path: &Path, origin: &str) -> Result<Connection, HistoryError> {
+    let not_ours = |why| HistoryError::NotOurs {
+        path: path.to_path_buf(),
+        why,
+    };
     let sqlite = |source: rusqlite::Error| {
         if is_not_a_database(&source) {
-            Refused::NotOurs(format!("not a database ({source})"))
+            not_ours(format!("not a database ({source})"))
         } else {
-            Refused::Io(HistoryError::from(source))
+            HistoryError::from(source)
         }
     };
     let conn = Connection::open(path).map_err(sqlite)?;
@@ -195,7 +188,7 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
     conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)
         .map_err(sqlite)?;
     if let Some(why) = whose(&conn, origin).map_err(sqlite)? {
-        return Err(Refused::NotOurs(why));
+        return Err(not_ours(why));
     }
     let fresh: i32 = conn
         .pragma_query_value(None, "application_id", |row| row.get(0))
@@ -203,7 +196,7 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
     if fresh == 0 {
         create_schema(&conn, origin).map_err(sqlite)?;
     } else if let Some(why) = damaged(&conn).map_err(sqlite)? {
-        return Err(Refused::NotOurs(why));
+        return Err(not_ours(why));
     }
     Ok(conn)
 }
