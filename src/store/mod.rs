@@ -251,16 +251,7 @@ impl Store {
     /// The conditions that stand now, as the alerts' detector sees them (see
     /// [`alerts::Watcher::standing`]): the routes' of the latest report, the service's.
     pub fn standing_alerts(&self) -> Vec<ActionEvent> {
-        let empty = CapacityReport {
-            generated_at: DateTime::<Utc>::UNIX_EPOCH,
-            unit_notes: None,
-            routes: Vec::new(),
-            totals: Default::default(),
-        };
-        let report = self
-            .capacity
-            .report()
-            .map_or(&empty, |report| report.as_ref());
+        let report = self.capacity.report().map(Arc::as_ref);
         self.watcher.standing(report, &self.forecasts)
     }
 
