@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use captop::history::past::{past_store, prometheus_past};
+use captop::history::past::{past_reports, prometheus_past};
 use captop::history::prometheus::PrometheusHistory;
 use captop::history::read::{self, FORECAST_DAYS};
 use captop::history::source::PrometheusSource;
@@ -67,7 +67,9 @@ async fn main() -> anyhow::Result<()> {
 
         let at = newest - 86_400_000;
         let t = Instant::now();
-        past_store(&history, |_| Ok(at), thresholds, None).map_err(anyhow::Error::msg)?;
+        past_reports(&history, |_| Ok(at))
+            .map_err(anyhow::Error::msg)?
+            .into_past(thresholds, None);
         at_file.push(t.elapsed().as_secs_f64() * 1000.0);
 
         let t = Instant::now();

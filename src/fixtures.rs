@@ -10,7 +10,7 @@ use chrono::{DateTime, TimeZone, Utc};
 
 use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
-    TotalMinutes, TotalPorts, Totals, Utilization, UtilizationReport,
+    Totals, Utilization, UtilizationReport,
 };
 
 /// 2026-11-22 12:00:00 UTC plus `s` seconds: the fixed clock of the tests.
@@ -76,30 +76,20 @@ pub fn many_routes(n: usize) -> Vec<RouteCapacity> {
 
 /// A capacity report generated at `at` whose totals are the sums of its routes.
 pub fn capacity(at: DateTime<Utc>, routes: Vec<RouteCapacity>) -> CapacityReport {
-    let sum =
-        |f: fn(&RouteCapacity) -> i64| routes.iter().fold(0i64, |acc, r| acc.saturating_add(f(r)));
-    let total = sum(|r| r.capacity_minutes.total);
-    let sold = sum(|r| r.capacity_minutes.sold);
+    let totals = crate::history::read::totals_of(&routes);
+    let minutes = totals.capacity_minutes.unwrap_or_default();
+    let (sold, total) = (minutes.sold.unwrap_or(0), minutes.total.unwrap_or(0));
     CapacityReport {
         generated_at: at,
         unit_notes: None,
         totals: Totals {
-            routes: Some(routes.len() as i64),
-            capacity_minutes: Some(TotalMinutes {
-                total: Some(total),
-                sold: Some(sold),
-                remaining: Some(sum(|r| r.capacity_minutes.remaining)),
-            }),
-            ports: Some(TotalPorts {
-                total: Some(sum(|r| r.ports.total)),
-                sold: Some(sum(|r| r.ports.sold)),
-                available: Some(sum(|r| r.ports.available)),
-            }),
+            // Truncated, where the history's totals round.
             filled_pct: Some(if total > 0 {
                 sold.saturating_mul(100) / total
             } else {
                 0
             }),
+            ..totals
         },
         routes,
     }

@@ -47,7 +47,7 @@ pub struct RouteCapacity {
 }
 
 /// Minutes of capacity on one route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MinutesCapacity {
     /// Total carriable minutes of capacity.
     pub total: i64,
@@ -58,7 +58,7 @@ pub struct MinutesCapacity {
 }
 
 /// Ports on one route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortCapacity {
     /// Total ports.
     pub total: i64,

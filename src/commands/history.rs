@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use crate::cli::{ExportFormat, HistoryCommand, HistoryExportArgs};
-use crate::history::export::{self, Format, parse_instant, rfc3339};
+use crate::cli::{HistoryCommand, HistoryExportArgs};
+use crate::history::export::{self, parse_instant, rfc3339};
 use crate::history::{History, HistoryError, read};
 
 /// Runs a `history` subcommand on `history` (`None`: no service or no place to keep one);
@@ -105,13 +105,8 @@ fn export_window(
             to: rfc3339(to),
         });
     }
-    let format = match args.format {
-        ExportFormat::Csv => Format::Csv,
-        ExportFormat::Jsonl => Format::JsonLines,
-        ExportFormat::Openmetrics => Format::OpenMetrics,
-    };
     let mut out = std::io::BufWriter::new(out);
-    export::export(&conn, from, to, format, &mut out)?;
+    export::export(&conn, from, to, args.format, &mut out)?;
     out.flush()?;
     Ok(())
 }

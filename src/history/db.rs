@@ -97,19 +97,11 @@ CREATE TABLE IF NOT EXISTS utilization (
 CREATE TABLE IF NOT EXISTS forecast_frames (at_ms INTEGER PRIMARY KEY, routes BLOB NOT NULL);
 ";
 
-/// An open history file, and the warning to show if it had to be started afresh.
-#[derive(Debug)]
-pub struct Opened {
-    /// The connection, schema in place.
-    pub conn: Connection,
-    /// Set when a damaged or foreign file was moved aside.
-    pub warning: Option<String>,
-}
-
 /// Opens (creating it and its directory if need be) the history file at `path` for `origin`,
-/// read-write. A file that is not a captop history of this origin is moved aside and started
-/// afresh, with a warning; a file or directory others could write is refused.
-pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
+/// read-write, schema in place. A file that is not a captop history of this origin is moved
+/// aside and started afresh, with the warning to show; a file or directory others could write
+/// is refused.
+pub fn open(path: &Path, origin: &str) -> Result<(Connection, Option<String>), HistoryError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     create_private_dir(dir).map_err(io_at(dir))?;
     check_private(dir)?;
@@ -118,34 +110,19 @@ pub fn open(path: &Path, origin: &str) -> Result<Opened, HistoryError> {
     crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
     check_private(path)?;
     let why = match try_open(path, origin) {
-        Ok(conn) => {
-            return Ok(Opened {
-                conn,
-                warning: None,
-            });
-        }
-        Err(Refused::Io(e)) => return Err(e),
-        Err(Refused::NotOurs(why)) => why,
+        Err(HistoryError::NotOurs { why, .. }) => why,
+        opened => return opened.map(|conn| (conn, None)),
     };
     let aside = move_aside(path).map_err(io_at(path))?;
     crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
-    let conn = try_open(path, origin).map_err(|e| match e {
-        Refused::Io(e) => e,
-        Refused::NotOurs(why) => HistoryError::NotOurs {
-            path: path.to_path_buf(),
-            why,
-        },
-    })?;
+    let conn = try_open(path, origin)?;
     let warning = format!(
         "the history {} was {} and is moved to {}; the history is started afresh",
         path.display(),
         crate::text::fit(&why, 100),
         aside.display()
     );
-    Ok(Opened {
-        conn,
-        warning: Some(warning),
-    })
+    Ok((conn, Some(warning)))
 }
 
 /// An I/O error at `path` as the history's error.
@@ -186,18 +163,18 @@ pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, H
     }
 }
 
-enum Refused {
-    Io(HistoryError),
-    /// Not a captop history of this origin: why.
-    NotOurs(String),
-}
-
-fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
+/// Opens the file at `path` read-write, schema in place; [`HistoryError::NotOurs`] when it is
+/// not a captop history of `origin`.
+fn try_open(path: &Path, origin: &str) -> Result<Connection, HistoryError> {
+    let not_ours = |why| HistoryError::NotOurs {
+        path: path.to_path_buf(),
+        why,
+    };
     let sqlite = |source: rusqlite::Error| {
         if is_not_a_database(&source) {
-            Refused::NotOurs(format!("not a database ({source})"))
+            not_ours(format!("not a database ({source})"))
         } else {
-            Refused::Io(HistoryError::from(source))
+            HistoryError::from(source)
         }
     };
     let conn = Connection::open(path).map_err(sqlite)?;
@@ -211,7 +188,7 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
     conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)
         .map_err(sqlite)?;
     if let Some(why) = whose(&conn, origin).map_err(sqlite)? {
-        return Err(Refused::NotOurs(why));
+        return Err(not_ours(why));
     }
     let fresh: i32 = conn
         .pragma_query_value(None, "application_id", |row| row.get(0))
@@ -219,7 +196,7 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, Refused> {
     if fresh == 0 {
         create_schema(&conn, origin).map_err(sqlite)?;
     } else if let Some(why) = damaged(&conn).map_err(sqlite)? {
-        return Err(Refused::NotOurs(why));
+        return Err(not_ours(why));
     }
     Ok(conn)
 }

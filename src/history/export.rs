@@ -9,21 +9,9 @@ use chrono::{DateTime, SecondsFormat};
 use rusqlite::Connection;
 
 use super::HistoryError;
-use super::read::{
-    each_report, each_route, instant, reports_between, route_names, utilization_between,
-};
+use super::read::{each_report, each_route, instant, reports_between, utilization_between};
 use crate::api::model::UtilizationReport;
-
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// A header line, then one line per route per report.
-    Csv,
-    /// One object per route per report.
-    JsonLines,
-    /// OpenMetrics text, ending in `# EOF`.
-    OpenMetrics,
-}
+use crate::cli::ExportFormat;
 
 /// The instant `text` names: RFC 3339, or `-N` followed by `m`, `h`, `d` or `w`, counted back
 /// from `newest_ms` (the newest report recorded: the service's clock, not this machine's).
@@ -63,11 +51,11 @@ pub fn export(
     conn: &Connection,
     from_ms: i64,
     to_ms: i64,
-    format: Format,
+    format: ExportFormat,
     out: &mut dyn Write,
 ) -> Result<usize, HistoryError> {
     match format {
-        Format::Csv => {
+        ExportFormat::Csv => {
             writeln!(
                 out,
                 "time,route,name,dial_code,minutes_sold,minutes_total,ports_sold,ports_total"
@@ -86,7 +74,7 @@ pub fn export(
                 Ok(())
             })
         }
-        Format::JsonLines => each_report(conn, from_ms, to_ms, |at, routes| {
+        ExportFormat::Jsonl => each_report(conn, from_ms, to_ms, |at, routes| {
             let time = rfc3339(at);
             for (slug, name, dial, [ms, mt, ps, pt]) in routes {
                 let line = serde_json::json!({
@@ -98,7 +86,7 @@ pub fn export(
             }
             Ok(())
         }),
-        Format::OpenMetrics => open_metrics(conn, from_ms, to_ms, out),
+        ExportFormat::Openmetrics => open_metrics(conn, from_ms, to_ms, out),
     }
 }
 
@@ -111,6 +99,51 @@ fn csv(field: &str) -> String {
     }
 }
 
+/// A family of the relay's `/metrics`: name, unit, help, and how each of its states (`""`: a
+/// family without the label) is read from the figures, where they have it.
+pub(super) type Family<T> = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [State<T>],
+);
+/// A family's state label and its value.
+pub(super) type State<T> = (&'static str, fn(&T) -> Option<f64>);
+
+/// The routes' families, from their minutes sold and total, ports sold and total.
+const ROUTE_FAMILIES: [Family<[i64; 4]>; 3] = [
+    (
+        "captop_route_capacity_seconds",
+        "seconds",
+        "Call time capacity of each route in seconds by state, sold or remaining.",
+        &[
+            ("sold", |f| Some(f[0] as f64 * 60.0)),
+            ("remaining", |f| Some((f[1] - f[0]) as f64 * 60.0)),
+        ],
+    ),
+    (
+        "captop_route_ports",
+        "",
+        "Ports on each route by state, sold or available.",
+        &[
+            ("sold", |f| Some(f[2] as f64)),
+            ("available", |f| Some((f[3] - f[2]) as f64)),
+        ],
+    ),
+    (
+        "captop_route_fill_ratio",
+        "ratio",
+        "Share of each route's minutes sold, 0 to 1.",
+        &[("", |f| {
+            Some(if f[1] > 0 {
+                f[0] as f64 / f[1] as f64
+            } else {
+                0.0
+            })
+        })],
+    ),
+];
+
 /// One family at a time (OpenMetrics does not let families interleave), each a pass over the
 /// window.
 fn open_metrics(
@@ -119,68 +152,50 @@ fn open_metrics(
     to_ms: i64,
     out: &mut dyn Write,
 ) -> Result<usize, HistoryError> {
-    type Points = fn(&[i64; 4]) -> Vec<(&'static str, f64)>;
-    let families: [(&str, &str, &str, Points); 3] = [
-        (
-            "captop_route_capacity_seconds",
-            "Call time capacity of each route in seconds by state, sold or remaining.",
-            "seconds",
-            |f| {
-                vec![
-                    ("sold", f[0] as f64 * 60.0),
-                    ("remaining", (f[1] - f[0]) as f64 * 60.0),
-                ]
-            },
-        ),
-        (
-            "captop_route_ports",
-            "Ports on each route by state, sold or available.",
-            "",
-            |f| vec![("sold", f[2] as f64), ("available", (f[3] - f[2]) as f64)],
-        ),
-        (
-            "captop_route_fill_ratio",
-            "Share of each route's minutes sold, 0 to 1.",
-            "ratio",
-            |f| {
-                let ratio = if f[1] > 0 {
-                    f[0] as f64 / f[1] as f64
-                } else {
-                    0.0
-                };
-                vec![("", ratio)]
-            },
-        ),
-    ];
     let mut reports = 0;
-    for (name, help, unit, points) in families {
+    for (name, unit, help, states) in ROUTE_FAMILIES {
         family(out, name, unit, help)?;
-        reports = each_route(conn, from_ms, to_ms, |slug, series| {
-            let route = label(slug);
-            let states: Vec<&str> = series
-                .first()
-                .map(|(_, f)| points(f).into_iter().map(|(state, _)| state).collect())
-                .unwrap_or_default();
-            for (k, state) in states.iter().enumerate() {
-                let labels = if state.is_empty() {
-                    format!("route=\"{route}\"")
-                } else {
-                    format!("route=\"{route}\",state=\"{state}\"")
-                };
-                for (at, figures) in series {
-                    let value = points(figures).get(k).map_or(0.0, |(_, v)| *v);
-                    point(out, name, &labels, value, *at)?;
-                }
-            }
-            Ok(())
+        reports = each_route(conn, from_ms, to_ms, |[slug, ..], series| {
+            let route = format!("route=\"{}\"", label(slug));
+            points(out, name, &route, states, series)
         })?;
     }
     route_info(conn, from_ms, to_ms, out)?;
-    let utilization = utilization_between(conn, from_ms, to_ms)?;
+    let utilization: Vec<(i64, UtilizationReport)> = utilization_between(conn, from_ms, to_ms)?
+        .into_iter()
+        .map(|u| (u.generated_at.timestamp_millis(), u))
+        .collect();
     generated(conn, from_ms, to_ms, &utilization, out)?;
-    utilization_families(&utilization, out)?;
+    for (name, unit, help, states) in UTILIZATION_FAMILIES {
+        family(out, name, unit, help)?;
+        points(out, name, "", states, &utilization)?;
+    }
     writeln!(out, "# EOF")?;
     Ok(reports)
+}
+
+/// The points of a family's `states` at each of `series` (instant, figures), one state after
+/// the other, with `labels` and the state's.
+fn points<T>(
+    out: &mut dyn Write,
+    name: &str,
+    labels: &str,
+    states: &[State<T>],
+    series: &[(i64, T)],
+) -> std::io::Result<()> {
+    for (state, value) in states {
+        let labels = match (labels, *state) {
+            (labels, "") => labels.to_owned(),
+            ("", state) => format!("state=\"{state}\""),
+            (labels, state) => format!("{labels},state=\"{state}\""),
+        };
+        for (at, figures) in series {
+            if let Some(value) = value(figures) {
+                point(out, name, &labels, value, *at)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The metadata lines that open a family.
@@ -216,7 +231,6 @@ fn route_info(
     to_ms: i64,
     out: &mut dyn Write,
 ) -> Result<(), HistoryError> {
-    let names = route_names(conn)?;
     let name = "captop_route_info";
     family(
         out,
@@ -224,10 +238,7 @@ fn route_info(
         "",
         "Display name and dial code of each route, always 1.",
     )?;
-    each_route(conn, from_ms, to_ms, |slug, series| {
-        let Some((shown, dial)) = names.get(slug) else {
-            return Ok(());
-        };
+    each_route(conn, from_ms, to_ms, |[slug, shown, dial], series| {
         let labels = format!(
             "route=\"{}\",name=\"{}\",dial_code=\"{}\"",
             label(slug),
@@ -248,7 +259,7 @@ fn generated(
     conn: &Connection,
     from_ms: i64,
     to_ms: i64,
-    utilization: &[UtilizationReport],
+    utilization: &[(i64, UtilizationReport)],
     out: &mut dyn Write,
 ) -> Result<(), HistoryError> {
     let name = "captop_figures_generated_timestamp_seconds";
@@ -261,8 +272,8 @@ fn generated(
     for at in reports_between(conn, from_ms, to_ms)? {
         point(out, name, "endpoint=\"capacity\"", at as f64 / 1000.0, at)?;
     }
-    for u in utilization {
-        let at = u.generated_at.timestamp_millis();
+    for (at, _) in utilization {
+        let at = *at;
         point(
             out,
             name,
@@ -274,82 +285,53 @@ fn generated(
     Ok(())
 }
 
-/// The service-wide `/utilization` families of the relay's `/metrics`, at every report.
-fn utilization_families(
-    reports: &[UtilizationReport],
-    out: &mut dyn Write,
-) -> Result<(), HistoryError> {
-    type Parts = fn(&UtilizationReport) -> Vec<(&'static str, Option<f64>)>;
-    let families: [(&str, &str, &str, Parts); 5] = [
-        (
-            "captop_run_today_seconds",
-            "seconds",
-            "Call time carried today (UTC) across the service, in seconds.",
-            |u| vec![("", seconds(Some(u.minutes_run_today)))],
-        ),
-        (
-            "captop_daily_capacity_seconds",
-            "seconds",
-            "Sold daily capacity in seconds of calls per day by state, active or paused.",
-            |u| {
-                let c = &u.daily_capacity_minutes;
-                vec![("active", seconds(c.active)), ("paused", seconds(c.paused))]
-            },
-        ),
-        (
-            "captop_daily_available_seconds",
-            "seconds",
-            "Sold daily capacity not yet used today, in seconds of calls.",
-            |u| vec![("", seconds(u.utilization.available_minutes))],
-        ),
-        (
-            "captop_utilization_ratio",
-            "ratio",
-            "Minutes carried today over sold daily capacity, 0 to 1.",
-            |u| vec![("", u.utilization.utilization_pct.map(|p| p / 100.0))],
-        ),
-        (
-            "captop_ports",
-            "",
-            "Ports across the service by state: active, paused or provisioning.",
-            |u| {
-                let s = &u.capacity_status;
-                let ports = |n: Option<i64>| n.map(|n| n as f64);
-                vec![
-                    ("active", ports(s.active_ports)),
-                    ("paused", ports(s.paused_ports)),
-                    ("provisioning", ports(s.provisioning_ports)),
-                ]
-            },
-        ),
-    ];
-    for (name, unit, help, parts) in families {
-        family(out, name, unit, help)?;
-        let states: Vec<&str> = reports
-            .first()
-            .map(|u| parts(u).into_iter().map(|(state, _)| state).collect())
-            .unwrap_or_default();
-        for (k, state) in states.iter().enumerate() {
-            let labels = if state.is_empty() {
-                String::new()
-            } else {
-                format!("state=\"{state}\"")
-            };
-            for u in reports {
-                if let Some((_, Some(value))) = parts(u).get(k) {
-                    point(
-                        out,
-                        name,
-                        &labels,
-                        *value,
-                        u.generated_at.timestamp_millis(),
-                    )?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
+/// The service-wide `/utilization` families of the relay's `/metrics`, in the order a reader
+/// of Prometheus takes them back (`prometheus::utilization_of`).
+pub(super) const UTILIZATION_FAMILIES: [Family<UtilizationReport>; 5] = [
+    (
+        "captop_run_today_seconds",
+        "seconds",
+        "Call time carried today (UTC) across the service, in seconds.",
+        &[("", |u| seconds(Some(u.minutes_run_today)))],
+    ),
+    (
+        "captop_daily_capacity_seconds",
+        "seconds",
+        "Sold daily capacity in seconds of calls per day by state, active or paused.",
+        &[
+            ("active", |u| seconds(u.daily_capacity_minutes.active)),
+            ("paused", |u| seconds(u.daily_capacity_minutes.paused)),
+        ],
+    ),
+    (
+        "captop_daily_available_seconds",
+        "seconds",
+        "Sold daily capacity not yet used today, in seconds of calls.",
+        &[("", |u| seconds(u.utilization.available_minutes))],
+    ),
+    (
+        "captop_utilization_ratio",
+        "ratio",
+        "Minutes carried today over sold daily capacity, 0 to 1.",
+        &[("", |u| u.utilization.utilization_pct.map(|p| p / 100.0))],
+    ),
+    (
+        "captop_ports",
+        "",
+        "Ports across the service by state: active, paused or provisioning.",
+        &[
+            ("active", |u| {
+                u.capacity_status.active_ports.map(|n| n as f64)
+            }),
+            ("paused", |u| {
+                u.capacity_status.paused_ports.map(|n| n as f64)
+            }),
+            ("provisioning", |u| {
+                u.capacity_status.provisioning_ports.map(|n| n as f64)
+            }),
+        ],
+    ),
+];
 
 /// Minutes as seconds, as the relay exports them.
 fn seconds(minutes: Option<i64>) -> Option<f64> {

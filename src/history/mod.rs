@@ -139,8 +139,8 @@ impl History {
     /// Opens the file for writing (creating it), with the warning to show when it had to be
     /// started afresh.
     pub fn writer(&self) -> Result<(Writer, Option<String>), HistoryError> {
-        let opened = db::open(&self.path, &self.origin)?;
-        Ok((Writer::new(opened.conn, self.keep_days), opened.warning))
+        let (conn, warning) = db::open(&self.path, &self.origin)?;
+        Ok((Writer::new(conn, self.keep_days), warning))
     }
 
     /// Records a pair of reports and returns every route's samples for the forecasts: what

@@ -24,7 +24,7 @@ fn tolerance(age_ms: i64) -> i64 {
     }
 }
 
-/// The figures of one past instant, as [`past_store`] builds them.
+/// The figures of one past instant, as [`PastReports::into_past`] builds them.
 #[derive(Debug)]
 pub struct Past {
     /// A store of the reports recorded then, with the forecasts as they stood.
@@ -50,34 +50,27 @@ pub struct PastReports {
 }
 
 impl PastReports {
-    /// The figures in a store, with the forecasts as they stood (`received_at` as for
-    /// [`past_store`]).
+    /// The figures in a store, with the forecasts as they stood, as `--once --at` and the
+    /// dashboard's time travel show them: with `received_at`, a store of rows for the screen
+    /// whose reports arrived then; without, the reports whole as `--once` prints them, arrived
+    /// at their own time.
     pub fn into_past(self, thresholds: Thresholds, received_at: Option<DateTime<Utc>>) -> Past {
+        let then = self.capacity.generated_at;
+        let mut store = match received_at {
+            Some(received_at) => {
+                let mut store = Store::new(thresholds);
+                store.apply_pair(self.capacity, self.utilization, received_at);
+                store
+            }
+            None => Store::of_reports(thresholds, self.capacity, self.utilization, then),
+        };
+        store.seed_forecasts(self.series);
         Past {
+            store,
             asked_ms: self.asked_ms,
-            then_ms: self.capacity.generated_at.timestamp_millis(),
-            store: store_of(
-                self.capacity,
-                self.utilization,
-                self.series,
-                thresholds,
-                received_at,
-            ),
+            then_ms: then.timestamp_millis(),
         }
     }
-}
-
-/// Reads the figures of `history` at the instant `at` picks from the newest recorded one (UNIX
-/// ms) into a store, as `--once --at` and the dashboard's time travel show them: with
-/// `received_at`, a store of rows for the screen whose reports arrived then; without, the
-/// reports whole as `--once` prints them, arrived at their own time.
-pub fn past_store(
-    history: &History,
-    at: impl FnOnce(i64) -> Result<i64, HistoryError>,
-    thresholds: Thresholds,
-    received_at: Option<DateTime<Utc>>,
-) -> Result<Past, HistoryError> {
-    Ok(past_reports(history, at)?.into_past(thresholds, received_at))
 }
 
 /// The reports of `history` at the instant `at` picks from the newest recorded one (UNIX ms):
@@ -165,7 +158,7 @@ impl PastSource {
     }
 
     /// The figures at `at_ms` as the dashboard's time travel shows them, received `received_at`
-    /// (see [`past_store`]); the file is read on the blocking pool.
+    /// (see [`PastReports::into_past`]); the file is read on the blocking pool.
     pub async fn past_at(
         self,
         at_ms: i64,
@@ -175,10 +168,9 @@ impl PastSource {
         match self {
             PastSource::Embedded(None) => Err(HistoryError::NoHistory),
             PastSource::Embedded(Some(history)) => {
-                tokio::task::spawn_blocking(move || {
-                    past_store(&history, |_| Ok(at_ms), thresholds, Some(received_at))
-                })
-                .await?
+                let past =
+                    tokio::task::spawn_blocking(move || past_reports(&history, |_| Ok(at_ms)));
+                Ok(past.await??.into_past(thresholds, Some(received_at)))
             }
             PastSource::Prometheus(prometheus) => {
                 prometheus_past(&prometheus, |_| Ok(at_ms), thresholds, Some(received_at)).await
@@ -191,7 +183,7 @@ impl PastSource {
 /// many relays, not one service's newest report), read from Prometheus: the last scrape
 /// within a little more than the step of the tier the instant has aged into, and the
 /// forecasts from the [`read::FORECAST_DAYS`] before it at the query's step. `received_at` as
-/// for [`past_store`].
+/// for [`PastReports::into_past`].
 pub async fn prometheus_past(
     prometheus: &super::prometheus::PrometheusHistory,
     at: impl FnOnce(i64) -> Result<i64, HistoryError>,
@@ -201,7 +193,7 @@ pub async fn prometheus_past(
     let now_ms = Utc::now().timestamp_millis();
     let at_ms = at(now_ms)?;
     let lookback = tolerance(now_ms.saturating_sub(at_ms));
-    let past = prometheus
+    let (capacity, utilization, series) = prometheus
         .figures_at(at_ms, read::FORECAST_DAYS, lookback)
         .await?;
     // A family missing while the other kind's are there was dropped from the scrape.
@@ -211,46 +203,17 @@ pub async fn prometheus_past(
         at: rfc3339(at_ms),
         family: other_there.then_some(family),
     };
-    if past.capacity.routes.is_empty() {
-        let other = past.utilization.is_some();
+    if capacity.routes.is_empty() {
+        let other = utilization.is_some();
         return Err(missing("route", "captop_route_capacity_seconds", other).into());
     }
-    let utilization = past
-        .utilization
-        .ok_or_else(|| missing("/utilization", "captop_run_today_seconds", true))?;
-    let then_ms = past.capacity.generated_at.timestamp_millis();
-    Ok(Past {
-        store: store_of(
-            past.capacity,
-            utilization,
-            past.series,
-            thresholds,
-            received_at,
-        ),
+    let utilization =
+        utilization.ok_or_else(|| missing("/utilization", "captop_run_today_seconds", true))?;
+    let past = PastReports {
         asked_ms: at_ms,
-        then_ms,
-    })
-}
-
-/// A store of one past instant's reports and the forecasts' samples before it.
-fn store_of(
-    capacity: CapacityReport,
-    utilization: UtilizationReport,
-    series: crate::forecast::Series,
-    thresholds: Thresholds,
-    received_at: Option<DateTime<Utc>>,
-) -> Store {
-    let mut store = match received_at {
-        Some(received_at) => {
-            let mut store = Store::new(thresholds);
-            store.apply_pair(capacity, utilization, received_at);
-            store
-        }
-        None => {
-            let then = capacity.generated_at;
-            Store::of_reports(thresholds, capacity, utilization, then)
-        }
+        capacity,
+        utilization,
+        series,
     };
-    store.seed_forecasts(series);
-    store
+    Ok(past.into_past(thresholds, received_at))
 }

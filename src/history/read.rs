@@ -3,9 +3,10 @@
 //! report are those of its last row at or before it (see [`super::db`] for the tables).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
@@ -57,39 +58,6 @@ pub fn row_counts(conn: &Connection) -> rusqlite::Result<RowCounts> {
     )
 }
 
-/// A change point of a route's figures as kept: when, and the four figures (`None` where the
-/// route had left the report).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RouteChange {
-    /// The route's slug.
-    pub slug: String,
-    /// The report it was recorded from, UNIX ms.
-    pub at_ms: i64,
-    /// Minutes sold and total, ports sold and total.
-    pub figures: Option<[i64; 4]>,
-}
-
-/// Every change point kept in `from_ms..=to_ms`, by slug, then time: what the tiers left.
-pub fn route_changes(
-    conn: &Connection,
-    from_ms: i64,
-    to_ms: i64,
-) -> rusqlite::Result<Vec<RouteChange>> {
-    conn.prepare(
-        "SELECT r.slug, s.at_ms, s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
-         FROM route_samples s JOIN routes r ON r.id = s.route
-         WHERE s.at_ms >= ?1 AND s.at_ms <= ?2 ORDER BY r.slug, s.at_ms",
-    )?
-    .query_map(params![from_ms, to_ms], |r| {
-        Ok(RouteChange {
-            slug: r.get(0)?,
-            at_ms: r.get(1)?,
-            figures: figures_of(r, 2)?,
-        })
-    })?
-    .collect()
-}
-
 /// The samples of `routes` (in their order) by slug, leaving out the routes with none.
 pub fn by_slug(routes: Vec<(i64, String)>, samples: Vec<Vec<Sample>>) -> Series {
     routes
@@ -118,44 +86,29 @@ pub fn changes_series(
     now_ms: i64,
 ) -> rusqlite::Result<(Vec<i64>, Vec<Vec<Sample>>)> {
     let gap = i64::try_from(crate::forecast::MIN_GAP.as_millis()).unwrap_or(30_000);
-    let mut instants: Vec<i64> = Vec::new();
-    {
-        let mut stmt = conn.prepare(
+    // The last hour begins at a gap's start, so that no gap is cut in two.
+    let hour_ago = now_ms - HOUR_MS;
+    let last_hour = hour_ago - hour_ago.rem_euclid(gap);
+    let instants: Vec<i64> = conn
+        .prepare(
             "SELECT max(at_ms) FROM polls WHERE at_ms >= ?1 AND at_ms <= ?2
              GROUP BY CASE WHEN at_ms >= ?3 THEN at_ms / ?4 + 1000000000000 ELSE at_ms / ?5 END
              ORDER BY 1",
-        )?;
-        // The last hour begins at a gap's start, so that no gap is cut in two.
-        let hour_ago = now_ms - HOUR_MS;
-        let last_hour = hour_ago - hour_ago.rem_euclid(gap);
-        let rows = stmt.query_map(params![from, now_ms, last_hour, gap, HOUR_MS], |r| r.get(0))?;
-        for at in rows {
-            instants.push(at?);
-        }
-    }
-    let Some(&first) = instants.first() else {
-        return Ok((instants, vec![Vec::new(); routes.len()]));
-    };
+        )?
+        .query_map(params![from, now_ms, last_hour, gap, HOUR_MS], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
     let mut samples = Vec::with_capacity(routes.len());
     for (id, _) in routes {
-        let changes: Vec<(i64, Option<(i64, i64)>)> =
-            changes_of(&mut by_route, *id, (first, now_ms))?
-                .into_iter()
-                .map(|(at_ms, [sold, total, _, _])| (at_ms, sold.zip(total)))
-                .collect();
+        let values = values_at(&mut by_route, *id, &instants)?.into_iter();
         samples.push(
-            values_at(&changes, &instants)
-                .map(|(at_ms, (sold, total))| Sample { at_ms, sold, total })
+            values
+                .map(|(at_ms, [sold, total, ..])| Sample { at_ms, sold, total })
                 .collect(),
         );
     }
     Ok((instants, samples))
 }
-
-/// A row's four figures as stored: minutes sold and total, ports sold and total, each `None`
-/// where NULL.
-type Stored = [Option<i64>; 4];
 
 /// Route `?1`'s change points from the last at or before `?2` to `?3`, in time order.
 const BY_ROUTE: &str = "
@@ -164,43 +117,33 @@ WHERE route = ?1 AND at_ms <= ?3 AND at_ms >= coalesce(
   (SELECT max(at_ms) FROM route_samples WHERE route = ?1 AND at_ms <= ?2), ?2)
 ORDER BY at_ms";
 
-/// Route `id`'s change points from the last at or before `first` to `to`, in time order.
-fn changes_of(
+/// Route `id`'s figures at each of `instants` (ascending), read with [`BY_ROUTE`]: those of its
+/// last change point at or before each, and none where that one is a row of NULLs (the route
+/// had left) or there is none yet.
+fn values_at(
     by_route: &mut rusqlite::CachedStatement<'_>,
     id: i64,
-    (first, to): (i64, i64),
-) -> rusqlite::Result<Vec<(i64, Stored)>> {
-    by_route
-        .query_map(params![id, first, to], |r| {
-            Ok((r.get(0)?, stored_of(r, 1)?))
+    instants: &[i64],
+) -> rusqlite::Result<Vec<(i64, [i64; 4])>> {
+    let (Some(&first), Some(&last)) = (instants.first(), instants.last()) else {
+        return Ok(Vec::new());
+    };
+    let mut changes = by_route
+        .query_map(params![id, first, last], |r| {
+            Ok((r.get::<_, i64>(0)?, figures_of(r, 1)?))
         })?
-        .collect()
-}
-
-/// All four figures, or `None` where any is NULL (the route had left).
-fn complete([a, b, c, d]: Stored) -> Option<[i64; 4]> {
-    Some([a?, b?, c?, d?])
-}
-
-/// A route's value at each of `instants` (ascending) from its change points (ascending,
-/// `None` where it had no figures): the last change at or before each instant, and no value
-/// where that change is a `None` or there is none yet.
-fn values_at<'a, T: Copy>(
-    changes: &'a [(i64, Option<T>)],
-    instants: &'a [i64],
-) -> impl Iterator<Item = (i64, T)> + 'a {
-    let mut next = changes.iter().peekable();
+        .peekable();
     let mut current = None;
-    instants.iter().filter_map(move |&at| {
-        while let Some(&&(t, value)) = next.peek() {
-            if t > at {
-                break;
-            }
-            current = value;
-            next.next();
+    let mut values = Vec::new();
+    for &at in instants {
+        // The changes up to this instant (an error is taken, to be returned).
+        let due = |c: &rusqlite::Result<(i64, _)>| c.as_ref().map_or(true, |c| c.0 <= at);
+        while let Some((_, figures)) = changes.next_if(due).transpose()? {
+            current = figures;
         }
-        current.map(|value| (at, value))
-    })
+        values.extend(current.map(|figures| (at, figures)));
+    }
+    Ok(values)
 }
 
 /// The figures as recorded at `at_ms`: the last report at or before it, if one was recorded
@@ -223,6 +166,57 @@ pub fn figures_at(
     else {
         return Ok(None);
     };
+    let mut routes = Vec::new();
+    routes_at(conn, report_at, |r, figures| {
+        if let Some(figures) = figures {
+            routes.push(route_of(r.get(1)?, r.get(2)?, r.get(3)?, figures));
+        }
+        Ok(())
+    })?;
+    let capacity = CapacityReport {
+        generated_at: instant(report_at),
+        unit_notes: None,
+        totals: totals_of(&routes),
+        routes,
+    };
+    let utilization = utilization_between(conn, at_ms.saturating_sub(tolerance_ms), at_ms)?;
+    Ok(Some((capacity, utilization.into_iter().last())))
+}
+
+/// A route of a report rebuilt from its figures (minutes sold and total, ports sold and total):
+/// what is left and its fill follow from them, as the service computes them.
+pub fn route_of(
+    route: Arc<str>,
+    name: Arc<str>,
+    dial_code: Arc<str>,
+    [sold, total, ports_sold, ports_total]: [i64; 4],
+) -> RouteCapacity {
+    RouteCapacity {
+        route,
+        name,
+        dial_code,
+        capacity_minutes: MinutesCapacity {
+            total,
+            sold,
+            remaining: total - sold,
+        },
+        ports: PortCapacity {
+            total: ports_total,
+            sold: ports_sold,
+            available: ports_total - ports_sold,
+        },
+        filled_pct: filled_pct(sold, total),
+    }
+}
+
+/// Every route in id order, given to `each` as its row (id, slug, name, dial code) and its
+/// figures as of its last change point at or before `at_ms` (`None` where it had left or has
+/// none): what a writer starts from and what a past instant shows.
+pub fn routes_at(
+    conn: &Connection,
+    at_ms: i64,
+    mut each: impl FnMut(&rusqlite::Row<'_>, Option<[i64; 4]>) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
     let mut stmt = conn.prepare(
         "SELECT r.id, r.slug, r.name, r.dial_code,
                 s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
@@ -231,36 +225,11 @@ pub fn figures_at(
                           WHERE route = r.id AND at_ms <= ?1)
          ORDER BY r.id",
     )?;
-    let mut rows = stmt.query([report_at])?;
-    let mut routes = Vec::new();
+    let mut rows = stmt.query([at_ms])?;
     while let Some(r) = rows.next()? {
-        let Some([sold, total, ports_sold, ports_total]) = figures_of(r, 4)? else {
-            continue;
-        };
-        routes.push(RouteCapacity {
-            route: r.get(1)?,
-            name: r.get(2)?,
-            dial_code: r.get(3)?,
-            capacity_minutes: MinutesCapacity {
-                total,
-                sold,
-                remaining: total - sold,
-            },
-            ports: PortCapacity {
-                total: ports_total,
-                sold: ports_sold,
-                available: ports_total - ports_sold,
-            },
-            filled_pct: filled_pct(sold, total),
-        });
+        each(r, figures_of(r, 4)?)?;
     }
-    let capacity = CapacityReport {
-        generated_at: instant(report_at),
-        unit_notes: None,
-        totals: totals_of(&routes),
-        routes,
-    };
-    Ok(Some((capacity, utilization_at(conn, at_ms, tolerance_ms)?)))
+    Ok(())
 }
 
 /// The totals of `routes` as the spec defines them (the sums of the routes' fields, and the
@@ -286,22 +255,6 @@ pub fn totals_of(routes: &[RouteCapacity]) -> Totals {
         }),
         filled_pct: Some(filled_pct(sold, total)),
     }
-}
-
-fn utilization_at(
-    conn: &Connection,
-    at_ms: i64,
-    tolerance_ms: i64,
-) -> rusqlite::Result<Option<UtilizationReport>> {
-    conn.query_row(
-        &format!(
-            "SELECT {UTILIZATION_COLUMNS} FROM utilization WHERE at_ms <= ?1 AND at_ms >= ?2 \
-             ORDER BY at_ms DESC LIMIT 1"
-        ),
-        params![at_ms, at_ms.saturating_sub(tolerance_ms)],
-        utilization_of,
-    )
-    .optional()
 }
 
 /// The `/utilization` reports recorded in `from_ms..=to_ms`, in time order: what an export
@@ -346,13 +299,6 @@ fn utilization_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<UtilizationReport> 
             provisioning_ports: r.get(11)?,
         },
     })
-}
-
-/// Each route's slug, display name and dial code.
-pub fn route_names(conn: &Connection) -> rusqlite::Result<HashMap<String, (String, String)>> {
-    conn.prepare("SELECT slug, name, dial_code FROM routes")?
-        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
-        .collect()
 }
 
 /// Each route's figures at every report in `from..=to`, in order: what `history export`
@@ -417,16 +363,14 @@ pub fn reports_between(conn: &Connection, from_ms: i64, to_ms: i64) -> rusqlite:
 /// The four figures of a row from column `first` on (minutes sold and total, ports sold and
 /// total); `None` where any is NULL (the route had left).
 pub fn figures_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Option<[i64; 4]>> {
-    Ok(complete(stored_of(row, first)?))
-}
-
-/// The four figures of a row from column `first` on, as stored.
-fn stored_of(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Stored> {
     // Read in place, without `Row::get`'s conversion: a writer loads 10,000 routes' figures.
     let figure = |i: usize| -> rusqlite::Result<Option<i64>> {
         Ok(row.get_ref(first + i)?.as_i64_or_null()?)
     };
-    Ok([figure(0)?, figure(1)?, figure(2)?, figure(3)?])
+    Ok(match [figure(0)?, figure(1)?, figure(2)?, figure(3)?] {
+        [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
+        _ => None,
+    })
 }
 
 /// `sold` of `total` in percent, rounded half up, as the service computes it (0 of nothing).
@@ -440,32 +384,23 @@ pub fn filled_pct(sold: i64, total: i64) -> i64 {
 
 /// Each route's figures at every report in `from..=to` where it had some, route by route:
 /// what an OpenMetrics export writes (a series' points must follow one another). Calls `each`
-/// with the slug and its (instant, figures), in time order.
+/// with the slug, name and dial code and the route's (instant, figures), in time order.
 pub fn each_route(
     conn: &Connection,
     from_ms: i64,
     to_ms: i64,
-    mut each: impl FnMut(&str, &[(i64, [i64; 4])]) -> std::io::Result<()>,
+    mut each: impl FnMut([&str; 3], &[(i64, [i64; 4])]) -> std::io::Result<()>,
 ) -> Result<usize, super::HistoryError> {
     let instants = reports_between(conn, from_ms, to_ms)?;
-    let Some(&first) = instants.first() else {
-        return Ok(0);
-    };
-    let routes: Vec<(i64, String)> = conn
-        .prepare("SELECT id, slug FROM routes ORDER BY slug")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+    let routes: Vec<(i64, [String; 3])> = conn
+        .prepare("SELECT id, slug, name, dial_code FROM routes ORDER BY slug")?
+        .query_map([], |r| Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?])))?
         .collect::<rusqlite::Result<_>>()?;
     let mut by_route = conn.prepare_cached(BY_ROUTE)?;
-    let mut points = Vec::new();
-    for (id, slug) in routes {
-        let changes: Vec<(i64, Option<[i64; 4]>)> = changes_of(&mut by_route, id, (first, to_ms))?
-            .into_iter()
-            .map(|(at_ms, stored)| (at_ms, complete(stored)))
-            .collect();
-        points.clear();
-        points.extend(values_at(&changes, &instants));
+    for (id, [slug, name, dial_code]) in &routes {
+        let points = values_at(&mut by_route, *id, &instants)?;
         if !points.is_empty() {
-            each(&slug, &points)?;
+            each([slug, name, dial_code], &points)?;
         }
     }
     Ok(instants.len())

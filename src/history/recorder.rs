@@ -173,6 +173,15 @@ impl Shared {
         self.seeded.notify_one();
     }
 
+    /// Opens the file for writing, saying so when it had to be started afresh.
+    fn open(&self, history: &History) -> Result<Writer, super::HistoryError> {
+        let (writer, warning) = history.writer()?;
+        if let Some(w) = warning {
+            self.warn(format!("history: {w}"));
+        }
+        Ok(writer)
+    }
+
     /// Opens a file already there and reads it back at once, up to its newest report, while the
     /// face fetches its first figures: the writer, and whether it seeded. A new file is made
     /// with the first report; one that cannot be opened is said to be, and tried again, then.
@@ -180,12 +189,9 @@ impl Shared {
         if !history.path().exists() {
             return (None, false);
         }
-        let Ok((w, warning)) = history.writer() else {
+        let Ok(w) = self.open(history) else {
             return (None, false);
         };
-        if let Some(w) = warning {
-            self.warn(format!("history: {w}"));
-        }
         let newest = read::span(w.conn())
             .ok()
             .flatten()
@@ -203,13 +209,8 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
     let mut failing = false;
     while let Ok(job) = jobs.recv() {
         if writer.is_none() {
-            match history.writer() {
-                Ok((w, warning)) => {
-                    if let Some(w) = warning {
-                        sides.warn(format!("history: {w}"));
-                    }
-                    writer = Some(w);
-                }
+            match sides.open(history) {
+                Ok(w) => writer = Some(w),
                 Err(e) => {
                     if !failing {
                         sides.warn(format!(

@@ -368,7 +368,7 @@ fn every_read_gives_back_the_figures_of_each_report() {
         conn,
         t(0).timestamp_millis(),
         t(24 * 60).timestamp_millis(),
-        |slug, points| {
+        |[slug, ..], points| {
             exported.push((slug.to_owned(), points.len(), points.last().map(|p| p.1[0])));
             Ok(())
         },
@@ -462,12 +462,8 @@ fn every_instant_of_the_last_days_is_reached_across_the_tiers_handover() {
     }
     drop(w);
     let at = |back_s: i64| {
-        past::past_store(
-            &h,
-            |newest| Ok(newest - back_s * 1000),
-            crate::store::Thresholds::default(),
-            None,
-        )
+        past::past_reports(&h, |newest| Ok(newest - back_s * 1000))
+            .map(|past| past.into_past(crate::store::Thresholds::default(), None))
     };
     // Every minute from 26 hours back to 22 hours back, through the handover at a day.
     for back in (22 * 60..=26 * 60).map(|m| m * 60) {

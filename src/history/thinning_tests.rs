@@ -20,7 +20,7 @@ fn old_rows_are_thinned_by_tier_and_dropped_after_keep_days() {
             .unwrap();
     }
     let conn = w.conn();
-    let changes = read::route_changes(conn, i64::MIN, i64::MAX).unwrap();
+    let changes = route_changes(conn, i64::MIN, i64::MAX).unwrap();
     let b_rows = changes.iter().filter(|c| c.slug == "b").count();
     assert_eq!(b_rows, 1);
     let newest = t(minutes * 60).timestamp_millis();
@@ -95,7 +95,7 @@ fn thinning_with_every_report_keeps_the_rows_a_thinning_a_day_keeps() {
         daily.capacity(&r).unwrap();
     }
     let rows = |conn: &rusqlite::Connection, before: i64| {
-        read::route_changes(conn, i64::MIN, before - 1).unwrap()
+        route_changes(conn, i64::MIN, before - 1).unwrap()
     };
     // The one-shot runs last thinned at two days: what had aged into a tier by then.
     let before = t(2 * 24 * 3600).timestamp_millis() - 24 * 3_600_000;
@@ -117,10 +117,43 @@ fn the_rows_of_an_instant_that_age_together_are_thinned_by_the_next_report() {
     w.capacity(&report(t(0), &sold(1))).unwrap();
     w.capacity(&report(t(60), &sold(2))).unwrap();
     let first = t(0).timestamp_millis();
-    let left = |w: &Writer| read::route_changes(w.conn(), first, first).unwrap().len();
+    let left = |w: &Writer| route_changes(w.conn(), first, first).unwrap().len();
     let six_hours = 6 * 3600;
     w.capacity(&report(t(six_hours - 10), &sold(2))).unwrap();
     assert_eq!(left(&w), 300);
     w.capacity(&report(t(six_hours + 5), &sold(2))).unwrap();
     assert_eq!(left(&w), 0);
+}
+
+/// A change point of a route's figures as kept: when, and the four figures (`None` where the
+/// route had left the report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RouteChange {
+    /// The route's slug.
+    slug: String,
+    /// The report it was recorded from, UNIX ms.
+    at_ms: i64,
+    /// Minutes sold and total, ports sold and total.
+    figures: Option<[i64; 4]>,
+}
+
+/// Every change point kept in `from_ms..=to_ms`, by slug, then time: what the tiers left.
+fn route_changes(
+    conn: &rusqlite::Connection,
+    from_ms: i64,
+    to_ms: i64,
+) -> rusqlite::Result<Vec<RouteChange>> {
+    conn.prepare(
+        "SELECT r.slug, s.at_ms, s.minutes_sold, s.minutes_total, s.ports_sold, s.ports_total
+         FROM route_samples s JOIN routes r ON r.id = s.route
+         WHERE s.at_ms >= ?1 AND s.at_ms <= ?2 ORDER BY r.slug, s.at_ms",
+    )?
+    .query_map(rusqlite::params![from_ms, to_ms], |r| {
+        Ok(RouteChange {
+            slug: r.get(0)?,
+            at_ms: r.get(1)?,
+            figures: read::figures_of(r, 2)?,
+        })
+    })?
+    .collect()
 }

@@ -140,11 +140,11 @@ pub struct Writer {
     keep_days: u32,
     routes: Routes,
     /// `PRAGMA data_version` after our last write: another value means another process wrote.
+    /// -1 (never a data version) while what is known of the routes is to be read again.
     data_version: i64,
     reports: u64,
     /// When a one-shot writer thins next.
     next_compact_ms: Option<i64>,
-    loaded: bool,
     /// Whether each report thins what aged since the report before (a face that keeps
     /// running); otherwise the file is thinned at most every [`ONE_SHOT_COMPACT_EVERY_MS`].
     as_it_goes: bool,
@@ -166,7 +166,6 @@ impl Writer {
             data_version: -1,
             reports: 0,
             next_compact_ms: None,
-            loaded: false,
             as_it_goes: true,
             importing: false,
             log_pages: 0,
@@ -284,7 +283,7 @@ impl Writer {
         self.run("BEGIN IMMEDIATE", [])?;
         let done = (|| {
             let version: i64 = self.one("PRAGMA data_version", [], |row| row.get(0))?;
-            if !self.loaded || version != self.data_version {
+            if version != self.data_version {
                 self.load()?;
             }
             write(self)
@@ -297,7 +296,7 @@ impl Writer {
             }
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
-                self.loaded = false;
+                self.data_version = -1;
                 Err(e)
             }
         }
@@ -311,29 +310,19 @@ impl Writer {
 
     /// Reads every route and its last row.
     fn load(&mut self) -> rusqlite::Result<()> {
-        self.routes = Routes::default();
-        let mut stmt = self.conn.prepare(
-            "SELECT r.id, r.slug, r.name, r.dial_code,
-                    l.minutes_sold, l.minutes_total, l.ports_sold, l.ports_total
-             FROM routes r LEFT JOIN route_samples l ON l.route = r.id
-               AND l.at_ms = (SELECT max(at_ms) FROM route_samples WHERE route = r.id)
-             ORDER BY r.id",
-        )?;
-        let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            let known = Known {
+        let routes = &mut self.routes;
+        *routes = Routes::default();
+        super::read::routes_at(&self.conn, i64::MAX, |row, last| {
+            routes.by_slug.insert(row.get(1)?, routes.list.len());
+            routes.list.push(Known {
                 id: row.get(0)?,
                 name: row.get(2)?,
                 dial_code: row.get(3)?,
-                last: super::read::figures_of(row, 4)?,
+                last,
                 seen: 0,
-            };
-            self.routes
-                .by_slug
-                .insert(row.get(1)?, self.routes.list.len());
-            self.routes.list.push(known);
-        }
-        self.loaded = true;
+            });
+            Ok(())
+        })?;
         Ok(())
     }
 

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::cli::Format;
 use crate::history::export::{parse_instant, rfc3339};
-use crate::history::past::{PastSource, past_store, prometheus_past};
+use crate::history::past::{PastSource, past_reports, prometheus_past};
 use crate::store::Store;
 
 use super::{OnceOptions, print_check, write_out};
@@ -125,13 +125,9 @@ pub async fn figures_at(
             return Ok((past.store, prometheus.shown_url(), note));
         }
     };
-    let past = past_store(
-        &history,
-        |newest| parse_instant(at, newest),
-        options.style.thresholds,
-        None,
-    )
-    .map_err(AtError::Past)?;
+    let past = past_reports(&history, |newest| parse_instant(at, newest))
+        .map_err(AtError::Past)?
+        .into_past(options.style.thresholds, None);
     let note = format!(
         "figures as recorded at {}{}, from {}",
         rfc3339(past.then_ms),

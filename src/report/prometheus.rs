@@ -352,10 +352,8 @@ fn register_freshness(registry: &mut Registry, store: &Store) {
         "captop_upstream_last_success_timestamp_seconds",
         "When each endpoint of the service last answered with good figures",
         store
-            .ledger()
             .last_success()
-            .iter()
-            .map(|(endpoint, at)| (one("endpoint", endpoint.path()), seconds(*at))),
+            .map(|(endpoint, at)| (one("endpoint", endpoint.path()), seconds(at))),
     );
 }
 

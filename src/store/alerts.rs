@@ -239,10 +239,15 @@ impl Watcher {
     }
 
     /// The conditions that stand as of `report`, the latest report given to
-    /// [`Watcher::report`], with its forecasts: per route its one fill state (sold out, else
-    /// critical, else warning) and whether it sells out within the horizon; `service-down`
-    /// while the latest poll failed. Nothing before the first report or failure.
-    pub fn standing(&self, report: &CapacityReport, forecasts: &Forecasts) -> Vec<ActionEvent> {
+    /// [`Watcher::report`] (none yet: the service's alone), with its forecasts: per route its one
+    /// fill state (sold out, else critical, else warning) and whether it sells out within the
+    /// horizon; `service-down` while the latest poll failed. Nothing before the first report or
+    /// failure.
+    pub fn standing(
+        &self,
+        report: Option<&CapacityReport>,
+        forecasts: &Forecasts,
+    ) -> Vec<ActionEvent> {
         let mut standing = Vec::new();
         if self.service_up == Some(false) {
             standing.push(service_event(
@@ -250,6 +255,9 @@ impl Watcher {
                 self.down_reason.clone(),
             ));
         }
+        let Some(report) = report else {
+            return standing;
+        };
         let states = self.routes.as_deref().unwrap_or_default();
         for ((slug, state), r) in states.iter().zip(&report.routes) {
             if **slug != *r.route {
@@ -442,7 +450,7 @@ mod tests {
         }
         let mut w = Watcher::new(Default::default(), Some(6.0));
         assert!(
-            w.standing(&cap, &Forecasts::new()).is_empty(),
+            w.standing(Some(&cap), &Forecasts::new()).is_empty(),
             "nothing yet"
         );
         cap.routes[0].filled_pct = 97;
@@ -450,7 +458,7 @@ mod tests {
         let _ = w.report(&cap, &Forecasts::new());
         let slug0 = cap.routes[0].route.to_string();
         let slug1 = cap.routes[1].route.to_string();
-        let standing = w.standing(&cap, &Forecasts::new());
+        let standing = w.standing(Some(&cap), &Forecasts::new());
         assert_eq!(
             kinds(&standing),
             [("critical", slug0.clone()), ("warning", slug1.clone())],
@@ -460,7 +468,7 @@ mod tests {
         cap.routes[0].capacity_minutes.remaining = 0;
         let _ = w.report(&cap, &Forecasts::new());
         let _ = w.failure("connection refused");
-        let standing = w.standing(&cap, &Forecasts::new());
+        let standing = w.standing(Some(&cap), &Forecasts::new());
         assert_eq!(
             kinds(&standing),
             [
@@ -471,6 +479,10 @@ mod tests {
         );
         assert_eq!(standing[0].message, "connection refused");
         let _ = w.report(&cap, &Forecasts::new());
-        assert_eq!(w.standing(&cap, &Forecasts::new()).len(), 2, "up again");
+        assert_eq!(
+            w.standing(Some(&cap), &Forecasts::new()).len(),
+            2,
+            "up again"
+        );
     }
 }

@@ -33,38 +33,5 @@ pub struct LogEntry {
     pub text: String,
 }
 
-/// The last [`LOG_LEN`] entries, oldest first.
-#[derive(Debug, Clone, Default)]
-pub struct EventLog {
-    entries: VecDeque<LogEntry>,
-}
-
-impl EventLog {
-    /// Adds an entry, dropping the oldest when full.
-    pub fn push(&mut self, at: DateTime<Utc>, kind: LogKind, text: String) {
-        if self.entries.len() == LOG_LEN {
-            self.entries.pop_front();
-        }
-        self.entries.push_back(LogEntry { at, kind, text });
-    }
-
-    /// The entries, oldest first.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &LogEntry> + ExactSizeIterator {
-        self.entries.iter()
-    }
-
-    /// How many entries are kept.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether nothing was logged yet.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// The newest entry.
-    pub fn last(&self) -> Option<&LogEntry> {
-        self.entries.back()
-    }
-}
+/// The last [`LOG_LEN`] entries, oldest first (the store adds them, `Store::log_line`).
+pub type EventLog = VecDeque<LogEntry>;

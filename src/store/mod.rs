@@ -28,7 +28,6 @@ pub mod diff;
 pub mod event_log;
 pub mod feed;
 pub mod levels;
-mod reading;
 pub mod recent;
 mod relay_alerts;
 pub mod rows;
@@ -200,7 +199,7 @@ impl Store {
                 if !self.capacity.accept(seq) {
                     return applied;
                 }
-                self.ledger.capacity(seq, received_at, &result);
+                self.ledger.capacity(seq, &result);
                 match result {
                     Ok(report) => {
                         self.apply_capacity(report, received_at, now);
@@ -218,7 +217,7 @@ impl Store {
                 if !self.utilization.accept(seq) {
                     return applied;
                 }
-                applied.transition = self.ledger.utilization(seq, received_at, &result);
+                applied.transition = self.ledger.utilization(seq, &result);
                 applied.poll_completed = true;
                 applied.utilization_changed = result.is_ok();
                 match result {
@@ -252,16 +251,7 @@ impl Store {
     /// The conditions that stand now, as the alerts' detector sees them (see
     /// [`alerts::Watcher::standing`]): the routes' of the latest report, the service's.
     pub fn standing_alerts(&self) -> Vec<ActionEvent> {
-        let empty = CapacityReport {
-            generated_at: DateTime::<Utc>::UNIX_EPOCH,
-            unit_notes: None,
-            routes: Vec::new(),
-            totals: Default::default(),
-        };
-        let report = self
-            .capacity
-            .report()
-            .map_or(&empty, |report| report.as_ref());
+        let report = self.capacity.report().map(Arc::as_ref);
         self.watcher.standing(report, &self.forecasts)
     }
 
@@ -271,7 +261,16 @@ impl Store {
         self.broken_rules.0.iter().chain(&self.broken_rules.1)
     }
 
-    /// What the service did, poll by poll: state, counts, last successes.
+    /// When each endpoint last answered with a good report (that report's arrival).
+    pub fn last_success(&self) -> impl Iterator<Item = (Endpoint, DateTime<Utc>)> {
+        let capacity = (Endpoint::Capacity, self.capacity.received_at());
+        let utilization = (Endpoint::Utilization, self.utilization.received_at());
+        [capacity, utilization]
+            .into_iter()
+            .filter_map(|(endpoint, at)| Some((endpoint, at?)))
+    }
+
+    /// What the service did, poll by poll: state, counts.
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
     }
@@ -351,9 +350,17 @@ impl Store {
     pub fn warn(&mut self, text: &str, now: DateTime<Utc>) {
         let text = fit(text, 200);
         if self.warning.as_ref().map(|(w, _)| w.as_str()) != Some(text.as_str()) {
-            self.log.push(now, LogKind::Warn, text.clone());
+            self.log_line(now, LogKind::Warn, text.clone());
             self.warning = Some((text, now));
         }
+    }
+
+    /// Adds a line to the log, dropping the oldest past [`event_log::LOG_LEN`].
+    fn log_line(&mut self, at: DateTime<Utc>, kind: LogKind, text: String) {
+        if self.log.len() == event_log::LOG_LEN {
+            self.log.pop_front();
+        }
+        self.log.push_back(LogEntry { at, kind, text });
     }
 
     // ----- applying results -----
@@ -383,7 +390,7 @@ impl Store {
             } else {
                 format!("{name}: {message}")
             };
-            self.log.push(at, LogKind::Error, text);
+            self.log_line(at, LogKind::Error, text);
         }
     }
 
@@ -396,7 +403,7 @@ impl Store {
         };
         if let Some(f) = failure {
             let after = duration(age(at, f.since), Precision::Glance);
-            self.log.push(
+            self.log_line(
                 at,
                 LogKind::Recovery,
                 format!("{which} answers again (failed for {after})"),
@@ -418,7 +425,7 @@ impl Store {
         validate::capacity::settle_fills(&mut report);
         if self.capacity.latest.is_none() {
             let text = format!("{} routes reported", thousands(report.routes.len() as i64));
-            self.log.push(received_at, LogKind::Info, text);
+            self.log_line(received_at, LogKind::Info, text);
         }
         let added = crate::forecast::add_report(Arc::make_mut(&mut self.forecast_series), &report);
         if added {
@@ -448,12 +455,12 @@ impl Store {
             if let (Some(a), Some(b)) = (old_pct, new_pct)
                 && let Some((kind, text)) = crossing(&self.thresholds, a, b)
             {
-                self.log.push(received_at, kind, text);
+                self.log_line(received_at, kind, text);
             }
             if let Some(text) =
                 diff::describe_port_moves(&old.report.capacity_status, &report.capacity_status)
             {
-                self.log.push(received_at, LogKind::Info, text);
+                self.log_line(received_at, LogKind::Info, text);
             }
         }
         self.utilization.latest = Some(Fetched {
@@ -502,5 +509,88 @@ impl Store {
             &format!("{endpoint} figures look wrong: {first}{more}"),
             now,
         );
+    }
+}
+
+/// What the faces read: the latest reports, the log and the poller's state. Nothing here
+/// changes the store.
+impl Store {
+    /// `/capacity`: its latest report, whole (with `received_at`), and failure.
+    pub fn capacity(&self) -> &Feed<Arc<CapacityReport>> {
+        &self.capacity
+    }
+
+    /// `/utilization`: its latest report (with `received_at`) and failure.
+    pub fn utilization(&self) -> &Feed<Arc<UtilizationReport>> {
+        &self.utilization
+    }
+
+    /// Whether any report arrived yet.
+    pub fn has_figures(&self) -> bool {
+        self.capacity.latest.is_some() || self.utilization.latest.is_some()
+    }
+
+    /// API version from `/health`, sanitized.
+    pub fn api_version(&self) -> Option<&str> {
+        self.api_version.as_deref()
+    }
+
+    /// The poller's latest schedule.
+    pub fn schedule(&self) -> Option<&ScheduleStatus> {
+        self.schedule.as_ref()
+    }
+
+    /// What changed between polls, newest last.
+    pub fn log(&self) -> &EventLog {
+        &self.log
+    }
+
+    /// The poller's latest warning and when it came.
+    pub fn warning(&self) -> Option<(&str, DateTime<Utc>)> {
+        self.warning.as_ref().map(|(w, at)| (w.as_str(), *at))
+    }
+
+    /// Utilization percentage of the latest report.
+    pub fn utilization_pct(&self) -> Option<f64> {
+        utilization_pct(self.utilization.report()?)
+    }
+
+    /// When the oldest figures whose last poll failed arrived (`None`: nothing stale).
+    pub fn stale_since(&self) -> Option<DateTime<Utc>> {
+        let cap = self
+            .capacity
+            .is_stale()
+            .then(|| self.capacity.received_at());
+        let util = self
+            .utilization
+            .is_stale()
+            .then(|| self.utilization.received_at());
+        [cap.flatten(), util.flatten()].into_iter().flatten().min()
+    }
+
+    /// Each route's samples for the forecasts: every 30 s over the last hour, hourly before,
+    /// over days once the history has them.
+    pub fn forecast_series(&self) -> &crate::forecast::Series {
+        &self.forecast_series
+    }
+
+    /// A number that changes whenever [`Store::forecast_series`] does: what a reader worked out
+    /// from the series holds while the number stays the same.
+    pub fn forecast_series_version(&self) -> u64 {
+        self.series_version
+    }
+
+    /// The service's clock at captop's `now`: the latest report's `generated_at`, moved on by
+    /// the time since it arrived. Forecasts run on the service's clock (a simulated service
+    /// may run its clock fast or days behind), so every face's time left is measured from this
+    /// (`--once` and check, which take the figures as they arrive, from `generated_at` itself).
+    pub fn service_now(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        match &self.capacity.latest {
+            Some(fetched) => {
+                let since = (now - fetched.received_at).max(chrono::Duration::zero());
+                fetched.report.generated_at + since
+            }
+            None => now,
+        }
     }
 }

@@ -52,10 +52,10 @@ impl Store {
         }
         let more = lines.len().saturating_sub(MAX_LOGGED);
         for (kind, text) in lines.into_iter().take(MAX_LOGGED) {
-            self.log.push(now, kind, text);
+            self.log_line(now, kind, text);
         }
         if more > 0 {
-            self.log.push(
+            self.log_line(
                 now,
                 LogKind::Warn,
                 format!("and {more} more team alerts fired or resolved"),

@@ -156,7 +156,7 @@ fn fitted(text: &Arc<str>, cells: usize) -> Arc<str> {
 }
 
 /// The totals row: the service's totals where it sent them, else the sums of the routes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TotalsRow {
     /// Number of routes.
     pub routes: i64,
@@ -166,25 +166,6 @@ pub struct TotalsRow {
     pub ports: PortCapacity,
     /// Percent of capacity sold, clamped into 0..=100.
     pub filled_pct: u8,
-}
-
-impl Default for TotalsRow {
-    fn default() -> Self {
-        TotalsRow {
-            routes: 0,
-            minutes: MinutesCapacity {
-                total: 0,
-                sold: 0,
-                remaining: 0,
-            },
-            ports: PortCapacity {
-                total: 0,
-                sold: 0,
-                available: 0,
-            },
-            filled_pct: 0,
-        }
-    }
 }
 
 impl TotalsRow {

@@ -101,7 +101,7 @@ impl RowsView {
         }
         self.changes.extend(moved.changes);
         for (kind, text) in moved.log {
-            self.store.log.push(received_at, kind, text);
+            self.store.log_line(received_at, kind, text);
         }
         self.route_history.record(&self.rows);
         self.totals = TotalsRow::of(report);

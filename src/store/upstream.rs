@@ -1,12 +1,10 @@
 //! What the service did, poll by poll, as the relay's log and `/metrics` and a status line tell
-//! it: the upstream's state ([`Upstream`]), when each endpoint last answered well, and how many
-//! requests went out with which result.
+//! it: the upstream's state ([`Upstream`]) and how many requests went out with which result
+//! (when each endpoint last answered well is its feed's, [`super::Store::last_success`]).
 //!
 //! A poll is a pair of answers (`/capacity` then `/utilization`, one `seq`); the state changes
 //! with the pair, not half of it, and an answer to a poll older than one already taken is
 //! counted but says nothing of the state.
-
-use chrono::{DateTime, Utc};
 
 use crate::api::{ApiError, Endpoint};
 
@@ -56,7 +54,10 @@ impl Upstream {
         }
     }
 
-    fn of(error: &ApiError) -> Upstream {
+    fn of_result<T>(result: &Result<T, ApiError>) -> Upstream {
+        let Err(error) = result else {
+            return Upstream::Up;
+        };
         match error {
             ApiError::Unauthorized { .. } | ApiError::MissingKey | ApiError::InvalidKey => {
                 Upstream::KeyRejected
@@ -95,7 +96,6 @@ pub struct Transition {
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     state: Upstream,
-    last_success: Vec<(Endpoint, DateTime<Utc>)>,
     requests: Vec<(Endpoint, String, u64)>,
     rate_limited: u64,
     /// The capacity half of the poll in progress: its seq and what it said.
@@ -127,11 +127,6 @@ impl Ledger {
         self.state == Upstream::Up
     }
 
-    /// When each endpoint last answered with a good report.
-    pub fn last_success(&self) -> &[(Endpoint, DateTime<Utc>)] {
-        &self.last_success
-    }
-
     /// Requests sent, by endpoint and status code (`"error"`: no status came back).
     pub fn requests(&self) -> &[(Endpoint, String, u64)] {
         &self.requests
@@ -158,41 +153,18 @@ impl Ledger {
         }
     }
 
-    fn outcome<T>(
-        &mut self,
-        endpoint: Endpoint,
-        received_at: DateTime<Utc>,
-        result: &Result<T, ApiError>,
-    ) -> Upstream {
-        match result {
-            Ok(_) => {
-                self.last_success.retain(|(e, _)| *e != endpoint);
-                self.last_success.push((endpoint, received_at));
-                Upstream::Up
-            }
-            Err(e) => Upstream::of(e),
-        }
-    }
-
     /// The `/capacity` half of poll `seq`, as fresh as any taken so far.
-    pub(super) fn capacity<T>(
-        &mut self,
-        seq: u64,
-        received_at: DateTime<Utc>,
-        result: &Result<T, ApiError>,
-    ) {
-        let outcome = self.outcome(Endpoint::Capacity, received_at, result);
-        self.capacity_outcome = Some((seq, outcome));
+    pub(super) fn capacity<T>(&mut self, seq: u64, result: &Result<T, ApiError>) {
+        self.capacity_outcome = Some((seq, Upstream::of_result(result)));
     }
 
     /// The `/utilization` half of poll `seq`, which completes it; returns the change of state.
     pub(super) fn utilization<T>(
         &mut self,
         seq: u64,
-        received_at: DateTime<Utc>,
         result: &Result<T, ApiError>,
     ) -> Option<Transition> {
-        let outcome = self.outcome(Endpoint::Utilization, received_at, result);
+        let outcome = Upstream::of_result(result);
         let capacity = match self.capacity_outcome.take() {
             Some((s, c)) if s == seq => c,
             _ => Upstream::Up,

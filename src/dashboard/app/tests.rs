@@ -70,7 +70,7 @@ fn purchases_are_logged_and_highlighted_then_expire() {
     let change = app.store().change_of("a", app.now).unwrap();
     assert_eq!((change.minutes, change.ports), (20, 2));
     assert_eq!(
-        app.store().log().last().unwrap().text,
+        app.store().log().back().unwrap().text,
         "Lagos +20 min +2 ports"
     );
     app.set_clock(t(5 + 61), app.now_mono);

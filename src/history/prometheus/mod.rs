@@ -11,10 +11,10 @@ pub mod answer;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::export::UTILIZATION_FAMILIES;
 use super::source::PrometheusSource;
 use crate::api::model::{
-    CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
-    Utilization, UtilizationReport,
+    CapacityReport, CapacityStatus, DailyCapacity, Utilization, UtilizationReport,
 };
 use crate::forecast::{Sample, Series};
 use crate::secret_file::SecretFile;
@@ -303,7 +303,7 @@ impl PrometheusHistory {
         at_ms: i64,
         days: i64,
         lookback_ms: i64,
-    ) -> Result<PastFigures, PrometheusError> {
+    ) -> Result<(CapacityReport, Option<UtilizationReport>, Series), PrometheusError> {
         let step = step_ms(days * DAY_MS);
         let window = lookback_ms.max(step) / 1000;
         let at = |metric: &'static str| {
@@ -315,14 +315,11 @@ impl PrometheusHistory {
             at("captop_route_ports"),
             at("captop_route_info"),
             at("captop_figures_generated_timestamp_seconds"),
-            futures::future::join_all(UTILIZATION_FAMILIES.map(at)),
+            futures::future::join_all(UTILIZATION_FAMILIES.map(|(name, ..)| at(name))),
         );
         let (mut capacity, series) =
             reports_of(at_ms, &minutes?, &ports?, &info.unwrap_or_default());
-        let mut families = Vec::new();
-        for answer in utilization {
-            families.push(answer?);
-        }
+        let families = utilization.into_iter().collect::<Result<Vec<_>, _>>()?;
         let mut utilization = utilization_of(at_ms, &families);
         // The instants the figures were generated, where the relay said (else the query's).
         let generated = generated.unwrap_or_default();
@@ -340,33 +337,9 @@ impl PrometheusHistory {
             u.generated_at = then;
             u.date = then.date_naive();
         }
-        Ok(PastFigures {
-            capacity,
-            utilization,
-            series,
-        })
+        Ok((capacity, utilization, series))
     }
 }
-
-/// What Prometheus holds of one past instant.
-#[derive(Debug)]
-pub struct PastFigures {
-    /// The routes' figures.
-    pub capacity: CapacityReport,
-    /// The service's `/utilization` figures, when the relay exported them then.
-    pub utilization: Option<UtilizationReport>,
-    /// The forecasts' samples before it.
-    pub series: Series,
-}
-
-/// The relay's service-wide families, in the order [`utilization_of`] reads them.
-const UTILIZATION_FAMILIES: [&str; 5] = [
-    "captop_run_today_seconds",
-    "captop_daily_capacity_seconds",
-    "captop_daily_available_seconds",
-    "captop_utilization_ratio",
-    "captop_ports",
-];
 
 /// The `/utilization` report at `at_ms` from the answers for its five metric families; `None`
 /// without the minutes run today. Minutes come back from seconds, the percentage from the
@@ -491,22 +464,10 @@ pub fn reports_of(
         ) {
             let (name, dial) = names.get(route.as_str()).copied().unwrap_or((route, ""));
             let (ps, pa) = (whole(*ps), whole(*pa));
-            routes.push(RouteCapacity {
-                route: route.as_str().into(),
-                name: name.into(),
-                dial_code: dial.into(),
-                capacity_minutes: MinutesCapacity {
-                    total: now.total,
-                    sold: now.sold,
-                    remaining: now.total - now.sold,
-                },
-                ports: PortCapacity {
-                    total: ps + pa,
-                    sold: ps,
-                    available: pa,
-                },
-                filled_pct: super::read::filled_pct(now.sold, now.total),
-            });
+            let figures = [now.sold, now.total, ps, ps + pa];
+            let route =
+                super::read::route_of(route.as_str().into(), name.into(), dial.into(), figures);
+            routes.push(route);
         }
         if !samples.is_empty() {
             series.insert(route.clone(), samples);

@@ -66,8 +66,14 @@ impl Writer {
         if to <= from {
             return Ok(());
         }
-        for sql in [THIN_SAMPLES, THIN_POLLS, THIN_UTILIZATION] {
-            self.run(sql, params![from, to, step])?;
+        self.run(THIN_SAMPLES, params![from, to, step])?;
+        for table in ["polls", "utilization"] {
+            let sql = format!(
+                "DELETE FROM {table} WHERE at_ms >= ?1 AND at_ms < ?2
+                   AND EXISTS (SELECT 1 FROM {table} t WHERE t.at_ms > {table}.at_ms
+                     AND t.at_ms < {table}.at_ms - ({table}.at_ms % ?3 + ?3) % ?3 + ?3)"
+            );
+            self.run(&sql, params![from, to, step])?;
         }
         Ok(())
     }
@@ -80,14 +86,3 @@ DELETE FROM route_samples WHERE at_ms >= ?1 AND at_ms < ?2
   AND EXISTS (SELECT 1 FROM route_samples s
               WHERE s.route = route_samples.route AND s.at_ms > route_samples.at_ms
                 AND s.at_ms < route_samples.at_ms - (route_samples.at_ms % ?3 + ?3) % ?3 + ?3)";
-/// The same for the reports (`polls`).
-const THIN_POLLS: &str = "
-DELETE FROM polls WHERE at_ms >= ?1 AND at_ms < ?2
-  AND EXISTS (SELECT 1 FROM polls t
-              WHERE t.at_ms > polls.at_ms AND t.at_ms < polls.at_ms - (polls.at_ms % ?3 + ?3) % ?3 + ?3)";
-/// The same for the `/utilization` reports.
-const THIN_UTILIZATION: &str = "
-DELETE FROM utilization WHERE at_ms >= ?1 AND at_ms < ?2
-  AND EXISTS (SELECT 1 FROM utilization t
-              WHERE t.at_ms > utilization.at_ms
-                AND t.at_ms < utilization.at_ms - (utilization.at_ms % ?3 + ?3) % ?3 + ?3)";
