@@ -85,25 +85,24 @@ impl Client {
         self.inner.behind_relay.load(Ordering::Relaxed)
     }
 
-    /// The relay's history over days, decoded as `T` (its shape is the history's to know),
-    /// under the body cap and the timeout.
-    pub async fn relay_history<T: serde::de::DeserializeOwned>(&self) -> Result<T, RelayAnswer> {
-        // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
-        // (64 MiB by default), still a cap (the endpoint only names the error).
-        let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
-        self.relay_json(self.relay_url(HISTORY_PATH)?, limit, "history")
-            .await
-    }
-
-    /// The relay's reports at `at` (`--at`'s text) from its history, decoded as `T`, under the
-    /// history's cap and the timeout.
-    pub async fn relay_history_at<T: serde::de::DeserializeOwned>(
+    /// The relay's history over days, decoded as `T` (its shape is the history's to know), or
+    /// with `at` (`--at`'s text) its reports at that instant; under the history's cap and the
+    /// timeout.
+    pub async fn relay_history<T: serde::de::DeserializeOwned>(
         &self,
-        at: &str,
+        at: Option<&str>,
     ) -> Result<T, RelayAnswer> {
         let mut url = self.relay_url(HISTORY_PATH)?;
-        url.query_pairs_mut().append_pair("at", at);
-        let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
+        if let Some(at) = at {
+            url.query_pairs_mut().append_pair("at", at);
+        }
+        // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
+        // (64 MiB by default), still a cap (the endpoint only names the error).
+        let limit = self
+            .inner
+            .options
+            .max_body_bytes
+            .saturating_mul(HISTORY_CAP_FACTOR);
         self.relay_json(url, limit, "history").await
     }
 
@@ -111,7 +110,7 @@ impl Client {
     /// is a one-line reason (`RelayAnswer::Missing` when the relay is older than its alerts).
     pub async fn relay_alerts(&self) -> Result<TeamAlerts, RelayAnswer> {
         let url = self.relay_url(crate::api::team_alerts::ALERTS_PATH)?;
-        self.relay_json(url, self.inner.max_body_bytes, "alerts")
+        self.relay_json(url, self.inner.options.max_body_bytes, "alerts")
             .await
     }
 
@@ -129,7 +128,7 @@ impl Client {
         what: &str,
     ) -> Result<T, RelayAnswer> {
         let mut request = self.inner.http.get(url).header(ACCEPT, "application/json");
-        if let Some(key) = &self.inner.api_key {
+        if let Some(key) = &self.inner.options.api_key {
             request = request.header(
                 AUTHORIZATION,
                 bearer_header(key).map_err(|e| RelayAnswer::Failed(e.to_string()))?,
@@ -170,7 +169,7 @@ impl Client {
                 RelayAnswer::Failed(format!("the relay's {what} is not readable: {e}"))
             })
         };
-        tokio::time::timeout(self.inner.timeout, fetch)
+        tokio::time::timeout(self.inner.options.timeout, fetch)
             .await
             .map_err(|_| RelayAnswer::Failed(format!("the relay's {what} did not come in time")))?
     }

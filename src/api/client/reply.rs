@@ -11,8 +11,7 @@ use url::Url;
 
 use super::Client;
 use super::capacity_body;
-use super::server_text::redacted;
-use super::server_text::{describe_location, error_text, excerpt, redact_in_place};
+use super::server_text::{describe_location, error_text, excerpt, redact, redacted};
 use crate::api::error::{ApiError, Endpoint};
 use crate::api::model::{self, CapacityReport, DecodeError, Health, UtilizationReport};
 use crate::api::retry_after::RetryAfter;
@@ -85,7 +84,7 @@ impl Client {
         endpoint: Endpoint,
         response: &mut reqwest::Response,
     ) -> Result<T, ApiError> {
-        let key = self.inner.api_key.as_ref();
+        let key = self.inner.options.api_key.as_ref();
         if let Some(coding) = content_coding(response.headers()) {
             // captop asks for no compression and unpacks none, so the bytes are not JSON;
             // refusing here also means no compressed body is ever expanded in memory.
@@ -106,8 +105,8 @@ impl Client {
             Ok(report) => Ok(report),
             Err(mut source) => {
                 // serde quotes the offending value, which may be the key itself.
-                redact_in_place(&mut source.reason, key);
-                redact_in_place(&mut source.path, key);
+                source.reason = redact(&source.reason, key);
+                source.path = redact(&source.path, key);
                 // Decoded by content, not by label; but when the content is not JSON, the
                 // label usually says why (a captive portal's text/html page, a proxy's
                 // text/plain).
@@ -128,7 +127,7 @@ impl Client {
         response: &mut reqwest::Response,
     ) -> ApiError {
         let status = response.status();
-        let key = self.inner.api_key.as_ref();
+        let key = self.inner.options.api_key.as_ref();
         if status.is_redirection() {
             return ApiError::Redirect {
                 endpoint,
@@ -154,7 +153,7 @@ impl Client {
             return ApiError::Unauthorized {
                 endpoint,
                 message,
-                fix: self.inner.rejected_key_fix.clone(),
+                fix: self.inner.options.rejected_key_fix.clone(),
             };
         }
         // The spec's base URL ends in the API's version; a 404 below one without it is the
