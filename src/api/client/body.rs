@@ -14,18 +14,8 @@ pub(super) const ERROR_BODY_BYTES: usize = 64 * 1024;
 const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 
 impl Client {
-    /// Reads a success body, refusing it as soon as it passes the cap.
+    /// Reads a success body, refusing it as soon as it passes `limit`.
     pub(super) async fn read_body(
-        &self,
-        endpoint: Endpoint,
-        response: &mut reqwest::Response,
-    ) -> Result<Vec<u8>, ApiError> {
-        self.read_body_up_to(endpoint, response, self.inner.options.max_body_bytes)
-            .await
-    }
-
-    /// [`Client::read_body`] under another cap.
-    pub(super) async fn read_body_up_to(
         &self,
         endpoint: Endpoint,
         response: &mut reqwest::Response,

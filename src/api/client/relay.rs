@@ -148,7 +148,7 @@ impl Client {
                 status => {
                     // The relay's Error body says why (a past instant its history does not reach).
                     let said = self
-                        .read_body_up_to(Endpoint::Capacity, &mut response, 4096)
+                        .read_body(Endpoint::Capacity, &mut response, 4096)
                         .await
                         .ok()
                         .and_then(|body| {
@@ -162,7 +162,7 @@ impl Client {
                 }
             }
             let body = self
-                .read_body_up_to(Endpoint::Capacity, &mut response, limit)
+                .read_body(Endpoint::Capacity, &mut response, limit)
                 .await
                 .map_err(|e| RelayAnswer::Failed(e.to_string()))?;
             crate::api::model::decode(&body).map_err(|e| {

@@ -99,7 +99,9 @@ impl Client {
             });
         }
         let content_type = not_json_content_type(response.headers());
-        let body = self.read_body(endpoint, response).await?;
+        let body = self
+            .read_body(endpoint, response, self.inner.options.max_body_bytes)
+            .await?;
         // A server that echoes the key (in a route name, say) must not get it shown.
         match T::of_body(self, &body, &mut |text| redacted(text, key)) {
             Ok(report) => Ok(report),
