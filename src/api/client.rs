@@ -114,8 +114,8 @@ struct Inner {
     behind_relay: std::sync::atomic::AtomicBool,
     /// The routes of the last `/capacity`, whose texts the next one shares where they are equal.
     last_routes: capacity_body::LastRoutes,
-    /// What a relay said of the last `/capacity` and `/utilization` figures.
-    relayed: [std::sync::Mutex<Option<relay::Relayed>>; 2],
+    /// What a relay said of the last figures of each endpoint, in the order of [`Endpoint`].
+    relayed: std::sync::Mutex<[Option<relay::Relayed>; 3]>,
 }
 
 impl std::fmt::Debug for Client {

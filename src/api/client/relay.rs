@@ -3,8 +3,8 @@
 //! behind today at once, and the team's alerts firing now. A request to a relay costs the service nothing (the relay answers
 //! from its own poll), so this one is not the poller's to pace.
 
+use std::sync::PoisonError;
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, PoisonError};
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION};
@@ -59,24 +59,23 @@ impl Client {
     /// What the relay said of the figures of `endpoint`'s last good answer (`None`: no answer,
     /// or not a relay's).
     pub fn relayed(&self, endpoint: Endpoint) -> Option<Relayed> {
-        let slot = self.relayed_slot(endpoint)?;
-        slot.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        let slots = self
+            .inner
+            .relayed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        slots.get(endpoint as usize).cloned().flatten()
     }
 
     /// Keeps what the relay said of `endpoint`'s figures ([`Client::relayed`]).
     pub(super) fn keep_relayed(&self, endpoint: Endpoint, relayed: Option<Relayed>) {
-        if let Some(slot) = self.relayed_slot(endpoint) {
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = relayed;
-        }
-    }
-
-    /// Where what the relay said of `endpoint`'s figures is kept (none for `/health`).
-    fn relayed_slot(&self, endpoint: Endpoint) -> Option<&Mutex<Option<Relayed>>> {
-        let [capacity, utilization] = &self.inner.relayed;
-        match endpoint {
-            Endpoint::Capacity => Some(capacity),
-            Endpoint::Utilization => Some(utilization),
-            Endpoint::Health => None,
+        let mut slots = self
+            .inner
+            .relayed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(slot) = slots.get_mut(endpoint as usize) {
+            *slot = relayed;
         }
     }
 

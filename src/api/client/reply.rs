@@ -10,10 +10,9 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::Client;
-use super::capacity_body;
 use super::server_text::{describe_location, error_text, excerpt, redact, redacted};
 use crate::api::error::{ApiError, Endpoint};
-use crate::api::model::{self, CapacityReport, DecodeError, Health, UtilizationReport};
+use crate::api::model::{self, CapacityReport, Health, UtilizationReport};
 use crate::api::retry_after::RetryAfter;
 use crate::text;
 
@@ -26,16 +25,9 @@ pub(super) trait Report: DeserializeOwned {
         let _ = redact;
     }
 
-    /// The report in `body`, its texts redacted, or why it could not be read.
-    fn of_body(
-        client: &Client,
-        body: &[u8],
-        redact: &mut dyn FnMut(&str) -> Option<String>,
-    ) -> Result<Self, DecodeError> {
+    /// Takes what it can of the client's last answer (the last `/capacity`'s route texts).
+    fn share(&mut self, client: &Client) {
         let _ = client;
-        let mut report: Self = model::decode(body)?;
-        report.redact(redact);
-        Ok(report)
     }
 }
 
@@ -68,12 +60,8 @@ impl Report for CapacityReport {
     }
 
     /// With the routes of the last `/capacity` reused where they are the same.
-    fn of_body(
-        client: &Client,
-        body: &[u8],
-        redact: &mut dyn FnMut(&str) -> Option<String>,
-    ) -> Result<Self, DecodeError> {
-        capacity_body::decode(body, &client.inner.last_routes, redact)
+    fn share(&mut self, client: &Client) {
+        client.inner.last_routes.share(self);
     }
 }
 
@@ -103,8 +91,12 @@ impl Client {
             .read_body(endpoint, response, self.inner.options.max_body_bytes)
             .await?;
         // A server that echoes the key (in a route name, say) must not get it shown.
-        match T::of_body(self, &body, &mut |text| redacted(text, key)) {
-            Ok(report) => Ok(report),
+        match model::decode::<T>(&body) {
+            Ok(mut report) => {
+                report.redact(&mut |text| redacted(text, key));
+                report.share(self);
+                Ok(report)
+            }
             Err(mut source) => {
                 // serde quotes the offending value, which may be the key itself.
                 source.reason = redact(&source.reason, key);
