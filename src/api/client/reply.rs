@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::Client;
-use super::server_text::{describe_location, error_text, excerpt, redact, redacted};
+use super::server_text::{describe_location, error_text, excerpt, redact};
 use crate::api::error::{ApiError, Endpoint};
 use crate::api::model::{self, CapacityReport, Health, UtilizationReport};
 use crate::api::retry_after::RetryAfter;
@@ -93,7 +93,7 @@ impl Client {
         // A server that echoes the key (in a route name, say) must not get it shown.
         match model::decode::<T>(&body) {
             Ok(mut report) => {
-                report.redact(&mut |text| redacted(text, key));
+                report.redact(&mut |text| key?.redacted_in(text));
                 report.share(self);
                 Ok(report)
             }
