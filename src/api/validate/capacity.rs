@@ -79,7 +79,7 @@ fn check_route(i: usize, route: &RouteCapacity, out: &mut Vec<Warning>) {
 }
 
 /// `sold ≤ total` and `left = total − sold`, for minutes (`remaining`) or ports (`available`):
-/// `name` is the two words, `figures` total, sold and what is left.
+/// `name` is the two words (`minutes remaining`), then total, sold and what is left.
 fn check_parts(name: &str, [total, sold, left]: [i64; 3], path: &str, out: &mut Vec<Warning>) {
     let what = name.split(' ').next().unwrap_or(name);
     if sold > total {
