@@ -108,27 +108,24 @@ struct Inner {
     display_url: String,
     /// The base URL, with a trailing slash so that the paths join below it.
     base: Url,
-    api_key: Option<ApiKey>,
-    timeout: Duration,
-    connect_timeout: Duration,
-    max_body_bytes: usize,
-    rejected_key_fix: String,
+    /// What it was built from (its base URL checked into `base` and `display_url`).
+    options: ClientOptions,
     /// Set once an answer came from a captop relay (`x-captop-relay`).
     behind_relay: std::sync::atomic::AtomicBool,
     /// The routes of the last `/capacity`, whose texts the next one shares where they are equal.
     last_routes: capacity_body::LastRoutes,
-    /// What a relay said of the last `/capacity` and `/utilization` figures.
-    relayed: [std::sync::Mutex<Option<relay::Relayed>>; 2],
+    /// What a relay said of the last figures of each endpoint, in the order of [`Endpoint`].
+    relayed: std::sync::Mutex<[Option<relay::Relayed>; 3]>,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
             .field("base_url", &self.inner.display_url)
-            .field("has_api_key", &self.inner.api_key.is_some())
-            .field("timeout", &self.inner.timeout)
-            .field("connect_timeout", &self.inner.connect_timeout)
-            .field("max_body_bytes", &self.inner.max_body_bytes)
+            .field("has_api_key", &self.inner.options.api_key.is_some())
+            .field("timeout", &self.inner.options.timeout)
+            .field("connect_timeout", &self.inner.options.connect_timeout)
+            .field("max_body_bytes", &self.inner.options.max_body_bytes)
             .finish()
     }
 }
@@ -161,11 +158,7 @@ impl Client {
                 http,
                 display_url,
                 base,
-                api_key: options.api_key,
-                timeout: options.timeout,
-                connect_timeout: options.connect_timeout,
-                max_body_bytes: options.max_body_bytes,
-                rejected_key_fix: options.rejected_key_fix,
+                options,
                 behind_relay: std::sync::atomic::AtomicBool::new(false),
                 last_routes: capacity_body::LastRoutes::default(),
                 relayed: Default::default(),
@@ -181,7 +174,7 @@ impl Client {
 
     /// The whole-request timeout.
     pub fn timeout(&self) -> Duration {
-        self.inner.timeout
+        self.inner.options.timeout
     }
 
     /// The base URL as captop shows it (normalized, no trailing slash, never credentials).
@@ -219,11 +212,16 @@ impl Client {
         let auth = match endpoint {
             Endpoint::Health => None,
             Endpoint::Capacity | Endpoint::Utilization => {
-                let key = self.inner.api_key.as_ref().ok_or(ApiError::MissingKey)?;
+                let key = self
+                    .inner
+                    .options
+                    .api_key
+                    .as_ref()
+                    .ok_or(ApiError::MissingKey)?;
                 Some(bearer_header(key)?)
             }
         };
-        let after = self.inner.timeout;
+        let after = self.inner.options.timeout;
         tokio::time::timeout(after, self.fetch(endpoint, auth))
             .await
             .unwrap_or(Err(ApiError::Timeout { endpoint, after }))

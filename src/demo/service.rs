@@ -72,18 +72,15 @@ pub use request_log::{LoggedRequest, REQUEST_LOG_CAPACITY};
 
 /// What the handlers share.
 struct Shared {
+    /// The key accepted now, taken out of `config` (whose `api_key` is left empty).
     api_key: Mutex<Zeroizing<String>>,
-    rate_limit: u32,
-    rate_window: Duration,
-    retry_after_style: RetryAfterStyle,
-    time_scale: f64,
+    config: DemoConfig,
     started: Instant,
     sim_start: DateTime<Utc>,
-    clock: ReportClock,
     simulation: Mutex<Simulation>,
-    /// Seed, route count and the instant the simulation starts from (`sim_start` minus the
-    /// configured past), to replay the past.
-    replay: (u64, usize, DateTime<Utc>),
+    /// The instant the simulation starts from (`sim_start` minus the configured past), to
+    /// replay the past.
+    origin: DateTime<Utc>,
     windows: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
     forced_429: Mutex<Option<(u32, Duration)>>,
     log: Mutex<VecDeque<LoggedRequest>>,
@@ -116,7 +113,7 @@ impl DemoServer {
     ///
     /// Fails on a bind error, a `time_scale` outside `0..=`[`MAX_TIME_SCALE`] (or NaN), or a
     /// zero `rate_window`.
-    pub async fn start(config: DemoConfig) -> std::io::Result<DemoServer> {
+    pub async fn start(mut config: DemoConfig) -> std::io::Result<DemoServer> {
         let invalid = |msg: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, msg);
         if !(0.0..=MAX_TIME_SCALE).contains(&config.time_scale) {
             return Err(invalid(
@@ -134,16 +131,12 @@ impl DemoServer {
             .and_then(|past| sim_start.checked_sub_signed(past))
             .unwrap_or(sim_start);
         let shared = Arc::new(Shared {
-            api_key: Mutex::new(Zeroizing::new(config.api_key)),
-            rate_limit: config.rate_limit,
-            rate_window: config.rate_window,
-            retry_after_style: config.retry_after_style,
-            time_scale: config.time_scale,
+            api_key: Mutex::new(Zeroizing::new(std::mem::take(&mut config.api_key))),
             started: Instant::now(),
             sim_start,
-            clock: config.clock,
             simulation: Mutex::new(Simulation::new(config.seed, config.routes, origin)),
-            replay: (config.seed, config.routes, origin),
+            origin,
+            config,
             windows: Mutex::new(HashMap::new()),
             forced_429: Mutex::new(None),
             log: Mutex::new(VecDeque::new()),
@@ -236,7 +229,7 @@ impl DemoServer {
 
     /// Simulated seconds per real second.
     pub fn time_scale(&self) -> f64 {
-        self.shared.time_scale
+        self.shared.config.time_scale
     }
 
     /// The reports the service would have given over the configured past
@@ -247,12 +240,12 @@ impl DemoServer {
         &self,
         step: Duration,
     ) -> impl Iterator<Item = (CapacityReport, UtilizationReport)> + use<> {
-        let (seed, routes, origin) = self.shared.replay;
+        let (config, origin) = (&self.shared.config, self.shared.origin);
         let end = self.shared.sim_start;
         let step = chrono::Duration::from_std(step)
             .unwrap_or(chrono::Duration::minutes(5))
             .max(chrono::Duration::seconds(1));
-        let mut sim = Simulation::new(seed, routes, origin);
+        let mut sim = Simulation::new(config.seed, config.routes, origin);
         let mut at = origin;
         std::iter::from_fn(move || {
             if at >= end {
@@ -269,7 +262,7 @@ impl DemoServer {
 
     /// Which clock `generated_at` shows.
     pub fn clock(&self) -> ReportClock {
-        self.shared.clock
+        self.shared.config.clock
     }
 
     /// Stops accepting connections, lets open ones finish (for at most two seconds), and waits.
@@ -300,7 +293,7 @@ impl Shared {
         let elapsed = at.saturating_duration_since(self.started).as_secs_f64();
         // At most 1e6 × the server's uptime: far inside i64 milliseconds and chrono's range
         // for centuries of uptime; the clock stops at chrono's end rather than panic.
-        let sim_ms = (elapsed * self.time_scale * 1000.0).round() as i64;
+        let sim_ms = (elapsed * self.config.time_scale * 1000.0).round() as i64;
         self.sim_start
             .checked_add_signed(chrono::Duration::milliseconds(sim_ms))
             .unwrap_or(DateTime::<Utc>::MAX_UTC)
@@ -309,7 +302,7 @@ impl Shared {
     /// `generated_at` of a report of the figures at `simulated`, for a request that arrived at
     /// `arrival`: see [`ReportClock`].
     fn generated_at(&self, arrival: &Arrival, simulated: DateTime<Utc>) -> DateTime<Utc> {
-        match self.clock {
+        match self.config.clock {
             ReportClock::Real => wall_clock(arrival.wall),
             ReportClock::Simulated => simulated,
         }

@@ -145,11 +145,6 @@ impl Simulation {
         }
     }
 
-    /// The simulated instant the figures start at.
-    pub fn start(&self) -> DateTime<Utc> {
-        millis_to_time(self.start_ms)
-    }
-
     /// The `/capacity` report at simulated instant `at` (clamped to the start); its
     /// `generated_at` is that simulated instant (which the server replaces with the real one
     /// on its real clock, [`ReportClock::Real`](crate::demo::ReportClock::Real)).

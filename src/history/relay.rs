@@ -14,7 +14,7 @@ struct RelayHistory {
 /// The relay's samples for the forecasts, under the body cap and the timeout.
 pub async fn series(client: &Client) -> Result<Series, super::HistoryError> {
     let history: RelayHistory = client
-        .relay_history()
+        .relay_history(None)
         .await
         .map_err(super::HistoryError::Relay)?;
     let mut series = history.series;
@@ -30,7 +30,7 @@ pub async fn past(
     at: &str,
 ) -> Result<super::past::PastReports, super::HistoryError> {
     let mut past: super::past::PastReports = client
-        .relay_history_at(at)
+        .relay_history(Some(at))
         .await
         .map_err(super::HistoryError::Relay)?;
     past.series

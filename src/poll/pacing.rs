@@ -40,15 +40,11 @@ pub fn room_at(sent: &[u64], now: u64, window_ms: u64, limit: u32, n: u32) -> Op
     if n > limit {
         return None;
     }
-    let counted: Vec<u64> = sent
-        .iter()
-        .copied()
-        .filter(|&t| in_window(t, now, window_ms))
-        .collect();
     let allowed = (limit - n) as usize;
-    // The oldest `len - allowed` requests must leave the window first; the last of them is the
-    // `allowed`-th counting back from the newest. None of them: there is room now.
-    match counted.iter().rev().nth(allowed) {
+    // The oldest `len - allowed` requests in the window must leave it first; the last of them
+    // is the `allowed`-th counting back from the newest. None of them: there is room now.
+    let mut counted = sent.iter().rev().filter(|&&t| in_window(t, now, window_ms));
+    match counted.nth(allowed) {
         None => Some(now),
         Some(&last_to_leave) => Some((last_to_leave + window_ms + 1).max(now)),
     }

@@ -29,23 +29,21 @@ pub(super) fn parse_base_url(raw: &str) -> Result<Url, ApiError> {
     if raw.is_empty() {
         return Err(ApiError::BadUrl("the base URL is empty".to_owned()));
     }
+    let no_scheme = !raw.contains("://");
+    let no_scheme_error = || {
+        let message = format!("`{shown}` has no scheme — write it as https://{shown}");
+        ApiError::BadUrl(message)
+    };
     let mut url = Url::parse(raw).map_err(|e| {
-        if !raw.contains("://") {
-            ApiError::BadUrl(format!(
-                "`{shown}` has no scheme — write it as https://{shown}"
-            ))
-        } else {
-            ApiError::BadUrl(format!("`{shown}`: {e}"))
+        if no_scheme {
+            return no_scheme_error();
         }
+        ApiError::BadUrl(format!("`{shown}`: {e}"))
     })?;
     match url.scheme() {
         "http" | "https" => {}
         // `localhost:8080/v1` parses with the scheme `localhost`.
-        _ if !raw.contains("://") => {
-            return Err(ApiError::BadUrl(format!(
-                "`{shown}` has no scheme — write it as https://{shown}"
-            )));
-        }
+        _ if no_scheme => return Err(no_scheme_error()),
         other => {
             return Err(ApiError::BadUrl(format!(
                 "`{shown}`: scheme `{}` is not supported — use https://",

@@ -14,18 +14,8 @@ pub(super) const ERROR_BODY_BYTES: usize = 64 * 1024;
 const ERROR_BODY_WAIT: Duration = Duration::from_secs(1);
 
 impl Client {
-    /// Reads a success body, refusing it as soon as it passes the cap.
+    /// Reads a success body, refusing it as soon as it passes `limit`.
     pub(super) async fn read_body(
-        &self,
-        endpoint: Endpoint,
-        response: &mut reqwest::Response,
-    ) -> Result<Vec<u8>, ApiError> {
-        self.read_body_up_to(endpoint, response, self.inner.max_body_bytes)
-            .await
-    }
-
-    /// [`Client::read_body`] under another cap.
-    pub(super) async fn read_body_up_to(
         &self,
         endpoint: Endpoint,
         response: &mut reqwest::Response,
@@ -55,8 +45,8 @@ impl Client {
     /// timeout (at most [`ERROR_BODY_WAIT`]): a 401 whose body stalls is still a 401, not a
     /// timeout. Whatever arrived by then, or before the body broke off, is used.
     pub(super) async fn read_error_body(&self, response: &mut reqwest::Response) -> Vec<u8> {
-        let limit = ERROR_BODY_BYTES.min(self.inner.max_body_bytes);
-        let wait = (self.inner.timeout / 4).min(ERROR_BODY_WAIT);
+        let limit = ERROR_BODY_BYTES.min(self.inner.options.max_body_bytes);
+        let wait = (self.inner.options.timeout / 4).min(ERROR_BODY_WAIT);
         let mut body = Vec::new();
         let read = async {
             while let Ok(Some(chunk)) = response.chunk().await {

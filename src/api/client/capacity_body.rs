@@ -1,4 +1,4 @@
-//! Decoding a `/capacity` body: plainly, as every report is ([`model::decode`]), then each
+//! A `/capacity` report, decoded plainly as every report is (`model::decode`), then each
 //! route's texts swapped for the last poll's where they are equal.
 //!
 //! The store and the dashboard tell an unchanged route by its strings being the very ones of
@@ -7,8 +7,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::reply::Report;
-use crate::api::model::{self, CapacityReport, DecodeError, RouteCapacity};
+use crate::api::model::{CapacityReport, RouteCapacity};
 
 /// The routes of the last `/capacity` decoded, whose texts the next one takes where equal.
 #[derive(Default)]
@@ -20,24 +19,19 @@ impl std::fmt::Debug for LastRoutes {
     }
 }
 
-/// The report in `body`, its texts passed through `redact` (a new text, or `None` to keep it),
-/// each equal to the last poll's at the same place taken as that one; remembers its routes.
-pub fn decode(
-    body: &[u8],
-    last: &LastRoutes,
-    redact: &mut dyn FnMut(&str) -> Option<String>,
-) -> Result<CapacityReport, DecodeError> {
-    let mut report: CapacityReport = model::decode(body)?;
-    report.redact(redact);
-    let mut kept = last.0.lock().unwrap_or_else(PoisonError::into_inner);
-    for (route, old) in report.routes.iter_mut().zip(kept.iter()) {
-        share(&mut route.route, &old.route);
-        share(&mut route.name, &old.name);
-        share(&mut route.dial_code, &old.dial_code);
+impl LastRoutes {
+    /// Takes as each text of `report` (already redacted) equal to the last poll's at the same
+    /// place that very string; remembers its routes.
+    pub fn share(&self, report: &mut CapacityReport) {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for (route, old) in report.routes.iter_mut().zip(kept.iter()) {
+            share(&mut route.route, &old.route);
+            share(&mut route.name, &old.name);
+            share(&mut route.dial_code, &old.dial_code);
+        }
+        // `clone_from` reuses the list's allocation, so polls do not leave a hole of its size.
+        kept.clone_from(&report.routes);
     }
-    // `clone_from` reuses the list's allocation, so polls do not leave a hole of its size.
-    kept.clone_from(&report.routes);
-    Ok(report)
 }
 
 /// Makes `text` the very string `old` when the two are equal.
@@ -51,6 +45,20 @@ fn share(text: &mut Arc<str>, old: &Arc<str>) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+    use crate::api::client::reply::Report;
+    use crate::api::model::{self, DecodeError};
+
+    /// What the client does with a 200 body of `/capacity`.
+    fn decode(
+        body: &[u8],
+        last: &LastRoutes,
+        redact: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Result<CapacityReport, DecodeError> {
+        let mut report: CapacityReport = model::decode(body)?;
+        report.redact(redact);
+        last.share(&mut report);
+        Ok(report)
+    }
 
     fn body(routes: &[(&str, &str, i64)]) -> String {
         let routes: Vec<String> = routes

@@ -3,8 +3,8 @@
 //! behind today at once, and the team's alerts firing now. A request to a relay costs the service nothing (the relay answers
 //! from its own poll), so this one is not the poller's to pace.
 
+use std::sync::PoisonError;
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, PoisonError};
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION};
@@ -59,24 +59,23 @@ impl Client {
     /// What the relay said of the figures of `endpoint`'s last good answer (`None`: no answer,
     /// or not a relay's).
     pub fn relayed(&self, endpoint: Endpoint) -> Option<Relayed> {
-        let slot = self.relayed_slot(endpoint)?;
-        slot.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        let slots = self
+            .inner
+            .relayed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        slots.get(endpoint as usize).cloned().flatten()
     }
 
     /// Keeps what the relay said of `endpoint`'s figures ([`Client::relayed`]).
     pub(super) fn keep_relayed(&self, endpoint: Endpoint, relayed: Option<Relayed>) {
-        if let Some(slot) = self.relayed_slot(endpoint) {
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = relayed;
-        }
-    }
-
-    /// Where what the relay said of `endpoint`'s figures is kept (none for `/health`).
-    fn relayed_slot(&self, endpoint: Endpoint) -> Option<&Mutex<Option<Relayed>>> {
-        let [capacity, utilization] = &self.inner.relayed;
-        match endpoint {
-            Endpoint::Capacity => Some(capacity),
-            Endpoint::Utilization => Some(utilization),
-            Endpoint::Health => None,
+        let mut slots = self
+            .inner
+            .relayed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(slot) = slots.get_mut(endpoint as usize) {
+            *slot = relayed;
         }
     }
 
@@ -85,25 +84,24 @@ impl Client {
         self.inner.behind_relay.load(Ordering::Relaxed)
     }
 
-    /// The relay's history over days, decoded as `T` (its shape is the history's to know),
-    /// under the body cap and the timeout.
-    pub async fn relay_history<T: serde::de::DeserializeOwned>(&self) -> Result<T, RelayAnswer> {
-        // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
-        // (64 MiB by default), still a cap (the endpoint only names the error).
-        let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
-        self.relay_json(self.relay_url(HISTORY_PATH)?, limit, "history")
-            .await
-    }
-
-    /// The relay's reports at `at` (`--at`'s text) from its history, decoded as `T`, under the
-    /// history's cap and the timeout.
-    pub async fn relay_history_at<T: serde::de::DeserializeOwned>(
+    /// The relay's history over days, decoded as `T` (its shape is the history's to know), or
+    /// with `at` (`--at`'s text) its reports at that instant; under the history's cap and the
+    /// timeout.
+    pub async fn relay_history<T: serde::de::DeserializeOwned>(
         &self,
-        at: &str,
+        at: Option<&str>,
     ) -> Result<T, RelayAnswer> {
         let mut url = self.relay_url(HISTORY_PATH)?;
-        url.query_pairs_mut().append_pair("at", at);
-        let limit = self.inner.max_body_bytes.saturating_mul(HISTORY_CAP_FACTOR);
+        if let Some(at) = at {
+            url.query_pairs_mut().append_pair("at", at);
+        }
+        // Days of samples of up to 1,000 routes outweigh a report: eight times its cap
+        // (64 MiB by default), still a cap (the endpoint only names the error).
+        let limit = self
+            .inner
+            .options
+            .max_body_bytes
+            .saturating_mul(HISTORY_CAP_FACTOR);
         self.relay_json(url, limit, "history").await
     }
 
@@ -111,7 +109,7 @@ impl Client {
     /// is a one-line reason (`RelayAnswer::Missing` when the relay is older than its alerts).
     pub async fn relay_alerts(&self) -> Result<TeamAlerts, RelayAnswer> {
         let url = self.relay_url(crate::api::team_alerts::ALERTS_PATH)?;
-        self.relay_json(url, self.inner.max_body_bytes, "alerts")
+        self.relay_json(url, self.inner.options.max_body_bytes, "alerts")
             .await
     }
 
@@ -129,7 +127,7 @@ impl Client {
         what: &str,
     ) -> Result<T, RelayAnswer> {
         let mut request = self.inner.http.get(url).header(ACCEPT, "application/json");
-        if let Some(key) = &self.inner.api_key {
+        if let Some(key) = &self.inner.options.api_key {
             request = request.header(
                 AUTHORIZATION,
                 bearer_header(key).map_err(|e| RelayAnswer::Failed(e.to_string()))?,
@@ -149,7 +147,7 @@ impl Client {
                 status => {
                     // The relay's Error body says why (a past instant its history does not reach).
                     let said = self
-                        .read_body_up_to(Endpoint::Capacity, &mut response, 4096)
+                        .read_body(Endpoint::Capacity, &mut response, 4096)
                         .await
                         .ok()
                         .and_then(|body| {
@@ -163,14 +161,14 @@ impl Client {
                 }
             }
             let body = self
-                .read_body_up_to(Endpoint::Capacity, &mut response, limit)
+                .read_body(Endpoint::Capacity, &mut response, limit)
                 .await
                 .map_err(|e| RelayAnswer::Failed(e.to_string()))?;
             crate::api::model::decode(&body).map_err(|e| {
                 RelayAnswer::Failed(format!("the relay's {what} is not readable: {e}"))
             })
         };
-        tokio::time::timeout(self.inner.timeout, fetch)
+        tokio::time::timeout(self.inner.options.timeout, fetch)
             .await
             .map_err(|_| RelayAnswer::Failed(format!("the relay's {what} did not come in time")))?
     }

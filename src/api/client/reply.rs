@@ -10,11 +10,9 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::Client;
-use super::capacity_body;
-use super::server_text::redacted;
-use super::server_text::{describe_location, error_text, excerpt, redact_in_place};
+use super::server_text::{describe_location, error_text, excerpt, redact};
 use crate::api::error::{ApiError, Endpoint};
-use crate::api::model::{self, CapacityReport, DecodeError, Health, UtilizationReport};
+use crate::api::model::{self, CapacityReport, Health, UtilizationReport};
 use crate::api::retry_after::RetryAfter;
 use crate::text;
 
@@ -27,16 +25,9 @@ pub(super) trait Report: DeserializeOwned {
         let _ = redact;
     }
 
-    /// The report in `body`, its texts redacted, or why it could not be read.
-    fn of_body(
-        client: &Client,
-        body: &[u8],
-        redact: &mut dyn FnMut(&str) -> Option<String>,
-    ) -> Result<Self, DecodeError> {
+    /// Takes what it can of the client's last answer (the last `/capacity`'s route texts).
+    fn share(&mut self, client: &Client) {
         let _ = client;
-        let mut report: Self = model::decode(body)?;
-        report.redact(redact);
-        Ok(report)
     }
 }
 
@@ -69,12 +60,8 @@ impl Report for CapacityReport {
     }
 
     /// With the routes of the last `/capacity` reused where they are the same.
-    fn of_body(
-        client: &Client,
-        body: &[u8],
-        redact: &mut dyn FnMut(&str) -> Option<String>,
-    ) -> Result<Self, DecodeError> {
-        capacity_body::decode(body, &client.inner.last_routes, redact)
+    fn share(&mut self, client: &Client) {
+        client.inner.last_routes.share(self);
     }
 }
 
@@ -85,7 +72,7 @@ impl Client {
         endpoint: Endpoint,
         response: &mut reqwest::Response,
     ) -> Result<T, ApiError> {
-        let key = self.inner.api_key.as_ref();
+        let key = self.inner.options.api_key.as_ref();
         if let Some(coding) = content_coding(response.headers()) {
             // captop asks for no compression and unpacks none, so the bytes are not JSON;
             // refusing here also means no compressed body is ever expanded in memory.
@@ -100,14 +87,20 @@ impl Client {
             });
         }
         let content_type = not_json_content_type(response.headers());
-        let body = self.read_body(endpoint, response).await?;
+        let body = self
+            .read_body(endpoint, response, self.inner.options.max_body_bytes)
+            .await?;
         // A server that echoes the key (in a route name, say) must not get it shown.
-        match T::of_body(self, &body, &mut |text| redacted(text, key)) {
-            Ok(report) => Ok(report),
+        match model::decode::<T>(&body) {
+            Ok(mut report) => {
+                report.redact(&mut |text| key?.redacted_in(text));
+                report.share(self);
+                Ok(report)
+            }
             Err(mut source) => {
                 // serde quotes the offending value, which may be the key itself.
-                redact_in_place(&mut source.reason, key);
-                redact_in_place(&mut source.path, key);
+                source.reason = redact(&source.reason, key);
+                source.path = redact(&source.path, key);
                 // Decoded by content, not by label; but when the content is not JSON, the
                 // label usually says why (a captive portal's text/html page, a proxy's
                 // text/plain).
@@ -128,7 +121,7 @@ impl Client {
         response: &mut reqwest::Response,
     ) -> ApiError {
         let status = response.status();
-        let key = self.inner.api_key.as_ref();
+        let key = self.inner.options.api_key.as_ref();
         if status.is_redirection() {
             return ApiError::Redirect {
                 endpoint,
@@ -154,7 +147,7 @@ impl Client {
             return ApiError::Unauthorized {
                 endpoint,
                 message,
-                fix: self.inner.rejected_key_fix.clone(),
+                fix: self.inner.options.rejected_key_fix.clone(),
             };
         }
         // The spec's base URL ends in the API's version; a 404 below one without it is the

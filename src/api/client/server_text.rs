@@ -65,21 +65,8 @@ pub(super) fn excerpt(body: &[u8], key: Option<&ApiKey>) -> String {
 /// Replaces the key wherever a server echoes it back (say, "key sk-… is revoked"), before any
 /// cutting, so no prefix of it survives either.
 pub(super) fn redact(s: &str, key: Option<&ApiKey>) -> String {
-    let mut out = s.to_owned();
-    redact_in_place(&mut out, key);
-    out
-}
-
-/// [`redact`] in place; leaves `s` alone (no copy) when the key is not in it.
-pub(super) fn redact_in_place(s: &mut String, key: Option<&ApiKey>) {
-    if let Some(redacted) = redacted(s, key) {
-        *s = redacted;
-    }
-}
-
-/// `s` with the key replaced, when the key is in it ([`ApiKey::redacted_in`]).
-pub(super) fn redacted(s: &str, key: Option<&ApiKey>) -> Option<String> {
-    key?.redacted_in(s)
+    key.and_then(|key| key.redacted_in(s))
+        .unwrap_or_else(|| s.to_owned())
 }
 
 /// Removes `<…>` tags, and the contents of `<script>` and `<style>` elements, which are never

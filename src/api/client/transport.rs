@@ -13,9 +13,9 @@ impl Client {
         let err = err.without_url();
         if err.is_timeout() {
             let after = if err.is_connect() {
-                self.inner.connect_timeout
+                self.inner.options.connect_timeout
             } else {
-                self.inner.timeout
+                self.inner.options.timeout
             };
             return ApiError::Timeout { endpoint, after };
         }
@@ -24,7 +24,7 @@ impl Client {
         } else {
             short_reason(&err)
         };
-        let reason = match &self.inner.api_key {
+        let reason = match &self.inner.options.api_key {
             // Belt and braces: no library message should carry the key, but never let one.
             Some(key) if key.redacted_in(&reason).is_some() => "connection failed".to_owned(),
             _ => reason,

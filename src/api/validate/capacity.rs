@@ -52,23 +52,12 @@ fn check_route(i: usize, route: &RouteCapacity, out: &mut Vec<Warning>) {
         out,
     );
     check_parts(
-        "minutes",
-        "remaining",
-        m.total,
-        m.sold,
-        m.remaining,
+        "minutes remaining",
+        [m.total, m.sold, m.remaining],
         path,
         out,
     );
-    check_parts(
-        "ports",
-        "available",
-        p.total,
-        p.sold,
-        p.available,
-        path,
-        out,
-    );
+    check_parts("ports available", [p.total, p.sold, p.available], path, out);
     check_filled_pct(route.filled_pct, m.sold.into(), m.total.into(), path, out);
     if !is_dial_code(&route.dial_code) {
         out.push(Warning::new(
@@ -89,38 +78,25 @@ fn check_route(i: usize, route: &RouteCapacity, out: &mut Vec<Warning>) {
     }
 }
 
-/// `sold ≤ total` and `left = total − sold`, for minutes (`remaining`) or ports (`available`).
-fn check_parts(
-    what: &str,
-    left_name: &str,
-    total: i64,
-    sold: i64,
-    left: i64,
-    path: &str,
-    out: &mut Vec<Warning>,
-) {
+/// `sold ≤ total` and `left = total − sold`, for minutes (`remaining`) or ports (`available`):
+/// `name` is the two words (`minutes remaining`), then total, sold and what is left.
+fn check_parts(name: &str, [total, sold, left]: [i64; 3], path: &str, out: &mut Vec<Warning>) {
+    let what = name.split(' ').next().unwrap_or(name);
     if sold > total {
+        let (sold, total) = (thousands(sold), thousands(total));
         out.push(Warning::new(
             path,
-            format!(
-                "{what} sold {} > total {}",
-                thousands(sold),
-                thousands(total)
-            ),
+            format!("{what} sold {sold} > total {total}"),
         ));
     }
     let expected = i128::from(total) - i128::from(sold);
     if i128::from(left) != expected {
-        out.push(Warning::new(
-            path,
-            format!(
-                "{what} {left_name} {} ≠ total {} − sold {} = {}",
-                thousands(left),
-                thousands(total),
-                thousands(sold),
-                big(expected)
-            ),
-        ));
+        let (left, total, sold) = (thousands(left), thousands(total), thousands(sold));
+        let message = format!(
+            "{name} {left} ≠ total {total} − sold {sold} = {}",
+            big(expected)
+        );
+        out.push(Warning::new(path, message));
     }
 }
 
@@ -155,13 +131,8 @@ pub fn settle_fills(report: &mut CapacityReport) {
         let m = &r.capacity_minutes;
         r.filled_pct = trusted_pct(r.filled_pct, m.sold.into(), m.total.into());
     }
-    let sum = |f: fn(&RouteCapacity) -> i64| -> i128 {
-        report.routes.iter().map(|r| i128::from(f(r))).sum()
-    };
-    let (sold, total) = (
-        sum(|r| r.capacity_minutes.sold),
-        sum(|r| r.capacity_minutes.total),
-    );
+    let sold = sum_over(&report.routes, |r| r.capacity_minutes.sold);
+    let total = sum_over(&report.routes, |r| r.capacity_minutes.total);
     if let Some(pct) = &mut report.totals.filled_pct {
         *pct = trusted_pct(*pct, sold, total);
     }
@@ -209,9 +180,6 @@ fn check_duplicate_slugs(r: &CapacityReport, out: &mut Vec<Warning>) {
 
 fn check_totals(r: &CapacityReport, out: &mut Vec<Warning>) {
     let t = &r.totals;
-    let sum = |f: fn(&RouteCapacity) -> i64| -> i128 {
-        r.routes.iter().map(|route| i128::from(f(route))).sum()
-    };
     if let Some(routes) = t.routes {
         let count = r.routes.len();
         if i128::from(routes) != count as i128 {
@@ -221,55 +189,45 @@ fn check_totals(r: &CapacityReport, out: &mut Vec<Warning>) {
             ));
         }
     }
-    let minutes = (
+    let sum = |f| sum_over(&r.routes, f);
+    let (total, sold) = (
         sum(|r| r.capacity_minutes.total),
         sum(|r| r.capacity_minutes.sold),
     );
     if let Some(m) = &t.capacity_minutes {
-        negatives(
-            "totals.capacity_minutes",
-            &[
-                ("total", m.total),
-                ("sold", m.sold),
-                ("remaining", m.remaining),
-            ],
-            out,
-        );
         let fields = [
-            ("total", m.total, minutes.0),
-            ("sold", m.sold, minutes.1),
+            ("total", m.total, total),
+            ("sold", m.sold, sold),
             (
                 "remaining",
                 m.remaining,
                 sum(|r| r.capacity_minutes.remaining),
             ),
         ];
-        check_sums("totals.capacity_minutes", &fields, out);
+        check_sums("totals.capacity_minutes", fields, out);
     }
     if let Some(p) = &t.ports {
-        negatives(
-            "totals.ports",
-            &[
-                ("total", p.total),
-                ("sold", p.sold),
-                ("available", p.available),
-            ],
-            out,
-        );
         let fields = [
             ("total", p.total, sum(|r| r.ports.total)),
             ("sold", p.sold, sum(|r| r.ports.sold)),
             ("available", p.available, sum(|r| r.ports.available)),
         ];
-        check_sums("totals.ports", &fields, out);
+        check_sums("totals.ports", fields, out);
     }
     if let Some(pct) = t.filled_pct {
-        check_filled_pct(pct, minutes.1, minutes.0, "totals", out);
+        check_filled_pct(pct, sold, total, "totals", out);
     }
 }
 
-fn check_sums(path: &str, fields: &[(&str, Option<i64>, i128)], out: &mut Vec<Warning>) {
-    for &(name, given, sum) in fields {
+/// One figure summed over the routes, wide enough for any of them.
+fn sum_over(routes: &[RouteCapacity], f: fn(&RouteCapacity) -> i64) -> i128 {
+    routes.iter().map(|route| i128::from(f(route))).sum()
+}
+
+/// Each figure of a totals object not negative, then each equal to its sum over the routes.
+fn check_sums(path: &str, fields: [(&str, Option<i64>, i128); 3], out: &mut Vec<Warning>) {
+    negatives(path, &fields.map(|(name, given, _)| (name, given)), out);
+    for (name, given, sum) in fields {
         if let Some(given) = given
             && i128::from(given) != sum
         {

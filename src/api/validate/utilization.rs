@@ -13,15 +13,7 @@ pub fn utilization_warnings_at(r: &UtilizationReport, now: DateTime<Utc>) -> Vec
     let mut out = Vec::new();
     check_generated_at(r.generated_at, now, &mut out);
     check_negatives(r, &mut out);
-    check_utilized(r, &mut out);
-    // Where utilized_minutes is missing, minutes_run_today is the same figure.
-    let utilized = r
-        .utilization
-        .utilized_minutes
-        .unwrap_or(r.minutes_run_today);
-    check_utilization_pct(r, utilized, &mut out);
-    check_available(r, utilized, &mut out);
-    check_active_plus_paused(r, &mut out);
+    check_figures(r, &mut out);
     out
 }
 
@@ -67,26 +59,27 @@ fn check_negatives(r: &UtilizationReport, out: &mut Vec<Warning>) {
     );
 }
 
-/// `utilized_minutes` and `minutes_run_today` are one figure told twice.
-fn check_utilized(r: &UtilizationReport, out: &mut Vec<Warning>) {
-    let util = &r.utilization;
+/// The figures told twice or derived from each other: `utilized_minutes = minutes_run_today`,
+/// `utilization_pct = utilized / sold × 100` within the service's rounding to one decimal,
+/// `available_minutes = sold − utilized` (or 0 once sold capacity is used up), and `active +
+/// paused = sold`.
+fn check_figures(r: &UtilizationReport, out: &mut Vec<Warning>) {
+    let (daily, util) = (&r.daily_capacity_minutes, &r.utilization);
+    let mut warn = |path: &str, message: String| out.push(Warning::new(path, message));
     if let Some(utilized) = util.utilized_minutes
         && utilized != r.minutes_run_today
     {
-        out.push(Warning::new(
+        warn(
             "utilization",
             format!(
                 "utilized_minutes {} ≠ minutes_run_today {}",
                 thousands(utilized),
                 thousands(r.minutes_run_today)
             ),
-        ));
+        );
     }
-}
-
-/// `utilization_pct = utilized / sold × 100`, within the service's rounding to one decimal.
-fn check_utilization_pct(r: &UtilizationReport, utilized: i64, out: &mut Vec<Warning>) {
-    let (daily, util) = (&r.daily_capacity_minutes, &r.utilization);
+    // Where utilized_minutes is missing, minutes_run_today is the same figure.
+    let utilized = util.utilized_minutes.unwrap_or(r.minutes_run_today);
     if let (Some(pct), Some(sold)) = (util.utilization_pct, daily.sold)
         && sold >= 0
         && utilized >= 0
@@ -96,66 +89,51 @@ fn check_utilization_pct(r: &UtilizationReport, utilized: i64, out: &mut Vec<War
         } else {
             Some(utilized as f64 * 100.0 / sold as f64)
         };
+        let (utilized, sold) = (thousands(utilized), thousands(sold));
         match expected {
             // 0.1 for the service's rounding to one decimal, plus a hair for binary fractions.
-            Some(expected) if (pct - expected).abs() > 0.1 + 1e-9 => out.push(Warning::new(
+            Some(expected) if (pct - expected).abs() > 0.1 + 1e-9 => warn(
                 "utilization",
                 format!(
-                    "utilization_pct {pct} but utilized {} / sold {} is {expected:.1}%",
-                    thousands(utilized),
-                    thousands(sold)
+                    "utilization_pct {pct} but utilized {utilized} / sold {sold} is {expected:.1}%"
                 ),
-            )),
+            ),
             Some(_) => {}
-            None => out.push(Warning::new(
+            None => warn(
                 "utilization",
                 format!(
-                    "utilization_pct {pct} with {} minutes utilized but no sold daily capacity",
-                    thousands(utilized)
+                    "utilization_pct {pct} with {utilized} minutes utilized but no sold daily capacity"
                 ),
-            )),
+            ),
         }
     }
-}
-
-/// `available_minutes = sold − utilized`, or 0 once sold capacity is used up.
-fn check_available(r: &UtilizationReport, utilized: i64, out: &mut Vec<Warning>) {
-    let (daily, util) = (&r.daily_capacity_minutes, &r.utilization);
     if let (Some(available), Some(sold)) = (util.available_minutes, daily.sold) {
         let expected = i128::from(sold) - i128::from(utilized);
         // Sold capacity that is used up leaves none available, so a clamped 0 is fine too.
         let clamped = expected < 0 && available == 0;
         if i128::from(available) != expected && !clamped {
-            out.push(Warning::new(
+            let (available, sold, utilized) =
+                (thousands(available), thousands(sold), thousands(utilized));
+            warn(
                 "utilization",
                 format!(
-                    "available_minutes {} ≠ sold {} − utilized {} = {}",
-                    thousands(available),
-                    thousands(sold),
-                    thousands(utilized),
+                    "available_minutes {available} ≠ sold {sold} − utilized {utilized} = {}",
                     big(expected)
                 ),
-            ));
+            );
         }
     }
-}
-
-/// Sold daily capacity is either active or paused: `active + paused = sold`.
-fn check_active_plus_paused(r: &UtilizationReport, out: &mut Vec<Warning>) {
-    let daily = &r.daily_capacity_minutes;
     if let (Some(active), Some(paused), Some(sold)) = (daily.active, daily.paused, daily.sold) {
         let sum = i128::from(active) + i128::from(paused);
         if sum != i128::from(sold) {
-            out.push(Warning::new(
+            let (active, paused, sold) = (thousands(active), thousands(paused), thousands(sold));
+            warn(
                 "daily_capacity_minutes",
                 format!(
-                    "active {} + paused {} = {} ≠ sold {}",
-                    thousands(active),
-                    thousands(paused),
-                    big(sum),
-                    thousands(sold)
+                    "active {active} + paused {paused} = {} ≠ sold {sold}",
+                    big(sum)
                 ),
-            ));
+            );
         }
     }
 }

@@ -95,11 +95,15 @@ impl Keyring {
     pub fn key(&self, profile: &str) -> Result<(ApiKey, StoreKind), KeyringError> {
         let mut first_error = None;
         for open in &self.stores {
-            match get(open, profile) {
-                Ok(Some(key)) => return Ok((key, open.kind)),
-                Ok(None) => {}
+            match with_entry(open, profile, keyring_core::Entry::get_password) {
+                Ok(text) => {
+                    if let Some(key) = ApiKey::new(zeroize::Zeroizing::new(text).as_str()) {
+                        return Ok((key, open.kind));
+                    }
+                }
+                Err(StoreError::NoEntry) => {}
                 Err(e) => {
-                    first_error.get_or_insert(e);
+                    first_error.get_or_insert(map_error(open.kind, profile, e));
                 }
             }
         }
@@ -218,16 +222,6 @@ fn with_entry<T>(
             }
         }
         other => other,
-    }
-}
-
-/// Reads one entry: `Ok(None)` when there is none.
-fn get(open: &OpenStore, profile: &str) -> Result<Option<ApiKey>, KeyringError> {
-    let result = with_entry(open, profile, keyring_core::Entry::get_password);
-    match result {
-        Ok(text) => Ok(ApiKey::new(zeroize::Zeroizing::new(text).as_str())),
-        Err(StoreError::NoEntry) => Ok(None),
-        Err(e) => Err(map_error(open.kind, profile, e)),
     }
 }
 

@@ -64,13 +64,10 @@ impl StoreKind {
 
     /// A sentence to show after storing a key here, when there is something to know.
     pub fn persistence_note(self) -> Option<&'static str> {
-        match self {
-            StoreKind::Keyutils => Some(
-                "the kernel keyring keeps keys in memory only: this one does not survive a reboot \
-                 (run `captop auth login` again after one, or use api_key_command)",
-            ),
-            _ => None,
-        }
+        (!self.survives_reboot()).then_some(
+            "the kernel keyring keeps keys in memory only: this one does not survive a reboot \
+             (run `captop auth login` again after one, or use api_key_command)",
+        )
     }
 }
 

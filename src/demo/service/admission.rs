@@ -37,19 +37,19 @@ impl Shared {
         let at = arrival.at;
         while window
             .front()
-            .is_some_and(|&oldest| oldest + self.rate_window <= at)
+            .is_some_and(|&oldest| oldest + self.config.rate_window <= at)
         {
             window.pop_front();
         }
-        if window.len() < self.rate_limit as usize {
+        if window.len() < self.config.rate_limit as usize {
             // Arrivals stamped just before a lock race may come in out of order.
             let pos = window.partition_point(|&t| t <= at);
             window.insert(pos, at);
             return Ok(());
         }
         Err(match window.front() {
-            Some(&oldest) => (oldest + self.rate_window).saturating_duration_since(at),
-            None => self.rate_window, // a limit of zero
+            Some(&oldest) => (oldest + self.config.rate_window).saturating_duration_since(at),
+            None => self.config.rate_window, // a limit of zero
         })
     }
 
@@ -76,7 +76,7 @@ impl Shared {
 
     /// A 429 announcing `wait` from the request's arrival, in the configured style.
     fn too_many(&self, arrival: &Arrival, wait: Duration) -> Response {
-        let (header_value, announced) = match self.retry_after_style {
+        let (header_value, announced) = match self.config.retry_after_style {
             RetryAfterStyle::Seconds => {
                 let secs = ceil_secs(wait);
                 (secs.to_string(), Duration::from_secs(secs))
@@ -92,8 +92,8 @@ impl Shared {
         let body = ErrorBody {
             error: format!(
                 "rate limit exceeded: {} requests per {} s per IP address",
-                self.rate_limit,
-                self.rate_window.as_secs_f64()
+                self.config.rate_limit,
+                self.config.rate_window.as_secs_f64()
             ),
         };
         let mut response = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
