@@ -39,7 +39,7 @@ async fn main() -> anyhow::Result<()> {
     let prometheus = PrometheusHistory::new(&source, std::time::Duration::from_secs(30))
         .map_err(anyhow::Error::msg)?;
     let conn = history
-        .reader()?
+        .reader(false)?
         .ok_or_else(|| anyhow::anyhow!("no history in {state}"))?;
     let (_, newest) = read::span(&conn)?.ok_or_else(|| anyhow::anyhow!("empty history"))?;
     drop(conn);
@@ -49,7 +49,7 @@ async fn main() -> anyhow::Result<()> {
     for _ in 0..runs {
         let t = Instant::now();
         let conn = history
-            .reader()?
+            .reader(false)?
             .ok_or_else(|| anyhow::anyhow!("no history"))?;
         let series = frames::forecast_series(&conn, newest)?;
         routes_file = series.len();

@@ -45,7 +45,7 @@ pub fn run(
 fn info(history: &History, out: &mut dyn Write) -> Result<(), HistoryError> {
     writeln!(out, "service  {}", history.origin())?;
     writeln!(out, "file     {}", history.path().display())?;
-    let Some(conn) = history.reader()? else {
+    let Some(conn) = history.reader(true)? else {
         writeln!(out, "nothing recorded yet")?;
         return Ok(());
     };
@@ -89,7 +89,7 @@ fn export_window(
     let nothing = || HistoryError::NothingRecorded {
         origin: history.origin().to_owned(),
     };
-    let conn = history.reader()?.ok_or_else(nothing)?;
+    let conn = history.reader(true)?.ok_or_else(nothing)?;
     let (oldest, newest) = read::span(&conn)?.ok_or_else(nothing)?;
     let from = match &args.from {
         Some(text) => parse_instant(text, newest)?,

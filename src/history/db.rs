@@ -18,9 +18,10 @@
 //! Every `at_ms` is the service's `generated_at`, UNIX milliseconds: history runs on the
 //! service's clock. The file is SQLite in WAL mode: one writer at a time (the others wait up to
 //! [`BUSY_TIMEOUT`] and then skip their sample), readers never blocked by it. A file whose
-//! `application_id` or `user_version` is not this schema's is not ours, nor one whose pages
-//! fail `PRAGMA quick_check` (damaged): moved aside when opened for writing, refused when opened
-//! read-only.
+//! `application_id` or `user_version` is not this schema's is not ours: moved aside when opened
+//! for writing, refused when opened read-only. One whose pages are damaged is found when a read or
+//! write fails ([`damage`]) and moved aside then: `PRAGMA quick_check` reads the whole file, too
+//! slow for every open of a `--once` or a step back in time.
 
 use std::fs;
 use std::io;
@@ -113,16 +114,37 @@ pub fn open(path: &Path, origin: &str) -> Result<(Connection, Option<String>), H
         Err(HistoryError::NotOurs { why, .. }) => why,
         opened => return opened.map(|conn| (conn, None)),
     };
-    let aside = move_aside(path).map_err(io_at(path))?;
+    let warning = set_aside(path, &why).to_string();
     crate::poll::shared::open_private_file(path).map_err(io_at(path))?;
     let conn = try_open(path, origin)?;
-    let warning = format!(
-        "the history {} was {} and is moved to {}; the history is started afresh",
-        path.display(),
-        crate::text::fit(&why, 100),
-        aside.display()
-    );
     Ok((conn, Some(warning)))
+}
+
+/// Why the file a read or write failed on is damaged, if it is: SQLite said so, or
+/// `PRAGMA quick_check` finds bad pages (garbage over them can read as values of the wrong type
+/// rather than as corrupt). `None` for a busy file, a full disk, or sound pages.
+pub fn damage(conn: &Connection, failure: &HistoryError) -> Option<String> {
+    match failure {
+        HistoryError::Corrupt(e) => Some(format!("damaged ({e})")),
+        HistoryError::Sqlite(_) => match damaged(conn) {
+            Ok(why) => why,
+            Err(e) => is_not_a_database(&e).then(|| format!("damaged ({e})")),
+        },
+        _ => None,
+    }
+}
+
+/// Moves the file at `path` (closed) aside, for the next open to start afresh:
+/// [`HistoryError::SetAside`], which says where it went.
+pub fn set_aside(path: &Path, why: &str) -> HistoryError {
+    match move_aside(path) {
+        Ok(aside) => HistoryError::SetAside {
+            path: path.to_path_buf(),
+            why: crate::text::fit(why, 100),
+            aside,
+        },
+        Err(e) => io_at(path)(e),
+    }
 }
 
 /// An I/O error at `path` as the history's error.
@@ -134,8 +156,13 @@ fn io_at(path: &Path) -> impl Fn(io::Error) -> HistoryError + '_ {
 }
 
 /// Opens an existing history file read-only (for `history export` and `--once --at` on a
-/// machine that only reads). `Ok(None)` when there is none.
-pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, HistoryError> {
+/// machine that only reads), its pages checked first when `check_pages` (`history info` and
+/// `export`, which read it all anyway). `Ok(None)` when there is none.
+pub fn open_read_only(
+    path: &Path,
+    origin: &str,
+    check_pages: bool,
+) -> Result<Option<Connection>, HistoryError> {
     if !path.exists() {
         return Ok(None);
     }
@@ -147,7 +174,7 @@ pub fn open_read_only(path: &Path, origin: &str) -> Result<Option<Connection>, H
     .map_err(sqlite)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
     match whose(&conn, origin).and_then(|why| match why {
-        None => damaged(&conn),
+        None if check_pages => damaged(&conn),
         why => Ok(why),
     }) {
         Ok(None) => Ok(Some(conn)),
@@ -195,8 +222,6 @@ fn try_open(path: &Path, origin: &str) -> Result<Connection, HistoryError> {
         .map_err(sqlite)?;
     if fresh == 0 {
         create_schema(&conn, origin).map_err(sqlite)?;
-    } else if let Some(why) = damaged(&conn).map_err(sqlite)? {
-        return Err(not_ours(why));
     }
     Ok(conn)
 }

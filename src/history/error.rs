@@ -32,6 +32,16 @@ pub enum HistoryError {
         /// What it is instead.
         why: String,
     },
+    /// The file turned out damaged and is moved aside; the next open starts afresh.
+    #[error("the history {path} was {why} and is moved to {aside}; the history is started afresh")]
+    SetAside {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong with it.
+        why: String,
+        /// Where it is now.
+        aside: PathBuf,
+    },
     /// Another captop held the file longer than the busy timeout (SQLITE_BUSY, SQLITE_LOCKED).
     #[error("the history is busy: another captop held it too long ({0}); try again")]
     Busy(#[source] rusqlite::Error),

@@ -51,6 +51,8 @@ pub struct Recorded {
 #[derive(Debug)]
 pub struct Prepared {
     writer: Writer,
+    /// The file, to move aside when a write finds it damaged.
+    path: PathBuf,
     /// The forecasts' samples up to the newest report recorded when it was opened.
     series: Series,
     newest_ms: Option<i64>,
@@ -72,18 +74,32 @@ impl Prepared {
         }
     }
 
-    /// Writes the reports (the first thinning of the day with them, when it is due).
+    /// Writes the reports (the first thinning of the day with them, when it is due). A file
+    /// found damaged by the failure is moved aside, for the next run to start afresh.
     pub fn write(
-        &mut self,
+        mut self,
         capacity: &CapacityReport,
         utilization: Option<&UtilizationReport>,
     ) -> Result<(), HistoryError> {
-        self.writer.capacity(capacity)?;
-        if let Some(utilization) = utilization {
-            self.writer.utilization(utilization)?;
-        }
-        Ok(())
+        let mut write = || -> Result<(), HistoryError> {
+            self.writer.capacity(capacity)?;
+            if let Some(utilization) = utilization {
+                self.writer.utilization(utilization)?;
+            }
+            Ok(())
+        };
+        write().map_err(|e| after_failure(self.writer, &self.path, e))
     }
+}
+
+/// `failure` of `writer`'s file at `path`, or, when the file turns out damaged, the file closed
+/// and moved aside ([`db::set_aside`]).
+fn after_failure(writer: Writer, path: &Path, failure: HistoryError) -> HistoryError {
+    let Some(why) = db::damage(writer.conn(), &failure) else {
+        return failure;
+    };
+    drop(writer);
+    db::set_aside(path, &why)
 }
 
 /// The history file of one service.
@@ -167,23 +183,31 @@ impl History {
         let mut writer = writer.one_shot();
         // One thread for both: the reports' fetch and decoding keep the other core busy (the
         // samples read on a connection and a thread of their own made the run no shorter).
-        writer.load_routes()?;
-        let newest_ms = read::span(writer.conn())?.map(|(_, newest)| newest);
-        let series = match newest_ms {
-            Some(newest) => frames::forecast_series(writer.conn(), newest)?,
-            None => Series::new(),
+        let mut read = || -> Result<_, HistoryError> {
+            writer.load_routes()?;
+            let newest_ms = read::span(writer.conn())?.map(|(_, newest)| newest);
+            let series = match newest_ms {
+                Some(newest) => frames::forecast_series(writer.conn(), newest)?,
+                None => Series::new(),
+            };
+            Ok((newest_ms, series))
         };
-        Ok(Prepared {
-            writer,
-            series,
-            newest_ms,
-            warning,
-        })
+        match read() {
+            Ok((newest_ms, series)) => Ok(Prepared {
+                writer,
+                path: self.path.clone(),
+                series,
+                newest_ms,
+                warning,
+            }),
+            Err(e) => Err(after_failure(writer, &self.path, e)),
+        }
     }
 
-    /// Opens the file read-only; `Ok(None)` when there is none yet.
-    pub fn reader(&self) -> Result<Option<rusqlite::Connection>, HistoryError> {
-        db::open_read_only(&self.path, &self.origin)
+    /// Opens the file read-only; `Ok(None)` when there is none yet. Its pages are checked
+    /// first when `check_pages`, which reads the whole file.
+    pub fn reader(&self, check_pages: bool) -> Result<Option<rusqlite::Connection>, HistoryError> {
+        db::open_read_only(&self.path, &self.origin, check_pages)
     }
 }
 

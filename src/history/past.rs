@@ -83,7 +83,7 @@ pub fn past_reports(
     let nothing = || HistoryError::NothingRecorded {
         origin: origin.to_owned(),
     };
-    let conn = history.reader()?.ok_or_else(nothing)?;
+    let conn = history.reader(false)?.ok_or_else(nothing)?;
     let (oldest, newest) = read::span(&conn)?.ok_or_else(nothing)?;
     let at_ms = at(newest)?;
     // Inside the span `history info` shows, the nearest report at or before the instant

@@ -250,18 +250,21 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
                 }
             }
             Err(e) => {
-                let damaged = super::db::is_not_a_database(&e)
-                    || !super::write::is_full(&e)
-                        && super::db::damaged(w.conn())
-                            .map_or_else(|e| super::db::is_not_a_database(&e), |why| why.is_some());
-                if damaged {
-                    // Damaged under us: the next report opens it again, which moves it aside
-                    // and says so in one line.
+                let full = super::write::is_full(&e);
+                let e = super::HistoryError::from(e);
+                if let Some(why) = super::db::damage(w.conn(), &e) {
+                    // Damaged under us: closed, moved aside, said in one line; the next report
+                    // starts a fresh file.
                     writer = None;
+                    sides.warn(format!(
+                        "history: {}",
+                        super::db::set_aside(history.path(), &why)
+                    ));
+                    failing = false;
                     continue;
                 }
                 if !failing {
-                    let why = if super::write::is_full(&e) {
+                    let why = if full {
                         "the disk is full".to_owned()
                     } else {
                         crate::text::fit(&e.to_string(), 160)

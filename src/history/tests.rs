@@ -221,7 +221,7 @@ fn a_foreign_or_damaged_file_is_moved_aside_and_another_service_has_its_own() {
     // Two services, two files.
     let b = History::new(dir.path(), "http://b/v1");
     assert_ne!(b.path(), h.path());
-    assert!(b.reader().unwrap().is_none());
+    assert!(b.reader(false).unwrap().is_none());
 }
 
 #[cfg(unix)]
@@ -257,7 +257,7 @@ fn the_recorder_writes_on_its_thread_and_seeds_the_forecasts() {
     let recorder = Recorder::start(h.clone());
     recorder.capacity(Arc::new(report(t(300), &[("a", 2500)])));
     recorder.close();
-    let conn = h.reader().unwrap().unwrap();
+    let conn = h.reader(false).unwrap().unwrap();
     assert_eq!(rows(&conn).reports, 6);
 }
 
@@ -317,7 +317,7 @@ fn a_file_of_another_schema_version_is_moved_aside_and_refused_read_only() {
     let (_dir, h, w) = one_report_written();
     w.conn().pragma_update(None, "user_version", 2).unwrap();
     drop(w);
-    assert!(h.reader().is_err(), "read-only: refused");
+    assert!(h.reader(false).is_err(), "read-only: refused");
     let (mut w, warning) = h.writer().unwrap();
     let warning = warning.unwrap();
     assert!(warning.contains("another schema version (2)"), "{warning}");
@@ -510,9 +510,10 @@ fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh
         }
     }
     damage_pages(h.path());
-    // `history info` reads it read-only: refused as damaged, never a span from 1970.
+    // `history info` reads it read-only, pages checked: refused as damaged, never a span from
+    // 1970.
     let read = h
-        .reader()
+        .reader(true)
         .map(|c| c.and_then(|c| read::span(&c).ok().flatten()));
     assert!(
         matches!(
@@ -531,7 +532,7 @@ fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh
     for _ in 0..500 {
         warnings.extend(recorder.take_warnings());
         let recorded = h
-            .reader()
+            .reader(false)
             .ok()
             .flatten()
             .and_then(|c| read::span(&c).ok().flatten());
@@ -553,7 +554,7 @@ fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh
         .filter(|e| e.file_name().to_string_lossy().contains(".bad-"))
         .count();
     assert_eq!(aside, 1, "the damaged file is kept aside");
-    let conn = h.reader().unwrap().unwrap();
+    let conn = h.reader(false).unwrap().unwrap();
     assert_eq!(
         read::span(&conn).unwrap(),
         Some((t(600).timestamp_millis(), newest)),

@@ -56,7 +56,7 @@ fn a_one_shot_run_thins_the_file_once_a_day_not_with_every_report() {
     let dir = tempfile::tempdir().unwrap();
     let h = History::new(dir.path(), "http://a/v1");
     let thinned = |h: &History| -> i64 {
-        let conn = h.reader().unwrap().unwrap();
+        let conn = h.reader(false).unwrap().unwrap();
         db::meta_ms(&conn, write::thinning::THINNED_AT_KEY)
             .unwrap()
             .unwrap()

@@ -234,7 +234,7 @@ async fn seed_from_history(
         let series = prepared.series_before(&capacity);
         (prepared, series, capacity)
     });
-    let (mut prepared, series, capacity) = match read.await {
+    let (prepared, series, capacity) = match read.await {
         Ok(read) => read,
         Err(e) => {
             warnings.push(kept_not(&e));
