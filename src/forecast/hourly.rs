@@ -1,6 +1,6 @@
 //! A route's samples as sales per UTC hour, and the walk forward that turns an hourly pace into
 //! a sell-out time: the pieces the day-shaped forecast ([`super::seasonal`]) and the seasonal
-//! baselines ([`super::baselines`]) share.
+//! baselines of the forecast benchmark (`examples/forecast_bench/baselines.rs`) share.
 //!
 //! Samples come irregularly (every few seconds for the recent hours, every 5 minutes or every
 //! hour further back, with gaps); hourly buckets make them regular once, so that a forecast

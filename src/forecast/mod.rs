@@ -32,13 +32,12 @@
 //! overnight and says "never" at 04:00 for one that will be full by noon. [`seasonal`] learns
 //! the pace by hour of day (and weekday or weekend) from up to five weeks of samples, scales it
 //! to today's level and walks it forward across the night, with a likely window; it answers
-//! with this line while there is less than a day of history. [`baselines`] holds the methods it
-//! is measured against (`examples/forecast_bench.rs`), [`hourly`] the hourly buckets both
-//! read, and [`backtest`] how the forecast did on a route's own stored past. Which samples of
+//! with this line while there is less than a day of history. The methods it is measured
+//! against live with their benchmark (`examples/forecast_bench/`), [`hourly`] holds the hourly
+//! buckets both read, and [`backtest`] how the forecast did on a route's own stored past. Which samples of
 //! each route are kept in memory, and how a report adds to them, is `samples`' concern.
 
 pub mod backtest;
-pub mod baselines;
 pub mod fit;
 pub mod hourly;
 mod samples;

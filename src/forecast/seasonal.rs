@@ -49,10 +49,10 @@
 //!    [`super::MAX_HORIZON`], a pace but no sell-out time.
 //!
 //! Holt-Winters (additive, daily season) was considered as the method and is kept as a
-//! baseline ([`super::baselines::holt_winters`]): its level follows the last few hours, so one
+//! baseline (`holt_winters` in `examples/forecast_bench/baselines.rs`): its level follows the last few hours, so one
 //! busy hour moves the whole curve, and its smoothing factors need a search per route.
 //!
-//! **Tuning** (see `examples/forecast_bench.rs`): the generator's parameters were fixed first.
+//! **Tuning** (see `examples/forecast_bench/main.rs`): the generator's parameters were fixed first.
 //! Two constants were then tried on the daily-curve series (2) only, and the result checked on
 //! the others: [`LEVEL_PRIOR_DAYS`] 0.25 → 0.5 (series 2: median error 11 → 10 %, p90 42 → 41
 //! %) and [`CAP_SPREADS`] 5 → 3 (no gain on series 2, so 5 stayed). The level's persistence

@@ -31,10 +31,12 @@
 //! The generator's parameters were fixed before any method was tuned; the day-shaped method's
 //! two tuned constants were tuned on series (2) only (see its module doc).
 
+mod baselines;
+
 use std::time::Instant;
 
+use baselines::SAME_HOUR_DAYS;
 use captop::forecast::Sample;
-use captop::forecast::baselines::{self, SAME_HOUR_DAYS};
 use captop::forecast::seasonal::{self, DayShapedForecast};
 
 const STEP_MS: i64 = 30_000;
