@@ -153,17 +153,6 @@ pub struct Reloads {
     pub settings: Option<watch::Receiver<Arc<Settings>>>,
 }
 
-/// The one log line a reload writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    /// Info when applied, error when refused.
-    pub level: Level,
-    /// What happened.
-    pub message: String,
-    /// Its fields.
-    pub fields: Vec<(&'static str, String)>,
-}
-
 /// Everything a reload read, checked, before any of it is applied.
 struct Loaded {
     tokens: Option<ReaderTokens>,
@@ -279,45 +268,30 @@ impl Reloader {
         self.sources.watched().into_iter().map(stamp).collect()
     }
 
-    /// Reads every source and applies them all, or none; says how in one [`Report`].
-    /// `trigger` is what made it happen (`SIGHUP`, `file change`).
-    async fn reload(&mut self, trigger: &'static str) -> Report {
+    /// Reads every source and applies them all, or none; `Ok` holds the fields of the log
+    /// line of an applied reload, `Err` why none of it was.
+    async fn reload(&mut self) -> Result<Vec<(&'static str, String)>, LoadError> {
         self.watch.tried = self.stamps();
         let sources = Arc::clone(&self.sources);
         let loaded = tokio::task::spawn_blocking(move || load(&sources))
             .await
             .unwrap_or_else(|e| Err(LoadError::Stopped(e)));
-        let trigger_field = ("trigger", trigger.to_owned());
         match loaded {
             Ok(loaded) => {
-                let fields = self.apply(loaded, trigger_field);
+                let fields = self.apply(loaded);
                 self.status.send_replace(ReloadStatus::started(Utc::now()));
-                Report {
-                    level: Level::Info,
-                    message: "configuration reloaded".to_owned(),
-                    fields,
-                }
+                Ok(fields)
             }
             Err(why) => {
                 self.status.send_modify(|status| status.successful = false);
-                Report {
-                    level: Level::Error,
-                    message: format!(
-                        "configuration reload failed, the previous one stays in force: {why}"
-                    ),
-                    fields: vec![trigger_field],
-                }
+                Err(why)
             }
         }
     }
 
     /// Swaps in what was loaded; returns the fields of the log line.
-    fn apply(
-        &mut self,
-        loaded: Loaded,
-        trigger: (&'static str, String),
-    ) -> Vec<(&'static str, String)> {
-        let mut fields = vec![trigger];
+    fn apply(&mut self, loaded: Loaded) -> Vec<(&'static str, String)> {
+        let mut fields = Vec::new();
         if let (Some(live), Some(tokens)) = (&self.tokens, loaded.tokens) {
             fields.push(("tokens", tokens.count().to_string()));
             live.store(Arc::new(tokens));
@@ -406,13 +380,18 @@ async fn run(mut reloader: Reloader, mut hangups: BoxStream<'static, ()>, logger
                 "file change"
             }
         };
-        let report = reloader.reload(trigger).await;
-        let fields: Vec<(&str, &str)> = report
-            .fields
-            .iter()
-            .map(|(name, value)| (*name, value.as_str()))
-            .collect();
-        logger.log(report.level, &report.message, &fields);
+        let mut fields = vec![("trigger", trigger)];
+        match reloader.reload().await {
+            Ok(applied) => {
+                fields.extend(applied.iter().map(|(name, value)| (*name, value.as_str())));
+                logger.log(Level::Info, "configuration reloaded", &fields);
+            }
+            Err(why) => {
+                let message =
+                    format!("configuration reload failed, the previous one stays in force: {why}");
+                logger.log(Level::Error, &message, &fields);
+            }
+        }
     }
 }
 
