@@ -64,24 +64,9 @@ pub enum StartError {
     /// The receiver's settings do not hold together (its URL, its headers over plain HTTP).
     #[error(transparent)]
     Settings(crate::actions::receivers::ReceiverError),
-    /// The webhook's headers file could not be read.
-    #[error("cannot read the webhook's headers_file {path}: {source}")]
-    HeadersUnreadable {
-        /// The file, as shown.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The webhook's headers file is open to group or others.
-    #[error(
-        "the webhook's headers_file {path} is open to group or others (mode {mode:o}) — run `chmod 600 {path}`"
-    )]
-    HeadersOpen {
-        /// The file, as shown.
-        path: String,
-        /// Its mode.
-        mode: u32,
-    },
+    /// The webhook's headers file could not be read, or others may read it.
+    #[error(transparent)]
+    HeadersFile(crate::serve::tokens::PrivateFileError),
     /// A line of the webhook's headers file is no header (its text is not repeated).
     #[error("the webhook's headers_file {path}, line {line}: {problem}")]
     HeadersLine {
