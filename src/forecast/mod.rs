@@ -214,26 +214,11 @@ pub use samples::{
     add_samples, adds_after, merge_older,
 };
 
-/// The forecast of a route's samples: the day-shaped one ([`seasonal::day_shaped`]) once there
-/// is a day of history, else the straight line over the last hour ([`forecast`]).
+/// The forecast of a route's samples: the day-shaped one ([`seasonal::day_shape_only`]) once
+/// there is a day of history, else the straight line over the last hour ([`forecast`]).
 pub fn for_route(samples: &[Sample]) -> Option<Forecast> {
-    let newest = *samples.last()?;
-    let Ok(shaped) = seasonal::day_shape_only(samples, newest.at_ms) else {
-        return forecast(samples);
-    };
-    let shaped = shaped?;
-    let instant = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms);
-    let oldest = samples.first().map_or(newest.at_ms, |s| s.at_ms);
-    Some(Forecast {
-        rate_per_hour: shaped.pace_per_hour_now,
-        sells_out_at: shaped.sells_out_at_ms.and_then(instant),
-        samples: samples.len(),
-        window: Duration::from_millis(u64::try_from(newest.at_ms - oldest).unwrap_or(0)),
-        likely: shaped
-            .window_ms
-            .and_then(|(a, b)| Some((instant(a)?, b.and_then(instant)))),
-        day_shaped: true,
-    })
+    let newest = samples.last()?;
+    seasonal::day_shape_only(samples, newest.at_ms).unwrap_or_else(|_| forecast(samples))
 }
 
 /// The fill [`for_route`]'s forecast expects after the newest sample: samples at the newest
