@@ -191,9 +191,11 @@ fn needing_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
             old.api_key_command != new.api_key_command,
         ),
         ("history", old.history_keep_days != new.history_keep_days),
+        // The receivers' tasks start with the relay (the thresholds and the alerts' timing
+        // are taken live).
         (
             "actions.receivers",
-            !same_receivers(&old.actions, &new.actions),
+            receivers(&old.actions) != receivers(&new.actions),
         ),
     ];
     changed
@@ -202,14 +204,9 @@ fn needing_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
         .collect()
 }
 
-/// Whether `[actions]` sends its alerts to the same receivers in `a` and `b`: their tasks
-/// start with the relay, so a change of these needs a restart (the thresholds and the alerts'
-/// timing do not).
-fn same_receivers(a: &crate::actions::ActionsConfig, b: &crate::actions::ActionsConfig) -> bool {
-    a.command == b.command
-        && a.timeout == b.timeout
-        && a.alertmanager == b.alertmanager
-        && a.webhook == b.webhook
+/// Where `[actions]` sends its alerts: the command (and its timeout), Alertmanagers, webhook.
+fn receivers(a: &crate::actions::ActionsConfig) -> impl PartialEq + '_ {
+    (&a.command, a.timeout, &a.alertmanager, &a.webhook)
 }
 
 /// Length, modification time and inode of a file: enough to notice a rewrite or a rename over
