@@ -256,11 +256,6 @@ pub fn full_in(left: Duration) -> String {
     }
 }
 
-/// A fit's window as people read it: `42 s`, `12 min`, `1 h 5 min`.
-pub fn window_text(window: Duration) -> String {
-    crate::format::duration(window, crate::format::Precision::Glance)
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -418,7 +413,5 @@ mod tests {
         assert_eq!(full_in(Duration::from_secs(45 * 60)), "~45 min");
         assert_eq!(full_in(Duration::from_secs(3 * 3600 + 600)), "~3 h 10 min");
         assert_eq!(full_in(Duration::from_secs(52 * 3600)), "~2 d 4 h");
-        assert_eq!(window_text(Duration::from_secs(42)), "42 s");
-        assert_eq!(window_text(Duration::from_secs(3900)), "1 h 5 min");
     }
 }
