@@ -1,6 +1,6 @@
 //! A route's samples as sales per UTC hour, and the walk forward that turns an hourly pace into
 //! a sell-out time: the pieces the day-shaped forecast ([`super::seasonal`]) and the seasonal
-//! baselines ([`super::baselines`]) share.
+//! baselines of the forecast benchmark (`examples/forecast_bench/baselines.rs`) share.
 //!
 //! Samples come irregularly (every few seconds for the recent hours, every 5 minutes or every
 //! hour further back, with gaps); hourly buckets make them regular once, so that a forecast
@@ -55,10 +55,9 @@ pub struct Release {
 pub struct HourlySales {
     /// Index ([`hour_index`]) of the first bucket.
     pub first_hour: i64,
-    /// Minutes sold in each hour's covered part (rises of `sold` only).
-    pub sold: Vec<f64>,
-    /// Share of each hour covered by samples, 0 to 1.
-    pub covered: Vec<f64>,
+    /// Each hour's minutes sold in its covered part (rises of `sold` only), and the share of
+    /// it covered by samples (0 to 1).
+    pub buckets: Vec<(f64, f64)>,
     /// Drops of `sold` seen, oldest first.
     pub releases: Vec<Release>,
 }
@@ -72,8 +71,7 @@ impl HourlySales {
         let len = usize::try_from(last_hour - first_hour + 1).unwrap_or(0);
         let mut hourly = HourlySales {
             first_hour,
-            sold: vec![0.0; len],
-            covered: vec![0.0; len],
+            buckets: vec![(0.0, 0.0); len],
             releases: Vec::new(),
         };
         let mut prev: Option<&Sample> = None;
@@ -111,44 +109,38 @@ impl HourlySales {
             let lo = from_ms.max(hour * HOUR_MS);
             let hi = to_ms.min((hour + 1) * HOUR_MS);
             let share = (hi - lo) as f64 / span;
-            if let Some(i) = self.slot(hour) {
-                if let Some(s) = self.sold.get_mut(i) {
-                    *s += rise * share;
-                }
-                if let Some(c) = self.covered.get_mut(i) {
-                    *c += (hi - lo) as f64 / HOUR_MS as f64;
-                }
+            let slot = usize::try_from(hour - self.first_hour).ok();
+            if let Some((sold, covered)) = slot.and_then(|i| self.buckets.get_mut(i)) {
+                *sold += rise * share;
+                *covered += (hi - lo) as f64 / HOUR_MS as f64;
             }
             hour += 1;
         }
     }
 
-    fn slot(&self, hour: i64) -> Option<usize> {
-        usize::try_from(hour - self.first_hour)
-            .ok()
-            .filter(|&i| i < self.sold.len())
+    fn bucket(&self, hour: i64) -> Option<(f64, f64)> {
+        let slot = usize::try_from(hour - self.first_hour).ok()?;
+        self.buckets.get(slot).copied()
     }
 
     /// The pace of an hour, minutes per full hour, when enough of it was observed.
     pub fn pace(&self, hour: i64) -> Option<f64> {
-        let i = self.slot(hour)?;
-        let covered = *self.covered.get(i)?;
-        (covered >= MIN_COVERED).then(|| self.sold.get(i).map_or(0.0, |s| s / covered.min(1.0)))
+        let (sold, covered) = self.bucket(hour)?;
+        (covered >= MIN_COVERED).then(|| sold / covered.min(1.0))
     }
 
     /// Minutes sold and share covered of an hour (zeros outside the buckets).
     pub fn raw(&self, hour: i64) -> (f64, f64) {
-        self.slot(hour).map_or((0.0, 0.0), |i| {
-            (
-                self.sold.get(i).copied().unwrap_or(0.0),
-                self.covered.get(i).copied().unwrap_or(0.0).min(1.0),
-            )
-        })
+        let (sold, covered) = self.bucket(hour).unwrap_or_default();
+        (sold, covered.min(1.0))
     }
 
     /// Hours observed ([`MIN_COVERED`] or more).
     pub fn observed_hours(&self) -> usize {
-        self.covered.iter().filter(|&&c| c >= MIN_COVERED).count()
+        self.buckets
+            .iter()
+            .filter(|(_, c)| *c >= MIN_COVERED)
+            .count()
     }
 }
 
@@ -270,9 +262,10 @@ mod tests {
             s(9.0, 90, 200),  // a gap
         ];
         let h = HourlySales::of(&samples, 0);
-        assert_eq!(h.sold.len(), 10);
-        assert_eq!(&h.sold[..3], &[50.0, 50.0, 10.0]);
-        assert_eq!(&h.covered[..4], &[0.5, 0.5, 1.0, 0.0]);
+        assert_eq!(h.buckets.len(), 10);
+        let (sold, covered): (Vec<f64>, Vec<f64>) = h.buckets.iter().copied().unzip();
+        assert_eq!(&sold[..3], &[50.0, 50.0, 10.0]);
+        assert_eq!(&covered[..4], &[0.5, 0.5, 1.0, 0.0]);
         assert_eq!(h.pace(hour_index(MONDAY)), Some(100.0));
         assert_eq!(h.pace(hour_index(MONDAY) + 4), None);
         assert_eq!(h.releases.len(), 1);

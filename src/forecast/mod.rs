@@ -32,13 +32,12 @@
 //! overnight and says "never" at 04:00 for one that will be full by noon. [`seasonal`] learns
 //! the pace by hour of day (and weekday or weekend) from up to five weeks of samples, scales it
 //! to today's level and walks it forward across the night, with a likely window; it answers
-//! with this line while there is less than a day of history. [`baselines`] holds the methods it
-//! is measured against (`examples/forecast_bench.rs`), [`hourly`] the hourly buckets both
-//! read, and [`backtest`] how the forecast did on a route's own stored past. Which samples of
+//! with this line while there is less than a day of history. The methods it is measured
+//! against live with their benchmark (`examples/forecast_bench/`), [`hourly`] holds the hourly
+//! buckets both read, and [`backtest`] how the forecast did on a route's own stored past. Which samples of
 //! each route are kept in memory, and how a report adds to them, is `samples`' concern.
 
 pub mod backtest;
-pub mod baselines;
 pub mod fit;
 pub mod hourly;
 mod samples;
@@ -215,26 +214,11 @@ pub use samples::{
     add_samples, adds_after, merge_older,
 };
 
-/// The forecast of a route's samples: the day-shaped one ([`seasonal::day_shaped`]) once there
-/// is a day of history, else the straight line over the last hour ([`forecast`]).
+/// The forecast of a route's samples: the day-shaped one ([`seasonal::day_shape_only`]) once
+/// there is a day of history, else the straight line over the last hour ([`forecast`]).
 pub fn for_route(samples: &[Sample]) -> Option<Forecast> {
-    let newest = *samples.last()?;
-    let Ok(shaped) = seasonal::day_shape_only(samples, newest.at_ms) else {
-        return forecast(samples);
-    };
-    let shaped = shaped?;
-    let instant = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms);
-    let oldest = samples.first().map_or(newest.at_ms, |s| s.at_ms);
-    Some(Forecast {
-        rate_per_hour: shaped.pace_per_hour_now,
-        sells_out_at: shaped.sells_out_at_ms.and_then(instant),
-        samples: samples.len(),
-        window: Duration::from_millis(u64::try_from(newest.at_ms - oldest).unwrap_or(0)),
-        likely: shaped
-            .window_ms
-            .and_then(|(a, b)| Some((instant(a)?, b.and_then(instant)))),
-        day_shaped: true,
-    })
+    let newest = samples.last()?;
+    seasonal::day_shape_only(samples, newest.at_ms).unwrap_or_else(|_| forecast(samples))
 }
 
 /// The fill [`for_route`]'s forecast expects after the newest sample: samples at the newest
@@ -270,11 +254,6 @@ pub fn full_in(left: Duration) -> String {
             crate::format::duration(left, crate::format::Precision::Glance)
         )
     }
-}
-
-/// A fit's window as people read it: `42 s`, `12 min`, `1 h 5 min`.
-pub fn window_text(window: Duration) -> String {
-    crate::format::duration(window, crate::format::Precision::Glance)
 }
 
 #[cfg(test)]
@@ -434,7 +413,5 @@ mod tests {
         assert_eq!(full_in(Duration::from_secs(45 * 60)), "~45 min");
         assert_eq!(full_in(Duration::from_secs(3 * 3600 + 600)), "~3 h 10 min");
         assert_eq!(full_in(Duration::from_secs(52 * 3600)), "~2 d 4 h");
-        assert_eq!(window_text(Duration::from_secs(42)), "42 s");
-        assert_eq!(window_text(Duration::from_secs(3900)), "1 h 5 min");
     }
 }

@@ -104,7 +104,7 @@ pub fn add_samples<'a>(
     if adds_nothing {
         return false;
     }
-    let keep_ms = keep_ms();
+    let keep_ms = i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX);
     if lists_the_same_routes(series, &routes) {
         // The usual poll that adds: each route's samples grow where they are, with no map
         // made anew.
@@ -131,11 +131,6 @@ pub fn add_samples<'a>(
     changed |= !series.is_empty();
     *series = kept;
     changed
-}
-
-/// [`KEEP`] in milliseconds.
-fn keep_ms() -> i64 {
-    i64::try_from(KEEP.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Whether `routes` are the routes of `series`, each once.

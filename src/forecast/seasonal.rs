@@ -49,10 +49,10 @@
 //!    [`super::MAX_HORIZON`], a pace but no sell-out time.
 //!
 //! Holt-Winters (additive, daily season) was considered as the method and is kept as a
-//! baseline ([`super::baselines::holt_winters`]): its level follows the last few hours, so one
+//! baseline (`holt_winters` in `examples/forecast_bench/baselines.rs`): its level follows the last few hours, so one
 //! busy hour moves the whole curve, and its smoothing factors need a search per route.
 //!
-//! **Tuning** (see `examples/forecast_bench.rs`): the generator's parameters were fixed first.
+//! **Tuning** (see `examples/forecast_bench/main.rs`): the generator's parameters were fixed first.
 //! Two constants were then tried on the daily-curve series (2) only, and the result checked on
 //! the others: [`LEVEL_PRIOR_DAYS`] 0.25 → 0.5 (series 2: median error 11 → 10 %, p90 42 → 41
 //! %) and [`CAP_SPREADS`] 5 → 3 (no gain on series 2, so 5 stayed). The level's persistence
@@ -67,7 +67,9 @@
 use std::time::Duration;
 
 use super::hourly::{self, DAY_MS, HOUR_MS, HourlySales, Refill};
-use super::{MAX_HORIZON, Sample};
+use chrono::{DateTime, Utc};
+
+use super::{Forecast, MAX_HORIZON, Sample};
 
 mod profile;
 
@@ -89,44 +91,17 @@ pub const CAP_SPREADS: f64 = 5.0;
 pub const RESET_MIN_DAYS: usize = 3;
 /// Fewest past days compared for the likely window.
 pub const MIN_ANALOGUES: usize = 5;
-/// A route's pace now and when it sells out, following the day's shape.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DayShapedForecast {
-    /// Minutes expected to sell in the current hour, per hour (0 at night for a route that
-    /// sells nothing at night, even when it sells out tomorrow).
-    pub pace_per_hour_now: f64,
-    /// When the route is expected to run out, UNIX milliseconds; `None` beyond
-    /// [`super::MAX_HORIZON`] from the newest sample.
-    pub sells_out_at_ms: Option<i64>,
-    /// The likely sell-out window, 10th to 90th percentile, UNIX milliseconds; its late end is
-    /// `None` when the slow case does not sell out within [`super::MAX_HORIZON`] (nothing
-    /// rather than the horizon's instant, which would read as an estimate). `None` for the
-    /// line, or when too few past days compare.
-    pub window_ms: Option<(i64, Option<i64>)>,
-}
-
-/// The day-shaped forecast of a route's samples (time-ordered) as of `now_ms` (the service's
-/// clock; samples after it are ignored), or `None` when the samples say too little (see the
-/// module doc).
-pub fn day_shaped(samples: &[Sample], now_ms: i64) -> Option<DayShapedForecast> {
-    let samples = super::up_to(samples, now_ms);
-    match day_shape_only(samples, now_ms) {
-        Ok(forecast) => forecast,
-        Err(TooShort) => Some(linear(samples)),
-    }
-}
-
 /// Less than [`MIN_HISTORY`] of observed hours: the day's shape cannot be learnt yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TooShort;
 
-/// [`day_shaped`] without its fallback: `Err(TooShort)` where it would answer with the
-/// straight line, for a caller that makes the line itself (and should not make it twice).
-pub fn day_shape_only(
-    samples: &[Sample],
-    now_ms: i64,
-) -> Result<Option<DayShapedForecast>, TooShort> {
-    Ok(Model::of(samples, now_ms)?.and_then(|model| model.forecast()))
+/// The day-shaped forecast of a route's samples (time-ordered) as of `now_ms` (the service's
+/// clock; samples after it are ignored): `Err(TooShort)` where the straight line answers
+/// instead ([`super::for_route`]), `Ok(None)` when the samples say too little (see the module
+/// doc).
+pub fn day_shape_only(samples: &[Sample], now_ms: i64) -> Result<Option<Forecast>, TooShort> {
+    let samples = super::up_to(samples, now_ms);
+    Ok(Model::of(samples, now_ms)?.and_then(|model| model.forecast(samples)))
 }
 
 /// The minutes left along the day-shaped walk, `(instant, minutes left)` from the newest
@@ -201,8 +176,9 @@ impl Model {
         scale * self.level.at(h) * self.profile.at(h)
     }
 
-    /// Step 5 and the answer: the sell-out, its likely window, the pace now.
-    fn forecast(&self) -> Option<DayShapedForecast> {
+    /// Step 5 and the answer: the sell-out, its likely window, the pace now; `samples` are
+    /// those the model was learnt from.
+    fn forecast(&self, samples: &[Sample]) -> Option<Forecast> {
         let newest = self.newest;
         let horizon_ms = i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX);
         let walk = |scale: f64| {
@@ -230,23 +206,16 @@ impl Model {
             let late = walk(low).map(|late| late.max(at));
             Some((early.min(at), late))
         });
-        Some(DayShapedForecast {
-            pace_per_hour_now: self.pace(self.current, 1.0),
-            sells_out_at_ms,
-            window_ms,
+        let instant = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms);
+        let oldest = samples.first().map_or(newest.at_ms, |s| s.at_ms);
+        Some(Forecast {
+            rate_per_hour: self.pace(self.current, 1.0),
+            sells_out_at: sells_out_at_ms.and_then(instant),
+            samples: samples.len(),
+            window: Duration::from_millis(u64::try_from(newest.at_ms - oldest).unwrap_or(0)),
+            likely: window_ms.and_then(|(a, b)| Some((instant(a)?, b.and_then(instant)))),
+            day_shaped: true,
         })
-    }
-}
-
-/// The straight line's answer, in this module's terms.
-fn linear(samples: &[Sample]) -> DayShapedForecast {
-    let line = super::forecast(samples);
-    DayShapedForecast {
-        pace_per_hour_now: line.map_or(0.0, |f| f.rate_per_hour),
-        sells_out_at_ms: line
-            .and_then(|f| f.sells_out_at)
-            .map(|at| at.timestamp_millis()),
-        window_ms: None,
     }
 }
 
@@ -337,6 +306,25 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
+    /// A forecast in the terms of these tests (UNIX milliseconds).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Shaped {
+        pace_per_hour_now: f64,
+        sells_out_at_ms: Option<i64>,
+        window_ms: Option<(i64, Option<i64>)>,
+    }
+
+    /// The route's forecast as of `now_ms`, day-shaped or the line, as captop makes it.
+    fn day_shaped(samples: &[Sample], now_ms: i64) -> Option<Shaped> {
+        let f = super::super::for_route(super::super::up_to(samples, now_ms))?;
+        let ms = |at: DateTime<Utc>| at.timestamp_millis();
+        Some(Shaped {
+            pace_per_hour_now: f.rate_per_hour,
+            sells_out_at_ms: f.sells_out_at.map(ms),
+            window_ms: f.likely.map(|(a, b)| (ms(a), b.map(ms))),
+        })
+    }
+
     /// 2026-11-23 00:00 UTC, a Monday.
     const T0: i64 = 1_795_392_000_000;
 
@@ -403,11 +391,8 @@ mod tests {
         // 1,700 left at 21:00: tonight's 1,050, then next morning's to about 11:00.
         let (s, now) = at_nine_pm(|sold| sold + 1700, |h| curve(h % 24));
         let f = day_shaped(&s, now).unwrap();
-        assert_eq!(
-            day_shape_only(&s, now),
-            Ok(Some(f)),
-            "the day's shape answers"
-        );
+        let shaped = day_shape_only(&s, now).unwrap().unwrap();
+        assert!(shaped.day_shaped, "the day's shape answers");
         let expected = truth(now, 1700.0, |h| curve(h % 24));
         let at = f.sells_out_at_ms.unwrap();
         assert!((at - expected).abs() < 60_000, "{} h", (at - now) / HOUR_MS);

@@ -58,19 +58,15 @@ impl Logger {
                 line
             }
             LogFormat::Json => {
-                let mut object = serde_json::Map::new();
-                object.insert(
-                    "ts".into(),
-                    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-                        .into(),
-                );
-                let level = serde_json::to_value(level).unwrap_or_default();
-                object.insert("level".into(), level);
-                object.insert("msg".into(), clean(message).into());
-                for (name, value) in fields {
-                    object.insert((*name).to_owned(), clean(value).into());
+                let ts = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                let mut line = serde_json::json!({"ts": ts, "level": level, "msg": clean(message)});
+                if let Some(object) = line.as_object_mut() {
+                    let fields = fields
+                        .iter()
+                        .map(|(n, v)| ((*n).to_owned(), clean(v).into()));
+                    object.extend(fields);
                 }
-                let mut line = serde_json::Value::Object(object).to_string();
+                let mut line = line.to_string();
                 line.push('\n');
                 line
             }

@@ -58,30 +58,16 @@ pub const DEFAULT_SERVE_BUDGET: u32 = 100;
 /// been a hiccup, or the key restored).
 pub const KEY_RETRY: Duration = Duration::from_secs(60);
 
-/// Everything [`run`] needs besides the client.
-pub struct ServeOptions {
-    /// Address to listen on.
-    pub listen: SocketAddr,
-    /// Readers' tokens; `None` lets every reader in.
-    pub tokens: Option<ReaderTokens>,
-    /// HTTPS, when configured.
-    pub tls: Option<tls::ServerTls>,
-    /// What SIGHUP and the watched files reload tokens, certificate and settings from.
-    pub reload: reload::Sources,
-    /// Most connections open at once.
-    pub max_connections: usize,
-    /// Where log lines go, and how.
-    pub logger: Logger,
-    /// Interval and budget of the poller.
-    pub poll: PollConfig,
-    /// Where the figures are recorded over days (`None`: nowhere, e.g. with `--demo`).
-    pub history: Option<crate::history::History>,
-    /// The fill thresholds the alerts rate routes against.
-    pub thresholds: crate::store::Thresholds,
-    /// The profile's `[actions]`: what the relay alerts on.
-    pub actions: crate::actions::ActionsConfig,
-    /// Where the alerts go: started from the same `[actions]` ([`alerting::Dispatch::start`]).
-    pub dispatch: alerting::Dispatch,
+/// What `captop serve` starts with besides the client and its flags, made by [`prepare`]
+/// before anything listens: the settings resolved, the readers' tokens and TLS read, the
+/// alerts' receivers started, the history (`None`: nowhere, e.g. with `--demo`) opened.
+struct ServeOptions {
+    settings: crate::config::Settings,
+    tokens: Option<ReaderTokens>,
+    tls: Option<tls::ServerTls>,
+    logger: Logger,
+    history: Option<crate::history::History>,
+    dispatch: alerting::Dispatch,
 }
 
 /// Why the relay will not listen where it was asked to: beyond loopback without reader tokens
@@ -122,33 +108,40 @@ pub fn check_exposure(
 }
 
 /// Runs the relay until SIGTERM or Ctrl-C; returns the exit code (0 after a clean shutdown, 1
-/// when the address cannot be bound).
-pub async fn run(client: Client, options: ServeOptions) -> u8 {
+/// when the address cannot be bound). The poller's budget defaults to [`DEFAULT_SERVE_BUDGET`].
+async fn run(
+    client: Client,
+    args: &crate::cli::ServeArgs,
+    global: &crate::cli::GlobalArgs,
+    options: ServeOptions,
+) -> u8 {
     let logger = options.logger;
-    let listener = match TcpListener::bind(options.listen).await {
+    let listener = match TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
         Err(e) => {
-            logger.log(
-                Level::Error,
-                &format!("cannot listen on {}: {e}", options.listen),
-                &[],
-            );
+            let message = format!("cannot listen on {}: {e}", args.listen);
+            logger.log(Level::Error, &message, &[]);
             return 1;
         }
     };
     let shutdown = shutdown_signal();
-    let reloads = reload::start(options.reload, options.tokens, options.tls.as_ref(), logger);
-    let local = listener.local_addr().unwrap_or(options.listen);
-    let scheme = if options.tls.is_some() {
-        "https"
+    let settings = options.settings;
+    let budget = if settings.budget_given() {
+        settings.budget
     } else {
-        "http"
+        DEFAULT_SERVE_BUDGET
     };
-    let interval = format!(
-        "{:.1}s",
-        options.poll.schedule.requested_interval.as_secs_f64()
-    );
-    let budget = options.poll.schedule.budget_limit.to_string();
+    let mut poll = PollConfig::new(settings.interval, budget);
+    poll.schedule.max_retry_after = settings.max_retry_after;
+    let thresholds = crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct);
+    let mut relay = Relay::new(options.history.is_some());
+    relay.retune(thresholds, &settings.actions);
+    let sources = reload::Sources::of_serve(args, global, settings);
+    let reloads = reload::start(sources, options.tokens, options.tls.as_ref(), logger);
+    let local = listener.local_addr().unwrap_or(args.listen);
+    let scheme = options.tls.as_ref().map_or("http", |_| "https");
+    let interval = format!("{:.1}s", poll.schedule.requested_interval.as_secs_f64());
+    let budget = poll.schedule.budget_limit.to_string();
     logger.log(
         Level::Info,
         &format!("listening on {scheme}://{local}"),
@@ -158,19 +151,13 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
             ("budget_per_min", &budget),
             (
                 "readers",
-                if reloads.tokens.is_some() {
-                    "token"
-                } else {
-                    "open"
-                },
+                reloads.tokens.as_ref().map_or("open", |_| "token"),
             ),
             ("alerts_to", &options.dispatch.describe()),
         ],
     );
-    let (commands, events, poller) = crate::poll::spawn(client, options.poll);
+    let (commands, events, poller) = crate::poll::spawn(client, poll);
     let recorder = options.history.clone().map(crate::history::Recorder::start);
-    let mut relay = Relay::new(recorder.is_some());
-    relay.retune(options.thresholds, &options.actions);
     relay.set_reload_status(*reloads.status.borrow());
     let snapshot = Arc::new(ArcSwap::from_pointee(relay.snapshot().clone()));
     let follower = Follower {
@@ -188,7 +175,7 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
         listener,
         Arc::new(routes),
         options.tls.map(|t| t.acceptor),
-        options.max_connections,
+        args.max_connections,
         shutdown,
     )
     .await;
@@ -203,8 +190,8 @@ pub async fn run(client: Client, options: ServeOptions) -> u8 {
     0
 }
 
-/// `captop serve`: the relay, with the dashboard's service, key, interval and budget (the
-/// budget defaulting to [`DEFAULT_SERVE_BUDGET`]), until SIGTERM or Ctrl-C.
+/// `captop serve`: the relay, with the dashboard's service, key, interval and budget, until
+/// SIGTERM or Ctrl-C.
 pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalArgs) -> u8 {
     let (client, options, demo) = match prepare(args, global).await {
         Ok(prepared) => prepared,
@@ -213,7 +200,7 @@ pub async fn run_cli(args: &crate::cli::ServeArgs, global: &crate::cli::GlobalAr
             return crate::setup::EXIT_USAGE;
         }
     };
-    let code = run(client, options).await;
+    let code = run(client, args, global, options).await;
     if let Some(server) = demo {
         crate::setup::end_demo(server).await;
     }
@@ -248,25 +235,13 @@ async fn prepare(
     let logger = logger::Logger::new(args.log_format);
     let dispatch =
         alerting::Dispatch::start(&settings.actions, alerting::Delivery::default(), logger)?;
-    let budget = if settings.budget_given() {
-        settings.budget
-    } else {
-        DEFAULT_SERVE_BUDGET
-    };
-    let mut poll = PollConfig::new(settings.interval, budget);
-    poll.schedule.max_retry_after = settings.max_retry_after;
     let options = ServeOptions {
-        listen: args.listen,
+        history: crate::setup::history_for(&client, &settings, demo.is_some()),
+        settings,
         tokens,
         tls,
-        max_connections: args.max_connections,
         logger,
-        poll,
-        history: crate::setup::history_for(&client, &settings, demo.is_some()),
-        thresholds: crate::store::Thresholds::new(settings.warn_pct, settings.crit_pct),
-        actions: settings.actions.clone(),
         dispatch,
-        reload: reload::Sources::of_serve(args, global, settings),
     };
     Ok((client, options, demo))
 }

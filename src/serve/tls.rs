@@ -105,19 +105,16 @@ fn pem_reason(error: rustls_pki_types::pem::Error) -> String {
 /// Reads and checks `--tls-cert` and `--tls-key`: a chain of at least one certificate, a key
 /// the provider can use, and the key matching the first certificate.
 pub fn load(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsError> {
+    let cert_error = |reason| TlsError::File {
+        what: "the TLS certificate",
+        path: cert.to_owned(),
+        reason,
+    };
     let chain = CertificateDer::pem_file_iter(cert)
         .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| TlsError::File {
-            what: "the TLS certificate",
-            path: cert.to_owned(),
-            reason: pem_reason(e),
-        })?;
+        .map_err(|e| cert_error(pem_reason(e)))?;
     if chain.is_empty() {
-        return Err(TlsError::File {
-            what: "the TLS certificate",
-            path: cert.to_owned(),
-            reason: "no CERTIFICATE in it".to_owned(),
-        });
+        return Err(cert_error("no CERTIFICATE in it".to_owned()));
     }
     let private_key = PrivateKeyDer::from_pem_file(key).map_err(|e| TlsError::File {
         what: "the TLS key",

@@ -22,29 +22,67 @@ use zeroize::Zeroizing;
 /// Largest token file read, in bytes: thousands of tokens, not an accident like a log file.
 const MAX_TOKEN_FILE: u64 = 1024 * 1024;
 
-/// Why the token file cannot be used.
+/// Why a private file of the relay (the readers' tokens, a webhook's headers) cannot be read.
 #[derive(Debug, thiserror::Error)]
-pub enum TokenFileError {
+pub enum PrivateFileError {
     /// It could not be opened or read.
-    #[error("cannot read the token file {}: {reason}", path.display())]
+    #[error("cannot read {what} {path}: {reason}")]
     Read {
-        /// The file.
-        path: PathBuf,
+        /// What the file is, for the message ("the token file").
+        what: &'static str,
+        /// The file, as shown.
+        path: String,
         /// The system's reason.
         reason: String,
     },
     /// Group or others may read or write it.
-    #[error(
-        "the token file {} is open to group or others (mode {mode:o}) — run `chmod 600 {}`",
-        path.display(),
-        path.display()
-    )]
+    #[error("{what} {path} is open to group or others (mode {mode:o}) — run `chmod 600 {path}`")]
     TooOpen {
-        /// The file.
-        path: PathBuf,
+        /// What the file is, for the message.
+        what: &'static str,
+        /// The file, as shown.
+        path: String,
         /// Its permission bits.
         mode: u32,
     },
+}
+
+/// The text of the private file `path` (at most `max` bytes), `what` naming it in errors: it
+/// holds secrets, so a file group or others may open is refused before it is read.
+pub fn read_private(
+    path: &Path,
+    what: &'static str,
+    max: u64,
+) -> Result<Zeroizing<String>, PrivateFileError> {
+    let read_error = |e: std::io::Error| PrivateFileError::Read {
+        what,
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
+    let file = SecretFile::open(path).map_err(read_error)?;
+    if let Some(mode) = file.open_to_others(0o077) {
+        let path = path.display().to_string();
+        return Err(PrivateFileError::TooOpen { what, path, mode });
+    }
+    file.read(max).map_err(read_error)
+}
+
+/// The lines of a private file that say something, trimmed and numbered from 1: blank lines
+/// and `#` comments are skipped.
+pub fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()));
+    lines.filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+}
+
+/// Why the token file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenFileError {
+    /// It could not be read, or others may read it.
+    #[error(transparent)]
+    File(#[from] PrivateFileError),
     /// A line is not a usable token (the line number, never the text).
     #[error("the token file {} has an unusable token on line {line}: {problem}", path.display())]
     BadToken {
@@ -83,18 +121,7 @@ pub const MIN_TOKEN_LEN: usize = 16;
 impl ReaderTokens {
     /// Reads and checks `path` (see the module doc).
     pub fn from_file(path: &Path) -> Result<Self, TokenFileError> {
-        let read_error = |e: std::io::Error| TokenFileError::Read {
-            path: path.to_owned(),
-            reason: e.to_string(),
-        };
-        let file = SecretFile::open(path).map_err(read_error)?;
-        if let Some(mode) = file.open_to_others(0o077) {
-            return Err(TokenFileError::TooOpen {
-                path: path.to_owned(),
-                mode,
-            });
-        }
-        let text = file.read(MAX_TOKEN_FILE).map_err(read_error)?;
+        let text = read_private(path, "the token file", MAX_TOKEN_FILE)?;
         Self::parse(&text).map_err(|(line, problem)| match line {
             0 => TokenFileError::Empty {
                 path: path.to_owned(),
@@ -110,19 +137,15 @@ impl ReaderTokens {
     /// Parses the file's text; an error is `(line, problem)`, line 0 for "no token at all".
     pub fn parse(text: &str) -> Result<Self, (usize, &'static str)> {
         let mut tokens = Vec::new();
-        for (index, line) in text.lines().enumerate() {
-            let token = line.trim();
-            if token.is_empty() || token.starts_with('#') {
-                continue;
-            }
+        for (line, token) in content_lines(text) {
             if !token.bytes().all(|b| b.is_ascii_graphic()) {
                 return Err((
-                    index + 1,
+                    line,
                     "only printable ASCII without spaces may be in a token",
                 ));
             }
             if token.len() < MIN_TOKEN_LEN {
-                return Err((index + 1, "shorter than 16 characters"));
+                return Err((line, "shorter than 16 characters"));
             }
             tokens.push(Zeroizing::new(token.as_bytes().to_vec()));
         }
@@ -213,7 +236,10 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
         let err = ReaderTokens::from_file(&path).unwrap_err();
         assert!(
-            matches!(err, TokenFileError::TooOpen { mode: 0o640, .. }),
+            matches!(
+                err,
+                TokenFileError::File(PrivateFileError::TooOpen { mode: 0o640, .. })
+            ),
             "{err}"
         );
         assert!(!err.to_string().contains(A));

@@ -191,7 +191,7 @@ fn basis(f: &crate::forecast::Forecast, dot: &str) -> String {
     } else if f.day_shaped {
         format!(" {dot} day shape of {hours} h")
     } else {
-        let window = crate::forecast::window_text(f.window);
+        let window = crate::format::duration(f.window, crate::format::Precision::Glance);
         format!(" over {window} ({} samples)", f.samples)
     }
 }

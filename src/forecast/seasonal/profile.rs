@@ -137,13 +137,7 @@ pub(super) fn level(
     partial_ms: Option<i64>,
 ) -> f64 {
     let day_start = until.div_euclid(24) * 24;
-    let (mut seen, mut expected) = (0.0, 0.0);
-    for hour in day_start.max(hours.first_hour)..until {
-        if let Some(pace) = hours.pace(hour) {
-            seen += pace.min(profile.cap(hour));
-            expected += profile.at(hour);
-        }
-    }
+    let (mut seen, mut expected, _) = sums(hours, profile, day_start.max(hours.first_hour)..until);
     if partial_ms.is_some() {
         let (sold, covered) = hours.raw(until);
         seen += sold.min(profile.cap(until) * covered);
@@ -154,6 +148,20 @@ pub(super) fn level(
         return 1.0;
     }
     (seen + prior) / (expected + prior)
+}
+
+/// Over the observed hours of `range`: the winsorised sales, what the profile expected of
+/// them, and how many they are (a day's level is the first over the second).
+fn sums(hours: &HourlySales, profile: &Profile, range: std::ops::Range<i64>) -> (f64, f64, usize) {
+    let (mut seen, mut expected, mut observed) = (0.0, 0.0, 0);
+    for hour in range {
+        if let Some(pace) = hours.pace(hour) {
+            seen += pace.min(profile.cap(hour));
+            expected += profile.at(hour);
+            observed += 1;
+        }
+    }
+    (seen, expected, observed)
 }
 
 /// Least complete past days to estimate how a day's level persists.
@@ -196,14 +204,7 @@ pub(super) fn persistence(hours: &HourlySales, profile: &Profile, current: i64) 
     let first_day = hours.first_hour.div_euclid(24) + 1;
     let levels: Vec<Option<f64>> = (first_day..today)
         .map(|day| {
-            let (mut seen, mut expected, mut observed) = (0.0, 0.0, 0);
-            for hour in day * 24..(day + 1) * 24 {
-                if let Some(pace) = hours.pace(hour) {
-                    seen += pace.min(profile.cap(hour));
-                    expected += profile.at(hour);
-                    observed += 1;
-                }
-            }
+            let (seen, expected, observed) = sums(hours, profile, day * 24..(day + 1) * 24);
             (observed >= 20 && expected > 0.0).then(|| seen / expected)
         })
         .collect();

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::StartError;
-use crate::secret_file::SecretFile;
+use crate::serve::tokens::{content_lines, read_private};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 /// Largest headers file read: a few headers, not a log file by mistake.
@@ -23,21 +23,10 @@ const RESERVED: &[&str] = &[
 
 /// Reads and checks `path`; the error names the file (and line).
 pub fn read(path: &Path) -> Result<HeaderMap, StartError> {
-    let shown = || path.display().to_string();
-    let failed = |source| StartError::HeadersUnreadable {
-        path: shown(),
-        source,
-    };
-    let file = SecretFile::open(path).map_err(failed)?;
-    if let Some(mode) = file.open_to_others(0o077) {
-        return Err(StartError::HeadersOpen {
-            path: shown(),
-            mode,
-        });
-    }
-    let text = file.read(MAX_HEADERS_FILE).map_err(failed)?;
+    let text = read_private(path, "the webhook's headers_file", MAX_HEADERS_FILE)
+        .map_err(StartError::HeadersFile)?;
     parse(&text).map_err(|(line, problem)| StartError::HeadersLine {
-        path: shown(),
+        path: path.display().to_string(),
         line,
         problem,
     })
@@ -46,12 +35,7 @@ pub fn read(path: &Path) -> Result<HeaderMap, StartError> {
 /// Parses the file's text; an error is `(line, problem)`.
 pub fn parse(text: &str) -> Result<HeaderMap, (usize, &'static str)> {
     let mut headers = HeaderMap::new();
-    for (index, line) in text.lines().enumerate() {
-        let line_no = index + 1;
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
+    for (line_no, line) in content_lines(text) {
         let (name, value) = line
             .split_once(':')
             .ok_or((line_no, "not a `Name: value` line"))?;

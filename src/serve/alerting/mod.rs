@@ -53,8 +53,8 @@ use queue::Sink;
 #[derive(Debug)]
 pub struct Dispatch {
     runner: Option<Runner>,
-    alertmanagers: Vec<Sink>,
-    webhook: Option<Sink>,
+    /// Each Alertmanager's, then the webhook's.
+    sinks: Vec<Sink>,
     logger: Logger,
 }
 
@@ -64,24 +64,9 @@ pub enum StartError {
     /// The receiver's settings do not hold together (its URL, its headers over plain HTTP).
     #[error(transparent)]
     Settings(crate::actions::receivers::ReceiverError),
-    /// The webhook's headers file could not be read.
-    #[error("cannot read the webhook's headers_file {path}: {source}")]
-    HeadersUnreadable {
-        /// The file, as shown.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The webhook's headers file is open to group or others.
-    #[error(
-        "the webhook's headers_file {path} is open to group or others (mode {mode:o}) — run `chmod 600 {path}`"
-    )]
-    HeadersOpen {
-        /// The file, as shown.
-        path: String,
-        /// Its mode.
-        mode: u32,
-    },
+    /// The webhook's headers file could not be read, or others may read it.
+    #[error(transparent)]
+    HeadersFile(crate::serve::tokens::PrivateFileError),
     /// A line of the webhook's headers file is no header (its text is not repeated).
     #[error("the webhook's headers_file {path}, line {line}: {problem}")]
     HeadersLine {
@@ -110,21 +95,18 @@ impl Dispatch {
             .as_ref()
             .is_some_and(|c| !c.is_empty())
             .then(|| Runner::new(actions.clone()));
-        let alertmanagers = actions
+        let mut sinks = actions
             .alertmanager
             .iter()
             .flatten()
             .map(|target| alertmanager::start(target, delivery, logger))
             .collect::<Result<Vec<_>, _>>()?;
-        let webhook = actions
-            .webhook
-            .as_ref()
-            .map(|config| webhook::start(config, delivery, logger))
-            .transpose()?;
+        if let Some(config) = &actions.webhook {
+            sinks.push(webhook::start(config, delivery, logger)?);
+        }
         Ok(Dispatch {
             runner,
-            alertmanagers,
-            webhook,
+            sinks,
             logger,
         })
     }
@@ -132,12 +114,13 @@ impl Dispatch {
     /// Where the notices go, for the start's log line (`alertmanager x2, webhook, command`).
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
-        match self.alertmanagers.len() {
+        let alertmanagers = self.sinks.iter().filter(|s| s.kind() == "alertmanager");
+        match alertmanagers.count() {
             0 => {}
             1 => parts.push("alertmanager".to_owned()),
             n => parts.push(format!("alertmanager x{n}")),
         }
-        if self.webhook.is_some() {
+        if self.sinks.iter().any(|s| s.kind() == "webhook") {
             parts.push("webhook".to_owned());
         }
         if self.runner.is_some() {
@@ -173,19 +156,15 @@ impl Dispatch {
                     );
                 }
             }
-            for alertmanager in &self.alertmanagers {
-                alertmanager.send(notice.clone());
-            }
-            if let Some(webhook) = &self.webhook {
-                webhook.send(notice);
+            for sink in &self.sinks {
+                sink.send(notice.clone());
             }
         }
     }
 
     /// Stops taking notices and gives the receivers up to `within` to send what they hold.
     pub async fn close(self, within: Duration) {
-        let mut tasks: Vec<_> = self.alertmanagers.into_iter().map(Sink::close).collect();
-        tasks.extend(self.webhook.map(Sink::close));
+        let mut tasks: Vec<_> = self.sinks.into_iter().map(Sink::close).collect();
         let all = futures::future::join_all(tasks.iter_mut());
         if tokio::time::timeout(within, all).await.is_err() {
             for task in &tasks {

@@ -73,6 +73,11 @@ impl Sink {
         }
     }
 
+    /// The receiver's kind (`alertmanager`, `webhook`).
+    pub fn kind(&self) -> &'static str {
+        self.voice.kind
+    }
+
     /// How many notices wait, and how many were dropped so far.
     pub fn backlog(&self) -> (usize, u64) {
         let state = self.queue.state();

@@ -153,17 +153,6 @@ pub struct Reloads {
     pub settings: Option<watch::Receiver<Arc<Settings>>>,
 }
 
-/// The one log line a reload writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    /// Info when applied, error when refused.
-    pub level: Level,
-    /// What happened.
-    pub message: String,
-    /// Its fields.
-    pub fields: Vec<(&'static str, String)>,
-}
-
 /// Everything a reload read, checked, before any of it is applied.
 struct Loaded {
     tokens: Option<ReaderTokens>,
@@ -202,9 +191,11 @@ fn needing_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
             old.api_key_command != new.api_key_command,
         ),
         ("history", old.history_keep_days != new.history_keep_days),
+        // The receivers' tasks start with the relay (the thresholds and the alerts' timing
+        // are taken live).
         (
             "actions.receivers",
-            !same_receivers(&old.actions, &new.actions),
+            receivers(&old.actions) != receivers(&new.actions),
         ),
     ];
     changed
@@ -213,14 +204,9 @@ fn needing_restart(old: &Settings, new: &Settings) -> Vec<&'static str> {
         .collect()
 }
 
-/// Whether `[actions]` sends its alerts to the same receivers in `a` and `b`: their tasks
-/// start with the relay, so a change of these needs a restart (the thresholds and the alerts'
-/// timing do not).
-fn same_receivers(a: &crate::actions::ActionsConfig, b: &crate::actions::ActionsConfig) -> bool {
-    a.command == b.command
-        && a.timeout == b.timeout
-        && a.alertmanager == b.alertmanager
-        && a.webhook == b.webhook
+/// Where `[actions]` sends its alerts: the command (and its timeout), Alertmanagers, webhook.
+fn receivers(a: &crate::actions::ActionsConfig) -> impl PartialEq + '_ {
+    (&a.command, a.timeout, &a.alertmanager, &a.webhook)
 }
 
 /// Length, modification time and inode of a file: enough to notice a rewrite or a rename over
@@ -279,45 +265,30 @@ impl Reloader {
         self.sources.watched().into_iter().map(stamp).collect()
     }
 
-    /// Reads every source and applies them all, or none; says how in one [`Report`].
-    /// `trigger` is what made it happen (`SIGHUP`, `file change`).
-    async fn reload(&mut self, trigger: &'static str) -> Report {
+    /// Reads every source and applies them all, or none; `Ok` holds the fields of the log
+    /// line of an applied reload, `Err` why none of it was.
+    async fn reload(&mut self) -> Result<Vec<(&'static str, String)>, LoadError> {
         self.watch.tried = self.stamps();
         let sources = Arc::clone(&self.sources);
         let loaded = tokio::task::spawn_blocking(move || load(&sources))
             .await
             .unwrap_or_else(|e| Err(LoadError::Stopped(e)));
-        let trigger_field = ("trigger", trigger.to_owned());
         match loaded {
             Ok(loaded) => {
-                let fields = self.apply(loaded, trigger_field);
+                let fields = self.apply(loaded);
                 self.status.send_replace(ReloadStatus::started(Utc::now()));
-                Report {
-                    level: Level::Info,
-                    message: "configuration reloaded".to_owned(),
-                    fields,
-                }
+                Ok(fields)
             }
             Err(why) => {
                 self.status.send_modify(|status| status.successful = false);
-                Report {
-                    level: Level::Error,
-                    message: format!(
-                        "configuration reload failed, the previous one stays in force: {why}"
-                    ),
-                    fields: vec![trigger_field],
-                }
+                Err(why)
             }
         }
     }
 
     /// Swaps in what was loaded; returns the fields of the log line.
-    fn apply(
-        &mut self,
-        loaded: Loaded,
-        trigger: (&'static str, String),
-    ) -> Vec<(&'static str, String)> {
-        let mut fields = vec![trigger];
+    fn apply(&mut self, loaded: Loaded) -> Vec<(&'static str, String)> {
+        let mut fields = Vec::new();
         if let (Some(live), Some(tokens)) = (&self.tokens, loaded.tokens) {
             fields.push(("tokens", tokens.count().to_string()));
             live.store(Arc::new(tokens));
@@ -406,13 +377,18 @@ async fn run(mut reloader: Reloader, mut hangups: BoxStream<'static, ()>, logger
                 "file change"
             }
         };
-        let report = reloader.reload(trigger).await;
-        let fields: Vec<(&str, &str)> = report
-            .fields
-            .iter()
-            .map(|(name, value)| (*name, value.as_str()))
-            .collect();
-        logger.log(report.level, &report.message, &fields);
+        let mut fields = vec![("trigger", trigger)];
+        match reloader.reload().await {
+            Ok(applied) => {
+                fields.extend(applied.iter().map(|(name, value)| (*name, value.as_str())));
+                logger.log(Level::Info, "configuration reloaded", &fields);
+            }
+            Err(why) => {
+                let message =
+                    format!("configuration reload failed, the previous one stays in force: {why}");
+                logger.log(Level::Error, &message, &fields);
+            }
+        }
     }
 }
 

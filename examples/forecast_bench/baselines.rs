@@ -1,8 +1,8 @@
-//! The methods the day-shaped forecast ([`super::seasonal`]) is measured against, each giving a
+//! The methods the day-shaped forecast (`captop::forecast::seasonal`) is measured against, each giving a
 //! sell-out time (UNIX ms) or none from the same samples: the benchmark
-//! (`examples/forecast_bench.rs`) runs them side by side, and so can a backtest.
+//! (`examples/forecast_bench/main.rs`) runs them side by side, and so can a backtest.
 //!
-//! - [`line()`]: least squares over the last hour, today's [`super::forecast`] (Prometheus'
+//! - [`line()`]: least squares over the last hour, today's `captop::forecast::forecast` (Prometheus'
 //!   `predict_linear`).
 //! - [`holt`]: Holt's double exponential smoothing, as Prometheus' `double_exponential_smoothing`
 //!   computes it, over the last hour of `sold` resampled every minute.
@@ -14,8 +14,8 @@
 //! None of them knows that `sold` may drop back every midnight; all walk forward with
 //! [`hourly::sell_out`] except the two lines, which divide.
 
-use super::hourly::{self, HourlySales};
-use super::{MAX_HORIZON, Sample, WINDOW};
+use captop::forecast::hourly::{self, HourlySales};
+use captop::forecast::{MAX_HORIZON, Sample, WINDOW};
 
 /// Smoothing factor of [`holt`] (Prometheus' `sf`: lower weighs old data more). Chosen before
 /// the benchmark ran, not tuned.
@@ -32,9 +32,9 @@ fn horizon_ms() -> i64 {
     i64::try_from(MAX_HORIZON.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// The straight line over the last hour ([`super::forecast`]): its sell-out time.
+/// The straight line over the last hour (`captop::forecast::forecast`): its sell-out time.
 pub fn line(samples: &[Sample], now_ms: i64) -> Option<i64> {
-    super::forecast(super::up_to(samples, now_ms))?
+    captop::forecast::forecast(captop::forecast::up_to(samples, now_ms))?
         .sells_out_at
         .map(|at| at.timestamp_millis())
 }
@@ -44,7 +44,7 @@ pub fn line(samples: &[Sample], now_ms: i64) -> Option<i64> {
 /// `sold` drops or `total` changes), resampled every [`HOLT_STEP_MS`]; the sell-out is
 /// `remaining` over the final trend.
 pub fn holt(samples: &[Sample], now_ms: i64) -> Option<i64> {
-    let samples = super::up_to(samples, now_ms);
+    let samples = captop::forecast::up_to(samples, now_ms);
     let newest = *samples.last()?;
     let window_ms = i64::try_from(WINDOW.as_millis()).unwrap_or(i64::MAX);
     let mut first = samples.len() - 1;
@@ -100,7 +100,7 @@ pub fn double_exponential_smoothing(values: &[f64], sf: f64, tf: f64) -> Option<
 /// The seasonal naive profile: each hour of the day sells the plain mean of that hour's sales
 /// over the last `days` days; walked forward from the newest sample.
 pub fn same_hour(samples: &[Sample], now_ms: i64, days: usize) -> Option<i64> {
-    let samples = super::up_to(samples, now_ms);
+    let samples = captop::forecast::up_to(samples, now_ms);
     let newest = *samples.last()?;
     let back = i64::try_from(days).ok()?.saturating_mul(hourly::DAY_MS);
     let hours = HourlySales::of(samples, newest.at_ms.saturating_sub(back));
@@ -190,9 +190,10 @@ fn fit(
 /// error; walked forward from the newest sample (forecasts below 0 count as 0). `None` with
 /// less than two days of history.
 pub fn holt_winters(samples: &[Sample], now_ms: i64) -> Option<i64> {
-    let samples = super::up_to(samples, now_ms);
+    let samples = captop::forecast::up_to(samples, now_ms);
     let newest = *samples.last()?;
-    let history = i64::try_from(super::seasonal::HISTORY.as_millis()).unwrap_or(i64::MAX);
+    let history =
+        i64::try_from(captop::forecast::seasonal::HISTORY.as_millis()).unwrap_or(i64::MAX);
     let hours = HourlySales::of(samples, newest.at_ms.saturating_sub(history));
     let current = hourly::hour_index(newest.at_ms);
     let paces: Vec<Option<f64>> = (hours.first_hour..current).map(|h| hours.pace(h)).collect();
@@ -225,7 +226,7 @@ pub fn holt_winters(samples: &[Sample], now_ms: i64) -> Option<i64> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
-    use crate::forecast::hourly::HOUR_MS;
+    use captop::forecast::hourly::HOUR_MS;
 
     /// 2026-11-23 00:00 UTC.
     const T0: i64 = 1_795_392_000_000;

@@ -31,11 +31,13 @@
 //! The generator's parameters were fixed before any method was tuned; the day-shaped method's
 //! two tuned constants were tuned on series (2) only (see its module doc).
 
+mod baselines;
+
 use std::time::Instant;
 
+use baselines::SAME_HOUR_DAYS;
 use captop::forecast::Sample;
-use captop::forecast::baselines::{self, SAME_HOUR_DAYS};
-use captop::forecast::seasonal::{self, DayShapedForecast};
+use captop::forecast::{Forecast, for_route, up_to};
 
 const STEP_MS: i64 = 30_000;
 const HOUR_MS: i64 = 3_600_000;
@@ -237,7 +239,9 @@ fn predict(method: &str, samples: &[Sample], now_ms: i64) -> Option<i64> {
         "holt" => baselines::holt(samples, now_ms),
         "same-hour" => baselines::same_hour(samples, now_ms, SAME_HOUR_DAYS),
         "holt-winters" => baselines::holt_winters(samples, now_ms),
-        _ => seasonal::day_shaped(samples, now_ms).and_then(|f| f.sells_out_at_ms),
+        _ => for_route(up_to(samples, now_ms))
+            .and_then(|f| f.sells_out_at)
+            .map(|at| at.timestamp_millis()),
     }
 }
 
@@ -312,13 +316,14 @@ fn score(method: &str, cases: &[Case]) -> Score {
         }
         if method == "day-shape"
             && let (
-                Some(DayShapedForecast {
-                    window_ms: Some((early, late)),
+                Some(Forecast {
+                    likely: Some((early, late)),
                     ..
                 }),
                 Some(t),
-            ) = (seasonal::day_shaped(&case.samples, now), truth)
+            ) = (for_route(up_to(&case.samples, now)), truth)
         {
+            let (early, late) = (early.timestamp_millis(), late.map(|l| l.timestamp_millis()));
             score.windows += 1;
             // No late end: the slow case does not sell out within the horizon.
             score.covered += usize::from(early <= t && late.is_none_or(|late| t <= late));
@@ -358,7 +363,7 @@ fn cost() -> (f64, f64) {
         for _ in 0..10 {
             for samples in routes {
                 let now = samples.last().map_or(0, |s| s.at_ms);
-                given += usize::from(seasonal::day_shaped(samples, now).is_some());
+                given += usize::from(for_route(up_to(samples, now)).is_some());
             }
         }
         std::hint::black_box(given);
