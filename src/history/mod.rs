@@ -179,6 +179,18 @@ impl History {
     /// recorded. `--once` does this while it fetches, so that once the reports are in, only
     /// their rows are left to write.
     pub fn prepare(&self) -> Result<Prepared, HistoryError> {
+        match self.open_prepared() {
+            // Found damaged and moved aside: this run starts the fresh file, and says why.
+            Err(set_aside @ HistoryError::SetAside { .. }) => {
+                let mut prepared = self.open_prepared()?;
+                prepared.warning = Some(set_aside.to_string());
+                Ok(prepared)
+            }
+            opened => opened,
+        }
+    }
+
+    fn open_prepared(&self) -> Result<Prepared, HistoryError> {
         let (writer, warning) = self.writer()?;
         let mut writer = writer.one_shot();
         // One thread for both: the reports' fetch and decoding keep the other core busy (the

@@ -238,11 +238,7 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
             is_seeded = true;
             sides.seed(frames::forecast_series(w.conn(), now_ms).unwrap_or_default());
         }
-        let result = match &job {
-            Job::Capacity(r) => w.capacity(r),
-            Job::Utilization(r) => w.utilization(r),
-        };
-        match result {
+        match write(w, &job) {
             Ok(_) => {
                 if failing {
                     sides.warn("history: recording again".to_owned());
@@ -253,14 +249,17 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
                 let full = super::write::is_full(&e);
                 let e = super::HistoryError::from(e);
                 if let Some(why) = super::db::damage(w.conn(), &e) {
-                    // Damaged under us: closed, moved aside, said in one line; the next report
-                    // starts a fresh file.
-                    writer = None;
+                    // Damaged under us: closed, moved aside, said in one line; the report that
+                    // found it starts a fresh file.
+                    drop(writer.take()); // closed before it is moved
                     sides.warn(format!(
                         "history: {}",
                         super::db::set_aside(history.path(), &why)
                     ));
-                    failing = false;
+                    writer = sides.open(history).ok();
+                    if let Some(w) = writer.as_mut() {
+                        failing = write(w, &job).is_err();
+                    }
                     continue;
                 }
                 if !failing {
@@ -277,5 +276,12 @@ fn run(history: &History, jobs: &Receiver<Job>, sides: &Shared) {
                 }
             }
         }
+    }
+}
+
+fn write(w: &mut Writer, job: &Job) -> rusqlite::Result<super::Outcome> {
+    match job {
+        Job::Capacity(r) => w.capacity(r),
+        Job::Utilization(r) => w.utilization(r),
     }
 }

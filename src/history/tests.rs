@@ -561,3 +561,37 @@ fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh
         "every report after the damage is recorded in the fresh file"
     );
 }
+
+#[test]
+fn a_one_shot_run_on_a_damaged_history_moves_it_aside_and_the_next_starts_afresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = History::new(dir.path(), "http://a/v1");
+    let slugs: Vec<String> = (0..400).map(|i| format!("route-{i:03}")).collect();
+    let routes_at =
+        |sold: i64| -> Vec<(&str, i64)> { slugs.iter().map(|s| (s.as_str(), sold)).collect() };
+    for m in 0..4 {
+        h.record(&report(t(m * 60), &routes_at(m * 7)), None)
+            .unwrap();
+    }
+    drop(h.writer().unwrap()); // a writer's close moves the log into the file
+    damage_pages(h.path());
+    // Opening does not read every page: the run that fails on one says the file is damaged
+    // and where it went, and records into a fresh one.
+    let said = match h.record(&report(t(600), &routes_at(99)), None) {
+        Ok(recorded) => recorded.warning.unwrap_or_default(),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        said.contains("damaged") && said.contains("moved to"),
+        "{said}"
+    );
+    let recorded = h.record(&report(t(660), &routes_at(100)), None).unwrap();
+    assert!(recorded.warning.is_none(), "{:?}", recorded.warning);
+    let conn = h.reader(true).unwrap().unwrap();
+    let span = read::span(&conn).unwrap().unwrap();
+    assert_eq!(span.1, t(660).timestamp_millis());
+    assert!(
+        span.0 >= t(600).timestamp_millis(),
+        "nothing of the damaged file"
+    );
+}
