@@ -29,7 +29,8 @@ fuzz_target!(|input: &[u8]| {
     else {
         return;
     };
-    let warnings = captop::report::warnings(&capacity, &utilization);
+    let mut warnings = captop::api::validate::capacity_warnings(&capacity);
+    warnings.extend(captop::api::validate::utilization_warnings(&utilization));
     let _ = captop::report::render_table(
         &capacity,
         &utilization,
