@@ -496,20 +496,36 @@ fn damage_pages(path: &std::path::Path) {
     fs::write(path, bytes).unwrap();
 }
 
-#[test]
-fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let slugs: Vec<String> = (0..400).map(|i| format!("route-{i:03}")).collect();
-    let routes_at =
-        |sold: i64| -> Vec<(&str, i64)> { slugs.iter().map(|s| (s.as_str(), sold)).collect() };
+/// A history of four reports of 400 routes (`slugs`, enough to fill many pages) in `dir`,
+/// written and closed, then its pages damaged.
+fn damaged_history(dir: &std::path::Path, slugs: &[String]) -> History {
+    let h = History::new(dir, "http://a/v1");
     {
         let (mut w, _) = h.writer().unwrap();
         for m in 0..4 {
-            w.capacity(&report(t(m * 60), &routes_at(m * 7))).unwrap();
+            w.capacity(&report(t(m * 60), &each_at(slugs, m * 7)))
+                .unwrap();
         }
     }
     damage_pages(h.path());
+    h
+}
+
+/// Every route of `slugs` with `sold` minutes sold, as [`report`] takes them.
+fn each_at(slugs: &[String], sold: i64) -> Vec<(&str, i64)> {
+    slugs.iter().map(|s| (s.as_str(), sold)).collect()
+}
+
+fn four_hundred_slugs() -> Vec<String> {
+    (0..400).map(|i| format!("route-{i:03}")).collect()
+}
+
+#[test]
+fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let slugs = four_hundred_slugs();
+    let h = damaged_history(dir.path(), &slugs);
+    let routes_at = |sold| each_at(&slugs, sold);
     // `history info` reads it read-only, pages checked: refused as damaged, never a span from
     // 1970.
     let read = h
@@ -565,16 +581,9 @@ fn a_damaged_history_is_moved_aside_in_one_line_and_recording_resumes_in_a_fresh
 #[test]
 fn a_one_shot_run_on_a_damaged_history_moves_it_aside_and_the_next_starts_afresh() {
     let dir = tempfile::tempdir().unwrap();
-    let h = History::new(dir.path(), "http://a/v1");
-    let slugs: Vec<String> = (0..400).map(|i| format!("route-{i:03}")).collect();
-    let routes_at =
-        |sold: i64| -> Vec<(&str, i64)> { slugs.iter().map(|s| (s.as_str(), sold)).collect() };
-    for m in 0..4 {
-        h.record(&report(t(m * 60), &routes_at(m * 7)), None)
-            .unwrap();
-    }
-    drop(h.writer().unwrap()); // a writer's close moves the log into the file
-    damage_pages(h.path());
+    let slugs = four_hundred_slugs();
+    let h = damaged_history(dir.path(), &slugs);
+    let routes_at = |sold| each_at(&slugs, sold);
     // Opening does not read every page: the run that fails on one says the file is damaged
     // and where it went, and records into a fresh one.
     let said = match h.record(&report(t(600), &routes_at(99)), None) {
