@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::api::model::{
     CapacityReport, CapacityStatus, DailyCapacity, MinutesCapacity, PortCapacity, RouteCapacity,
@@ -179,8 +179,25 @@ pub fn figures_at(
         totals: totals_of(&routes),
         routes,
     };
-    let utilization = utilization_between(conn, at_ms.saturating_sub(tolerance_ms), at_ms)?;
-    Ok(Some((capacity, utilization.into_iter().last())))
+    Ok(Some((capacity, utilization_at(conn, at_ms, tolerance_ms)?)))
+}
+
+/// The newest `/utilization` report at or before `at_ms`, no more than `tolerance_ms` before it:
+/// one row, where the span before an instant can hold a month of them.
+fn utilization_at(
+    conn: &Connection,
+    at_ms: i64,
+    tolerance_ms: i64,
+) -> rusqlite::Result<Option<UtilizationReport>> {
+    conn.query_row(
+        &format!(
+            "SELECT {UTILIZATION_COLUMNS} FROM utilization WHERE at_ms <= ?1 AND at_ms >= ?2 \
+             ORDER BY at_ms DESC LIMIT 1"
+        ),
+        params![at_ms, at_ms.saturating_sub(tolerance_ms)],
+        utilization_of,
+    )
+    .optional()
 }
 
 /// A route of a report rebuilt from its figures (minutes sold and total, ports sold and total):
